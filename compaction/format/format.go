@@ -1,0 +1,127 @@
+// Package format defines the codec interface every on-disk transcript format
+// implements, and the registry that detects which codec reads a file.
+//
+// Codecs live in sub-packages (format/claude, format/codex, …) and register
+// themselves from init; importing format/all brings in every codec.
+package format
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+// A Codec reads and writes one on-disk format.
+type Codec interface {
+	Format() transcript.Format
+	// Detect scores how sure the codec is that head (the first bytes of a
+	// file, up to DetectBytes) is in its format: 0 = no, 100 = certain.
+	// It decides from content; name is a tiebreaker hint only.
+	Detect(name string, head []byte) int
+	// Parse reads a whole source. Malformed records are kept, counted and
+	// reported in Transcript.Problems, never fatal; the error is for sources
+	// that are not this format at all.
+	Parse(src []byte) (*transcript.Transcript, error)
+	// Write renders t. For a transcript straight from Parse the output is
+	// byte-identical to the source.
+	Write(t *transcript.Transcript) ([]byte, error)
+	// Fork renders a compacted view as a new transcript in the same format,
+	// one the agent can resume (new session id where the format has one).
+	Fork(v *transcript.View, opts ForkOptions) ([]byte, error)
+}
+
+// An Appender is a codec for append-only formats that can parse
+// incrementally.
+type Appender interface {
+	// Append parses the complete records in tail, which are the source's
+	// bytes from prev.Size on, and returns the updated transcript. Only
+	// complete records are consumed: a partial last line stays unconsumed
+	// (the result's Size stops before it) until more data arrives. prev is
+	// not modified.
+	Append(prev *transcript.Transcript, tail []byte) (*transcript.Transcript, error)
+}
+
+// ForkOptions parameterize Fork.
+type ForkOptions struct {
+	// SessionID is the new session's id; codecs that need one and get ""
+	// generate it.
+	SessionID string
+	// Timestamp is written on synthesized records (RFC 3339); "" means now.
+	Timestamp string
+	// TokensBefore and TokensAfter are recorded in markers that hold them
+	// (Claude compactMetadata.preTokens).
+	TokensBefore, TokensAfter int
+}
+
+// DetectBytes is how much of a file Detect sees.
+const DetectBytes = 64 << 10
+
+var (
+	mu     sync.RWMutex
+	codecs = map[transcript.Format]Codec{}
+)
+
+// Register makes a codec available to Detect and Lookup. Codecs call it
+// from init.
+func Register(c Codec) {
+	mu.Lock()
+	defer mu.Unlock()
+	codecs[c.Format()] = c
+}
+
+// Lookup returns the codec for f.
+func Lookup(f transcript.Format) (Codec, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	c, ok := codecs[f]
+	return c, ok
+}
+
+// Formats lists the registered formats, sorted.
+func Formats() []transcript.Format {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]transcript.Format, 0, len(codecs))
+	for f := range codecs {
+		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// ErrUnrecognized is returned (wrapped) when no codec recognizes a file.
+type ErrUnrecognized struct {
+	Name  string
+	Tried []transcript.Format
+}
+
+func (e *ErrUnrecognized) Error() string {
+	names := make([]string, len(e.Tried))
+	for i, f := range e.Tried {
+		names[i] = string(f)
+	}
+	return fmt.Sprintf("%s is not a recognized transcript (tried %s)", e.Name, strings.Join(names, ", "))
+}
+
+// Detect picks the codec that reads head best. name is the file's path or
+// base name, used only to break ties.
+func Detect(name string, head []byte) (Codec, error) {
+	if len(head) > DetectBytes {
+		head = head[:DetectBytes]
+	}
+	var best Codec
+	bestScore := 0
+	for _, f := range Formats() {
+		c, _ := Lookup(f)
+		if s := c.Detect(name, head); s > bestScore {
+			best, bestScore = c, s
+		}
+	}
+	if best == nil {
+		return nil, &ErrUnrecognized{Name: name, Tried: Formats()}
+	}
+	return best, nil
+}

@@ -1,0 +1,169 @@
+// Package jsonx edits JSON while keeping every byte it does not touch:
+// object members keep their order and their values' exact bytes, so a codec
+// can rewrite one content block of a record and leave signatures, unknown
+// fields and escapes as the agent wrote them.
+package jsonx
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// A Member is one key of an object with its value's exact bytes.
+type Member struct {
+	Key   string
+	Value json.RawMessage
+}
+
+// Object is a JSON object with ordered members.
+type Object struct {
+	Members []Member
+}
+
+// ParseObject splits raw, which must be a JSON object, into its members.
+func ParseObject(raw []byte) (*Object, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, fmt.Errorf("not a JSON object")
+	}
+	o := &Object{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, ok := tok.(string)
+		if !ok {
+			return nil, fmt.Errorf("object key is not a string")
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		o.Members = append(o.Members, Member{Key: key, Value: v})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// ParseArray splits raw, which must be a JSON array, into its elements'
+// exact bytes.
+func ParseArray(raw []byte) ([]json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return nil, fmt.Errorf("not a JSON array")
+	}
+	var out []json.RawMessage
+	for dec.More() {
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Get returns the value of key, or nil.
+func (o *Object) Get(key string) json.RawMessage {
+	for _, m := range o.Members {
+		if m.Key == key {
+			return m.Value
+		}
+	}
+	return nil
+}
+
+// Has reports whether key is present.
+func (o *Object) Has(key string) bool { return o.Get(key) != nil }
+
+// SetRaw sets key to raw bytes, in place if present, else appended.
+func (o *Object) SetRaw(key string, raw json.RawMessage) {
+	for i := range o.Members {
+		if o.Members[i].Key == key {
+			o.Members[i].Value = raw
+			return
+		}
+	}
+	o.Members = append(o.Members, Member{Key: key, Value: raw})
+}
+
+// Set marshals v (without HTML escaping) and sets key to it.
+func (o *Object) Set(key string, v any) error {
+	raw, err := Marshal(v)
+	if err != nil {
+		return err
+	}
+	o.SetRaw(key, raw)
+	return nil
+}
+
+// Delete removes key if present.
+func (o *Object) Delete(key string) {
+	for i := range o.Members {
+		if o.Members[i].Key == key {
+			o.Members = append(o.Members[:i:i], o.Members[i+1:]...)
+			return
+		}
+	}
+}
+
+// Bytes renders the object compactly; member values keep their bytes.
+func (o *Object) Bytes() []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range o.Members {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := Marshal(m.Key)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(m.Value)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// MarshalJSON lets an Object nest inside values passed to Marshal.
+func (o *Object) MarshalJSON() ([]byte, error) { return o.Bytes(), nil }
+
+// Array renders elements as a compact JSON array.
+func Array(elems []json.RawMessage) []byte {
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i, e := range elems {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(e)
+	}
+	b.WriteByte(']')
+	return b.Bytes()
+}
+
+// Marshal is json.Marshal without HTML escaping and without a trailing
+// newline: agents write '<' and '&' literally, and so do we.
+func Marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}

@@ -1,22 +1,61 @@
-# compactd — see README.md. `make demo` and `make test` are the quick start.
-GO      ?= go
-BIN     := bin/compactd
-GOFLAGS ?=
+# compactd — see README.md. Quick start: `make demo`, `make test`.
+GO        ?= go
+BIN       := bin/compactd
+# Where end-to-end tools (code-server, newer Neovim, npm trees) are cached.
+E2E_HOME  ?= $(CURDIR)/.cache/e2e
+# Fuzz time per target: short in `make test`, long in `make fuzz`.
+FUZZTIME  ?= 10s
+export E2E_HOME COMPACTD_E2E_HOME=$(E2E_HOME)
 
-.PHONY: build demo test check unit bench fuzz stress e2e clean
+.PHONY: build demo test check unit race fuzz fuzz-short stress bench bench-quick e2e e2e-setup clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/compactd
 
+## demo: build, then run gauge, dry run, compaction, history, diff and restore
+## over a copy of the bundled example workspace.
+demo: build
+	@bash cmd/compactd/demo.sh $(BIN)
+
+## check: the fast loop — formatting, vet, unit tests.
 check:
-	@test -z "$$(gofmt -l cmd daemon lsp compaction)" || (gofmt -l cmd daemon lsp compaction; echo "gofmt: files above need formatting"; exit 1)
+	@files="$$(gofmt -l cmd daemon lsp compaction)"; \
+	  if [ -n "$$files" ]; then echo "gofmt: these files need formatting:"; echo "$$files"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) test ./...
+	$(GO) test -count=1 ./...
 
-unit:
-	$(GO) test -race ./...
+## race: the whole Go suite under the race detector.
+race:
+	$(GO) test -race -count=1 ./...
 
-test: check unit
+## test: everything — CI runs this on a clean clone.
+test: check race fuzz-short e2e
+	@echo "make test: all suites passed"
+
+fuzz-short:
+	@bash .ci/fuzz.sh $(FUZZTIME)
+
+## fuzz: every codec's fuzz target for 10 minutes.
+fuzz:
+	@bash .ci/fuzz.sh 10m
+
+## stress: 1,000 kill -9 trials and 1,000 compactions under a concurrent appender.
+stress:
+	COMPACTD_STRESS=1 $(GO) test -count=1 -timeout 60m -run 'Crash|ConcurrentAppend|Stress' ./daemon/... ./cmd/...
+
+## bench: every performance figure beside its bar (see README "Performance").
+bench: build
+	$(GO) run ./cmd/compactd-bench
+
+bench-quick: build
+	$(GO) run ./cmd/compactd-bench -quick
+
+e2e-setup:
+	@bash editors/e2e/setup/install.sh
+
+## e2e: real clients — Node LSP client, headless and TUI Neovim (0.7.2 and 0.12), VS Code via code-server.
+e2e: build e2e-setup
+	@bash .ci/e2e.sh $(CURDIR)/$(BIN)
 
 clean:
 	rm -rf bin

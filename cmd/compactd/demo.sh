@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# `make demo`: runs compactd over a throwaway copy of the bundled example
+# workspace (cmd/compactd/testdata/workspace). Nothing outside a temp dir is
+# written: HOME, XDG dirs and the store all point into it.
+set -euo pipefail
+bin=$(cd "$(dirname "${1:?usage: demo.sh path/to/compactd}")" && pwd)/$(basename "$1")
+src=$(cd "$(dirname "$0")/testdata/workspace" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/compactd-demo.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+export HOME=$tmp/home XDG_CONFIG_HOME=$tmp/home/.config XDG_STATE_HOME=$tmp/home/.local/state \
+  XDG_CACHE_HOME=$tmp/home/.cache XDG_DATA_HOME=$tmp/home/.local/share \
+  CLAUDE_CONFIG_DIR=$tmp/home/.claude CODEX_HOME=$tmp/home/.codex COMPACTD_STORE=$tmp/store/compactd.db
+mkdir -p "$HOME"
+cp -R "$src" "$tmp/workspace"
+cd "$tmp/workspace"
+
+step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; "$@"; }
+
+echo "compactd demo — example workspace copied to $tmp/workspace"
+transcripts=$(find . -type f \( -name '*.jsonl' -o -name '*.json' -o -name '*.md' \) ! -name '*.meta.json' | sort)
+# shellcheck disable=SC2086
+step "$bin" gauge $transcripts
+
+main=claude/session.jsonl
+step "$bin" compact --dry-run "$main"
+step "$bin" compact "$main"
+step "$bin" compact --strategy turn-window --keep-last 2 "$main"
+step "$bin" history "$main"
+step "$bin" diff "$main" v1 v2
+fork=$("$bin" history --json "$main" | sed -n 's/.*"forkPath": *"\([^"]*\)".*/\1/p' | tail -n 1)
+[ -n "$fork" ] && step "$bin" gauge "$fork"
+step "$bin" restore "$main" v1
+step "$bin" compact codex/rollout.jsonl
+step "$bin" doctor
+echo
+echo "demo: done (original transcripts untouched: $(cd "$src" && find . -type f | wc -l) files, compared below)"
+diff -r -q "$src" "$tmp/workspace" | grep -v '^Only in' || echo "demo: no source file was modified"

@@ -1,0 +1,211 @@
+-- Headless end-to-end test of the compactd Neovim plugin (editors/nvim) against a real
+-- `compactd serve`, on Neovim 0.7.2 and later. run.sh sets the environment:
+--   COMPACTD_CMD_JSON  server argv as a JSON array (required)
+--   E2E_PLUGIN_DIR     the plugin folder (editors/nvim)
+--   E2E_FILE           the transcript to open (a copy in a temp workspace; cwd is that workspace)
+--   E2E_SETTINGS_JSON  the plugin's `settings` (the compactd section), e.g. a small contextWindow
+--   E2E_OUT            result JSON
+--   E2E_STATUSLINE_RE  Lua pattern of the gauge in the rendered statusline
+--   E2E_HOVER_RE       Lua pattern the hover must contain
+--   E2E_PROTOCOL_ONLY=1  stop after the code-action list (for a stand-in server without commands)
+--   E2E_TIMEOUT_MS     per-step timeout (default 15000)
+-- Exit: 0 pass, 1 a check failed, 2 a step failed (see the JSON for which).
+local uv = vim.loop
+local t0 = uv.hrtime()
+local function ms(since) return math.floor((uv.hrtime() - (since or t0)) / 1e6) end
+local timeout = tonumber(os.getenv('E2E_TIMEOUT_MS') or '') or 15000
+local out_path = os.getenv('E2E_OUT') or 'nvim-plugin-e2e.json'
+local statusline_re = os.getenv('E2E_STATUSLINE_RE') or '%d+k? / %d+k? · %d+ %%'
+local hover_re = os.getenv('E2E_HOVER_RE') or '[Tt]okens'
+local protocol_only = os.getenv('E2E_PROTOCOL_ONLY') == '1'
+
+local R = { nvim = tostring(vim.version().major) .. '.' .. vim.version().minor .. '.' .. vim.version().patch,
+  steps = {}, checks = {}, ok = false }
+
+local function step(name, fn)
+  local s = uv.hrtime()
+  local ok, val = pcall(fn)
+  R.steps[#R.steps + 1] = { name = name, ms = ms(s), ok = ok, err = (not ok) and tostring(val) or nil }
+  io.stdout:write(('  step %-28s %5d ms%s\n'):format(name, ms(s), ok and '' or ('  FAILED: ' .. tostring(val))))
+  if not ok then error(name .. ': ' .. tostring(val), 0) end
+  return val
+end
+
+local function check(name, cond, detail)
+  R.checks[#R.checks + 1] = { name = name, ok = cond and true or false, detail = detail }
+  io.stdout:write(('  [%s] %s%s\n'):format(cond and 'ok' or 'FAIL', name,
+    detail ~= nil and (' — ' .. vim.inspect(detail):gsub('%s+', ' '):sub(1, 160)) or ''))
+  return cond
+end
+
+local function wait_for(what, pred)
+  if not vim.wait(timeout, pred, 20) then error('timeout waiting for ' .. what, 0) end
+end
+
+local function read_file(path)
+  local f = io.open(path, 'rb')
+  if not f then return nil end
+  local s = f:read('*a')
+  f:close()
+  return s
+end
+
+local function rendered_statusline()
+  vim.cmd('redrawstatus')
+  return vim.api.nvim_eval_statusline(vim.o.statusline, {}).str
+end
+
+local function main()
+  local file = vim.fn.fnamemodify(assert(os.getenv('E2E_FILE'), 'E2E_FILE'), ':p')
+  local original = assert(read_file(file), 'cannot read ' .. file)
+  vim.opt.rtp:prepend((assert(os.getenv('E2E_PLUGIN_DIR'), 'E2E_PLUGIN_DIR')))
+  vim.o.laststatus = 2
+  vim.o.statusline = "%f %=%{v:lua.require'compactd'.statusline()}"
+  local compactd = require('compactd')
+  step('setup', function()
+    compactd.setup({
+      cmd = vim.json.decode((assert(os.getenv('COMPACTD_CMD_JSON'), 'COMPACTD_CMD_JSON'))),
+      settings = vim.json.decode(os.getenv('E2E_SETTINGS_JSON') or '{}'),
+    })
+  end)
+  local bufnr = step('open transcript', function()
+    vim.cmd('edit ' .. vim.fn.fnameescape(file))
+    return vim.api.nvim_get_current_buf()
+  end)
+  local uri = vim.uri_from_bufnr(bufnr)
+
+  local client = step('plugin started the server', function()
+    wait_for('a client attached to the transcript', function()
+      local c = compactd.client()
+      return c and vim.lsp.buf_is_attached(bufnr, c.id) and c.server_capabilities ~= nil
+        and next(c.server_capabilities) ~= nil
+    end)
+    return compactd.client()
+  end)
+  R.server_info = client.server_info
+
+  local g = step('gauge notification', function()
+    wait_for('compactd/gauge for ' .. uri, function() return compactd.gauge(bufnr) ~= nil end)
+    return compactd.gauge(bufnr)
+  end)
+  R.gauge = g
+  check('gauge is for the open transcript', g.uri == uri, g.uri)
+  local sl
+  local sl_ok = vim.wait(timeout, function() sl = rendered_statusline(); return sl:find(statusline_re) ~= nil end, 20)
+  R.statusline = sl
+  check('statusline shows the gauge', sl_ok, sl)
+
+  step('diagnostics', function()
+    wait_for('a diagnostic', function() return #vim.diagnostic.get(bufnr) > 0 end)
+  end)
+  local d = vim.diagnostic.get(bufnr)[1]
+  R.diagnostic = { message = d.message, severity = d.severity, source = d.source }
+  check('diagnostic is a warning or an error',
+    d.severity == vim.diagnostic.severity.WARN or d.severity == vim.diagnostic.severity.ERROR, R.diagnostic)
+
+  local hover = step('hover', function()
+    local res = vim.lsp.buf_request_sync(bufnr, 'textDocument/hover',
+      { textDocument = { uri = uri }, position = { line = 6, character = 1 } }, timeout)
+    local r = res and res[client.id]
+    assert(r and not r.err and r.result, 'no hover: ' .. vim.inspect(r))
+    local c = r.result.contents
+    return type(c) == 'table' and (c.value or vim.inspect(c)) or tostring(c)
+  end)
+  R.hover = hover
+  check('hover shows tokens', hover:find(hover_re) ~= nil, hover)
+
+  local titles = step('code actions', function()
+    local diags = {}
+    for _, x in ipairs(vim.diagnostic.get(bufnr)) do
+      if x.user_data and x.user_data.lsp then diags[#diags + 1] = x.user_data.lsp end
+    end
+    local res = vim.lsp.buf_request_sync(bufnr, 'textDocument/codeAction', {
+      textDocument = { uri = uri },
+      range = { start = { line = 0, character = 0 }, ['end'] = { line = 0, character = 0 } },
+      context = { diagnostics = diags },
+    }, timeout)
+    local r = res and res[client.id]
+    assert(r and not r.err, 'codeAction failed: ' .. vim.inspect(r))
+    local t = {}
+    for _, a in ipairs(r.result or {}) do t[#t + 1] = a.title end
+    return t
+  end)
+  R.code_actions = titles
+  local joined = table.concat(titles, '|')
+  check('code action "Compact conversation"', joined:find('Compact conversation', 1, true) ~= nil, titles)
+  check('code action "Dry-run compaction"', joined:find('Dry-run compaction', 1, true) ~= nil, titles)
+  if protocol_only then return end
+
+  -- :CompactdCompact writes a fork beside the transcript and the server opens it.
+  compactd.last_result = nil
+  local result = step(':CompactdCompact', function()
+    vim.cmd('CompactdCompact')
+    wait_for('the compact result', function() return compactd.last_result ~= nil end)
+    return compactd.last_result
+  end)
+  R.compact = result
+  check('compact returned a fork path', type(result.forkPath) == 'string' and result.forkPath ~= '', result.forkPath)
+  check('the fork exists', vim.fn.filereadable(result.forkPath or '') == 1, result.forkPath)
+  check('the original is unchanged', read_file(file) == original)
+  check('fewer tokens after', tonumber(result.tokensAfter) and tonumber(result.tokensBefore)
+    and result.tokensAfter < result.tokensBefore, { result.tokensBefore, result.tokensAfter })
+  local fork_uri = vim.uri_from_fname(vim.fn.fnamemodify(result.forkPath or '', ':p'))
+  local fork_gauge
+  local fg_ok = vim.wait(timeout, function()
+    fork_gauge = require('compactd.gauge').get(fork_uri)
+    return fork_gauge ~= nil
+  end, 20)
+  check('a gauge for the fork', fg_ok, fork_gauge and fork_gauge.text)
+  if fg_ok then
+    check('the fork gauge is lower', (fork_gauge.tokens or 0) < (g.tokens or 0), { g.tokens, fork_gauge.tokens })
+    vim.cmd('buffer ' .. vim.fn.bufnr(result.forkPath))
+    local now = rendered_statusline()
+    check('statusline shows the fork gauge in its window', now:find(statusline_re) ~= nil and now ~= sl, now)
+  end
+  vim.cmd('buffer ' .. bufnr)
+
+  local history = step(':CompactdHistory', function()
+    compactd.last_history = nil
+    vim.cmd('CompactdHistory')
+    wait_for('the history', function() return compactd.last_history ~= nil end)
+    return compactd.last_history
+  end)
+  local versions = type(history) == 'table' and history.versions or {}
+  check('history lists the new version', #versions >= 1, #versions)
+  local found = false
+  for _, v in ipairs(versions) do if tostring(v.id) == tostring(result.version) then found = true end end
+  check('history contains version ' .. tostring(result.version), found)
+  local hist_lines = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  check('history buffer shows the versions', #hist_lines >= 1 and hist_lines[1]:find(tostring(result.version), 1, true) ~= nil, hist_lines[1])
+  vim.cmd('close')
+  vim.cmd('buffer ' .. bufnr)
+
+  local dry = step(':CompactdDryRun', function()
+    compactd.last_result = nil
+    vim.cmd('CompactdDryRun')
+    wait_for('the dry-run result', function() return compactd.last_result ~= nil end)
+    return compactd.last_result
+  end)
+  R.dry_run = dry
+  check('dry run wrote a report', type(dry.reportPath) == 'string' and vim.fn.filereadable(dry.reportPath) == 1, dry.reportPath)
+  local report_open = vim.wait(timeout, function() return vim.fn.bufwinnr(dry.reportPath or '') ~= -1 end, 20)
+  check('the report is open in a window', report_open, dry.reportPath)
+  check('the dry run left the original unchanged', read_file(file) == original)
+
+  step('shutdown', function()
+    local id = client.id
+    if vim.fn.has('nvim-0.11') == 1 then client:stop() else vim.lsp.stop_client(id) end
+    wait_for('server exit', function() return vim.lsp.get_client_by_id(id) == nil end)
+  end)
+end
+
+local ok, err = pcall(main)
+R.total_ms = ms()
+if not ok then R.error = tostring(err); io.stdout:write('error: ' .. tostring(err) .. '\n') end
+local all = ok
+for _, c in ipairs(R.checks) do if not c.ok then all = false end end
+R.ok = all
+local f = io.open(out_path, 'w')
+if f then f:write(vim.json.encode(R)); f:close() end
+io.stdout:write(('nvim-plugin-e2e %s: %s in %d ms (%s)\n'):format(R.nvim, all and 'PASS' or 'FAIL', R.total_ms, out_path))
+vim.cmd(all and 'qall!' or (ok and 'cquit 1' or 'cquit 2'))

@@ -1,0 +1,83 @@
+-- Gauge state: the last `compactd/gauge` notification per conversation, and how it is shown.
+-- Pure Lua on plain tables so the statusline stays cheap: it runs on every redraw.
+local M = {}
+
+-- gauges[uri] = params of the last compactd/gauge for that conversation.
+local gauges = {}
+-- The conversation the agent is working on now (the last gauge sent with active = true),
+-- else the last one updated.
+local active_uri, last_uri
+-- progress[token] = { title, message, percentage } while a server job runs.
+local progress = {}
+
+function M.update(params)
+  if type(params) ~= 'table' or type(params.uri) ~= 'string' then return end
+  gauges[params.uri] = params
+  last_uri = params.uri
+  if params.active then active_uri = params.uri end
+end
+
+function M.set_all(list)
+  for _, p in ipairs(list or {}) do M.update(p) end
+end
+
+function M.get(uri) return uri and gauges[uri] or nil end
+
+function M.all() return gauges end
+
+function M.clear()
+  gauges, active_uri, last_uri, progress = {}, nil, nil, {}
+end
+
+-- The gauge a status line should show for buffer bufnr: the buffer's own conversation when
+-- it is one, otherwise the active conversation's.
+function M.for_buffer(bufnr)
+  local name = vim.api.nvim_buf_get_name(bufnr or 0)
+  if name ~= '' then
+    local own = gauges[vim.uri_from_fname(name)]
+    if own then return own end
+  end
+  return gauges[active_uri or ''] or gauges[last_uri or '']
+end
+
+local function short(n)
+  n = tonumber(n) or 0
+  if n >= 1e6 then return ('%.1fM'):format(n / 1e6) end
+  if n >= 1e3 then return ('%dk'):format(math.floor(n / 1e3 + 0.5)) end
+  return tostring(math.floor(n))
+end
+
+-- text of a gauge as the server words it ("156k / 200k · 78 %"), rebuilt from the numbers
+-- when the server sent no text.
+function M.text(g)
+  if not g then return '' end
+  if type(g.text) == 'string' and g.text ~= '' then return g.text end
+  local ratio = tonumber(g.ratio) or 0
+  return ('%s / %s · %d %%'):format(short(g.tokens), short(g.contextWindow), math.floor(ratio * 100 + 0.5))
+end
+
+function M.progress_update(token, value)
+  if type(value) ~= 'table' then return end
+  local key = tostring(token)
+  if value.kind == 'end' then
+    progress[key] = nil
+    return
+  end
+  local p = progress[key] or {}
+  p.title = value.title or p.title
+  p.message = value.message or p.message
+  p.percentage = value.percentage or p.percentage
+  progress[key] = p
+end
+
+-- One line about the running job, '' when none.
+function M.progress_text()
+  for _, p in pairs(progress) do
+    local s = p.title or 'compactd'
+    if p.percentage then s = s .. (' %d %%'):format(p.percentage) end
+    return s
+  end
+  return ''
+end
+
+return M

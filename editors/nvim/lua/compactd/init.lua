@@ -1,0 +1,404 @@
+-- compactd for Neovim: starts `compactd serve` for agent transcripts, shows the token gauge of
+-- the conversation in the status line and wraps the server's commands (compact, dry run,
+-- history, restore, diff). Works on Neovim 0.7.2 and later; see :help compactd.
+local gauge = require('compactd.gauge')
+
+local M = {}
+
+-- Transcript files the client attaches to (autocmd patterns: '*' also matches '/').
+M.default_patterns = {
+  '*.jsonl',
+  '*/.jp/conversations/*/events.json',
+  '.aider.chat.history.md',
+  'api_conversation_history.json',
+  '*.traj.json',
+}
+
+local defaults = {
+  path = nil,         -- the compactd binary; default $COMPACTD_PATH, else `compactd` on PATH
+  cmd = nil,          -- full server argv; default { path, 'serve' }
+  patterns = nil,     -- replaces default_patterns
+  extra_patterns = {}, -- added to the patterns
+  settings = {},      -- the `compactd` settings section: gauge, compact, watch, log, store
+  root_dir = nil,     -- string or function(bufnr) -> string; default the current directory
+  handlers = {},      -- extra LSP handlers, merged over the plugin's own
+  on_attach = nil,    -- function(client, bufnr)
+  open_results = true, -- open the fork / dry-run report when the server did not
+  autostart = true,
+}
+
+local config = vim.deepcopy(defaults)
+local client_id
+local augroup
+local warned_missing = false
+
+local has_011 = vim.fn.has('nvim-0.11') == 1
+
+local function notify(msg, level)
+  vim.notify('compactd: ' .. msg, level or vim.log.levels.INFO)
+end
+
+-- Client methods are closures up to 0.10 and take self from 0.11 (0.12 warns on the old form).
+local function client_request(client, method, params, handler, bufnr)
+  if has_011 then return client:request(method, params, handler, bufnr) end
+  return client.request(method, params, handler, bufnr)
+end
+
+local function client_stopped(client)
+  if has_011 then return client:is_stopped() end
+  return client.is_stopped()
+end
+
+local function client_notify(client, method, params)
+  if has_011 then return client:notify(method, params) end
+  return client.notify(method, params)
+end
+
+function M.server_cmd()
+  if config.cmd then return config.cmd end
+  local path = config.path or os.getenv('COMPACTD_PATH')
+  if not path or path == '' then path = 'compactd' end
+  return { path, 'serve' }
+end
+
+function M.patterns()
+  local list = vim.deepcopy(config.patterns or M.default_patterns)
+  vim.list_extend(list, config.extra_patterns or {})
+  return list
+end
+
+function M.client()
+  return client_id and vim.lsp.get_client_by_id(client_id) or nil
+end
+
+local function refresh_status()
+  vim.cmd('redrawstatus!')
+  pcall(vim.cmd, 'doautocmd <nomodeline> User CompactdGauge')
+end
+
+-- window/showDocument: the server opens the fork or the dry-run report this way
+-- (0.7 has no handler for it; one behaviour on every version).
+local function show_document(_, params)
+  if type(params) ~= 'table' or type(params.uri) ~= 'string' or params.external then
+    return { success = false }
+  end
+  local ok = pcall(function()
+    local fname = vim.uri_to_fname(params.uri)
+    if params.takeFocus == false then
+      vim.fn.bufadd(fname)
+    elseif fname:match('%.md$') then
+      vim.cmd('split ' .. vim.fn.fnameescape(fname))
+    else
+      vim.cmd('edit ' .. vim.fn.fnameescape(fname))
+    end
+  end)
+  return { success = ok }
+end
+
+local function handlers()
+  local default_progress = vim.lsp.handlers['$/progress']
+  local h = {
+    ['compactd/gauge'] = function(_, result)
+      gauge.update(result)
+      refresh_status()
+    end,
+    ['$/progress'] = function(err, result, ctx, cfg)
+      if type(result) == 'table' then gauge.progress_update(result.token, result.value) end
+      vim.cmd('redrawstatus!')
+      if default_progress then return default_progress(err, result, ctx, cfg) end
+    end,
+    ['window/showDocument'] = show_document,
+  }
+  return vim.tbl_extend('force', h, config.handlers or {})
+end
+
+local function root_dir(bufnr)
+  if type(config.root_dir) == 'function' then return config.root_dir(bufnr) end
+  return config.root_dir or vim.fn.getcwd()
+end
+
+local function client_config(bufnr)
+  local settings = config.settings or {}
+  return {
+    name = 'compactd',
+    cmd = M.server_cmd(),
+    root_dir = root_dir(bufnr),
+    init_options = settings,
+    settings = { compactd = settings },
+    handlers = handlers(),
+    on_attach = config.on_attach,
+    on_init = function(client)
+      -- Gauges of conversations the server already watches (not only open buffers).
+      client_request(client, 'compactd/gauges', vim.empty_dict(), function(err, result)
+        if not err and type(result) == 'table' then
+          gauge.set_all(result)
+          refresh_status()
+        end
+      end)
+    end,
+    on_exit = function() client_id = nil end,
+  }
+end
+
+-- attach(bufnr): starts the server when needed and attaches it to the buffer. One client
+-- serves every transcript: the daemon keeps all conversations, not one per root.
+function M.attach(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local client = M.client()
+  if client and not client_stopped(client) then
+    vim.lsp.buf_attach_client(bufnr, client.id)
+    return client.id
+  end
+  local cmd = M.server_cmd()
+  if vim.fn.executable(cmd[1]) ~= 1 then
+    if not warned_missing then
+      warned_missing = true
+      notify(("no server binary '%s' found: install compactd on PATH or pass path= to require('compactd').setup()")
+        :format(cmd[1]), vim.log.levels.ERROR)
+    end
+    return nil
+  end
+  local cfg = client_config(bufnr)
+  if vim.lsp.start then
+    client_id = vim.lsp.start(cfg, { bufnr = bufnr })
+  else
+    client_id = vim.lsp.start_client(cfg)
+    if client_id then vim.lsp.buf_attach_client(bufnr, client_id) end
+  end
+  return client_id
+end
+
+-- The conversation a command acts on: the current buffer when it is a transcript the
+-- server knows, else the active conversation.
+function M.current_uri()
+  local name = vim.api.nvim_buf_get_name(0)
+  if name ~= '' then
+    local uri = vim.uri_from_fname(name)
+    local client = M.client()
+    if gauge.get(uri) or (client and vim.lsp.buf_is_attached(0, client.id)) then return uri end
+  end
+  local g = gauge.for_buffer(0)
+  return g and g.uri or nil
+end
+
+-- execute(command, args, callback): runs a compactd.* command on the server with one
+-- argument object; callback(err, result). The uri defaults to current_uri().
+function M.execute(command, args, callback)
+  local client = M.client()
+  if not client then
+    notify('the server is not running (open a transcript first)', vim.log.levels.ERROR)
+    return false
+  end
+  args = vim.deepcopy(args or {})
+  args.uri = args.uri or M.current_uri()
+  if not args.uri then
+    notify('no conversation: open a transcript first', vim.log.levels.ERROR)
+    return false
+  end
+  client_request(client, 'workspace/executeCommand', { command = command, arguments = { args } },
+    function(err, result)
+      if err then
+        notify(('%s failed: %s'):format(command, err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      end
+      if callback then callback(err, result) end
+    end)
+  return true
+end
+
+local function open_file(path, split)
+  if not config.open_results or type(path) ~= 'string' or path == '' then return end
+  if vim.fn.filereadable(path) ~= 1 then return end
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(win)) == vim.fn.fnamemodify(path, ':p') then return end
+  end
+  vim.cmd((split and 'split ' or 'edit ') .. vim.fn.fnameescape(path))
+end
+
+-- Parses command arguments: words are strategies, keepLast=N sets keepLast.
+local function compact_args(fargs)
+  local args, strategies = {}, {}
+  for _, a in ipairs(fargs or {}) do
+    local n = a:match('^keepLast=(%d+)$') or a:match('^keep_last=(%d+)$')
+    if n then args.keepLast = tonumber(n) else strategies[#strategies + 1] = a end
+  end
+  if #strategies > 0 then args.strategies = strategies end
+  return args
+end
+
+function M.compact(args, callback)
+  return M.execute('compactd.compact', args, function(err, r)
+    if not err and type(r) == 'table' then
+      M.last_result = r
+      notify(('version %s: %s → %s tokens, fork %s'):format(tostring(r.version), tostring(r.tokensBefore),
+        tostring(r.tokensAfter), tostring(r.forkPath)))
+      open_file(r.forkPath, false)
+    end
+    if callback then callback(err, r) end
+  end)
+end
+
+function M.compact_in_place(args, callback)
+  return M.execute('compactd.compactInPlace', args, function(err, r)
+    if not err and type(r) == 'table' then
+      M.last_result = r
+      notify(('compacted in place: %s → %s tokens (version %s kept in the store)')
+        :format(tostring(r.tokensBefore), tostring(r.tokensAfter), tostring(r.version)))
+      vim.cmd('checktime')
+    end
+    if callback then callback(err, r) end
+  end)
+end
+
+function M.dry_run(args, callback)
+  return M.execute('compactd.dryRun', args, function(err, r)
+    if not err and type(r) == 'table' then
+      M.last_result = r
+      open_file(r.reportPath, true)
+    end
+    if callback then callback(err, r) end
+  end)
+end
+
+-- Lines describing the versions of a history result.
+function M.format_history(result)
+  local lines = {}
+  for _, v in ipairs((type(result) == 'table' and result.versions) or {}) do
+    local strategies = type(v.strategies) == 'table' and table.concat(v.strategies, ',') or tostring(v.strategies or '')
+    lines[#lines + 1] = ('%s\tparent %s\t%s\t%s → %s tokens\t%s\t%s'):format(tostring(v.id), tostring(v.parent or '-'),
+      tostring(v.created or ''), tostring(v.tokensBefore or '?'), tostring(v.tokensAfter or '?'), strategies,
+      tostring(v.forkPath or ''))
+  end
+  if #lines == 0 then lines[1] = 'no versions yet: compact the conversation first' end
+  return lines
+end
+
+-- history shows the conversation's versions in a scratch buffer; <CR> on a line restores it.
+function M.history(args, callback)
+  return M.execute('compactd.history', args, function(err, r)
+    if not err then
+      M.last_history = r
+      local lines = M.format_history(r)
+      vim.cmd('botright new')
+      local buf = vim.api.nvim_get_current_buf()
+      vim.bo[buf].buftype = 'nofile'
+      vim.bo[buf].bufhidden = 'wipe'
+      vim.bo[buf].swapfile = false
+      pcall(vim.api.nvim_buf_set_name, buf, 'compactd://history')
+      vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+      vim.bo[buf].modifiable = false
+      vim.bo[buf].filetype = 'compactd-history'
+      vim.keymap.set('n', '<CR>', function()
+        local id = vim.api.nvim_get_current_line():match('^(%S+)\t')
+        if id then M.restore(id) end
+      end, { buffer = buf, desc = 'compactd: restore this version' })
+    end
+    if callback then callback(err, r) end
+  end)
+end
+
+function M.restore(version, callback)
+  if version == nil or version == '' then
+    notify('which version? :CompactdRestore {version} (see :CompactdHistory)', vim.log.levels.ERROR)
+    return false
+  end
+  return M.execute('compactd.restore', { version = tonumber(version) or version }, function(err, r)
+    if not err then
+      notify(('restored version %s'):format(tostring(version)))
+      if type(r) == 'table' then open_file(r.forkPath or r.path, false) end
+      vim.cmd('checktime')
+    end
+    if callback then callback(err, r) end
+  end)
+end
+
+function M.diff(from, to, callback)
+  return M.execute('compactd.diff', { from = tonumber(from) or from, to = tonumber(to) or to }, function(err, r)
+    if not err and type(r) == 'table' then open_file(r.reportPath or r.diffPath or r.path, true) end
+    if callback then callback(err, r) end
+  end)
+end
+
+-- statusline() is the gauge of the current buffer's conversation, or of the active one:
+--   vim.o.statusline = "%f %=%{v:lua.require'compactd'.statusline()}"
+function M.statusline()
+  local ok, s = pcall(function()
+    local text = gauge.text(gauge.for_buffer(0))
+    local job = gauge.progress_text()
+    if job ~= '' then text = (text ~= '' and (text .. ' · ') or '') .. job end
+    return text
+  end)
+  return ok and s or ''
+end
+
+-- level() is 'ok', 'warn' or 'critical' for the gauge statusline() shows ('' when none).
+function M.level()
+  local g = gauge.for_buffer(0)
+  return g and g.level or ''
+end
+
+function M.gauge(bufnr)
+  return gauge.for_buffer(bufnr or 0)
+end
+
+-- set_settings(settings): new `compactd` settings, sent with workspace/didChangeConfiguration.
+function M.set_settings(settings)
+  config.settings = settings or {}
+  local client = M.client()
+  if client then
+    client.config.settings = { compactd = config.settings }
+    client_notify(client, 'workspace/didChangeConfiguration', { settings = { compactd = config.settings } })
+  end
+end
+
+local function user_commands()
+  local cmd = vim.api.nvim_create_user_command
+  cmd('CompactdCompact', function(o) M.compact(compact_args(o.fargs)) end,
+    { nargs = '*', desc = 'compactd: compact the conversation into a new fork ([strategy ...] [keepLast=N])' })
+  cmd('CompactdDryRun', function(o) M.dry_run(compact_args(o.fargs)) end,
+    { nargs = '*', desc = 'compactd: dry-run compaction and open the report' })
+  cmd('CompactdCompactInPlace', function(o)
+    if not o.bang and vim.fn.confirm('Compact the transcript in place? (the old content is kept in the store)', '&Yes\n&No', 2) ~= 1 then
+      return
+    end
+    M.compact_in_place(compact_args(o.fargs))
+  end, { nargs = '*', bang = true, desc = 'compactd: compact the transcript in place (! skips the question)' })
+  cmd('CompactdHistory', function() M.history() end, { desc = 'compactd: list the versions of the conversation' })
+  cmd('CompactdRestore', function(o) M.restore(o.args) end, { nargs = 1, desc = 'compactd: restore a version' })
+  cmd('CompactdDiff', function(o) M.diff(o.fargs[1], o.fargs[2]) end, { nargs = '+', desc = 'compactd: diff two versions' })
+  cmd('CompactdStatus', function()
+    local lines = {}
+    for uri, g in pairs(gauge.all()) do
+      lines[#lines + 1] = ('%s%s  %s  [%s, %s]'):format(g.active and '* ' or '  ', vim.uri_to_fname(uri), gauge.text(g),
+        tostring(g.level), tostring(g.source))
+    end
+    notify(#lines > 0 and ('\n' .. table.concat(lines, '\n')) or 'no gauges yet')
+  end, { desc = 'compactd: every conversation\'s gauge' })
+end
+
+-- setup(opts): see :help compactd-setup.
+function M.setup(opts)
+  config = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
+  if opts and opts.patterns then config.patterns = opts.patterns end
+  user_commands()
+  augroup = vim.api.nvim_create_augroup('compactd', { clear = true })
+  if config.autostart then
+    vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile', 'BufEnter' }, {
+      group = augroup,
+      pattern = M.patterns(),
+      callback = function(ev)
+        if vim.bo[ev.buf].buftype == '' then M.attach(ev.buf) end
+      end,
+    })
+  end
+  -- A window switch changes which gauge statusline() shows.
+  vim.api.nvim_create_autocmd({ 'BufEnter', 'WinEnter' }, {
+    group = augroup,
+    callback = function() vim.cmd('redrawstatus') end,
+  })
+  return M
+end
+
+-- Test hook: forget every gauge (the client stays).
+function M._reset() gauge.clear() end
+
+return M

@@ -1,0 +1,150 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// applicationID marks a database as compactd's ("cmpd"), so a foreign
+// SQLite file passed by mistake is refused instead of migrated.
+const applicationID = 0x636d7064
+
+// sqliteHeader opens every SQLite database file.
+var sqliteHeader = []byte("SQLite format 3\x00")
+
+// Store is an open compactd database. It is safe for concurrent use; SQLite
+// serializes writers across processes (busy_timeout waits for the lock).
+type Store struct {
+	db   *sql.DB
+	path string
+}
+
+// DefaultPath resolves where the store lives: COMPACTD_STORE, else
+// $XDG_STATE_HOME/compactd/compactd.db, else $HOME/.local/state/compactd/compactd.db.
+// getenv is passed in so commands and tests control the environment.
+func DefaultPath(getenv func(string) string) (string, error) {
+	if p := getenv("COMPACTD_STORE"); p != "" {
+		return p, nil
+	}
+	if d := getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "compactd", "compactd.db"), nil
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".local", "state", "compactd", "compactd.db"), nil
+	}
+	return "", errors.New("cannot locate the store: set HOME, XDG_STATE_HOME or COMPACTD_STORE, or pass --store")
+}
+
+// Open opens (creating if needed) the store at path and migrates it to the
+// current schema. A file that is not a compactd store is refused untouched.
+func Open(ctx context.Context, path string) (*Store, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+		return nil, fmt.Errorf("create store folder %s: %w", filepath.Dir(abs), err)
+	}
+	if err := checkHeader(abs); err != nil {
+		return nil, err
+	}
+	if err := checkOwnership(ctx, abs); err != nil {
+		return nil, err
+	}
+	// Create the file ourselves so it starts as 0600: SQLite gives the -wal
+	// and -shm files the database file's permissions.
+	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", abs, err)
+	}
+	f.Close()
+	if err := os.Chmod(abs, 0o600); err != nil {
+		return nil, fmt.Errorf("store %s: %w", abs, err)
+	}
+
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(FULL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: abs}).EscapedPath()+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", abs, err)
+	}
+	s := &Store{db: db, path: abs}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// checkHeader refuses a non-empty file that is not an SQLite database before
+// SQLite gets a chance to treat it as one.
+func checkHeader(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("open store %s: %w", path, err)
+	}
+	defer f.Close()
+	head := make([]byte, len(sqliteHeader))
+	n, err := io.ReadFull(f, head)
+	if n == 0 && (err == io.EOF) {
+		return nil
+	}
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("read store %s: %w", path, err)
+	}
+	if !bytes.Equal(head[:n], sqliteHeader) {
+		return fmt.Errorf("%s is not a compactd store (not an SQLite database); refusing to touch it — pass another --store", path)
+	}
+	return nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Path is the database file's absolute path.
+func (s *Store) Path() string { return s.path }
+
+// Dir is the folder holding the database; reports and locks live beside it.
+func (s *Store) Dir() string { return filepath.Dir(s.path) }
+
+// ReportsDir is where dry-run Markdown reports are written.
+func (s *Store) ReportsDir() string { return filepath.Join(s.Dir(), "reports") }
+
+// LocksDir holds one lock file per conversation.
+func (s *Store) LocksDir() string { return filepath.Join(s.Dir(), "locks") }
+
+// DB exposes the handle for tests and diagnostics in this module.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// tx runs fn in one transaction (BEGIN IMMEDIATE, so writers queue up front
+// instead of failing on upgrade).
+func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store %s: begin: %w", s.path, err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store %s: commit: %w", s.path, err)
+	}
+	return nil
+}

@@ -1,0 +1,110 @@
+package daemon
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ClaudeSlug is Claude Code's folder name for a project: the absolute path
+// with every character that is not an ASCII letter or digit replaced by '-'.
+func ClaudeSlug(abs string) string {
+	b := []byte(abs)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			b[i] = '-'
+		}
+	}
+	return string(b)
+}
+
+// Env is where the agents keep their files. Empty fields take the agents'
+// defaults under Home.
+type Env struct {
+	Home string
+	// ClaudeConfigDir is $CLAUDE_CONFIG_DIR (default ~/.claude).
+	ClaudeConfigDir string
+	// CodexHome is $CODEX_HOME (default ~/.codex).
+	CodexHome string
+}
+
+// EnvFromOS reads the agents' locations from the process environment.
+func EnvFromOS(getenv func(string) string) Env {
+	home := getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return Env{Home: home, ClaudeConfigDir: getenv("CLAUDE_CONFIG_DIR"), CodexHome: getenv("CODEX_HOME")}
+}
+
+func (e Env) claudeRoot() string {
+	if e.ClaudeConfigDir != "" {
+		return e.ClaudeConfigDir
+	}
+	return filepath.Join(e.Home, ".claude")
+}
+
+func (e Env) codexRoot() string {
+	if e.CodexHome != "" {
+		return e.CodexHome
+	}
+	return filepath.Join(e.Home, ".codex")
+}
+
+// ClaudeProjectDir is where Claude Code keeps the sessions of folder.
+func (e Env) ClaudeProjectDir(folder string) string {
+	return filepath.Join(e.claudeRoot(), "projects", ClaudeSlug(folder))
+}
+
+// CodexSessionsDir holds every Codex rollout, of every project.
+func (e Env) CodexSessionsDir() string { return filepath.Join(e.codexRoot(), "sessions") }
+
+// codexCwd returns the cwd a Codex rollout's session_meta names, reading
+// only the first line (bounded: session_meta carries the system prompt, a
+// few tens of KB).
+func codexCwd(path string) (string, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64<<10)
+	line, err := r.ReadSlice('\n')
+	if err != nil && len(line) == 0 {
+		return "", false
+	}
+	if err == bufio.ErrBufferFull {
+		// A huge first line: read on, up to 4 MiB, to get the whole object.
+		buf := append([]byte(nil), line...)
+		for err == bufio.ErrBufferFull && len(buf) < 4<<20 {
+			line, err = r.ReadSlice('\n')
+			buf = append(buf, line...)
+		}
+		line = buf
+	}
+	var rec struct {
+		Type    string `json:"type"`
+		Cwd     string `json:"cwd"`
+		Payload struct {
+			Cwd string `json:"cwd"`
+		} `json:"payload"`
+	}
+	if json.Unmarshal(line, &rec) != nil {
+		return "", false
+	}
+	if rec.Payload.Cwd != "" {
+		return rec.Payload.Cwd, true
+	}
+	return rec.Cwd, rec.Cwd != ""
+}
+
+// within reports whether path is dir or inside it.
+func within(path, dir string) bool {
+	if dir == "" {
+		return false
+	}
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}

@@ -1,0 +1,442 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/compactd/compactd/compaction/tokens"
+)
+
+// Options configure a Daemon.
+type Options struct {
+	// Folders are the workspace folders (absolute paths).
+	Folders  []string
+	Env      Env
+	Settings Settings
+	Logger   *slog.Logger
+	// Counter counts tokens; nil means o200k_base.
+	Counter *tokens.Counter
+	// OnChange is called (from daemon goroutines) after a transcript's
+	// snapshot was replaced or the transcript went away (Snapshot nil).
+	OnChange func(Event)
+	// OnScan reports the cold scan's progress.
+	OnScan func(ScanProgress)
+	// Debounce coalesces bursts of writes to one file; 0 means 5 ms.
+	Debounce time.Duration
+	// Savings computes dry-run savings per strategy; nil disables them.
+	Savings SavingsFunc
+	// SavingsDelay is the quiet time after a change before savings are
+	// recomputed; 0 means 300 ms.
+	SavingsDelay time.Duration
+}
+
+// An Event says a transcript changed.
+type Event struct {
+	Path string
+	// Snapshot is the new state, nil when the transcript is gone.
+	Snapshot *Snapshot
+}
+
+// ScanProgress reports the cold scan.
+type ScanProgress struct {
+	Done, Total int
+	Path        string
+	Finished    bool
+	Elapsed     time.Duration
+}
+
+// Daemon watches and indexes transcripts. Its methods are safe for
+// concurrent use.
+type Daemon struct {
+	opts Options
+	log  *slog.Logger
+	ix   *indexer
+
+	settingsMu sync.RWMutex
+	set        Settings
+	folders    []string
+
+	mu      sync.Mutex
+	files   map[string]*tracked
+	ignored map[string]int64 // path → size at which detection failed
+	timers  map[string]*time.Timer
+	watched map[string]bool
+
+	watcher *fsnotify.Watcher
+	active  atomic.Pointer[string]
+	// activeAt is the modification time of the active transcript.
+	activeAt  atomic.Int64
+	savings   *savingsWorker
+	ctx       context.Context
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+	scanDone  chan struct{}
+	closeOnce sync.Once
+}
+
+// New returns a daemon; Start begins watching.
+func New(opts Options) (*Daemon, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Counter == nil {
+		c, err := tokens.New("o200k_base")
+		if err != nil {
+			return nil, fmt.Errorf("load the o200k_base tokenizer: %w", err)
+		}
+		opts.Counter = c
+	}
+	if opts.Debounce <= 0 {
+		opts.Debounce = 5 * time.Millisecond
+	}
+	if opts.SavingsDelay <= 0 {
+		opts.SavingsDelay = 300 * time.Millisecond
+	}
+	d := &Daemon{
+		opts: opts, log: opts.Logger,
+		set:      opts.Settings.withDefaults(),
+		files:    map[string]*tracked{},
+		ignored:  map[string]int64{},
+		timers:   map[string]*time.Timer{},
+		watched:  map[string]bool{},
+		scanDone: make(chan struct{}),
+	}
+	for _, f := range opts.Folders {
+		if abs, err := filepath.Abs(f); err == nil {
+			d.folders = append(d.folders, filepath.Clean(abs))
+		}
+	}
+	d.ix = &indexer{counter: opts.Counter, settings: d.Settings, log: d.log}
+	return d, nil
+}
+
+// Settings returns the current settings, defaults filled in.
+func (d *Daemon) Settings() Settings {
+	d.settingsMu.RLock()
+	defer d.settingsMu.RUnlock()
+	return d.set
+}
+
+// Folders returns the workspace folders.
+func (d *Daemon) Folders() []string {
+	d.settingsMu.RLock()
+	defer d.settingsMu.RUnlock()
+	return append([]string(nil), d.folders...)
+}
+
+// Start begins watching and runs the cold scan in the background.
+func (d *Daemon) Start(ctx context.Context) error {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return fmt.Errorf("start the file watcher: %w", err)
+	}
+	d.watcher = w
+	d.ctx, d.cancel = context.WithCancel(ctx)
+	d.savings = newSavingsWorker(d)
+	d.wg.Go(func() { d.watchLoop() })
+	d.wg.Go(func() { d.savings.run(d.ctx) })
+	d.wg.Go(func() { d.coldScan(d.ctx) })
+	return nil
+}
+
+// ScanDone is closed when the cold scan has finished.
+func (d *Daemon) ScanDone() <-chan struct{} { return d.scanDone }
+
+// Close stops watching and waits for background work.
+func (d *Daemon) Close() error {
+	d.closeOnce.Do(func() {
+		if d.cancel != nil {
+			d.cancel()
+		}
+		if d.watcher != nil {
+			d.watcher.Close()
+		}
+		d.mu.Lock()
+		for _, t := range d.timers {
+			t.Stop()
+		}
+		d.mu.Unlock()
+		d.wg.Wait()
+	})
+	return nil
+}
+
+// SetSettings replaces the settings, re-derives every snapshot and
+// re-evaluates what is watched.
+func (d *Daemon) SetSettings(s Settings) {
+	d.settingsMu.Lock()
+	d.set = s.withDefaults()
+	d.settingsMu.Unlock()
+	for _, tr := range d.all() {
+		tr.rebuild(d.ix)
+		d.emit(tr)
+	}
+	if d.watcher != nil {
+		d.wg.Go(func() { d.addRoots(d.ctx, nil) })
+	}
+}
+
+// SetFolders replaces the workspace folders and watches the new ones.
+func (d *Daemon) SetFolders(folders []string) {
+	var clean []string
+	for _, f := range folders {
+		if abs, err := filepath.Abs(f); err == nil {
+			clean = append(clean, filepath.Clean(abs))
+		}
+	}
+	d.settingsMu.Lock()
+	d.folders = clean
+	d.settingsMu.Unlock()
+	if d.watcher != nil {
+		d.wg.Go(func() { d.addRoots(d.ctx, nil) })
+	}
+}
+
+// Open tracks path (a transcript the editor opened, maybe outside every
+// watched folder) and indexes it now. It returns the snapshot, or an
+// error saying why the file is not a transcript.
+func (d *Daemon) Open(path string) (*Snapshot, error) {
+	path = filepath.Clean(path)
+	tr := d.entry(path, true)
+	tr.opened.Store(true)
+	if d.watcher != nil {
+		// Outside every watched folder the file would change unseen.
+		d.watch(filepath.Dir(path))
+	}
+	if s := tr.snap.Load(); s != nil {
+		return s, nil
+	}
+	if err := d.refresh(path); err != nil {
+		return nil, err
+	}
+	if s := tr.snap.Load(); s != nil {
+		return s, nil
+	}
+	return nil, fmt.Errorf("%s: %w", path, errNotTranscript)
+}
+
+// Refresh re-reads path now (after a save, or when a watch event may have
+// been missed) and returns its snapshot.
+func (d *Daemon) Refresh(path string) (*Snapshot, error) {
+	path = filepath.Clean(path)
+	if err := d.refresh(path); err != nil {
+		return nil, err
+	}
+	return d.Snapshot(path), nil
+}
+
+// Snapshot returns the current snapshot of path, nil if not a tracked transcript.
+func (d *Daemon) Snapshot(path string) *Snapshot {
+	d.mu.Lock()
+	tr := d.files[filepath.Clean(path)]
+	d.mu.Unlock()
+	if tr == nil {
+		return nil
+	}
+	return tr.snap.Load()
+}
+
+// Snapshots returns every transcript's snapshot, most recently updated first.
+func (d *Daemon) Snapshots() []*Snapshot {
+	var out []*Snapshot
+	for _, tr := range d.all() {
+		if s := tr.snap.Load(); s != nil {
+			out = append(out, s)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].UpdatedAt.After(out[j].UpdatedAt) })
+	return out
+}
+
+// Active is the path of the conversation most recently appended to.
+func (d *Daemon) Active() string {
+	if p := d.active.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// Stats are counters for tests and the bench.
+type Stats struct {
+	// MessagesTokenized counts messages counted with BPE (not reused).
+	MessagesTokenized int64
+	// BytesRead counts transcript bytes read, over every file.
+	BytesRead int64
+	Files     int
+}
+
+// Stats returns the daemon's counters.
+func (d *Daemon) Stats() Stats {
+	s := Stats{MessagesTokenized: d.ix.tokenized.Load()}
+	for _, tr := range d.all() {
+		tr.mu.Lock()
+		s.BytesRead += tr.bytesRead
+		if tr.t != nil {
+			s.Files++
+		}
+		tr.mu.Unlock()
+	}
+	return s
+}
+
+// Allowed reports whether commands may act on path: it lies in a workspace
+// folder or an agent folder of this workspace. Transcripts opened from
+// elsewhere are shown but never compacted.
+func (d *Daemon) Allowed(path string) bool {
+	path = filepath.Clean(path)
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	for _, root := range d.allowedRoots() {
+		if r, err := filepath.EvalSymlinks(root); err == nil {
+			root = r
+		}
+		if within(path, root) {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *Daemon) allowedRoots() []string {
+	env := d.opts.Env
+	var roots []string
+	for _, f := range d.Folders() {
+		roots = append(roots, f, env.ClaudeProjectDir(f))
+	}
+	roots = append(roots, env.CodexSessionsDir())
+	return roots
+}
+
+func (d *Daemon) all() []*tracked {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make([]*tracked, 0, len(d.files))
+	for _, tr := range d.files {
+		out = append(out, tr)
+	}
+	return out
+}
+
+func (d *Daemon) entry(path string, create bool) *tracked {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	tr := d.files[path]
+	if tr == nil && create {
+		tr = &tracked{path: path}
+		d.files[path] = tr
+	}
+	return tr
+}
+
+// refresh updates path's entry and reports the change.
+func (d *Daemon) refresh(path string) error {
+	tr := d.entry(path, true)
+	fi, statErr := os.Stat(path)
+	changed, err := tr.update(d.ix)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		d.forget(path)
+		return err
+	case errors.Is(err, errNotTranscript):
+		d.mu.Lock()
+		if !tr.opened.Load() {
+			delete(d.files, path)
+		}
+		if statErr == nil {
+			d.ignored[path] = fi.Size()
+		}
+		d.mu.Unlock()
+		return err
+	case err != nil:
+		d.log.Warn("index transcript", "path", path, "err", err)
+		return err
+	}
+	if changed {
+		if statErr == nil {
+			d.markActive(path, fi.ModTime())
+		}
+		d.emit(tr)
+		d.savings.schedule(path)
+	}
+	return nil
+}
+
+func (d *Daemon) markActive(path string, mtime time.Time) {
+	ns := mtime.UnixNano()
+	for {
+		cur := d.activeAt.Load()
+		if ns < cur {
+			return
+		}
+		if d.activeAt.CompareAndSwap(cur, ns) {
+			d.active.Store(&path)
+			return
+		}
+	}
+}
+
+func (d *Daemon) forget(path string) {
+	d.mu.Lock()
+	_, had := d.files[path]
+	delete(d.files, path)
+	delete(d.ignored, path)
+	d.mu.Unlock()
+	if had && d.opts.OnChange != nil {
+		d.opts.OnChange(Event{Path: path})
+	}
+}
+
+func (d *Daemon) emit(tr *tracked) {
+	if s := tr.snap.Load(); s != nil && d.opts.OnChange != nil {
+		d.opts.OnChange(Event{Path: tr.path, Snapshot: s})
+	}
+}
+
+// coldScan indexes every candidate already on disk, newest first, on
+// every core.
+func (d *Daemon) coldScan(ctx context.Context) {
+	defer close(d.scanDone)
+	start := time.Now()
+	files := d.addRoots(ctx, nil)
+	sort.Slice(files, func(i, j int) bool { return files[i].mtime.After(files[j].mtime) })
+	total := len(files)
+	var done atomic.Int64
+	jobs := make(chan candidate)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for c := range jobs {
+				if ctx.Err() != nil {
+					continue
+				}
+				_ = d.refresh(c.path)
+				n := done.Add(1)
+				if d.opts.OnScan != nil {
+					d.opts.OnScan(ScanProgress{Done: int(n), Total: total, Path: c.path, Elapsed: time.Since(start)})
+				}
+			}
+		})
+	}
+	for _, c := range files {
+		jobs <- c
+	}
+	close(jobs)
+	wg.Wait()
+	if d.opts.OnScan != nil {
+		d.opts.OnScan(ScanProgress{Done: int(done.Load()), Total: total, Finished: true, Elapsed: time.Since(start)})
+	}
+	d.log.Info("cold scan finished", "files", total, "elapsed", time.Since(start))
+}

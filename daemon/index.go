@@ -1,0 +1,351 @@
+package daemon
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+// tracked is the index entry of one transcript file. Its mutex serializes
+// updates of that file; readers use snap without locking.
+type tracked struct {
+	path string
+	snap atomic.Pointer[Snapshot]
+
+	mu    sync.Mutex
+	codec format.Codec
+	t     *transcript.Transcript
+	// counts[i] is the token count of t.Messages[i].
+	counts []int
+	ino    uint64
+	// scanned is how many source bytes lineStarts covers.
+	scanned    int64
+	lineStarts []int64
+	seq        uint64
+	// bytesRead counts source bytes read for this file since tracking began
+	// (full reads and tails), for the O(appended bytes) checks.
+	bytesRead int64
+	// savingsFor is the Seq the current savings were computed for.
+	savingsFor uint64
+	opened     atomic.Bool
+}
+
+// errNotTranscript marks files that no codec recognizes.
+var errNotTranscript = errors.New("not a transcript")
+
+// update brings the entry up to date with the file on disk. It returns
+// changed=false when nothing new was consumed, and fs.ErrNotExist (wrapped)
+// when the file is gone.
+func (tr *tracked) update(ix *indexer) (changed bool, err error) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	fi, err := os.Stat(tr.path)
+	if err != nil {
+		return false, fmt.Errorf("stat %s: %w", tr.path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return false, fmt.Errorf("%s is not a regular file: %w", tr.path, errNotTranscript)
+	}
+	size, ino := fi.Size(), inodeOf(fi)
+	if tr.t != nil && ino == tr.ino && size >= tr.t.Size {
+		if size == tr.t.Size {
+			return false, nil
+		}
+		if app, ok := tr.codec.(format.Appender); ok {
+			return tr.appendTail(ix, app, fi)
+		}
+	}
+	return tr.fullParse(ix, fi)
+}
+
+// appendTail reads only the bytes after what was consumed and hands them
+// to the codec's Append: the cost is proportional to what was appended.
+func (tr *tracked) appendTail(ix *indexer, app format.Appender, fi fs.FileInfo) (bool, error) {
+	f, err := os.Open(tr.path)
+	if err != nil {
+		return false, fmt.Errorf("open %s: %w", tr.path, err)
+	}
+	defer f.Close()
+	from := tr.t.Size
+	tail := make([]byte, fi.Size()-from)
+	n, err := f.ReadAt(tail, from)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return false, fmt.Errorf("read %s at %d: %w", tr.path, from, err)
+	}
+	tail = tail[:n]
+	tr.bytesRead += int64(n)
+	nt, err := app.Append(tr.t, tail)
+	if err != nil {
+		// An append the codec cannot follow (a rewrite that kept the size
+		// growing) falls back to a full parse rather than losing data.
+		ix.log.Debug("append failed, re-parsing", "path", tr.path, "err", err)
+		return tr.fullParse(ix, fi)
+	}
+	if nt.Size == tr.t.Size {
+		return false, nil // only a partial line so far
+	}
+	// Lines: scan only bytes not scanned before.
+	if skip := tr.scanned - from; skip >= 0 && skip <= int64(len(tail)) {
+		tr.lineStarts, tr.scanned = scanLines(tr.lineStarts, tail[skip:], tr.scanned)
+	}
+	tr.counts = ix.recount(tr.t, tr.counts, nt)
+	tr.t = nt
+	tr.publish(ix, fi)
+	return true, nil
+}
+
+func (tr *tracked) fullParse(ix *indexer, fi fs.FileInfo) (bool, error) {
+	codec := tr.codec
+	if codec == nil || tr.t == nil || inodeOf(fi) != tr.ino || fi.Size() < tr.t.Size {
+		// Detect from the head alone, so a large file that is not a
+		// transcript costs one small read.
+		head, err := readHead(tr.path, format.DetectBytes)
+		if err != nil {
+			return false, err
+		}
+		tr.bytesRead += int64(len(head))
+		c, err := format.Detect(tr.path, head)
+		if err != nil {
+			return false, fmt.Errorf("%w: %w", errNotTranscript, err)
+		}
+		codec = c
+	}
+	data, err := os.ReadFile(tr.path)
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", tr.path, err)
+	}
+	tr.bytesRead += int64(len(data))
+	nt, err := codec.Parse(data)
+	if err != nil {
+		return false, fmt.Errorf("parse %s as %s: %w", tr.path, codec.Format(), err)
+	}
+	old, oldCounts := tr.t, tr.counts
+	if old != nil && old.Format != nt.Format {
+		old, oldCounts = nil, nil
+	}
+	tr.codec, tr.ino = codec, inodeOf(fi)
+	tr.lineStarts, tr.scanned = scanLines(nil, data, 0)
+	tr.counts = ix.recount(old, oldCounts, nt)
+	tr.t = nt
+	tr.publish(ix, fi)
+	return true, nil
+}
+
+// publish builds and installs a new snapshot from the entry's state.
+// Callers hold tr.mu.
+func (tr *tracked) publish(ix *indexer, fi fs.FileInfo) {
+	tr.seq++
+	s := buildSnapshot(tr, ix.settings(), fi.Size())
+	if prev := tr.snap.Load(); prev != nil && prev.Savings != nil {
+		s.Savings = prev.Savings // stale estimates beat none while recomputing
+	}
+	s.SavingsPending = true
+	tr.snap.Store(s)
+}
+
+// rebuild re-derives the snapshot (new settings) without touching the file.
+func (tr *tracked) rebuild(ix *indexer) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	prev := tr.snap.Load()
+	if tr.t == nil || prev == nil {
+		return
+	}
+	tr.seq++
+	s := buildSnapshot(tr, ix.settings(), prev.Size)
+	s.Savings, s.SavingsPending = prev.Savings, true
+	tr.snap.Store(s)
+}
+
+func buildSnapshot(tr *tracked, set Settings, size int64) *Snapshot {
+	t := tr.t
+	model := t.Meta.Model
+	if i := lastModel(t); i != "" {
+		model = i
+	}
+	if set.Model != "" {
+		model = set.Model
+	}
+	window := windowFor(set, model, t.Meta.ContextWindow)
+	total, source := gaugeTokens(t, tr.counts)
+	ratio := float64(total) / float64(window)
+	crit := set.CriticalRatio
+	if a := AutoCompactRatio(t.Format); a > 0 && a < crit {
+		crit = a
+	}
+	s := &Snapshot{
+		Path: tr.path, Format: t.Format, Model: model, Window: window,
+		Tokens: total, Ratio: ratio, Level: levelFor(set, t.Format, ratio), Source: source,
+		AutoCompactAt: AutoCompactRatio(t.Format), CriticalAt: crit,
+		UpdatedAt: time.Now(), Size: size, Messages: len(t.Messages), Problems: t.Skipped,
+		Seq: tr.seq, lineStarts: tr.lineStarts,
+	}
+	turns := t.Turns
+	if turns == nil {
+		turns = transcript.BuildTurns(t.Messages)
+	}
+	s.Turns = make([]TurnInfo, 0, len(turns))
+	cum := 0
+	for i, tu := range turns {
+		ti := TurnInfo{Index: i, Messages: tu.End - tu.Start, StartByte: -1}
+		for m := tu.Start; m < tu.End && m < len(tr.counts); m++ {
+			ti.Tokens += tr.counts[m]
+			if ti.StartByte < 0 && len(t.Messages[m].Records) > 0 {
+				if r := t.Messages[m].Records[0]; r >= 0 && r < len(t.Records) {
+					ti.StartByte = t.Records[r].Start
+				}
+			}
+		}
+		if ti.StartByte < 0 {
+			if len(s.Turns) > 0 {
+				ti.StartByte = s.Turns[len(s.Turns)-1].StartByte
+			} else {
+				ti.StartByte = 0
+			}
+		}
+		cum += ti.Tokens
+		ti.Cumulative = cum
+		ti.StartLine = s.LineOf(ti.StartByte)
+		ti.Prompt = promptOf(&t.Messages[tu.Start])
+		s.Turns = append(s.Turns, ti)
+	}
+	return s
+}
+
+func lastModel(t *transcript.Transcript) string {
+	for i := len(t.Messages) - 1; i >= 0 && i >= len(t.Messages)-64; i-- {
+		if m := t.Messages[i].Model; m != "" && m != "<synthetic>" {
+			return m
+		}
+	}
+	return ""
+}
+
+func promptOf(m *transcript.Message) string {
+	for _, p := range m.Parts {
+		if p.Kind == transcript.PartText && p.Text != "" {
+			s := string(bytes.Join(bytes.Fields([]byte(p.Text)), []byte(" ")))
+			if len(s) > 60 {
+				cut := 60
+				for cut > 0 && !utf8.RuneStart(s[cut]) {
+					cut--
+				}
+				s = s[:cut] + "…"
+			}
+			return s
+		}
+	}
+	return ""
+}
+
+// scanLines extends starts with the line starts found in data, which
+// begins at source offset base.
+func scanLines(starts []int64, data []byte, base int64) ([]int64, int64) {
+	if len(starts) == 0 {
+		starts = append(starts, 0)
+	}
+	off := 0
+	for {
+		i := bytes.IndexByte(data[off:], '\n')
+		if i < 0 {
+			break
+		}
+		off += i + 1
+		starts = append(starts, base+int64(off))
+	}
+	return starts, base + int64(len(data))
+}
+
+func inodeOf(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Ino)
+	}
+	return 0
+}
+
+// indexer is what entries need from the daemon while updating.
+type indexer struct {
+	counter  *tokens.Counter
+	settings func() Settings
+	log      interface {
+		Debug(msg string, args ...any)
+	}
+	// tokenized counts messages counted with BPE (not reused), for tests and the bench.
+	tokenized atomic.Int64
+}
+
+// recount returns per-message counts for nt, reusing old's counts for the
+// leading messages that did not change (an append leaves them alone), and
+// counting the rest on every core.
+func (ix *indexer) recount(old *transcript.Transcript, oldCounts []int, nt *transcript.Transcript) []int {
+	counts := make([]int, len(nt.Messages))
+	same := 0
+	if old != nil {
+		for same < len(old.Messages) && same < len(nt.Messages) && same < len(oldCounts) &&
+			sameMessage(&old.Messages[same], &nt.Messages[same]) {
+			counts[same] = oldCounts[same]
+			same++
+		}
+	}
+	rest := nt.Messages[same:]
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(rest)/64))
+	if workers <= 1 {
+		for i := range rest {
+			counts[same+i] = ix.counter.Message(&rest[i])
+		}
+	} else {
+		var wg sync.WaitGroup
+		chunk := (len(rest) + workers - 1) / workers
+		for w := 0; w < workers; w++ {
+			lo, hi := w*chunk, min((w+1)*chunk, len(rest))
+			wg.Go(func() {
+				for i := lo; i < hi; i++ {
+					counts[same+i] = ix.counter.Message(&rest[i])
+				}
+			})
+		}
+		wg.Wait()
+	}
+	ix.tokenized.Add(int64(len(rest)))
+	return counts
+}
+
+// sameMessage reports whether b is a at a later parse: the same records
+// and parts. Claude Code grows a message line by line, so the record list
+// is compared, not just its first element.
+func sameMessage(a, b *transcript.Message) bool {
+	if len(a.Records) != len(b.Records) || len(a.Parts) != len(b.Parts) || a.ID != b.ID {
+		return false
+	}
+	if len(a.Records) > 0 && (a.Records[0] != b.Records[0] || a.Records[len(a.Records)-1] != b.Records[len(b.Records)-1]) {
+		return false
+	}
+	return true
+}
+
+func readHead(path string, n int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	buf := make([]byte, n)
+	m, err := io.ReadFull(f, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return buf[:m], nil
+}

@@ -1,0 +1,96 @@
+package daemon
+
+import (
+	"sort"
+	"time"
+
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+// A Snapshot is the immutable state of one transcript at one moment. The
+// index replaces it atomically when the file changes; readers (hover, code
+// lens, the gauge) never wait on the indexer and never recompute.
+type Snapshot struct {
+	Path   string
+	Format transcript.Format
+	Model  string
+	// Window is the context window in tokens; Tokens the gauge's figure.
+	Window int
+	Tokens int
+	Ratio  float64
+	Level  Level
+	// Source is SourceUsage or SourceEstimate.
+	Source string
+	// AutoCompactAt is the agent's own compaction point (ratio), 0 if unknown.
+	AutoCompactAt float64
+	// CriticalAt is the ratio at which the level becomes critical.
+	CriticalAt float64
+	UpdatedAt  time.Time
+	// Size is the bytes of the file the snapshot covers.
+	Size     int64
+	Messages int
+	Problems int
+	// Turns are the model-visible turns with their token counts.
+	Turns []TurnInfo
+	// Savings are the dry-run savings in tokens per strategy, filled in the
+	// background after the gauge is live; SavingsPending says they are
+	// still being computed for this content, SavingsErr why some are missing.
+	Savings        map[string]int
+	SavingsPending bool
+	SavingsErr     string
+	// Seq grows with every snapshot of the same file.
+	Seq uint64
+
+	// lineStarts[i] is the byte offset where line i begins.
+	lineStarts []int64
+}
+
+// TurnInfo is one turn's share of the conversation.
+type TurnInfo struct {
+	Index int
+	// StartLine is the 0-based line where the turn's first record begins;
+	// StartByte that record's offset.
+	StartLine int
+	StartByte int64
+	Messages  int
+	Tokens    int
+	// Cumulative is the tokens of this turn and every one before it.
+	Cumulative int
+	// Prompt is the start of the turn's first user text, for labels.
+	Prompt string
+}
+
+// Lines is the number of lines the snapshot knows.
+func (s *Snapshot) Lines() int { return len(s.lineStarts) }
+
+// LineOf returns the 0-based line holding byte offset off.
+func (s *Snapshot) LineOf(off int64) int {
+	i := sort.Search(len(s.lineStarts), func(i int) bool { return s.lineStarts[i] > off })
+	return max(i-1, 0)
+}
+
+// TurnAtLine returns the turn a line belongs to: the last turn starting at
+// or before it. Lines before the first turn (metadata, history the agent
+// compacted away) belong to no turn.
+func (s *Snapshot) TurnAtLine(line int) (TurnInfo, bool) {
+	if line < 0 || line >= len(s.lineStarts) || len(s.Turns) == 0 {
+		return TurnInfo{}, false
+	}
+	off := s.lineStarts[line]
+	i := sort.Search(len(s.Turns), func(i int) bool { return s.Turns[i].StartByte > off })
+	if i == 0 {
+		return TurnInfo{}, false
+	}
+	return s.Turns[i-1], true
+}
+
+// Text renders the gauge for a status bar: "156k / 200k · 78 %".
+func (s *Snapshot) Text() string { return GaugeText(s.Tokens, s.Window) }
+
+// AutoSavings is the estimated saving of the auto pipeline, -1 when unknown.
+func (s *Snapshot) AutoSavings() int {
+	if n, ok := s.Savings["auto"]; ok {
+		return n
+	}
+	return -1
+}

@@ -3,10 +3,15 @@
 // secret redaction, and the offline summarizers (extractive, notes). Model
 // providers implement Summarizer in daemon/llm; this package opens no
 // network connection.
+//
+// It must not import daemon/, lsp/, cmd/, compaction/strategy (strategy
+// imports this package) nor anything doing I/O: callers hand it messages and
+// bytes, and a Model when a language model is configured.
 package summarize
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/compactd/compactd/compaction/transcript"
@@ -20,6 +25,9 @@ type Request struct {
 	FromTurn, ToTurn int
 	// Budget is the most tokens the summary may take (0 = summarizer default).
 	Budget int
+	// Merge says the messages are earlier summaries (Origin compact-summary)
+	// to be folded into one: recursive summarization.
+	Merge bool
 }
 
 // A Summary is one archived span's summary with its metadata.
@@ -32,6 +40,9 @@ type Summary struct {
 	Created time.Time
 	// Redacted counts secrets removed from the text before it left the process.
 	Redacted int
+	// Level is 0 for a summary of transcript turns and n+1 for a summary
+	// that folds summaries of level ≤ n (recursive summarization).
+	Level int
 }
 
 // A Summarizer writes summaries. Implementations must never return a blank
@@ -41,3 +52,14 @@ type Summarizer interface {
 	Name() string
 	Summarize(ctx context.Context, req Request) (Summary, error)
 }
+
+var (
+	// ErrBlank is returned when a summarizer produced nothing usable; the
+	// pipeline reports it and keeps the history.
+	ErrBlank = errors.New("the summarizer returned an empty summary")
+	// ErrNoNotes is returned by Notes when the notes file is empty or
+	// missing: summarizing is skipped rather than producing an empty summary.
+	ErrNoNotes = errors.New("the notes file is empty or missing, so nothing was summarized")
+	// ErrNothingToSummarize is returned for a request with no messages.
+	ErrNothingToSummarize = errors.New("there is nothing to summarize in the archived span")
+)

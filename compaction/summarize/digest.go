@@ -1,0 +1,595 @@
+package summarize
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+// Kinds of Fact, matching strategy.Fact's kinds.
+const (
+	FactPath        = "path"
+	FactCommand     = "command"
+	FactError       = "error"
+	FactIdentifier  = "identifier"
+	FactInstruction = "instruction"
+	FactDecision    = "decision"
+	FactTask        = "task"
+)
+
+// A Fact is a key fact of a span — what a summary must not lose. Its Text
+// is normalized (one line, capped) so a summary that keeps it contains it
+// verbatim.
+type Fact struct {
+	Kind string `json:"kind"`
+	Text string `json:"text"`
+}
+
+// Widths facts are capped to; a summary keeps them whole.
+const (
+	maxSentence = 240
+	maxCommand  = 200
+	maxErrLine  = 160
+	maxProse    = 160
+)
+
+// A note is something someone said or did in a turn.
+type note struct {
+	turn int
+	who  string
+	text string
+}
+
+type fileUse struct {
+	path    string
+	actions []string
+	counts  map[string]int
+	turn    int
+}
+
+func (f *fileUse) add(action string) {
+	if f.counts == nil {
+		f.counts = map[string]int{}
+	}
+	if f.counts[action] == 0 {
+		f.actions = append(f.actions, action)
+	}
+	f.counts[action]++
+}
+
+type commandUse struct {
+	cmd      string
+	turn     int
+	runs     int
+	failures int
+	lastOK   bool
+	pending  bool // ran, no result seen in the span
+}
+
+type errorNote struct {
+	turn     int
+	key      string // the command or tool+path that failed, to spot a later success
+	source   string // how to name it in the summary
+	line     string
+	resolved int // turn of the later success, -1 when open
+}
+
+type task struct {
+	turn   int
+	who    string
+	text   string
+	status string // open, in_progress, completed
+}
+
+// A digest is what a span says, organized for summaries and facts.
+type digest struct {
+	goal         *note
+	requests     []note
+	replies      []note
+	instructions []note
+	decisions    []note
+	tasks        []task
+	files        map[string]*fileUse
+	fileOrder    []string
+	commands     map[string]*commandUse
+	commandOrder []string
+	errors       []errorNote
+	identifiers  []string
+	seen         map[string]bool
+}
+
+type pendingCall struct {
+	turn    int
+	tool    string
+	command string
+	key     string
+	source  string
+}
+
+var (
+	reURL        = regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://\S+`)
+	rePath       = regexp.MustCompile(`(?:~|\.{1,2})?/?(?:[A-Za-z0-9_.@\-]+/)+[A-Za-z0-9_.@\-]+|\b[A-Za-z0-9_\-]+\.(?:go|py|ts|tsx|js|jsx|mjs|rs|java|kt|c|h|cc|cpp|hpp|rb|php|cs|swift|md|json|jsonl|toml|yaml|yml|sql|sh|lua|txt|mod|sum|lock|cfg|ini|html|css|proto|vue|svelte|dart|ex|exs|zig)\b`)
+	reExt        = regexp.MustCompile(`\.[A-Za-z][A-Za-z0-9]{0,5}$`)
+	reIdentifier = regexp.MustCompile("`([A-Za-z_][A-Za-z0-9_.:()<>\\-]{1,60})`|\\b(?:[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Za-z][a-z0-9]*(?:_[A-Za-z0-9]+)+|[a-z][a-z0-9]*\\.[A-Z][A-Za-z0-9]*)\\b")
+	reSentence   = regexp.MustCompile(`[^.!?\n]+(?:[.!?]+(?:\s|$)|$)`)
+	reInstruct   = regexp.MustCompile(`(?i)^(?:[-*>]\s*)?(?:please\s+|and\s+)?(?:always|never|don't|do not|must|make sure|remember to|ensure|avoid|from now on|keep using|only use|stick to|no more)\b|(?i)\bfrom now on\b`)
+	reDecision   = regexp.MustCompile(`(?i)\b(?:decided|decide to|decision|i'll use|i will use|we'll use|we will use|let's use|let's go with|let's keep|going with|go with|i'm going to use|chose|choosing|opted|opt for|instead of|rather than|switch(?:ed|ing)? to|the fix is|the root cause|because)\b`)
+	reTask       = regexp.MustCompile(`(?i)(?:\b(?:TODO|FIXME)\b[:\s]|^\s*[-*]\s*\[ \]\s+|^\s*(?:next steps?|remaining|still need to|left to do|open question|follow[- ]up)\b)`)
+	reErrorLine  = regexp.MustCompile(`(?i)(?:\berror\b|\bpanic:|\bfatal\b|\bfailed\b|^\s*FAIL\b|--- FAIL|\bexception\b|traceback|undefined:|cannot find|no such file|permission denied|segmentation fault|command not found|\bnot found\b|\bdenied\b|\bcannot\b|\bunable to\b)`)
+	reExitCode   = regexp.MustCompile(`(?i)(?:exit(?:ed)?(?: with)? (?:code|status)|exit_code|exitcode|process exited with code)[:=\s]+(-?\d+)`)
+)
+
+// digestOf reads a span; firstTurn numbers its first turn.
+func digestOf(msgs []transcript.Message, firstTurn int) *digest {
+	d := &digest{files: map[string]*fileUse{}, commands: map[string]*commandUse{}, seen: map[string]bool{}}
+	calls := map[string]pendingCall{}
+	turns := transcript.BuildTurns(msgs)
+	for ti, t := range turns {
+		turn := firstTurn + ti
+		for i := t.Start; i < t.End; i++ {
+			m := &msgs[i]
+			var lastProse string
+			for pi := range m.Parts {
+				p := &m.Parts[pi]
+				switch p.Kind {
+				case transcript.PartText:
+					d.prose(m, turn, p.Text)
+					if m.Role == transcript.RoleAssistant && strings.TrimSpace(p.Text) != "" {
+						lastProse = p.Text
+					}
+				case transcript.PartToolCall:
+					c := d.toolCall(turn, p)
+					if p.ToolCallID != "" {
+						calls[p.ToolCallID] = c
+					}
+				case transcript.PartToolResult:
+					c, ok := calls[p.ToolCallID]
+					if !ok {
+						c = pendingCall{turn: turn, tool: p.ToolName, key: "tool:" + p.ToolName, source: p.ToolName}
+					}
+					delete(calls, p.ToolCallID)
+					d.toolResult(turn, c, p)
+				}
+			}
+			if lastProse != "" {
+				d.replies = append(d.replies, note{turn: turn, who: "assistant", text: capText(firstSentence(lastProse), maxProse)})
+			}
+		}
+	}
+	return d
+}
+
+func (d *digest) prose(m *transcript.Message, turn int, text string) {
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	switch {
+	case m.Origin == transcript.OriginInjected || m.Role == transcript.RoleSystem || m.Role == transcript.RoleDeveloper:
+		// CLAUDE.md, AGENTS.md and system prompts: only their rules matter here.
+		for _, line := range strings.Split(text, "\n") {
+			if s := normalize(line); s != "" && reInstruct.MatchString(s) {
+				d.addInstruction(note{turn: turn, who: "project instructions", text: capText(s, maxSentence)})
+			}
+		}
+		return
+	case m.Origin == transcript.OriginSummary:
+		// An earlier summary: keep its lines as notes of their own.
+		for _, line := range strings.Split(text, "\n") {
+			if s := normalize(line); s != "" {
+				d.requests = append(d.requests, note{turn: turn, who: "earlier summary", text: capText(s, maxSentence)})
+			}
+		}
+		return
+	}
+	who := "assistant"
+	human := m.Role == transcript.RoleUser
+	if human {
+		who = "user"
+		first := capText(normalize(text), maxSentence*2)
+		if d.goal == nil {
+			d.goal = &note{turn: turn, who: who, text: first}
+		} else {
+			d.requests = append(d.requests, note{turn: turn, who: who, text: capText(normalize(text), maxProse)})
+		}
+	}
+	for _, line := range strings.Split(text, "\n") {
+		if reTask.MatchString(line) {
+			d.addTask(task{turn: turn, who: who, text: capText(normalize(line), maxSentence), status: "open"})
+		}
+		for _, s := range reSentence.FindAllString(line, -1) {
+			s = normalize(s)
+			if len(s) < 8 {
+				continue
+			}
+			switch {
+			case human && reInstruct.MatchString(s):
+				d.addInstruction(note{turn: turn, who: who, text: capText(s, maxSentence)})
+			case reDecision.MatchString(s):
+				d.decisions = appendNote(d.decisions, d.seen, "decision", note{turn: turn, who: who, text: capText(s, maxSentence)})
+			}
+			if human && reErrorLine.MatchString(s) && strings.Contains(strings.ToLower(s), "error") {
+				d.addError(errorNote{turn: turn, key: "user", source: "reported by the user", line: capText(s, maxErrLine), resolved: -1})
+			}
+		}
+	}
+	clean := reURL.ReplaceAllString(text, " ")
+	for _, p := range rePath.FindAllString(clean, -1) {
+		if isPathLike(p) {
+			d.file(strings.TrimRight(p, ".:,"), "mentioned", turn)
+		}
+	}
+	for _, m := range reIdentifier.FindAllStringSubmatch(clean, -1) {
+		id := m[0]
+		if m[1] != "" {
+			id = m[1]
+		}
+		id = strings.Trim(id, "`")
+		if isPathLike(id) || len(id) < 3 {
+			continue
+		}
+		if !d.seen["id:"+id] {
+			d.seen["id:"+id] = true
+			d.identifiers = append(d.identifiers, id)
+		}
+	}
+}
+
+func (d *digest) addInstruction(n note) {
+	d.instructions = appendNote(d.instructions, d.seen, "instruction", n)
+}
+
+func appendNote(list []note, seen map[string]bool, kind string, n note) []note {
+	key := kind + ":" + strings.ToLower(n.text)
+	if seen[key] {
+		return list
+	}
+	seen[key] = true
+	return append(list, n)
+}
+
+func (d *digest) addTask(t task) {
+	for i := range d.tasks {
+		if strings.EqualFold(d.tasks[i].text, t.text) {
+			d.tasks[i].status = t.status
+			return
+		}
+	}
+	d.tasks = append(d.tasks, t)
+}
+
+func (d *digest) addError(e errorNote) {
+	for i := range d.errors {
+		if d.errors[i].line == e.line && d.errors[i].key == e.key {
+			d.errors[i].resolved = -1
+			return
+		}
+	}
+	d.errors = append(d.errors, e)
+}
+
+func (d *digest) file(path, action string, turn int) {
+	if path == "" {
+		return
+	}
+	f := d.files[path]
+	if f == nil {
+		f = &fileUse{path: path, turn: turn}
+		d.files[path] = f
+		d.fileOrder = append(d.fileOrder, path)
+	}
+	f.add(action)
+}
+
+// Tool families by lower-cased name, across agents (Claude Code, Codex,
+// Gemini CLI, Cline, jp, OpenAI/Anthropic examples).
+var (
+	shellTools  = set("bash", "shell", "exec_command", "local_shell", "local_shell_call", "run_terminal_cmd", "run_shell_command", "execute_command", "terminal", "run_command", "container.exec", "shell_command", "cmd")
+	readTools   = set("read", "read_file", "view", "cat", "fs_read_file", "readfile", "open_file", "notebookread", "read_many_files", "view_file")
+	editTools   = set("edit", "multiedit", "replace", "edit_file", "fs_modify_file", "apply_diff", "replace_in_file", "notebookedit", "str_replace", "search_replace")
+	writeTools  = set("write", "write_file", "create_file", "fs_create_file", "write_to_file")
+	searchTools = set("grep", "glob", "search", "find", "list_files", "ls", "search_files", "codebase_search", "fs_list_files", "fs_grep_files", "list_directory", "search_file_content", "grep_search", "file_search")
+	todoTools   = set("todowrite", "update_plan", "write_todos", "todo_write")
+	pathKeys    = []string{"file_path", "path", "filePath", "notebook_path", "target_file", "absolute_path", "filename", "file", "dir_path"}
+)
+
+func set(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+func (d *digest) toolCall(turn int, p *transcript.Part) pendingCall {
+	tool := strings.ToLower(p.ToolName)
+	c := pendingCall{turn: turn, tool: p.ToolName, source: p.ToolName}
+	var args map[string]any
+	if json.Unmarshal([]byte(p.Args), &args) != nil {
+		args = nil
+	}
+	path := firstString(args, pathKeys...)
+	switch {
+	case shellTools[tool]:
+		cmd := commandText(args)
+		if cmd == "" && args == nil {
+			cmd = p.Args
+		}
+		cmd = capText(normalize(cmd), maxCommand)
+		if cmd == "" {
+			break
+		}
+		c.command, c.key, c.source = cmd, "cmd:"+cmd, "`"+cmd+"`"
+		u := d.commands[cmd]
+		if u == nil {
+			u = &commandUse{cmd: cmd, turn: turn}
+			d.commands[cmd] = u
+			d.commandOrder = append(d.commandOrder, cmd)
+		}
+		u.runs++
+		u.pending = true
+		if patch := patchFiles(cmd); len(patch) > 0 {
+			for _, pf := range patch {
+				d.file(pf[1], pf[0], turn)
+			}
+		}
+		return c
+	case tool == "apply_patch":
+		text := p.Args
+		if s := firstString(args, "input", "patch"); s != "" {
+			text = s
+		}
+		for _, pf := range patchFiles(text) {
+			d.file(pf[1], pf[0], turn)
+		}
+	case tool == "str_replace_editor" || tool == "str_replace_based_edit_tool":
+		switch firstString(args, "command") {
+		case "view":
+			d.file(path, "read", turn)
+		case "create":
+			d.file(path, "wrote", turn)
+		default:
+			d.file(path, "edited", turn)
+		}
+	case readTools[tool]:
+		d.file(path, "read", turn)
+	case editTools[tool]:
+		d.file(path, "edited", turn)
+	case writeTools[tool]:
+		d.file(path, "wrote", turn)
+	case searchTools[tool]:
+		if path != "" {
+			d.file(path, "searched", turn)
+		}
+	case todoTools[tool]:
+		d.todos(turn, args)
+	default:
+		d.file(path, "used by "+p.ToolName, turn)
+	}
+	c.key = "tool:" + p.ToolName + ":" + path
+	if path != "" {
+		c.source = p.ToolName + " " + path
+	}
+	return c
+}
+
+// todos reads a todo-list tool call (Claude TodoWrite, Codex update_plan,
+// Gemini write_todos): the latest list is the plan's state.
+func (d *digest) todos(turn int, args map[string]any) {
+	for _, key := range []string{"todos", "plan"} {
+		list, _ := args[key].([]any)
+		for _, it := range list {
+			obj, _ := it.(map[string]any)
+			text := firstString(obj, "content", "step", "description", "title")
+			if text == "" {
+				continue
+			}
+			status := firstString(obj, "status")
+			if status == "" || status == "pending" {
+				status = "open"
+			}
+			d.addTask(task{turn: turn, who: "plan", text: capText(normalize(text), maxSentence), status: status})
+		}
+	}
+}
+
+func (d *digest) toolResult(turn int, c pendingCall, p *transcript.Part) {
+	failed := p.IsError
+	if m := reExitCode.FindStringSubmatch(p.Text); m != nil {
+		if code, err := strconv.Atoi(m[1]); err == nil && code != 0 {
+			failed = true
+		}
+	}
+	if c.command != "" {
+		if !failed && hasFailLine(p.Text) {
+			failed = true
+		}
+		if u := d.commands[c.command]; u != nil {
+			u.pending = false
+			u.lastOK = !failed
+			if failed {
+				u.failures++
+			}
+		}
+	}
+	if !failed {
+		for i := range d.errors {
+			if d.errors[i].key == c.key && d.errors[i].resolved < 0 {
+				d.errors[i].resolved = turn
+			}
+		}
+		return
+	}
+	lines := errorLines(p.Text, 3)
+	if len(lines) == 0 {
+		lines = []string{capText(firstLine(p.Text), maxErrLine)}
+	}
+	for _, l := range lines {
+		if l != "" {
+			d.addError(errorNote{turn: turn, key: c.key, source: c.source, line: l, resolved: -1})
+		}
+	}
+}
+
+func hasFailLine(s string) bool {
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "FAIL") || strings.HasPrefix(l, "--- FAIL") || strings.HasPrefix(l, "panic:") || strings.HasPrefix(l, "Traceback") {
+			return true
+		}
+	}
+	return false
+}
+
+// errorLines picks up to n distinct error lines from tool output.
+func errorLines(s string, n int) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if len(out) == n {
+			break
+		}
+		l = normalize(l)
+		if l == "" || !reErrorLine.MatchString(l) {
+			continue
+		}
+		l = capText(l, maxErrLine)
+		dup := false
+		for _, o := range out {
+			dup = dup || o == l
+		}
+		if !dup {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// patchFiles lists (action, path) pairs of an apply_patch envelope.
+func patchFiles(s string) [][2]string {
+	var out [][2]string
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(l)
+		for prefix, action := range map[string]string{"*** Add File: ": "wrote", "*** Update File: ": "edited", "*** Delete File: ": "deleted"} {
+			if strings.HasPrefix(l, prefix) {
+				out = append(out, [2]string{action, strings.TrimSpace(strings.TrimPrefix(l, prefix))})
+			}
+		}
+	}
+	return out
+}
+
+func commandText(args map[string]any) string {
+	for _, k := range []string{"command", "cmd", "commandLine", "script"} {
+		switch v := args[k].(type) {
+		case string:
+			return v
+		case []any:
+			parts := make([]string, 0, len(v))
+			for _, x := range v {
+				if s, ok := x.(string); ok {
+					parts = append(parts, s)
+				}
+			}
+			// Codex wraps commands as ["bash", "-lc", "…"]: the script is what ran.
+			if len(parts) == 3 && (parts[1] == "-lc" || parts[1] == "-c") {
+				return parts[2]
+			}
+			return strings.Join(parts, " ")
+		}
+	}
+	return ""
+}
+
+func firstString(m map[string]any, keys ...string) string {
+	for _, k := range keys {
+		if s, ok := m[k].(string); ok && strings.TrimSpace(s) != "" {
+			return strings.TrimSpace(s)
+		}
+	}
+	return ""
+}
+
+func isPathLike(p string) bool {
+	p = strings.TrimRight(p, ".:,")
+	if strings.Contains(p, "://") || len(p) < 4 {
+		return false
+	}
+	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~/") || strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../") {
+		return strings.Count(p, "/") >= 1 && len(p) > 2
+	}
+	if reExt.MatchString(p) && !strings.Contains(p, "(") {
+		return true
+	}
+	return strings.Count(p, "/") >= 2
+}
+
+// normalize collapses whitespace so a fact reads the same wherever it is.
+func normalize(s string) string {
+	return strings.Join(strings.Fields(strings.ToValidUTF8(s, "\uFFFD")), " ")
+}
+
+// capText cuts s to at most n bytes on a rune boundary, marking the cut.
+func capText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.TrimSpace(s[:runeStart(s, n-3)]) + "…"
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return normalize(s)
+}
+
+func firstSentence(s string) string {
+	s = strings.TrimSpace(s)
+	if m := reSentence.FindString(s); m != "" {
+		return normalize(m)
+	}
+	return firstLine(s)
+}
+
+// ExtractFacts lists the key facts of a span — file paths, commands, error
+// lines, identifiers, standing instructions, decisions and open tasks —
+// in order of first appearance within each kind. The retention report
+// checks a compaction's result for them; the extractive summarizer keeps
+// them.
+func ExtractFacts(msgs []transcript.Message) []Fact {
+	return digestOf(msgs, 0).facts()
+}
+
+func (d *digest) facts() []Fact {
+	var out []Fact
+	for _, p := range d.fileOrder {
+		out = append(out, Fact{FactPath, p})
+	}
+	for _, c := range d.commandOrder {
+		out = append(out, Fact{FactCommand, c})
+	}
+	for _, e := range d.errors {
+		out = append(out, Fact{FactError, e.line})
+	}
+	for _, id := range d.identifiers {
+		out = append(out, Fact{FactIdentifier, id})
+	}
+	if d.goal != nil {
+		out = append(out, Fact{FactInstruction, capText(d.goal.text, maxSentence)})
+	}
+	for _, n := range d.instructions {
+		out = append(out, Fact{FactInstruction, n.text})
+	}
+	for _, n := range d.decisions {
+		out = append(out, Fact{FactDecision, n.text})
+	}
+	for _, t := range d.tasks {
+		if t.status != "completed" {
+			out = append(out, Fact{FactTask, t.text})
+		}
+	}
+	return out
+}

@@ -1,0 +1,244 @@
+package tokens
+
+import (
+	"strings"
+
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+// Provider is who serves a model; it decides image pricing.
+type Provider string
+
+const (
+	ProviderAnthropic Provider = "anthropic"
+	ProviderOpenAI    Provider = "openai"
+	ProviderGoogle    Provider = "google"
+	ProviderDeepSeek  Provider = "deepseek"
+	ProviderMeta      Provider = "meta"
+	ProviderQwen      Provider = "qwen"
+	ProviderMistral   Provider = "mistral"
+	ProviderUnknown   Provider = "unknown"
+)
+
+// ImagePricing returns the image rule of the provider.
+func (p Provider) ImagePricing() ImagePricing {
+	switch p {
+	case ProviderAnthropic:
+		return ImageAnthropic
+	case ProviderGoogle:
+		return ImageGemini
+	default:
+		return ImageOpenAI
+	}
+}
+
+// A Model is what the registry knows of a model.
+type Model struct {
+	// Name is the registry entry that matched (a name prefix).
+	Name     string
+	Provider Provider
+	// Encoding is the BPE used to count for it. For models without a public
+	// tokenizer (Claude, Gemini) it is the nearest one; the calibrated gauge
+	// measures the error.
+	Encoding string
+	// ContextWindow is the model's input window in tokens.
+	ContextWindow int
+	// ExtendedWindow is a larger window the model can run with (Claude's
+	// 1M-token beta, the "[1m]" model suffix in Claude Code); 0 if none.
+	ExtendedWindow int
+	// Override marks an entry set by the user (config), which beats what
+	// the transcript itself reports.
+	Override bool
+}
+
+// DefaultModel is returned for names the registry does not know: the
+// encoding of current OpenAI models and a 128k window, the most common
+// window among current models and the smallest of the frontier ones.
+var defaultModel = Model{Name: "", Provider: ProviderUnknown, Encoding: O200kBase, ContextWindow: 128_000}
+
+// DefaultModel returns what Lookup reports for unknown names.
+func DefaultModel() Model { return defaultModel }
+
+// FormatInfo is what a transcript format tells about its agent.
+type FormatInfo struct {
+	// DefaultModel is assumed when the transcript names no model.
+	DefaultModel string
+	// AutoCompactRatio is the fill ratio at which the agent compacts on its
+	// own (Claude Code ≈ 0.835, Codex 0.90, Cline 0.75); 0 if unknown.
+	AutoCompactRatio float64
+}
+
+// A Registry maps model names to encodings and windows and transcript
+// formats to their agents' defaults. Build one with NewRegistry, adjust it
+// with Set and SetFormat (config overrides), then share it read-only.
+type Registry struct {
+	models  []Model // built-ins then overrides; Lookup prefers overrides
+	formats map[transcript.Format]FormatInfo
+}
+
+// builtinModels are current models' windows. Names are matched as
+// prefixes after normalization, the longest wins, so dated and suffixed
+// variants (claude-sonnet-4-5-20250929, gpt-5-codex, o3-mini) resolve.
+var builtinModels = []Model{
+	// Anthropic. No public tokenizer: o200k_base is the nearest and the
+	// gauge calibrates against reported usage.
+	{Name: "claude-", Provider: ProviderAnthropic, Encoding: O200kBase, ContextWindow: 200_000},
+	{Name: "claude-sonnet-4", Provider: ProviderAnthropic, Encoding: O200kBase, ContextWindow: 200_000, ExtendedWindow: 1_000_000},
+	{Name: "claude-opus-4-6", Provider: ProviderAnthropic, Encoding: O200kBase, ContextWindow: 200_000, ExtendedWindow: 1_000_000},
+	{Name: "claude-opus-4", Provider: ProviderAnthropic, Encoding: O200kBase, ContextWindow: 200_000},
+	{Name: "claude-haiku-4", Provider: ProviderAnthropic, Encoding: O200kBase, ContextWindow: 200_000},
+	{Name: "claude-3-7-sonnet", Provider: ProviderAnthropic, Encoding: O200kBase, ContextWindow: 200_000},
+	{Name: "claude-3-5-sonnet", Provider: ProviderAnthropic, Encoding: O200kBase, ContextWindow: 200_000},
+	{Name: "claude-3-5-haiku", Provider: ProviderAnthropic, Encoding: O200kBase, ContextWindow: 200_000},
+	{Name: "claude-2", Provider: ProviderAnthropic, Encoding: O200kBase, ContextWindow: 100_000},
+
+	// OpenAI.
+	{Name: "gpt-5", Provider: ProviderOpenAI, Encoding: O200kBase, ContextWindow: 400_000},
+	{Name: "gpt-5-chat", Provider: ProviderOpenAI, Encoding: O200kBase, ContextWindow: 128_000},
+	{Name: "gpt-4.1", Provider: ProviderOpenAI, Encoding: O200kBase, ContextWindow: 1_047_576},
+	{Name: "gpt-4.5", Provider: ProviderOpenAI, Encoding: O200kBase, ContextWindow: 128_000},
+	{Name: "gpt-4o", Provider: ProviderOpenAI, Encoding: O200kBase, ContextWindow: 128_000},
+	{Name: "chatgpt-4o", Provider: ProviderOpenAI, Encoding: O200kBase, ContextWindow: 128_000},
+	{Name: "gpt-4-turbo", Provider: ProviderOpenAI, Encoding: CL100kBase, ContextWindow: 128_000},
+	{Name: "gpt-4-32k", Provider: ProviderOpenAI, Encoding: CL100kBase, ContextWindow: 32_768},
+	{Name: "gpt-4", Provider: ProviderOpenAI, Encoding: CL100kBase, ContextWindow: 8_192},
+	{Name: "gpt-3.5-turbo", Provider: ProviderOpenAI, Encoding: CL100kBase, ContextWindow: 16_385},
+	{Name: "gpt-oss", Provider: ProviderOpenAI, Encoding: O200kBase, ContextWindow: 131_072},
+	{Name: "codex-mini", Provider: ProviderOpenAI, Encoding: O200kBase, ContextWindow: 200_000},
+	{Name: "o1", Provider: ProviderOpenAI, Encoding: O200kBase, ContextWindow: 200_000},
+	{Name: "o1-mini", Provider: ProviderOpenAI, Encoding: O200kBase, ContextWindow: 128_000},
+	{Name: "o1-preview", Provider: ProviderOpenAI, Encoding: O200kBase, ContextWindow: 128_000},
+	{Name: "o3", Provider: ProviderOpenAI, Encoding: O200kBase, ContextWindow: 200_000},
+	{Name: "o4-mini", Provider: ProviderOpenAI, Encoding: O200kBase, ContextWindow: 200_000},
+
+	// Google. No public BPE of Gemini's tokenizer in Go: nearest, calibrated.
+	{Name: "gemini-", Provider: ProviderGoogle, Encoding: O200kBase, ContextWindow: 1_048_576},
+	{Name: "gemini-1.5-pro", Provider: ProviderGoogle, Encoding: O200kBase, ContextWindow: 2_097_152},
+	{Name: "gemini-1.0", Provider: ProviderGoogle, Encoding: O200kBase, ContextWindow: 32_760},
+	{Name: "gemma-3", Provider: ProviderGoogle, Encoding: O200kBase, ContextWindow: 131_072},
+
+	// DeepSeek, Llama, Qwen: their vocabularies descend from cl100k's.
+	{Name: "deepseek-", Provider: ProviderDeepSeek, Encoding: CL100kBase, ContextWindow: 128_000},
+	{Name: "deepseek-r1", Provider: ProviderDeepSeek, Encoding: CL100kBase, ContextWindow: 128_000},
+	{Name: "llama-3", Provider: ProviderMeta, Encoding: CL100kBase, ContextWindow: 8_192},
+	{Name: "llama-3.1", Provider: ProviderMeta, Encoding: CL100kBase, ContextWindow: 131_072},
+	{Name: "llama-3.2", Provider: ProviderMeta, Encoding: CL100kBase, ContextWindow: 131_072},
+	{Name: "llama-3.3", Provider: ProviderMeta, Encoding: CL100kBase, ContextWindow: 131_072},
+	{Name: "llama-4-scout", Provider: ProviderMeta, Encoding: CL100kBase, ContextWindow: 10_000_000},
+	{Name: "llama-4-maverick", Provider: ProviderMeta, Encoding: CL100kBase, ContextWindow: 1_000_000},
+	{Name: "llama-2", Provider: ProviderMeta, Encoding: CL100kBase, ContextWindow: 4_096},
+	{Name: "codellama", Provider: ProviderMeta, Encoding: CL100kBase, ContextWindow: 16_384},
+	{Name: "qwen", Provider: ProviderQwen, Encoding: CL100kBase, ContextWindow: 32_768},
+	{Name: "qwen2.5", Provider: ProviderQwen, Encoding: CL100kBase, ContextWindow: 131_072},
+	{Name: "qwen2.5-coder", Provider: ProviderQwen, Encoding: CL100kBase, ContextWindow: 131_072},
+	{Name: "qwen3", Provider: ProviderQwen, Encoding: CL100kBase, ContextWindow: 131_072},
+	{Name: "qwen3-coder", Provider: ProviderQwen, Encoding: CL100kBase, ContextWindow: 262_144},
+	{Name: "qwq", Provider: ProviderQwen, Encoding: CL100kBase, ContextWindow: 131_072},
+
+	// Mistral.
+	{Name: "mistral-", Provider: ProviderMistral, Encoding: CL100kBase, ContextWindow: 131_072},
+	{Name: "codestral", Provider: ProviderMistral, Encoding: CL100kBase, ContextWindow: 256_000},
+	{Name: "devstral", Provider: ProviderMistral, Encoding: CL100kBase, ContextWindow: 131_072},
+}
+
+var builtinFormats = map[transcript.Format]FormatInfo{
+	transcript.FormatClaudeCode:        {DefaultModel: "claude-sonnet-4-5", AutoCompactRatio: 0.835},
+	transcript.FormatCodex:             {DefaultModel: "gpt-5-codex", AutoCompactRatio: 0.90},
+	transcript.FormatCline:             {DefaultModel: "claude-sonnet-4-5", AutoCompactRatio: 0.75},
+	transcript.FormatAnthropicMessages: {DefaultModel: "claude-sonnet-4-5"},
+	transcript.FormatOpenAIChat:        {DefaultModel: "gpt-4o"},
+	transcript.FormatOpenAIResponses:   {DefaultModel: "gpt-5"},
+	transcript.FormatGeminiCLI:         {DefaultModel: "gemini-2.5-pro"},
+	transcript.FormatJP:                {DefaultModel: "claude-sonnet-4-5"},
+	transcript.FormatAider:             {DefaultModel: "gpt-4o"},
+}
+
+// NewRegistry returns a registry holding the built-in tables; each call
+// returns an independent copy that may be overridden.
+func NewRegistry() *Registry {
+	r := &Registry{models: append([]Model(nil), builtinModels...), formats: map[transcript.Format]FormatInfo{}}
+	for f, info := range builtinFormats {
+		r.formats[f] = info
+	}
+	return r
+}
+
+// Set adds or replaces an entry matched by the name prefix m.Name (after
+// the same normalization Lookup applies). It is marked Override: user
+// entries win over built-ins whatever their length, and over the window a
+// transcript reports.
+func (r *Registry) Set(m Model) {
+	m.Name = normalizeModel(m.Name)
+	m.Override = true
+	if m.Encoding == "" {
+		m.Encoding = defaultModel.Encoding
+	}
+	if m.Provider == "" {
+		m.Provider = ProviderUnknown
+	}
+	for i := range r.models {
+		if r.models[i].Override && r.models[i].Name == m.Name {
+			r.models[i] = m
+			return
+		}
+	}
+	r.models = append(r.models, m)
+}
+
+// SetFormat replaces what the registry knows of a format's agent.
+func (r *Registry) SetFormat(f transcript.Format, info FormatInfo) { r.formats[f] = info }
+
+// Format returns what the registry knows of format f's agent.
+func (r *Registry) Format(f transcript.Format) FormatInfo { return r.formats[f] }
+
+// Lookup resolves a model name such as "claude-sonnet-4-5-20250929",
+// "anthropic/claude-opus-4-1", "gpt-5-codex", "o3", "models/gemini-2.5-pro",
+// "deepseek-chat", "llama-3.1-70b", "llama3.1:70b" or "qwen2.5-coder-32b".
+// Overrides are tried first, then built-ins; among matches the longest
+// prefix wins. An unknown name returns DefaultModel() and false.
+// A Claude name ending in "[1m]" gets its extended window.
+func (r *Registry) Lookup(name string) (Model, bool) {
+	n := normalizeModel(name)
+	extended := strings.HasSuffix(n, "[1m]")
+	n = strings.TrimSuffix(n, "[1m]")
+	if n == "" {
+		return defaultModel, false
+	}
+	for _, wantOverride := range []bool{true, false} {
+		best := -1
+		for i, m := range r.models {
+			if m.Override == wantOverride && strings.HasPrefix(n, m.Name) && (best < 0 || len(m.Name) > len(r.models[best].Name)) {
+				best = i
+			}
+		}
+		if best >= 0 {
+			m := r.models[best]
+			if extended && m.ExtendedWindow > 0 {
+				m.ContextWindow = m.ExtendedWindow
+			}
+			return m, true
+		}
+	}
+	return defaultModel, false
+}
+
+// normalizeModel lower-cases a model name and strips provider routing
+// (a "vendor/" path, Bedrock's "us.anthropic." region prefix, a Vertex
+// "@date" suffix) and spells Ollama's "llama3.1:70b" as "llama-3.1-70b".
+func normalizeModel(name string) string {
+	n := strings.ToLower(strings.TrimSpace(name))
+	if i := strings.LastIndexByte(n, '/'); i >= 0 {
+		n = n[i+1:]
+	}
+	if i := strings.Index(n, "claude-"); i > 0 {
+		n = n[i:]
+	}
+	if i := strings.IndexByte(n, '@'); i > 0 {
+		n = n[:i]
+	}
+	n = strings.ReplaceAll(n, ":", "-")
+	if rest, ok := strings.CutPrefix(n, "llama"); ok && rest != "" && rest[0] >= '0' && rest[0] <= '9' {
+		n = "llama-" + rest
+	}
+	return n
+}

@@ -1,0 +1,210 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"image"
+	_ "image/gif"  // image.DecodeConfig reads GIF headers for image dimensions
+	_ "image/jpeg" // … and JPEG
+	_ "image/png"  // … and PNG
+	"strings"
+
+	"github.com/compactd/compactd/compaction/format/internal/jsonx"
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+// BlockContent is the Ref.Block of a part that is a message's whole string
+// content (content: "…").
+const BlockContent = -1
+
+type wireMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+type wireSource struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
+	URL       string `json:"url"`
+}
+
+type wireBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	Signature string          `json:"signature"`
+	Data      string          `json:"data"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+	Source    *wireSource     `json:"source"`
+	Title     string          `json:"title"`
+}
+
+// DecodeMessage decodes one Anthropic MessageParam (the record rec) into a
+// message. Unknown block types become opaque parts sized by their bytes, so
+// the gauge still counts them.
+func DecodeMessage(raw []byte, rec int) (transcript.Message, error) {
+	var w wireMessage
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return transcript.Message{}, err
+	}
+	m := transcript.Message{Role: transcript.Role(w.Role), Records: []int{rec}}
+	parts, err := DecodeContent(w.Content, rec)
+	if err != nil {
+		return m, err
+	}
+	m.Parts = parts
+	m.Origin = originOf(&m)
+	return m, nil
+}
+
+func originOf(m *transcript.Message) transcript.Origin {
+	switch m.Role {
+	case transcript.RoleAssistant:
+		return transcript.OriginAgent
+	case transcript.RoleSystem, transcript.RoleDeveloper:
+		return transcript.OriginInjected
+	}
+	for _, p := range m.Parts {
+		if p.Kind == transcript.PartToolResult {
+			return transcript.OriginToolResult
+		}
+	}
+	return transcript.OriginHuman
+}
+
+// DecodeContent decodes a content value: a string, null, or blocks.
+func DecodeContent(content json.RawMessage, rec int) ([]transcript.Part, error) {
+	content = bytes.TrimSpace(content)
+	if len(content) == 0 || string(content) == "null" {
+		return nil, nil
+	}
+	if content[0] == '"' {
+		var s string
+		if err := json.Unmarshal(content, &s); err != nil {
+			return nil, err
+		}
+		return []transcript.Part{{Kind: transcript.PartText, Text: s, Ref: transcript.Ref{Record: rec, Block: BlockContent}}}, nil
+	}
+	if content[0] != '[' {
+		return nil, fmt.Errorf("content is neither a string nor a list of blocks")
+	}
+	elems, err := jsonx.ParseArray(content)
+	if err != nil {
+		return nil, err
+	}
+	var parts []transcript.Part
+	for i, e := range elems {
+		parts = append(parts, decodeBlock(e, transcript.Ref{Record: rec, Block: i})...)
+	}
+	return parts, nil
+}
+
+func decodeBlock(raw json.RawMessage, ref transcript.Ref) []transcript.Part {
+	var b wireBlock
+	if err := json.Unmarshal(raw, &b); err != nil || b.Type == "" {
+		return []transcript.Part{{Kind: transcript.PartOpaque, Opaque: len(raw), Ref: ref}}
+	}
+	switch b.Type {
+	case "text":
+		return []transcript.Part{{Kind: transcript.PartText, Text: b.Text, Ref: ref}}
+	case "thinking":
+		return []transcript.Part{{Kind: transcript.PartReasoning, Text: b.Thinking, Signed: b.Signature != "", Opaque: len(b.Signature), Ref: ref}}
+	case "redacted_thinking":
+		return []transcript.Part{{Kind: transcript.PartOpaque, Signed: true, Opaque: len(b.Data), Ref: ref}}
+	case "tool_use", "server_tool_use", "mcp_tool_use":
+		return []transcript.Part{{Kind: transcript.PartToolCall, ToolCallID: b.ID, ToolName: b.Name, Args: compactJSON(b.Input), Ref: ref}}
+	case "tool_result", "mcp_tool_result":
+		return decodeToolResult(&b, ref)
+	case "image":
+		return []transcript.Part{imagePart(b.Source, ref)}
+	case "document":
+		p := transcript.Part{Kind: transcript.PartDocument, Text: b.Title, Ref: ref}
+		if b.Source != nil {
+			p.MIME = b.Source.MediaType
+			switch b.Source.Type {
+			case "base64":
+				p.Size = base64.StdEncoding.DecodedLen(len(b.Source.Data))
+			case "text":
+				p.Text, p.Size = b.Source.Data, len(b.Source.Data)
+			}
+		}
+		return []transcript.Part{p}
+	}
+	if strings.HasSuffix(b.Type, "_tool_result") {
+		// Server tool results (web_search, code_execution, …) carry
+		// encrypted or structured content the model reads.
+		return []transcript.Part{{Kind: transcript.PartToolResult, ToolCallID: b.ToolUseID, ToolName: strings.TrimSuffix(b.Type, "_tool_result"),
+			Opaque: len(b.Content), Ref: ref}}
+	}
+	if b.Text != "" {
+		return []transcript.Part{{Kind: transcript.PartText, Text: b.Text, Ref: ref}}
+	}
+	return []transcript.Part{{Kind: transcript.PartOpaque, Opaque: len(raw), Ref: ref}}
+}
+
+func decodeToolResult(b *wireBlock, ref transcript.Ref) []transcript.Part {
+	res := transcript.Part{Kind: transcript.PartToolResult, ToolCallID: b.ToolUseID, IsError: b.IsError, Ref: ref}
+	content := bytes.TrimSpace(b.Content)
+	if len(content) == 0 || content[0] != '[' {
+		_ = json.Unmarshal(content, &res.Text)
+		return []transcript.Part{res}
+	}
+	var inner []wireBlock
+	_ = json.Unmarshal(content, &inner)
+	var texts []string
+	var images []transcript.Part
+	for i := range inner {
+		switch inner[i].Type {
+		case "text":
+			texts = append(texts, inner[i].Text)
+		case "image":
+			images = append(images, imagePart(inner[i].Source, ref))
+		}
+	}
+	res.Text = strings.Join(texts, "\n")
+	return append([]transcript.Part{res}, images...)
+}
+
+func imagePart(src *wireSource, ref transcript.Ref) transcript.Part {
+	p := transcript.Part{Kind: transcript.PartImage, Ref: ref}
+	if src == nil {
+		return p
+	}
+	p.MIME = src.MediaType
+	if src.Type == "base64" {
+		p.Size, p.Width, p.Height = ImageInfo(src.Data)
+	}
+	return p
+}
+
+// ImageInfo returns a base64 image's decoded size and, when its header is
+// readable (PNG, JPEG, GIF), its dimensions; only the header is decoded.
+func ImageInfo(b64 string) (size, width, height int) {
+	size = base64.StdEncoding.DecodedLen(len(b64)) - strings.Count(b64[max(0, len(b64)-2):], "=")
+	dec := base64.NewDecoder(base64.StdEncoding, strings.NewReader(b64))
+	if cfg, _, err := image.DecodeConfig(dec); err == nil {
+		width, height = cfg.Width, cfg.Height
+	}
+	return size, width, height
+}
+
+// compactJSON returns raw without insignificant whitespace, as the model
+// receives tool inputs; raw is returned as is when it is not JSON.
+func compactJSON(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
+}

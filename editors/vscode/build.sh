@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Builds the VSIX: npm ci, type check, esbuild bundle, the platform's compactd binary copied
+# into bin/<platform>-<arch>/, vsce package (@vscode/vsce 3.9.x runs on Node 20).
+# Usage: build.sh [BIN]   BIN: the compactd binary to bundle (default <repo>/bin/compactd,
+#                         built with `go build` when missing); NO_BUNDLE=1 packages without one.
+# Output: editors/vscode/compactd.vsix. Only the npm registry is contacted.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+cd "$here"
+if [ ! -d node_modules ] || ! cmp -s package-lock.json node_modules/.compactd-lock; then
+  npm ci --no-audit --no-fund
+  cp package-lock.json node_modules/.compactd-lock
+fi
+npm run -s typecheck
+npm run -s compile
+rm -rf bin
+if [ -z "${NO_BUNDLE:-}" ]; then
+  bin=${1:-$repo/bin/compactd}
+  if [ ! -x "$bin" ]; then (cd "$repo" && go build -o bin/compactd ./cmd/compactd); bin=$repo/bin/compactd; fi
+  # Node's names (process.platform-process.arch), which the extension looks up at run time.
+  goos=$(go env GOOS 2>/dev/null || uname -s | tr A-Z a-z); goarch=$(go env GOARCH 2>/dev/null || uname -m)
+  case $goos in windows) plat=win32;; *) plat=$goos;; esac
+  case $goarch in amd64|x86_64) arch=x64;; 386) arch=ia32;; aarch64) arch=arm64;; *) arch=$goarch;; esac
+  mkdir -p "bin/$plat-$arch"
+  cp "$bin" "bin/$plat-$arch/compactd"
+  chmod +x "bin/$plat-$arch/compactd"
+fi
+npm run -s package
+echo "built $here/compactd.vsix ($(du -h compactd.vsix | cut -f1))"

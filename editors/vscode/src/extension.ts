@@ -1,0 +1,343 @@
+// compactd for VS Code: starts `compactd serve` (vscode-languageclient) for agent transcripts,
+// shows the conversation's token gauge in the status bar and wraps the server's commands so
+// they work from the palette, the status bar and the server's code actions alike.
+import * as path from 'path';
+import * as vscode from 'vscode';
+import {
+  DocumentSelector,
+  ExecuteCommandSignature,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  TransportKind,
+} from 'vscode-languageclient/node';
+import { Gauge, GaugeStore, gaugeText } from './gauges';
+import { findServer } from './server';
+
+/** Transcript files sent to the server; compactd.documentGlobs adds more (never settings.json). */
+export const defaultDocumentGlobs = [
+  '**/*.jsonl',
+  '**/.jp/conversations/**/events.json',
+  '**/.aider.chat.history.md',
+  '**/api_conversation_history.json',
+  '**/*.traj.json',
+];
+
+/** The server's commands, with the titles the palette and the quick pick use. */
+const commandTitles: Record<string, string> = {
+  'compactd.compact': 'Compact conversation',
+  'compactd.dryRun': 'Dry-run compaction',
+  'compactd.compactInPlace': 'Compact conversation in place',
+  'compactd.history': 'Show history',
+  'compactd.restore': 'Restore version…',
+  'compactd.diff': 'Diff versions…',
+};
+
+interface CommandArgs {
+  uri?: string;
+  strategies?: string[];
+  keepLast?: number;
+  version?: number | string;
+  from?: number | string;
+  to?: number | string;
+}
+
+interface Version {
+  id: number | string;
+  parent?: number | string | null;
+  created?: string;
+  tokensBefore?: number;
+  tokensAfter?: number;
+  strategies?: string[];
+  forkPath?: string;
+}
+
+let client: LanguageClient | undefined;
+
+/** The `compactd` settings section as the server reads it (camelCase mirror of .compactd.toml). */
+export function serverSettings(): Record<string, unknown> {
+  const c = vscode.workspace.getConfiguration('compactd');
+  return {
+    gauge: {
+      warn: c.get<number>('gauge.warn'),
+      critical: c.get<number>('gauge.critical'),
+      model: c.get<string>('gauge.model') || undefined,
+      contextWindow: c.get<number>('gauge.contextWindow') || undefined,
+    },
+    compact: {
+      strategies: c.get<string[]>('compact.strategies')?.length ? c.get<string[]>('compact.strategies') : undefined,
+      keepLast: c.get<number>('compact.keepLast'),
+    },
+    watch: {
+      workspace: c.get<boolean>('watch.workspace'),
+      claude: c.get<boolean>('watch.claude'),
+      codex: c.get<boolean>('watch.codex'),
+      globs: c.get<string[]>('watch.globs'),
+    },
+    log: { level: c.get<string>('log.level') },
+    store: { path: c.get<string>('store.path') || undefined },
+  };
+}
+
+function documentSelector(): DocumentSelector {
+  const extra = vscode.workspace.getConfiguration('compactd').get<string[]>('documentGlobs') ?? [];
+  return [...defaultDocumentGlobs, ...extra].map((pattern) => ({ scheme: 'file', pattern }));
+}
+
+function fmtTokens(n: number | undefined): string {
+  if (n === undefined || n === null) return '?';
+  return n >= 1000 ? `${(n / 1000).toFixed(n >= 100000 ? 0 : 1)}k` : String(n);
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const store = new GaugeStore();
+  const output = vscode.window.createOutputChannel('compactd');
+  const item = vscode.window.createStatusBarItem('compactd.gauge', vscode.StatusBarAlignment.Right, 100);
+  item.name = 'compactd gauge';
+  item.command = 'compactd.showActions';
+  context.subscriptions.push(output, item);
+  // Documents the server opened with window/showDocument: not opened a second time.
+  const shown = new Set<string>();
+
+  const render = () => {
+    const g = store.pick(vscode.window.activeTextEditor?.document.uri.toString());
+    if (!g) {
+      item.text = '$(dashboard) compactd';
+      item.tooltip = 'compactd: no conversation yet — open an agent transcript';
+      item.backgroundColor = undefined;
+      item.show();
+      return;
+    }
+    const text = gaugeText(g);
+    item.text = `$(dashboard) ${text}`;
+    item.accessibilityInformation = { label: `Context window: ${text}` };
+    item.backgroundColor =
+      g.level === 'critical'
+        ? new vscode.ThemeColor('statusBarItem.errorBackground')
+        : g.level === 'warn'
+          ? new vscode.ThemeColor('statusBarItem.warningBackground')
+          : undefined;
+    const md = new vscode.MarkdownString(undefined, true);
+    const name = path.basename(vscode.Uri.parse(g.uri).fsPath);
+    md.appendMarkdown(`**compactd** — ${name}${g.active ? ' (active)' : ''}\n\n`);
+    md.appendMarkdown(`- Model: ${g.model || 'unknown'} · window ${fmtTokens(g.contextWindow)} tokens\n`);
+    md.appendMarkdown(`- Used: ${fmtTokens(g.tokens)} tokens (${Math.round((g.ratio ?? 0) * 100)} %, ${g.level ?? 'ok'})\n`);
+    md.appendMarkdown(`- Figure from: ${g.source === 'estimate' ? 'estimate only' : 'reported usage + estimate of what followed'}\n`);
+    const savings = Object.entries(g.savings ?? {});
+    if (savings.length > 0) {
+      md.appendMarkdown(`- Compaction would save: ${savings.map(([k, v]) => `${k} ${fmtTokens(v)}`).join(', ')}\n`);
+    }
+    md.appendMarkdown('\nClick for Compact, Dry run, History, Restore.');
+    item.tooltip = md;
+    item.show();
+  };
+  render();
+
+  /** The conversation a command acts on: the active editor's when it is a transcript, else the active one. */
+  const currentUri = (): string | undefined => {
+    const doc = vscode.window.activeTextEditor?.document;
+    if (doc && (store.get(doc.uri.toString()) || vscode.languages.match(documentSelector() as vscode.DocumentSelector, doc) > 0)) {
+      return doc.uri.toString();
+    }
+    return store.pick(undefined)?.uri;
+  };
+
+  const openPath = async (file: string | undefined, preview: boolean) => {
+    if (!file || shown.has(path.resolve(file))) return;
+    const uri = vscode.Uri.file(file);
+    shown.add(path.resolve(file));
+    if (preview && file.endsWith('.md')) await vscode.commands.executeCommand('markdown.showPreview', uri);
+    else await vscode.window.showTextDocument(uri, { preview: false });
+  };
+
+  let binary;
+  try {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    binary = findServer(vscode.workspace.getConfiguration('compactd').get<string>('path') ?? '', context.extensionPath, folder);
+  } catch (e) {
+    const msg = e instanceof Error ? e.message : String(e);
+    item.text = '$(error) compactd: no server';
+    item.tooltip = msg;
+    item.command = 'compactd.showOutput';
+    output.appendLine(msg);
+    for (const id of [...Object.keys(commandTitles), 'compactd.showActions', 'compactd.restartServer']) {
+      context.subscriptions.push(vscode.commands.registerCommand(id, () => vscode.window.showErrorMessage(`compactd: ${msg}`)));
+    }
+    context.subscriptions.push(vscode.commands.registerCommand('compactd.showOutput', () => output.show()));
+    void vscode.window.showErrorMessage(`compactd: ${msg}`, 'Open Settings').then((a) => {
+      if (a) void vscode.commands.executeCommand('workbench.action.openSettings', 'compactd.path');
+    });
+    return;
+  }
+  output.appendLine(`compactd: using ${binary.path} (${binary.from})`);
+
+  const pickVersion = async (uri: string, next: ExecuteCommandSignature, placeHolder: string): Promise<Version | undefined> => {
+    const h = (await next('compactd.history', [{ uri }])) as { versions?: Version[] } | undefined;
+    const versions = h?.versions ?? [];
+    if (versions.length === 0) {
+      void vscode.window.showInformationMessage('compactd: this conversation has no versions yet.');
+      return undefined;
+    }
+    const picked = await vscode.window.showQuickPick(
+      versions.map((v) => ({
+        label: `Version ${v.id}`,
+        description: `${fmtTokens(v.tokensBefore)} → ${fmtTokens(v.tokensAfter)} tokens · ${(v.strategies ?? []).join(', ')}`,
+        detail: `${v.created ?? ''}${v.parent !== undefined && v.parent !== null ? ` · from ${v.parent}` : ''}${v.forkPath ? ` · ${v.forkPath}` : ''}`,
+        version: v,
+      })),
+      { placeHolder },
+    );
+    return picked?.version;
+  };
+
+  // Every compactd.* command, from the palette (no arguments), the status bar or a code action
+  // (one argument object), goes through here: fill in the conversation, ask what is missing,
+  // show progress, and open what the result names.
+  const executeCommand = async (command: string, args: unknown[], next: ExecuteCommandSignature): Promise<unknown> => {
+    const arg: CommandArgs = { ...((args?.[0] as CommandArgs | undefined) ?? {}) };
+    arg.uri = arg.uri ?? currentUri();
+    if (!arg.uri) {
+      void vscode.window.showWarningMessage('compactd: open an agent transcript first.');
+      return undefined;
+    }
+    const title = commandTitles[command] ?? command;
+    try {
+      if (command === 'compactd.compactInPlace') {
+        const ok = await vscode.window.showWarningMessage(
+          `Compact ${path.basename(vscode.Uri.parse(arg.uri).fsPath)} in place? The current content is kept in the store.`,
+          { modal: true },
+          'Compact in place',
+        );
+        if (!ok) return undefined;
+      }
+      if (command === 'compactd.restore' && arg.version === undefined) {
+        const v = await pickVersion(arg.uri, next, 'Version to restore');
+        if (!v) return undefined;
+        arg.version = v.id;
+      }
+      if (command === 'compactd.diff' && arg.from === undefined) {
+        const v = await pickVersion(arg.uri, next, 'Version to compare with its parent');
+        if (!v) return undefined;
+        arg.from = v.parent ?? undefined;
+        arg.to = v.id;
+      }
+      const result = (await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: `compactd: ${title}` },
+        () => next(command, [arg]),
+      )) as Record<string, unknown> | undefined;
+      await showResult(command, arg.uri, result, next);
+      return result;
+    } catch (e) {
+      const msg = e instanceof Error ? e.message : String(e);
+      void vscode.window.showErrorMessage(`compactd: ${title} failed: ${msg}`);
+      return undefined;
+    }
+  };
+
+  const showResult = async (command: string, uri: string, r: Record<string, unknown> | undefined, next: ExecuteCommandSignature) => {
+    if (!r) return;
+    switch (command) {
+      case 'compactd.compact':
+      case 'compactd.restore':
+        await openPath(r.forkPath as string | undefined, false);
+        break;
+      case 'compactd.dryRun':
+      case 'compactd.diff':
+        await openPath((r.reportPath ?? r.diffPath) as string | undefined, true);
+        break;
+      case 'compactd.history': {
+        const versions = (r.versions as Version[] | undefined) ?? [];
+        if (versions.length === 0) {
+          void vscode.window.showInformationMessage('compactd: this conversation has no versions yet.');
+          return;
+        }
+        const picked = await vscode.window.showQuickPick(
+          versions.map((v) => ({
+            label: `Version ${v.id}`,
+            description: `${fmtTokens(v.tokensBefore)} → ${fmtTokens(v.tokensAfter)} tokens · ${(v.strategies ?? []).join(', ')}`,
+            detail: `${v.created ?? ''}${v.forkPath ? ` · ${v.forkPath}` : ''}`,
+            v,
+          })),
+          { placeHolder: 'Versions of this conversation: pick one to open, restore or diff' },
+        );
+        if (!picked) return;
+        const what = await vscode.window.showQuickPick(['Open fork', 'Restore', 'Diff with parent'], { placeHolder: `Version ${picked.v.id}` });
+        if (what === 'Open fork') await openPath(picked.v.forkPath, false);
+        else if (what === 'Restore') await executeCommand('compactd.restore', [{ uri, version: picked.v.id }], next);
+        else if (what === 'Diff with parent') await executeCommand('compactd.diff', [{ uri, from: picked.v.parent ?? undefined, to: picked.v.id }], next);
+        break;
+      }
+    }
+  };
+
+  const serverOptions: ServerOptions = { command: binary.path, args: ['serve'], transport: TransportKind.stdio };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: documentSelector(),
+    initializationOptions: serverSettings(),
+    outputChannel: output,
+    middleware: {
+      executeCommand,
+      window: {
+        // The dry-run report (Markdown) opens as a preview; other documents as usual.
+        showDocument: async (params, next) => {
+          const uri = vscode.Uri.parse(params.uri);
+          if (!params.external && uri.scheme === 'file') {
+            shown.add(path.resolve(uri.fsPath));
+            if (uri.fsPath.endsWith('.md')) {
+              await vscode.commands.executeCommand('markdown.showPreview', uri);
+              return { success: true };
+            }
+          }
+          const r = await next(params, new vscode.CancellationTokenSource().token);
+          return r instanceof Error ? { success: false } : r;
+        },
+      },
+    },
+  };
+  client = new LanguageClient('compactd', 'compactd', serverOptions, clientOptions);
+
+  context.subscriptions.push(
+    client.onNotification('compactd/gauge', (g: Gauge) => {
+      store.update(g);
+      render();
+    }),
+    vscode.window.onDidChangeActiveTextEditor(render),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('compactd') && client?.isRunning()) {
+        void client.sendNotification('workspace/didChangeConfiguration', { settings: { compactd: serverSettings() } });
+      }
+    }),
+    vscode.commands.registerCommand('compactd.showActions', async () => {
+      const g = store.pick(vscode.window.activeTextEditor?.document.uri.toString());
+      const picked = await vscode.window.showQuickPick(
+        [
+          { label: '$(fold) Compact', description: 'into a new fork beside the transcript', id: 'compactd.compact' },
+          { label: '$(preview) Dry run', description: 'report only, nothing written', id: 'compactd.dryRun' },
+          { label: '$(warning) Compact in place', description: 'replace the transcript (kept in the store)', id: 'compactd.compactInPlace' },
+          { label: '$(history) History', description: 'versions of this conversation', id: 'compactd.history' },
+          { label: '$(discard) Restore…', description: 'bring back a version', id: 'compactd.restore' },
+        ],
+        { placeHolder: g ? `${path.basename(vscode.Uri.parse(g.uri).fsPath)} — ${gaugeText(g)}` : 'compactd' },
+      );
+      if (picked) await vscode.commands.executeCommand(picked.id, g ? { uri: g.uri } : {});
+    }),
+    vscode.commands.registerCommand('compactd.restartServer', () => client?.restart()),
+    vscode.commands.registerCommand('compactd.showOutput', () => output.show()),
+  );
+
+  try {
+    await client.start();
+    const all = await client.sendRequest<Gauge[] | null>('compactd/gauges', {});
+    for (const g of all ?? []) store.update(g);
+    render();
+  } catch (e) {
+    const msg = e instanceof Error ? e.message : String(e);
+    output.appendLine(`compactd: ${msg}`);
+    item.text = '$(error) compactd: server failed';
+    item.tooltip = msg;
+  }
+}
+
+export async function deactivate(): Promise<void> {
+  if (client) await client.stop();
+}

@@ -1,0 +1,54 @@
+// Finding the compactd binary: the compactd.path setting, else the one bundled in the VSIX
+// for this platform, else PATH.
+import * as fs from 'fs';
+import * as path from 'path';
+
+export interface ServerBinary {
+  path: string;
+  from: 'setting' | 'bundled' | 'PATH';
+}
+
+function executable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Where the build script puts the binary inside the extension: bin/<platform>-<arch>/. */
+export function bundledPath(extensionPath: string, platform = process.platform, arch = process.arch): string {
+  return path.join(extensionPath, 'bin', `${platform}-${arch}`, platform === 'win32' ? 'compactd.exe' : 'compactd');
+}
+
+export function findOnPath(name: string, envPath = process.env.PATH ?? ''): string | undefined {
+  const exts = process.platform === 'win32' ? ['.exe', ''] : [''];
+  for (const dir of envPath.split(path.delimiter)) {
+    if (!dir) continue;
+    for (const ext of exts) {
+      const candidate = path.join(dir, name + ext);
+      if (executable(candidate)) return candidate;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * findServer resolves the binary, or explains what was tried in one sentence (thrown).
+ * A relative setting is taken from the first workspace folder.
+ */
+export function findServer(setting: string, extensionPath: string, workspaceFolder?: string): ServerBinary {
+  if (setting) {
+    const p = path.isAbsolute(setting) || !workspaceFolder ? setting : path.join(workspaceFolder, setting);
+    if (executable(p)) return { path: p, from: 'setting' };
+    throw new Error(`compactd.path is set to "${setting}", but no executable file is there.`);
+  }
+  const bundled = bundledPath(extensionPath);
+  if (executable(bundled)) return { path: bundled, from: 'bundled' };
+  const onPath = findOnPath('compactd');
+  if (onPath) return { path: onPath, from: 'PATH' };
+  throw new Error(
+    `No compactd binary found: this extension bundles none for ${process.platform}-${process.arch} and there is none on PATH. Install compactd or set "compactd.path".`,
+  );
+}

@@ -66,6 +66,7 @@ func migrateContentAddressed(ctx context.Context, tx *sql.Tx) error {
 			hash     BLOB NOT NULL,
 			encoding TEXT NOT NULL,
 			tokens   INTEGER NOT NULL,
+			approx   INTEGER NOT NULL DEFAULT 0,
 			PRIMARY KEY (hash, encoding)
 		) WITHOUT ROWID`,
 		`ALTER TABLE conversations ADD COLUMN format TEXT NOT NULL DEFAULT ''`,

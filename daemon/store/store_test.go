@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/compactd/compactd/compaction/tokens"
 )
 
 func openTemp(t *testing.T) *Store {
@@ -288,11 +290,15 @@ func TestContentDetectsDamage(t *testing.T) {
 	}
 }
 
-func TestTokenCache(t *testing.T) {
+func TestTokenCacheSurvivesRestart(t *testing.T) {
 	ctx := context.Background()
 	s := openTemp(t)
-	a, b := sha256.Sum256([]byte("a")), sha256.Sum256([]byte("b"))
-	if err := s.PutTokens(ctx, "o200k_base", map[TokenKey]int{a: 1, b: 7}); err != nil {
+	a := tokens.Key{Sum: sha256.Sum256([]byte("a")), Encoding: "o200k_base"}
+	b := tokens.Key{Sum: sha256.Sum256([]byte("b")), Encoding: "o200k_base"}
+	cache := s.NewTokenCache(0)
+	cache.Put(a, tokens.Count{N: 1})
+	cache.Put(b, tokens.Count{N: 7, Approx: true})
+	if err := cache.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
 	path := s.Path()
@@ -302,11 +308,35 @@ func TestTokenCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s2.Close()
-	got, err := s2.GetTokens(ctx, "o200k_base", []TokenKey{a, b, sha256.Sum256([]byte("c"))})
-	if err != nil || len(got) != 2 || got[a] != 1 || got[b] != 7 {
-		t.Errorf("after reopen GetTokens = %v, %v", got, err)
+	fresh := s2.NewTokenCache(0)
+	if n, ok := fresh.Get(b); !ok || n.N != 7 || !n.Approx {
+		t.Errorf("after reopen Get(b) = %+v, %v; want 7 approx", n, ok)
 	}
-	if got, _ := s2.GetTokens(ctx, "cl100k_base", []TokenKey{a}); len(got) != 0 {
-		t.Errorf("other encoding sees %v; want nothing", got)
+	other := a
+	other.Encoding = "cl100k_base"
+	if _, ok := fresh.Get(other); ok {
+		t.Error("a count under another encoding was returned")
+	}
+	// Through a real Counter: the second counter, on a reopened store,
+	// counts nothing itself.
+	text := strings.Repeat("the quick brown fox jumps over the lazy dog. ", 20)
+	c1, err := tokens.New("o200k_base", tokens.WithCache(fresh))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := c1.Text(text)
+	fresh.Flush(ctx)
+	s2.Close()
+	s3, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s3.Close()
+	c2, _ := tokens.New("o200k_base", tokens.WithCache(s3.NewTokenCache(0)))
+	if got := c2.Text(text); got != want {
+		t.Errorf("cached count = %d; want %d", got, want)
+	}
+	if st := c2.Stats(); st.CacheHits != 1 {
+		t.Errorf("cache hits after restart = %d; want 1", st.CacheHits)
 	}
 }

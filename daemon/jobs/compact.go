@@ -1,0 +1,255 @@
+package jobs
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/strategy"
+	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/store"
+)
+
+// Request asks for one compaction.
+type Request struct {
+	Path    string
+	Options strategy.Options
+	// DryRun computes everything, writes a Markdown report under the
+	// store's reports folder, and changes nothing else.
+	DryRun bool
+	// InPlace replaces the source (after committing it to the store).
+	InPlace bool
+	// Out overrides the fork's path.
+	Out      string
+	Progress Progress
+}
+
+// Result is what a compaction did (or, for a dry run, would do).
+type Result struct {
+	DryRun       bool               `json:"dryRun"`
+	Format       string             `json:"format"`
+	ForkPath     string             `json:"forkPath,omitempty"`
+	Version      string             `json:"version,omitempty"`
+	Parent       string             `json:"parent,omitempty"`
+	TokensBefore int                `json:"tokensBefore"`
+	TokensAfter  int                `json:"tokensAfter"`
+	Steps        []strategy.Step    `json:"steps"`
+	Retention    strategy.Retention `json:"retention"`
+	Notes        []string           `json:"notes,omitempty"`
+	// ReportPath is the dry run's Markdown report.
+	ReportPath string `json:"reportPath,omitempty"`
+	// Carried is how many bytes the agent appended during an in-place
+	// compaction; they follow the compacted content.
+	Carried int64 `json:"carried,omitempty"`
+}
+
+// maxAttempts bounds retries when the source is rewritten under us.
+const maxAttempts = 3
+
+// Compact compacts req.Path into a fork (default), a dry-run report, or the
+// file itself. Every fork is re-parsed and checked before it counts; the
+// source is never modified unless req.InPlace.
+func (r *Runner) Compact(ctx context.Context, req Request) (*Result, error) {
+	path, err := absPath(req.Path)
+	if err != nil {
+		return nil, err
+	}
+	for attempt := 1; ; attempt++ {
+		res, err := r.compactOnce(ctx, path, req)
+		if errors.Is(err, errSourceChanged) && attempt < maxAttempts {
+			continue
+		}
+		if errors.Is(err, errSourceChanged) {
+			return nil, fmt.Errorf("%s kept being rewritten while compacting; gave up after %d attempts and wrote nothing", path, attempt)
+		}
+		return res, err
+	}
+}
+
+func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Result, error) {
+	report(req.Progress, "read", 0)
+	src, err := readSource(path)
+	if err != nil {
+		return nil, err
+	}
+	if req.DryRun {
+		return r.dryRun(ctx, src, req)
+	}
+	conv, err := r.conversation(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	report(req.Progress, "lock", 5)
+	lock, err := lockConversation(ctx, r.Store.LocksDir(), conv.Key)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.unlock()
+	// Another job may have held the lock and rewritten the file: read again.
+	if src, err = readSource(path); err != nil {
+		return nil, err
+	}
+
+	report(req.Progress, "record source", 10)
+	srcVersion, err := r.recordSource(ctx, conv, src)
+	if err != nil {
+		return nil, err
+	}
+
+	sessionID := newUUID()
+	if req.InPlace {
+		sessionID = src.t.Meta.SessionID
+	}
+	out, rep, err := r.compactBytes(ctx, src, req, sessionID)
+	if err != nil {
+		return nil, err
+	}
+
+	versions, err := r.Store.Versions(ctx, conv.ID)
+	if err != nil {
+		return nil, err
+	}
+	label := fmt.Sprintf("v%d", len(versions)+1)
+	target := req.Out
+	switch {
+	case req.InPlace:
+		target = path
+	case target == "":
+		target = forkPath(path, src.codec.Format(), sessionID, label, r.now())
+	default:
+		if target, err = absPath(target); err != nil {
+			return nil, err
+		}
+	}
+	if !req.InPlace {
+		if _, err := os.Lstat(target); err == nil {
+			return nil, fmt.Errorf("%s already exists; not overwriting it (choose another --out)", target)
+		}
+	}
+
+	// The store holds the result before the disk does, so a crash after
+	// this point leaves a restorable version, never a lost one.
+	report(req.Progress, "record result", 80)
+	v, _, err := r.Store.RecordVersion(ctx, store.NewVersion{
+		Conversation: conv, Kind: store.KindCompact, ParentID: srcVersion.ID,
+		SourcePath: path, SourceHash: src.hash, Format: string(src.codec.Format()),
+		Pipeline: pipelineNames(req.Options), Options: req.Options, Report: rep,
+		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, ForkPath: target,
+		Content: out.data, Cuts: recordCuts(out.t), Created: r.now(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{
+		Format: string(src.codec.Format()), ForkPath: target, Version: v.Label, Parent: srcVersion.Label,
+		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, Steps: rep.Steps,
+		Retention: rep.Retention, Notes: rep.Notes,
+	}
+
+	report(req.Progress, "write", 90)
+	if req.InPlace {
+		_, appendOnly := src.codec.(format.Appender)
+		rr, err := replaceInPlace(path, src.t.Size, sha256.Sum256(src.data[:src.t.Size]), out.data, appendOnly)
+		if err != nil {
+			return nil, err
+		}
+		res.Carried = rr.Carried
+	} else if err := createFile(target, out.data); err != nil {
+		return nil, err
+	}
+	report(req.Progress, "done", 100)
+	return res, nil
+}
+
+// compacted is a fork's bytes and their parse.
+type compacted struct {
+	data []byte
+	t    *transcript.Transcript
+}
+
+// compactBytes runs the pipeline on src and renders the fork, verified.
+func (r *Runner) compactBytes(ctx context.Context, src *source, req Request, sessionID string) (*compacted, *strategy.Report, error) {
+	counter, err := r.tokenCounter()
+	if err != nil {
+		return nil, nil, fmt.Errorf("load tokenizer: %w", err)
+	}
+	report(req.Progress, "compact", 20)
+	view, rep, err := r.pipeline()(ctx, src.t, counter, req.Options)
+	if err != nil {
+		return nil, nil, fmt.Errorf("compact %s: %w", src.path, err)
+	}
+	report(req.Progress, "render", 60)
+	data, err := src.codec.Fork(view, format.ForkOptions{
+		SessionID: sessionID, Timestamp: r.now().UTC().Format("2006-01-02T15:04:05.000Z"),
+		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("render compacted %s: %w", src.path, err)
+	}
+	report(req.Progress, "verify", 70)
+	t, err := verifyFork(src, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &compacted{data: data, t: t}, rep, nil
+}
+
+// verifyFork re-parses a fork: it must be the source's format, parse
+// completely and add no malformed records.
+func verifyFork(src *source, data []byte) (*transcript.Transcript, error) {
+	t, err := src.codec.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("the compacted %s does not parse back (%v); nothing was written", filepath.Base(src.path), err)
+	}
+	if t.Skipped > src.t.Skipped {
+		return nil, fmt.Errorf("the compacted %s has %d unreadable records the source did not have; nothing was written", filepath.Base(src.path), t.Skipped-src.t.Skipped)
+	}
+	if t.Size != int64(len(data)) {
+		return nil, fmt.Errorf("the compacted %s ends in an incomplete record; nothing was written", filepath.Base(src.path))
+	}
+	return t, nil
+}
+
+func pipelineNames(o strategy.Options) []string {
+	if len(o.Strategies) == 0 {
+		return []string{"auto"}
+	}
+	return o.Strategies
+}
+
+// dryRun compacts in memory and writes only the Markdown report.
+func (r *Runner) dryRun(ctx context.Context, src *source, req Request) (*Result, error) {
+	out, rep, err := r.compactBytes(ctx, src, req, newUUID())
+	if err != nil {
+		return nil, err
+	}
+	md := renderDryRun(src, out, rep, req.Options, r.now())
+	dir := r.Store.ReportsDir()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create reports folder %s: %w", dir, err)
+	}
+	name := fmt.Sprintf("%s-%s.md", r.now().UTC().Format("20060102T150405.000"), safeName(filepath.Base(src.path)))
+	reportPath := filepath.Join(dir, name)
+	if err := os.WriteFile(reportPath, []byte(md), 0o600); err != nil {
+		return nil, fmt.Errorf("write dry-run report %s: %w", reportPath, err)
+	}
+	report(req.Progress, "done", 100)
+	return &Result{
+		DryRun: true, Format: string(src.codec.Format()), TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter,
+		Steps: rep.Steps, Retention: rep.Retention, Notes: rep.Notes, ReportPath: reportPath,
+	}, nil
+}
+
+func safeName(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}

@@ -1,0 +1,182 @@
+package jobs
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// errSourceChanged means the source was rewritten (not just appended to)
+// while a job worked; the job starts over from a fresh read.
+var errSourceChanged = errors.New("the transcript changed while compactd worked on it")
+
+// writeTemp writes data to a new temporary file in dir, fsynced, with mode.
+func writeTemp(dir string, data []byte, mode os.FileMode) (string, error) {
+	f, err := os.CreateTemp(dir, ".compactd-*.tmp")
+	if err != nil {
+		return "", fmt.Errorf("write in %s: %w (the transcript is untouched)", dir, err)
+	}
+	name := f.Name()
+	fail := func(err error) (string, error) {
+		f.Close()
+		os.Remove(name)
+		return "", fmt.Errorf("write %s: %w (the transcript is untouched)", name, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		return fail(err)
+	}
+	if err := f.Chmod(mode); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		return fail(err)
+	}
+	return name, nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// createFile writes a new file atomically and refuses to replace one that
+// exists: a fork never overwrites anything.
+func createFile(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	tmp, err := writeTemp(dir, data, 0o600)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	// link(2) fails if path exists, unlike rename(2).
+	if err := os.Link(tmp, path); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("%s already exists; not overwriting it", path)
+		}
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return syncDir(dir)
+}
+
+// replaceResult says what an in-place replacement carried over.
+type replaceResult struct {
+	// Carried is how many bytes the agent appended meanwhile that were
+	// kept after the new content.
+	Carried int64
+}
+
+// replaceAppendOnly replaces path with content, which stands for the first
+// prefixLen bytes of the file as read (their sha256 is prefixSum). Bytes the
+// writer appended after those are carried over after content. If the prefix
+// itself changed, nothing is written and errSourceChanged is returned.
+// appendOnly false means any change at all is errSourceChanged.
+func replaceInPlace(path string, prefixLen int64, prefixSum [32]byte, content []byte, appendOnly bool) (replaceResult, error) {
+	var res replaceResult
+	old, err := os.Open(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return res, fmt.Errorf("open %s: %w", path, err)
+	}
+	mode := os.FileMode(0o600)
+	var cur []byte
+	if old != nil {
+		defer old.Close()
+		if fi, err := old.Stat(); err == nil {
+			mode = fi.Mode().Perm()
+		}
+		if cur, err = io.ReadAll(old); err != nil {
+			return res, fmt.Errorf("read %s: %w", path, err)
+		}
+	}
+	if int64(len(cur)) < prefixLen || sha256.Sum256(cur[:prefixLen]) != prefixSum {
+		return res, errSourceChanged
+	}
+	tail := cur[prefixLen:]
+	if len(tail) > 0 && !appendOnly {
+		return res, errSourceChanged
+	}
+	dir := filepath.Dir(path)
+	for attempt := 0; ; attempt++ {
+		tmp, err := writeTemp(dir, append(append([]byte(nil), content...), tail...), mode)
+		if err != nil {
+			return res, err
+		}
+		// Catch appends that landed while the temp file was written.
+		if old != nil {
+			more, err := io.ReadAll(old)
+			if err != nil {
+				os.Remove(tmp)
+				return res, fmt.Errorf("read %s: %w", path, err)
+			}
+			if len(more) > 0 {
+				os.Remove(tmp)
+				if !appendOnly || attempt > 20 {
+					return res, errSourceChanged
+				}
+				tail = append(tail, more...)
+				continue
+			}
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			os.Remove(tmp)
+			return res, fmt.Errorf("replace %s: %w (the transcript is untouched)", path, err)
+		}
+		break
+	}
+	if err := syncDir(dir); err != nil {
+		return res, fmt.Errorf("sync %s: %w", dir, err)
+	}
+	res.Carried = int64(len(tail))
+	if old != nil && appendOnly {
+		// A writer that opened the old file just before the rename writes
+		// into the replaced inode; move those bytes to the new file. Two
+		// looks, a moment apart, cover a write in flight.
+		n, err := rescueLateAppends(old, path)
+		res.Carried += n
+		if err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+func rescueLateAppends(old *os.File, path string) (int64, error) {
+	var total int64
+	for i := 0; i < 2; i++ {
+		if i > 0 {
+			time.Sleep(20 * time.Millisecond)
+		}
+		more, err := io.ReadAll(old)
+		if err != nil {
+			return total, fmt.Errorf("read replaced %s: %w", path, err)
+		}
+		if len(more) == 0 {
+			continue
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			return total, fmt.Errorf("carry appended lines to %s: %w", path, err)
+		}
+		_, werr := f.Write(more)
+		serr := f.Sync()
+		f.Close()
+		if werr != nil || serr != nil {
+			return total, fmt.Errorf("carry appended lines to %s: %w", path, errors.Join(werr, serr))
+		}
+		total += int64(len(more))
+	}
+	return total, nil
+}
+
+
+func sha256Sum(b []byte) [32]byte { return sha256.Sum256(b) }

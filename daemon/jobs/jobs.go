@@ -1,0 +1,208 @@
+package jobs
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/strategy"
+	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/store"
+)
+
+// Progress receives a stage name and a completion percentage (0–100).
+type Progress func(stage string, pct int)
+
+// Pipeline compacts a transcript; strategy.Run is the real one.
+type Pipeline func(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, opts strategy.Options) (*transcript.View, *strategy.Report, error)
+
+// Runner runs jobs against one store. It is safe for concurrent use; jobs
+// on the same conversation serialize on its lock, across processes too.
+type Runner struct {
+	Store *store.Store
+	// Pipeline defaults to strategy.Run.
+	Pipeline Pipeline
+	// Encoding is the BPE encoding used for counts; "" means o200k_base.
+	Encoding string
+	// Now defaults to time.Now (tests pin it).
+	Now func() time.Time
+
+	counterOnce sync.Once
+	counter     *tokens.Counter
+	counterErr  error
+}
+
+// New returns a runner on s with the real pipeline.
+func New(s *store.Store) *Runner { return &Runner{Store: s} }
+
+func (r *Runner) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func (r *Runner) pipeline() Pipeline {
+	if r.Pipeline != nil {
+		return r.Pipeline
+	}
+	return strategy.Run
+}
+
+func (r *Runner) tokenCounter() (*tokens.Counter, error) {
+	r.counterOnce.Do(func() {
+		enc := r.Encoding
+		if enc == "" {
+			enc = "o200k_base"
+		}
+		r.counter, r.counterErr = tokens.New(enc)
+	})
+	return r.counter, r.counterErr
+}
+
+// source is a transcript file as read at one moment.
+type source struct {
+	path  string // absolute
+	data  []byte
+	hash  string
+	codec format.Codec
+	t     *transcript.Transcript
+}
+
+// readSource reads and parses path.
+func readSource(path string) (*source, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s does not exist", path)
+		}
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	codec, err := format.Detect(path, data)
+	if err != nil {
+		return nil, err
+	}
+	t, err := codec.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("parse %s as %s: %w", path, codec.Format(), err)
+	}
+	return &source{path: path, data: data, hash: store.ContentHash(data), codec: codec, t: t}, nil
+}
+
+// conversationKey identifies a conversation: its session id where the
+// format has one (so renames and moves keep the history), else its path.
+func conversationKey(t *transcript.Transcript, absPath string) string {
+	if t != nil && t.Meta.SessionID != "" {
+		return "session:" + t.Meta.SessionID
+	}
+	return "path:" + absPath
+}
+
+// recordCuts are the offsets where a transcript's records start, so
+// versions sharing records share storage. Bytes after the last record
+// (separators, a closing bracket) form their own segment.
+func recordCuts(t *transcript.Transcript) []int64 {
+	if t == nil {
+		return nil
+	}
+	cuts := make([]int64, 0, len(t.Records)+1)
+	for _, rec := range t.Records {
+		cuts = append(cuts, rec.Start)
+	}
+	if n := len(t.Records); n > 0 {
+		// End of the last record's separator (JSONL newline) ends the
+		// record's segment; what follows is framing.
+		cuts = append(cuts, t.Records[n-1].End+1)
+	}
+	return cuts
+}
+
+// conversation finds or creates the conversation src belongs to.
+func (r *Runner) conversation(ctx context.Context, src *source) (store.Conversation, error) {
+	key := conversationKey(src.t, src.path)
+	c, ok, err := r.Store.FindConversation(ctx, src.path, key)
+	if err != nil || ok {
+		return c, err
+	}
+	return r.Store.EnsureConversation(ctx, store.Conversation{
+		Key: key, Format: string(src.codec.Format()), SourcePath: src.path,
+		SessionID: src.t.Meta.SessionID, Created: r.now(),
+	})
+}
+
+// recordSource commits src's bytes as a version (reusing an identical one)
+// whose parent is the last version written to this path.
+func (r *Runner) recordSource(ctx context.Context, conv store.Conversation, src *source) (store.Version, error) {
+	var parent int64
+	versions, err := r.Store.Versions(ctx, conv.ID)
+	if err != nil {
+		return store.Version{}, err
+	}
+	for i := len(versions) - 1; i >= 0; i-- {
+		if versions[i].ForkPath == src.path {
+			parent = versions[i].ID
+			break
+		}
+	}
+	v, _, err := r.Store.RecordVersion(ctx, store.NewVersion{
+		Conversation: conv, Kind: store.KindSource, ParentID: parent,
+		SourcePath: src.path, SourceHash: src.hash, Format: string(src.codec.Format()),
+		Content: src.data, Cuts: recordCuts(src.t), Created: r.now(),
+	})
+	return v, err
+}
+
+func absPath(path string) (string, error) {
+	if path == "" {
+		return "", errors.New("no transcript path given")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("resolve %s: %w", path, err)
+	}
+	return abs, nil
+}
+
+// newUUID returns a random RFC 4122 version 4 UUID.
+func newUUID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// forkPath names a new transcript beside src in its format's convention,
+// so the agent finds it (claude --resume lists <session>.jsonl files of the
+// project folder; Codex lists rollout-*.jsonl).
+func forkPath(src string, f transcript.Format, sessionID, label string, now time.Time) string {
+	dir := filepath.Dir(src)
+	switch f {
+	case transcript.FormatClaudeCode:
+		return filepath.Join(dir, sessionID+".jsonl")
+	case transcript.FormatCodex:
+		return filepath.Join(dir, "rollout-"+now.Format("2006-01-02T15-04-05")+"-"+sessionID+".jsonl")
+	}
+	base := filepath.Base(src)
+	ext := filepath.Ext(base)
+	stem := strings.TrimSuffix(base, ext)
+	// A fork of a fork would otherwise grow .compactd-v2.compactd-v4…
+	if i := strings.Index(stem, ".compactd-"); i > 0 {
+		stem = stem[:i]
+	}
+	return filepath.Join(dir, stem+".compactd-"+label+ext)
+}
+
+func report(p Progress, stage string, pct int) {
+	if p != nil {
+		p(stage, pct)
+	}
+}

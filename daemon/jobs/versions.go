@@ -1,0 +1,277 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/store"
+)
+
+// History is a conversation's versions, oldest first; Parent labels form
+// the lineage tree.
+type History struct {
+	Conversation store.Conversation `json:"-"`
+	Key          string             `json:"conversation"`
+	Versions     []store.Version    `json:"versions"`
+}
+
+// findConversation locates path's conversation, parsing the file when it
+// still exists so a moved session is found by its id.
+func (r *Runner) findConversation(ctx context.Context, path string) (store.Conversation, error) {
+	key := ""
+	if src, err := readSource(path); err == nil {
+		key = conversationKey(src.t, path)
+	}
+	c, ok, err := r.Store.FindConversation(ctx, path, key)
+	if err != nil {
+		return c, err
+	}
+	if !ok {
+		return c, fmt.Errorf("%s: %w (compact it first)", path, store.ErrNoConversation)
+	}
+	return c, nil
+}
+
+// History lists every version of path's conversation.
+func (r *Runner) History(ctx context.Context, path string) (*History, error) {
+	path, err := absPath(path)
+	if err != nil {
+		return nil, err
+	}
+	c, err := r.findConversation(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	vs, err := r.Store.Versions(ctx, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &History{Conversation: c, Key: c.Key, Versions: vs}, nil
+}
+
+// RestoreResult says where a version went.
+type RestoreResult struct {
+	Path    string `json:"path"`
+	Version string `json:"version"`
+	InPlace bool   `json:"inPlace"`
+	// Saved is the version the file's prior content was recorded as
+	// (in-place only).
+	Saved string `json:"saved,omitempty"`
+	// Recorded is the new version a restored fork was recorded as.
+	Recorded string `json:"recorded,omitempty"`
+}
+
+// Restore writes a stored version out: as a new fork beside path, or over
+// path itself (inPlace), after committing path's current content.
+func (r *Runner) Restore(ctx context.Context, path, label string, inPlace bool) (*RestoreResult, error) {
+	path, err := absPath(path)
+	if err != nil {
+		return nil, err
+	}
+	conv, err := r.findConversation(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	v, err := r.Store.Version(ctx, conv.ID, label)
+	if err != nil {
+		return nil, err
+	}
+	content, err := r.Store.Content(ctx, v.ContentHash)
+	if err != nil {
+		return nil, err
+	}
+	lock, err := lockConversation(ctx, r.Store.LocksDir(), conv.Key)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.unlock()
+	if inPlace {
+		return r.restoreInPlace(ctx, conv, v, path, content)
+	}
+	return r.restoreFork(ctx, conv, v, path, content)
+}
+
+func (r *Runner) restoreInPlace(ctx context.Context, conv store.Conversation, v store.Version, path string, content []byte) (*RestoreResult, error) {
+	res := &RestoreResult{Path: path, Version: v.Label, InPlace: true}
+	for attempt := 1; ; attempt++ {
+		data, err := os.ReadFile(path)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			// The source vanished: restoring recreates it.
+			if err := createFile(path, content); err != nil {
+				return nil, err
+			}
+			return res, nil
+		case err != nil:
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		src := &source{path: path, data: data, hash: store.ContentHash(data)}
+		if src.codec, err = format.Detect(path, data); err == nil {
+			src.t, _ = src.codec.Parse(data)
+		}
+		if src.codec == nil || src.t == nil {
+			// Unreadable now, but still worth keeping before we replace it.
+			if src.codec == nil {
+				src.codec, _ = format.Lookup(transcript.Format(conv.Format))
+			}
+			src.t = &transcript.Transcript{}
+		}
+		if src.codec == nil {
+			return nil, fmt.Errorf("no codec for %s to restore %s", conv.Format, path)
+		}
+		saved, err := r.recordSource(ctx, conv, src)
+		if err != nil {
+			return nil, err
+		}
+		res.Saved = saved.Label
+		// Nothing may be appended between recording and replacing: any
+		// change at all means record again.
+		_, err = replaceInPlace(path, int64(len(data)), sha256Sum(data), content, false)
+		if errors.Is(err, errSourceChanged) && attempt < maxAttempts*3 {
+			continue
+		}
+		if errors.Is(err, errSourceChanged) {
+			return nil, fmt.Errorf("%s kept changing; restore gave up and left it as it is", path)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
+}
+
+func (r *Runner) restoreFork(ctx context.Context, conv store.Conversation, v store.Version, path string, content []byte) (*RestoreResult, error) {
+	codec, ok := format.Lookup(transcript.Format(v.Format))
+	if !ok {
+		codec, ok = format.Lookup(transcript.Format(conv.Format))
+	}
+	out := content
+	var t *transcript.Transcript
+	sessionID := newUUID()
+	if ok {
+		parsed, err := codec.Parse(content)
+		if err == nil {
+			t = parsed
+			if parsed.Meta.SessionID != "" {
+				// Two files with one session id confuse the agent: the
+				// restored copy gets its own.
+				if out, err = codec.Fork(transcript.NewView(parsed), format.ForkOptions{SessionID: sessionID}); err != nil {
+					return nil, fmt.Errorf("render %s as a new session: %w", v.Label, err)
+				}
+				if t, err = codec.Parse(out); err != nil {
+					return nil, fmt.Errorf("restored %s does not parse back: %w", v.Label, err)
+				}
+			}
+		}
+	}
+	versions, err := r.Store.Versions(ctx, conv.ID)
+	if err != nil {
+		return nil, err
+	}
+	label := fmt.Sprintf("v%d", len(versions)+1)
+	target := forkPath(path, transcript.Format(v.Format), sessionID, label, r.now())
+	rec, _, err := r.Store.RecordVersion(ctx, store.NewVersion{
+		Conversation: conv, Kind: store.KindRestore, ParentID: v.ID, SourcePath: v.SourcePath,
+		SourceHash: v.ContentHash, Format: v.Format, ForkPath: target, Content: out, Cuts: recordCuts(t),
+		Pipeline: []string{"restore " + v.Label}, Created: r.now(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := createFile(target, out); err != nil {
+		return nil, err
+	}
+	return &RestoreResult{Path: target, Version: v.Label, Recorded: rec.Label}, nil
+}
+
+// Diff renders a readable per-turn diff between two versions.
+func (r *Runner) Diff(ctx context.Context, path, from, to string) (string, error) {
+	path, err := absPath(path)
+	if err != nil {
+		return "", err
+	}
+	conv, err := r.findConversation(ctx, path)
+	if err != nil {
+		return "", err
+	}
+	var sides [2][]string
+	var labels [2]string
+	for i, label := range []string{from, to} {
+		v, err := r.Store.Version(ctx, conv.ID, label)
+		if err != nil {
+			return "", err
+		}
+		labels[i] = v.Label
+		content, err := r.Store.Content(ctx, v.ContentHash)
+		if err != nil {
+			return "", err
+		}
+		codec, ok := format.Lookup(transcript.Format(v.Format))
+		var t *transcript.Transcript
+		if ok {
+			t, _ = codec.Parse(content)
+		}
+		if t == nil {
+			return "", fmt.Errorf("cannot read %s as %s to diff it", v.Label, v.Format)
+		}
+		sides[i] = renderTurns(t)
+	}
+	return fmt.Sprintf("--- %s\n+++ %s\n", labels[0], labels[1]) + diffLines(sides[0], sides[1]), nil
+}
+
+// DoctorReport is the store's health.
+type DoctorReport struct {
+	StorePath string   `json:"storePath"`
+	Integrity []string `json:"integrity"`
+	StoreSize int64    `json:"storeSize"`
+	// OrphanedForks are versions whose written file has vanished (their
+	// content is still restorable from the store).
+	OrphanedForks []store.Version `json:"orphanedForks"`
+	// VanishedSources are conversations whose source file is gone.
+	VanishedSources []store.Conversation `json:"vanishedSources"`
+	Conversations   int                  `json:"conversations"`
+	Versions        int                  `json:"versions"`
+}
+
+// OK reports whether the store is sound (vanished files are not faults).
+func (d *DoctorReport) OK() bool { return len(d.Integrity) == 0 }
+
+// Doctor checks the store.
+func (r *Runner) Doctor(ctx context.Context) (*DoctorReport, error) {
+	d := &DoctorReport{StorePath: r.Store.Path()}
+	var err error
+	if d.Integrity, err = r.Store.IntegrityCheck(ctx); err != nil {
+		return nil, err
+	}
+	if d.StoreSize, err = r.Store.Size(); err != nil {
+		return nil, err
+	}
+	vs, err := r.Store.AllVersions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d.Versions = len(vs)
+	for _, v := range vs {
+		if v.ForkPath == "" {
+			continue
+		}
+		if _, err := os.Stat(v.ForkPath); errors.Is(err, os.ErrNotExist) {
+			d.OrphanedForks = append(d.OrphanedForks, v)
+		}
+	}
+	cs, err := r.Store.Conversations(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d.Conversations = len(cs)
+	for _, c := range cs {
+		if _, err := os.Stat(c.SourcePath); errors.Is(err, os.ErrNotExist) {
+			d.VanishedSources = append(d.VanishedSources, c)
+		}
+	}
+	return d, nil
+}

@@ -114,7 +114,6 @@ var (
 	rePath       = regexp.MustCompile(`(?:~|\.{1,2})?/?(?:[A-Za-z0-9_.@\-]+/)+[A-Za-z0-9_.@\-]+|\b[A-Za-z0-9_\-]+\.(?:go|py|ts|tsx|js|jsx|mjs|rs|java|kt|c|h|cc|cpp|hpp|rb|php|cs|swift|md|json|jsonl|toml|yaml|yml|sql|sh|lua|txt|mod|sum|lock|cfg|ini|html|css|proto|vue|svelte|dart|ex|exs|zig)\b`)
 	reExt        = regexp.MustCompile(`\.[A-Za-z][A-Za-z0-9]{0,5}$`)
 	reIdentifier = regexp.MustCompile("`([A-Za-z_][A-Za-z0-9_.:()<>\\-]{1,60})`|\\b(?:[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Za-z][a-z0-9]*(?:_[A-Za-z0-9]+)+|[a-z][a-z0-9]*\\.[A-Z][A-Za-z0-9]*)\\b")
-	reSentence   = regexp.MustCompile(`[^.!?\n]+(?:[.!?]+(?:\s|$)|$)`)
 	reInstruct   = regexp.MustCompile(`(?i)^(?:[-*>]\s*)?(?:please\s+|and\s+)?(?:always|never|don't|do not|must|make sure|remember to|ensure|avoid|from now on|keep using|only use|stick to|no more)\b|(?i)\bfrom now on\b`)
 	reDecision   = regexp.MustCompile(`(?i)\b(?:decided|decide to|decision|i'll use|i will use|we'll use|we will use|let's use|let's go with|let's keep|going with|go with|i'm going to use|chose|choosing|opted|opt for|instead of|rather than|switch(?:ed|ing)? to|the fix is|the root cause|because)\b`)
 	reTask       = regexp.MustCompile(`(?i)(?:\b(?:TODO|FIXME)\b[:\s]|^\s*[-*]\s*\[ \]\s+|^\s*(?:next steps?|remaining|still need to|left to do|open question|follow[- ]up)\b)`)
@@ -199,10 +198,12 @@ func (d *digest) prose(m *transcript.Message, turn int, text string) {
 		if reTask.MatchString(line) {
 			d.addTask(task{turn: turn, who: who, text: capText(normalize(line), maxSentence), status: "open"})
 		}
-		for _, s := range reSentence.FindAllString(line, -1) {
-			s = normalize(s)
+		for _, s := range sentences(line) {
 			if len(s) < 8 {
 				continue
+			}
+			if reTask.MatchString(s) && !reTask.MatchString(line) {
+				d.addTask(task{turn: turn, who: who, text: capText(s, maxSentence), status: "open"})
 			}
 			switch {
 			case human && reInstruct.MatchString(s):
@@ -216,11 +217,13 @@ func (d *digest) prose(m *transcript.Message, turn int, text string) {
 		}
 	}
 	clean := reURL.ReplaceAllString(text, " ")
-	for _, p := range rePath.FindAllString(clean, -1) {
-		if isPathLike(p) {
-			d.file(strings.TrimRight(p, ".:,"), "mentioned", turn)
+	clean = rePath.ReplaceAllStringFunc(clean, func(p string) string {
+		if !isPathLike(p) {
+			return p
 		}
-	}
+		d.file(strings.TrimRight(p, ".:,"), "mentioned", turn)
+		return " "
+	})
 	for _, m := range reIdentifier.FindAllStringSubmatch(clean, -1) {
 		id := m[0]
 		if m[1] != "" {
@@ -451,7 +454,7 @@ func errorLines(s string, n int) []string {
 			break
 		}
 		l = normalize(l)
-		if l == "" || !reErrorLine.MatchString(l) {
+		if l == "" || l == "FAIL" || !reErrorLine.MatchString(l) {
 			continue
 		}
 		l = capText(l, maxErrLine)
@@ -547,11 +550,33 @@ func firstLine(s string) string {
 }
 
 func firstSentence(s string) string {
-	s = strings.TrimSpace(s)
-	if m := reSentence.FindString(s); m != "" {
-		return normalize(m)
+	if ss := sentences(firstLine(s)); len(ss) > 0 {
+		return ss[0]
 	}
 	return firstLine(s)
+}
+
+// sentences splits one line of prose where a period, question or
+// exclamation mark is followed by a space — not inside "time.Sleep",
+// "lru.go" or "v1.2".
+func sentences(line string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '.', '!', '?':
+			if i+1 == len(line) || line[i+1] == ' ' || line[i+1] == '\t' {
+				if s := normalize(line[start : i+1]); s != "" {
+					out = append(out, s)
+				}
+				start = i + 1
+			}
+		}
+	}
+	if s := normalize(line[start:]); s != "" {
+		out = append(out, s)
+	}
+	return out
 }
 
 // ExtractFacts lists the key facts of a span — file paths, commands, error

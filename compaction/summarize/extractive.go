@@ -1,0 +1,320 @@
+package summarize
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// DefaultExtractiveBudget is the extractive summary's size when the request
+// sets no budget.
+const DefaultExtractiveBudget = 3000
+
+// Extractive is the offline, deterministic summarizer, the default when no
+// model is configured: it lists what the archived span established —
+// the goal and standing instructions, decisions, files touched and how,
+// commands with outcomes, errors and whether they were resolved, open
+// tasks, identifiers, and who said what — and fits it to the budget by
+// dropping the least factual lines first (who said what, then details).
+// No model, no network; the same span always gives the same summary.
+type Extractive struct {
+	// Counter measures the summary against the budget; nil estimates.
+	Counter TokenCounter
+	// Budget applies when the request sets none (0 = DefaultExtractiveBudget).
+	Budget int
+	// Now stamps summaries (nil = time.Now).
+	Now func() time.Time
+}
+
+// Name reports the summarizer's name in pipelines and reports.
+func (e *Extractive) Name() string { return "extractive" }
+
+// Summarize implements Summarizer.
+func (e *Extractive) Summarize(ctx context.Context, req Request) (Summary, error) {
+	if len(req.Messages) == 0 {
+		return Summary{}, ErrNothingToSummarize
+	}
+	if err := ctx.Err(); err != nil {
+		return Summary{}, err
+	}
+	budget := req.Budget
+	if budget <= 0 {
+		budget = e.Budget
+	}
+	if budget <= 0 {
+		budget = DefaultExtractiveBudget
+	}
+	var doc *outline
+	if req.Merge {
+		doc = mergeOutline(req)
+	} else {
+		doc = digestOf(req.Messages, req.FromTurn).outline(req.FromTurn, req.ToTurn)
+	}
+	text, n := doc.fit(e.Counter, budget)
+	text, redacted := Redact(text)
+	if redacted > 0 {
+		n = countTokens(e.Counter, text)
+	}
+	if strings.TrimSpace(text) == "" {
+		return Summary{}, fmt.Errorf("extractive summary of turns %d–%d: %w", req.FromTurn, req.ToTurn-1, ErrBlank)
+	}
+	return Summary{
+		Text:     text,
+		FromTurn: req.FromTurn,
+		ToTurn:   req.ToTurn,
+		Tokens:   n,
+		Model:    "extractive",
+		Created:  now(e.Now),
+		Redacted: redacted,
+		Level:    mergeLevel(req),
+	}, nil
+}
+
+// Line priorities: when the summary is over budget, lines are dropped
+// lowest priority first, oldest first within a priority.
+const (
+	prioReply = iota
+	prioRequest
+	prioDoneTask
+	prioResolvedError
+	prioIdentifier
+	prioMentioned
+	prioCommand
+	prioFact
+	prioKey
+)
+
+type line struct {
+	text   string
+	prio   int
+	tokens int
+	drop   bool
+}
+
+type section struct {
+	title  string
+	inline bool // a comma-separated list rather than bullets
+	lines  []*line
+}
+
+type outline struct {
+	header   string
+	sections []*section
+}
+
+func (o *outline) add(title string, prio int, text string) {
+	var s *section
+	for _, x := range o.sections {
+		if x.title == title {
+			s = x
+		}
+	}
+	if s == nil {
+		s = &section{title: title, inline: title == titleIdentifiers}
+		o.sections = append(o.sections, s)
+	}
+	s.lines = append(s.lines, &line{text: text, prio: prio})
+}
+
+const (
+	titleGoal         = "Goal and standing instructions"
+	titleDecisions    = "Decisions"
+	titleFiles        = "Files touched"
+	titleCommands     = "Commands run"
+	titleErrors       = "Errors"
+	titleTasks        = "Tasks"
+	titleIdentifiers  = "Identifiers"
+	titleConversation = "Who said what"
+)
+
+func (d *digest) outline(from, to int) *outline {
+	o := &outline{header: fmt.Sprintf("Summary of turns %d–%d (extractive, written offline without a model).", from, to-1)}
+	if d.goal != nil {
+		o.add(titleGoal, prioKey, fmt.Sprintf("T%d user asked: %s", d.goal.turn, d.goal.text))
+	}
+	for _, n := range d.instructions {
+		o.add(titleGoal, prioKey, fmt.Sprintf("T%d %s: %s", n.turn, n.who, n.text))
+	}
+	for _, n := range d.decisions {
+		o.add(titleDecisions, prioFact, fmt.Sprintf("T%d %s: %s", n.turn, n.who, n.text))
+	}
+	for _, p := range d.fileOrder {
+		f := d.files[p]
+		acts := make([]string, 0, len(f.actions))
+		for _, a := range f.actions {
+			if c := f.counts[a]; c > 1 {
+				acts = append(acts, fmt.Sprintf("%s ×%d", a, c))
+			} else {
+				acts = append(acts, a)
+			}
+		}
+		prio := prioFact
+		if len(f.actions) == 1 && f.actions[0] == "mentioned" {
+			prio = prioMentioned
+		}
+		o.add(titleFiles, prio, fmt.Sprintf("%s — %s", p, strings.Join(acts, ", ")))
+	}
+	for _, c := range d.commandOrder {
+		u := d.commands[c]
+		var outcome string
+		switch {
+		case u.pending && u.runs == 1:
+			outcome = "no result recorded"
+		case u.failures == 0:
+			outcome = "ok"
+		case u.lastOK:
+			outcome = fmt.Sprintf("failed %d, then ok", u.failures)
+		default:
+			outcome = "FAILED"
+			if u.failures > 1 {
+				outcome = fmt.Sprintf("FAILED ×%d", u.failures)
+			}
+		}
+		runs := ""
+		if u.runs > 1 {
+			runs = fmt.Sprintf(" ×%d", u.runs)
+		}
+		prio := prioCommand
+		if u.failures > 0 {
+			prio = prioFact
+		}
+		o.add(titleCommands, prio, fmt.Sprintf("`%s`%s → %s", c, runs, outcome))
+	}
+	for _, e := range d.errors {
+		status, prio := "open", prioFact
+		if e.resolved >= 0 {
+			status, prio = fmt.Sprintf("resolved T%d", e.resolved), prioResolvedError
+		}
+		o.add(titleErrors, prio, fmt.Sprintf("T%d %s: %s — %s", e.turn, e.source, e.line, status))
+	}
+	for _, t := range d.tasks {
+		prio := prioKey
+		if t.status == "completed" {
+			prio = prioDoneTask
+		}
+		o.add(titleTasks, prio, fmt.Sprintf("[%s] %s (T%d %s)", t.status, t.text, t.turn, t.who))
+	}
+	for _, id := range d.identifiers {
+		o.add(titleIdentifiers, prioIdentifier, "`"+id+"`")
+	}
+	// Who said what, interleaved by turn: requests first within a turn.
+	conv := append(append([]note(nil), d.requests...), d.replies...)
+	sort.SliceStable(conv, func(i, j int) bool { return conv[i].turn < conv[j].turn })
+	for _, n := range conv {
+		prio := prioReply
+		if n.who != "assistant" {
+			prio = prioRequest
+		}
+		o.add(titleConversation, prio, fmt.Sprintf("T%d %s: %s", n.turn, n.who, n.text))
+	}
+	return o
+}
+
+// mergeOutline folds earlier summaries: lines under the same heading are
+// gathered, duplicates dropped, and the ones a summary owes its facts to
+// ranked above narration. Works for extractive summaries and, roughly, for
+// any Markdown summary with headings.
+func mergeOutline(req Request) *outline {
+	o := &outline{header: fmt.Sprintf("Summary of turns %d–%d (extractive merge of %d earlier summaries).", req.FromTurn, req.ToTurn-1, len(req.Messages))}
+	seen := map[string]bool{}
+	for i := range req.Messages {
+		title := titleConversation
+		for _, raw := range strings.Split(messageText(&req.Messages[i]), "\n") {
+			l := strings.TrimSpace(raw)
+			switch {
+			case l == "" || strings.HasPrefix(l, "Summary of turns "):
+				continue
+			case strings.HasPrefix(l, "#"):
+				title = strings.TrimSpace(strings.TrimLeft(l, "#"))
+				continue
+			}
+			prio := prioFact
+			switch title {
+			case titleConversation:
+				prio = prioRequest
+			case titleIdentifiers:
+				prio = prioIdentifier
+			case titleGoal:
+				prio = prioKey
+			}
+			if title == titleIdentifiers {
+				for _, id := range strings.Split(l, ", ") {
+					if id = strings.TrimSpace(id); id != "" && !seen[title+id] {
+						seen[title+id] = true
+						o.add(title, prio, id)
+					}
+				}
+				continue
+			}
+			l = strings.TrimPrefix(strings.TrimPrefix(l, "- "), "* ")
+			if !seen[title+l] {
+				seen[title+l] = true
+				o.add(title, prio, l)
+			}
+		}
+	}
+	return o
+}
+
+func (o *outline) render() string {
+	var b strings.Builder
+	b.WriteString(o.header)
+	b.WriteString("\n")
+	for _, s := range o.sections {
+		first := true
+		for _, l := range s.lines {
+			if l.drop {
+				continue
+			}
+			if first {
+				fmt.Fprintf(&b, "\n## %s\n", s.title)
+			}
+			switch {
+			case s.inline && first:
+				b.WriteString(l.text)
+			case s.inline:
+				b.WriteString(", " + l.text)
+			default:
+				b.WriteString("- " + l.text + "\n")
+			}
+			first = false
+		}
+		if s.inline && !first {
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+// fit renders the outline within budget tokens, dropping lines by
+// priority. It counts each line once and re-counts the whole only to
+// confirm, so fitting stays linear in the outline's size.
+func (o *outline) fit(c TokenCounter, budget int) (string, int) {
+	text := o.render()
+	n := countTokens(c, text)
+	if n <= budget {
+		return text, n
+	}
+	var all []*line
+	for _, s := range o.sections {
+		for _, l := range s.lines {
+			l.tokens = countTokens(c, l.text) + 2
+			all = append(all, l)
+		}
+	}
+	// Stable: within a priority, older lines (earlier in the outline) go
+	// first, since recent history sits nearer the kept turns.
+	sort.SliceStable(all, func(i, j int) bool { return all[i].prio < all[j].prio })
+	for i := 0; n > budget && i < len(all); {
+		excess := n - budget
+		for freed := 0; freed < excess && i < len(all); i++ {
+			all[i].drop = true
+			freed += all[i].tokens
+		}
+		text = o.render()
+		n = countTokens(c, text)
+	}
+	return text, n
+}

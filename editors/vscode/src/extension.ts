@@ -54,8 +54,29 @@ interface Version {
 
 let client: LanguageClient | undefined;
 
-/** The `compactd` settings section as the server reads it (camelCase mirror of .compactd.toml). */
+/**
+ * The `compactd` settings section as the protocol names it (camelCase mirror of .compactd.toml),
+ * plus the flat names daemon.Settings decodes today (warnRatio, contextWindow, ...), so either
+ * reading of the section gets the same values.
+ */
 export function serverSettings(): Record<string, unknown> {
+  const nested = protocolSettings();
+  const g = nested.gauge as Record<string, unknown>;
+  const k = nested.compact as Record<string, unknown>;
+  return {
+    ...nested,
+    warnRatio: g.warn,
+    criticalRatio: g.critical,
+    model: g.model,
+    contextWindow: g.contextWindow,
+    strategies: k.strategies,
+    keepLast: k.keepLast,
+    logLevel: (nested.log as Record<string, unknown>).level,
+    storePath: (nested.store as Record<string, unknown>).path,
+  };
+}
+
+function protocolSettings(): Record<string, unknown> {
   const c = vscode.workspace.getConfiguration('compactd');
   return {
     gauge: {

@@ -117,8 +117,20 @@ local function root_dir(bufnr)
   return config.root_dir or vim.fn.getcwd()
 end
 
+-- The settings as the protocol nests them ({gauge = {warn, contextWindow, ...}, ...}) plus the
+-- flat names daemon.Settings decodes today (warnRatio, contextWindow, ...): either reading of
+-- the section gets the same values.
+function M.server_settings(settings)
+  local s = vim.deepcopy(settings or {})
+  local g, c, l, st = s.gauge or {}, s.compact or {}, s.log or {}, s.store or {}
+  local flat = { warnRatio = g.warn, criticalRatio = g.critical, model = g.model, contextWindow = g.contextWindow,
+    strategies = c.strategies, keepLast = c.keepLast, logLevel = l.level, storePath = st.path }
+  for k, v in pairs(flat) do if s[k] == nil then s[k] = v end end
+  return s
+end
+
 local function client_config(bufnr)
-  local settings = config.settings or {}
+  local settings = M.server_settings(config.settings)
   return {
     name = 'compactd',
     cmd = M.server_cmd(),
@@ -345,8 +357,9 @@ function M.set_settings(settings)
   config.settings = settings or {}
   local client = M.client()
   if client then
-    client.config.settings = { compactd = config.settings }
-    client_notify(client, 'workspace/didChangeConfiguration', { settings = { compactd = config.settings } })
+    local s = M.server_settings(config.settings)
+    client.config.settings = { compactd = s }
+    client_notify(client, 'workspace/didChangeConfiguration', { settings = { compactd = s } })
   end
 end
 

@@ -1,0 +1,340 @@
+#!/usr/bin/env node
+// End-to-end check of the compactd VS Code extension (its VSIX) and server inside a REAL
+// VS Code (code-server web build) driven by Debian's Chromium through playwright-core.
+// Adapted from the project's shared e2e recipe; run by editors/e2e/vscode/run.sh.
+//
+// Usage:
+//   node code_server_e2e.mjs --vsix X.vsix [--shots DIR] [--out result.json] -- SERVER_CMD [ARGS...]
+// (run_vscode_e2e.sh passes the defaults under $E2E_HOME). Env:
+//   CODE_SERVER   code-server binary (required)
+//   CHROMIUM      browser binary (default /usr/bin/chromium)
+//   E2E_GAUGE_METHOD  custom notification method the bundled test extension listens to (default stub/tokenGauge)
+//   E2E_FILE_NAME     name of the file to create+open in the workspace (default conversation.md)
+//   E2E_FILE_TEXT     its content (default: 50 "user: message N ..." lines)
+//   E2E_FILE_SRC      copy this file's bytes instead (for real transcripts too large for the env)
+//   E2E_HOVER_LINE_TEXT  hover the first line containing this text (default: the 2nd line)
+//   E2E_GAUGE_RE      regexp the status-bar gauge text must match (default "ctx \\d+")
+//   E2E_ACTION_TITLE  code action to apply (default "Compact conversation")
+//   E2E_DRYRUN_TITLE  second action (default "Dry-run compaction"; "" to skip)
+//   E2E_HOVER_RE      regexp the hover must match (default "stub hover")
+//   E2E_TOAST_RE      regexp of the window/showMessage toast after the action (default "compacted"; "" to skip)
+//   E2E_PROGRESS_RE   regexp of the workDoneProgress title in the status bar (default "Compacting"; soft check)
+//   E2E_SETTINGS_JSON extra user settings (JSON object), e.g. for the real extension
+//   E2E_WORKSPACE_SRC copy this folder as the workspace (before E2E_FILE_*)
+//   E2E_FORK_TAB_RE   regexp of the editor tab the compaction opens (the fork; "" skips)
+//   E2E_DRYRUN_TAB_RE regexp of the editor tab the dry run opens (default "Preview"; "" skips)
+//   E2E_HEADFUL=1     (debug) no --headless
+//   E2E_KEEP_TMP=1    keep the temp dir (code-server.log, ud/logs/*/exthost*/..., ext.jsonl) after a pass
+// Exit status: 0 pass, 1 a check failed, 2 setup error.
+import { spawn, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const argv = process.argv.slice(2);
+const opt = { vsix: null, shots: path.resolve('shots'), out: path.resolve('code-server-e2e-result.json') };
+let serverCmd = null;
+for (let i = 0; i < argv.length; i++) {
+  const a = argv[i];
+  if (a === '--') { serverCmd = argv.slice(i + 1); break; }
+  if (a === '--vsix') opt.vsix = path.resolve(argv[++i]);
+  else if (a === '--shots') opt.shots = path.resolve(argv[++i]);
+  else if (a === '--out') opt.out = path.resolve(argv[++i]);
+  else { serverCmd = argv.slice(i); break; }
+}
+if (!serverCmd || serverCmd.length === 0) {
+  if (process.env.E2E_LSP_CMD_JSON) serverCmd = JSON.parse(process.env.E2E_LSP_CMD_JSON);
+  else serverCmd = [];
+}
+const CODE_SERVER = process.env.CODE_SERVER;
+if (serverCmd.length === 0 || !opt.vsix || !CODE_SERVER) {
+  console.error('usage: CODE_SERVER=bin code_server_e2e.mjs --vsix f [--shots d] [--out f] -- server-cmd [args...]');
+  process.exit(64);
+}
+if (!fs.existsSync(opt.vsix)) { console.error(`no VSIX at ${opt.vsix} (build it with setup_vscode_e2e.sh)`); process.exit(2); }
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const GAUGE_RE = new RegExp(process.env.E2E_GAUGE_RE || 'ctx \\d+');
+const HOVER_RE = new RegExp(process.env.E2E_HOVER_RE || 'stub hover');
+const PROGRESS_RE = new RegExp(process.env.E2E_PROGRESS_RE || 'Compacting');
+const TOAST_RE = (process.env.E2E_TOAST_RE ?? 'compacted') ? new RegExp(process.env.E2E_TOAST_RE ?? 'compacted') : null;
+const ACTION = process.env.E2E_ACTION_TITLE || 'Compact conversation';
+const DRYRUN = process.env.E2E_DRYRUN_TITLE ?? 'Dry-run compaction';
+
+const FILE_NAME = process.env.E2E_FILE_NAME || 'conversation.md';
+const FORK_TAB_RE = process.env.E2E_FORK_TAB_RE ? new RegExp(process.env.E2E_FORK_TAB_RE) : null;
+const DRYRUN_TAB_RE = (process.env.E2E_DRYRUN_TAB_RE ?? 'Preview') ? new RegExp(process.env.E2E_DRYRUN_TAB_RE ?? 'Preview') : null;
+const T0 = Date.now();
+const R = { serverCmd, steps: [], checks: [], shots: [], ok: false };
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-e2e-'));
+fs.mkdirSync(opt.shots, { recursive: true });
+fs.mkdirSync(path.dirname(opt.out), { recursive: true });
+let cs = null, browser = null, page = null;
+
+async function step(name, fn) {
+  const s = Date.now();
+  try {
+    const v = await fn();
+    R.steps.push({ name, ms: Date.now() - s, ok: true });
+    console.log(`  step ${name}: ${Date.now() - s} ms`);
+    return v;
+  } catch (e) {
+    R.steps.push({ name, ms: Date.now() - s, ok: false, err: String(e?.message ?? e).split('\n')[0] });
+    console.log(`  step ${name}: FAILED after ${Date.now() - s} ms: ${String(e?.message ?? e).split('\n')[0]}`);
+    if (page) {
+      await shot(`fail-${name.replace(/\W+/g, '_')}`).catch(() => {});
+      await page.content().then((h) => fs.writeFileSync(path.join(tmp, `fail-${name.replace(/\W+/g, '_')}.html`), h)).catch(() => {});
+    }
+    throw e;
+  }
+}
+function check(name, ok, detail) { R.checks.push({ name, ok: !!ok, detail }); console.log(`  [${ok ? 'ok' : name.includes('optional') ? 'miss' : 'FAIL'}] ${name}${detail !== undefined ? ' — ' + JSON.stringify(detail).slice(0, 160) : ''}`); return ok; }
+async function shot(name) { const f = path.join(opt.shots, `${name}.png`); await page.screenshot({ path: f }); R.shots.push(f); return f; }
+function freePort() { return new Promise((res) => { const s = net.createServer(); s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => res(p)); }); }); }
+function extLog() { try { return fs.readFileSync(path.join(tmp, 'ext.jsonl'), 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)); } catch { return []; } }
+async function waitFor(pred, ms, what) { const end = Date.now() + ms; while (Date.now() < end) { const v = await pred(); if (v) return v; await new Promise((r) => setTimeout(r, 100)); } throw new Error(`timeout: ${what}`); }
+
+async function main() {
+  const ud = path.join(tmp, 'ud'), ext = path.join(tmp, 'ext'), ws = path.join(tmp, 'ws');
+  for (const d of [ud, ext, ws, path.join(ud, 'User')]) fs.mkdirSync(d, { recursive: true });
+  const lines = ['# conversation'];
+  for (let i = 1; i <= 50; i++) lines.push(`user: message ${i} with some words in it`);
+  if (process.env.E2E_WORKSPACE_SRC) fs.cpSync(process.env.E2E_WORKSPACE_SRC, ws, { recursive: true });
+  if (process.env.E2E_FILE_SRC) fs.copyFileSync(process.env.E2E_FILE_SRC, path.join(ws, FILE_NAME));
+  else if (!process.env.E2E_WORKSPACE_SRC) fs.writeFileSync(path.join(ws, FILE_NAME), process.env.E2E_FILE_TEXT ?? lines.join('\n') + '\n');
+  fs.writeFileSync(path.join(ud, 'User', 'settings.json'), JSON.stringify({
+    'workbench.startupEditor': 'none',
+    'workbench.tips.enabled': false,
+    'workbench.enableExperiments': false,
+    'workbench.welcomePage.walkthroughs.openOnInstall': false,
+    'security.workspace.trust.enabled': false,
+    'telemetry.telemetryLevel': 'off',
+    'update.mode': 'none',
+    'extensions.autoCheckUpdates': false,
+    'extensions.autoUpdate': false,
+    'extensions.ignoreRecommendations': true,
+    'git.enabled': false,
+    'chat.commandCenter.enabled': false,
+    'workbench.secondarySideBar.defaultVisibility': 'hidden',
+    'chat.disableAIFeatures': true, // 1.139: hides the Chat view and the AI "Fix"/"Explain" quick fixes
+    'editor.lightbulb.enabled': 'on',
+    'editor.hover.delay': 100,
+    ...JSON.parse(process.env.E2E_SETTINGS_JSON || '{}'), // e.g. the real extension's server path
+  }, null, 2));
+
+  await step('install-extension', () => {
+    execFileSync(CODE_SERVER, ['--user-data-dir', ud, '--extensions-dir', ext, '--install-extension', opt.vsix], { stdio: 'pipe' });
+  });
+
+  const port = await freePort();
+  await step('start code-server', async () => {
+    fs.writeFileSync(path.join(tmp, 'config.yaml'), `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
+    cs = spawn(CODE_SERVER, [
+      '--config', path.join(tmp, 'config.yaml'), '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none',
+      '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override',
+      '--user-data-dir', ud, '--extensions-dir', ext, ws,
+    ], {
+      detached: true, stdio: ['ignore', fs.openSync(path.join(tmp, 'code-server.log'), 'a'), fs.openSync(path.join(tmp, 'code-server.log'), 'a')],
+      env: { ...process.env, E2E_LSP_CMD_JSON: JSON.stringify(serverCmd), E2E_SERVER_CWD: process.cwd(), E2E_EXT_LOG: path.join(tmp, 'ext.jsonl') },
+    });
+    await waitFor(() => fs.readFileSync(path.join(tmp, 'code-server.log'), 'utf8').includes('HTTP server listening'), 30000, 'code-server listening');
+  });
+
+  await step('launch chromium', async () => {
+    // A fresh, empty profile dir each run (persistent context = explicit --user-data-dir).
+    browser = await chromium.launchPersistentContext(path.join(tmp, 'chrome-profile'), {
+      executablePath: CHROMIUM,
+      headless: !process.env.E2E_HEADFUL,
+      viewport: { width: 1400, height: 900 },
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    });
+    page = browser.pages()[0] ?? await browser.newPage();
+    page.on('console', (m) => { if (m.type() === 'error') (R.consoleErrors ??= []).push(m.text().slice(0, 300)); });
+  });
+
+  await step('load workbench', async () => {
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60000 });
+    await page.locator('.statusbar').waitFor({ timeout: 60000 });
+  });
+  await shot('01-workbench');
+
+  await step('open file (Quick Open)', async () => {
+    // Explorer click would work too; quick open is layout independent.
+    await page.locator('.monaco-workbench').click({ position: { x: 700, y: 400 } }).catch(() => {});
+    await page.keyboard.press('Control+P');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ timeout: 10000 });
+    await input.fill(FILE_NAME);
+    await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 10000 });
+    await page.keyboard.press('Enter');
+    await page.locator('.tab.active', { hasText: FILE_NAME }).first().waitFor({ timeout: 15000 });
+    await page.locator('.monaco-editor .view-lines').first().waitFor({ timeout: 15000 });
+  });
+
+  const gaugeItem = page.locator('.statusbar-item', { hasText: GAUGE_RE });
+  const gauge1 = await step('status bar gauge (custom notification)', async () => {
+    await gaugeItem.first().waitFor({ timeout: 30000 });
+    return (await gaugeItem.first().innerText()).trim();
+  });
+  check('status bar gauge text', GAUGE_RE.test(gauge1), gauge1);
+  await shot('02-file-open-gauge');
+
+  await step('diagnostic squiggle', async () => {
+    await page.locator('.monaco-editor .squiggly-warning, .monaco-editor .squiggly-error, .monaco-editor .squiggly-info').first().waitFor({ state: 'attached', timeout: 15000 });
+  });
+  check('diagnostic rendered', true);
+
+  const hoverText = await step('hover', async () => {
+    // Line 2 of the file (2nd view-line from the top; DOM order is not visual order),
+    // or the first line containing E2E_HOVER_LINE_TEXT.
+    const box = process.env.E2E_HOVER_LINE_TEXT
+      ? await page.locator('.monaco-editor .view-line', { hasText: process.env.E2E_HOVER_LINE_TEXT }).first().boundingBox()
+      : await page.evaluate(() => {
+        const r = [...document.querySelectorAll('.monaco-editor .view-lines .view-line')]
+          .map((e) => e.getBoundingClientRect()).sort((a, b) => a.top - b.top)[1];
+        return { x: r.left, y: r.top, width: r.width, height: r.height };
+      });
+    await page.mouse.move(box.x + 20, box.y + box.height / 2);
+    await page.mouse.move(box.x + 25, box.y + box.height / 2);
+    const hover = page.locator('.monaco-hover', { hasText: HOVER_RE }).first();
+    await hover.waitFor({ timeout: 15000 });
+    return (await hover.innerText()).trim();
+  });
+  check('hover text', HOVER_RE.test(hoverText), hoverText);
+  await shot('03-hover');
+  await page.keyboard.press('Escape');
+
+  async function applyCodeAction(title, via) {
+    // Put the caret on line 1 where the diagnostic is, then open the Quick Fix menu.
+    await page.locator('.monaco-editor .view-line').first().click();
+    await page.keyboard.press('Control+Home');
+    // Let the code-action requests triggered by the caret move settle: VS Code drops the
+    // command cache of a superseded code-action list, and applying an entry from the old
+    // menu then fails with "Actual command not found, wanted to execute <cmd>".
+    await page.waitForTimeout(1000);
+    if (via === 'lightbulb') {
+      // 1.100 draws the bulb in the glyph margin (gutter); the old .lightBulbWidget content widget stays hidden.
+      const bulb = page.locator('.monaco-editor [class*="lightbulb"], .monaco-editor [class*="light-bulb"]').filter({ visible: true }).first();
+      await bulb.waitFor({ state: 'visible', timeout: 10000 });
+      await shot('04-lightbulb');
+      await bulb.click();
+    } else if (via === 'palette') {
+      await page.keyboard.press('Control+Shift+P');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ timeout: 10000 });
+      await input.fill('>Quick Fix');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Quick Fix' }).first().waitFor({ timeout: 10000 });
+      await page.keyboard.press('Enter');
+    } else {
+      await page.keyboard.press('Control+.');
+    }
+    const item = page.locator('.action-widget .monaco-list-row', { hasText: title }).first();
+    await item.waitFor({ timeout: 10000 });
+    await shot(`05-codeaction-menu-${via}`);
+    // A .context-view-pointerBlock overlay swallows the first click in the action
+    // widget, so pick the entry with the keyboard: move focus until it is ours, Enter.
+    for (let i = 0; i < 20; i++) {
+      const focused = page.locator('.action-widget .monaco-list-row.focused').first();
+      // aria-label is "<title>" (1.100) or "<title>, Quick Fix" (1.139)
+      const label = (await focused.getAttribute('aria-label').catch(() => null)) ?? '';
+      if (label === title || label.startsWith(`${title}, `)) { await page.keyboard.press('Enter'); return; }
+      await page.keyboard.press('ArrowDown');
+    }
+    throw new Error(`could not focus code action ${title}`);
+  }
+
+  let progressSeen = null;
+  await step(`code action "${ACTION}" via lightbulb`, async () => {
+    await applyCodeAction(ACTION, 'lightbulb');
+    // vscode-languageclient shows server workDoneProgress in the status bar (ProgressLocation.Window).
+    const prog = page.locator('.statusbar-item', { hasText: PROGRESS_RE }).first();
+    await waitFor(async () => {
+      if (!progressSeen && await prog.isVisible().catch(() => false)) {
+        progressSeen = (await prog.innerText().catch(() => '')).trim();
+        await shot('05b-progress');
+      }
+      // Done when the status-bar gauge text changed (works for any extension). Not on the test
+      // extension's own log (E2E_EXT_LOG): it is written before the workbench repaints the item.
+      const now = (await gaugeItem.first().innerText().catch(() => gauge1)).trim();
+      return now !== gauge1;
+    }, 15000, 'gauge after action');
+  });
+  check('workDoneProgress visible in status bar (optional: needs a server whose progress lasts >~200 ms)', !!progressSeen, progressSeen);
+  if (TOAST_RE) {
+    const toast = await step('notification toast (window/showMessage)', async () => {
+      const t = page.locator('.notification-toast, .notifications-toasts .monaco-list-row', { hasText: TOAST_RE }).first();
+      await t.waitFor({ timeout: 10000 });
+      return (await t.innerText()).trim();
+    }).catch(() => null);
+    check('showMessage toast', !!toast, toast);
+  }
+  const gauge2 = (await gaugeItem.first().innerText()).trim();
+  check('gauge changed after action', gauge2 !== gauge1, { before: gauge1, after: gauge2 });
+  if (FORK_TAB_RE) {
+    const tab = await step('fork opened in an editor', async () => {
+      const t = page.locator('.tab', { hasText: FORK_TAB_RE }).first();
+      await t.waitFor({ timeout: 15000 });
+      return (await t.innerText()).trim();
+    }).catch(() => null);
+    check('fork tab', !!tab, tab);
+  }
+  await page.waitForTimeout(500);
+  await shot('06-after-compact');
+  R.statusTooltip = await gaugeItem.first().getAttribute('aria-label').catch(() => null);
+
+  if (DRYRUN) {
+    // Back to the original transcript: the compaction moved the focus to the fork.
+    await page.keyboard.press('Control+P');
+    const qi = page.locator('.quick-input-widget input');
+    await qi.waitFor({ timeout: 10000 });
+    await qi.fill(FILE_NAME);
+    await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 10000 });
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(500);
+    await step(`code action "${DRYRUN}" via command palette Quick Fix`, () => applyCodeAction(DRYRUN, 'palette'));
+    if (DRYRUN_TAB_RE) {
+      const tab = await step('dry-run report opened', async () => {
+        const t = page.locator('.tab', { hasText: DRYRUN_TAB_RE }).first();
+        await t.waitFor({ timeout: 20000 });
+        return (await t.innerText()).trim();
+      }).catch(() => null);
+      check('dry-run report tab', !!tab, tab);
+      await page.waitForTimeout(1000);
+      await shot('06b-dry-run-report');
+    }
+  }
+
+  const log = extLog();
+  R.extensionLog = log;
+  if (log.length > 0) { // only the bundled test extension writes E2E_EXT_LOG
+    check('extension saw server start', log.some((e) => e.event === 'started'), log.find((e) => e.event === 'started')?.data);
+    check('diagnostics event', log.some((e) => e.event === 'diagnostics' && e.data.count > 0));
+  }
+  check('progress ($/progress) handled without error', !/workDoneProgress.*(failed|error)/i.test(fs.readFileSync(path.join(tmp, 'code-server.log'), 'utf8')));
+  await shot('07-final');
+}
+
+let rc = 0;
+try {
+  await main();
+  rc = R.checks.every((c) => c.ok || c.name.includes('optional')) ? 0 : 1;
+} catch (e) {
+  R.error = String(e?.stack ?? e);
+  console.error(R.error);
+  rc = 2;
+} finally {
+  R.total_ms = Date.now() - T0;
+  R.ok = rc === 0;
+  R.tmp = tmp;
+  try { if (browser) await browser.close(); } catch {}
+  if (cs) { try { process.kill(-cs.pid, 'SIGTERM'); } catch {} }
+  fs.writeFileSync(opt.out, JSON.stringify(R, null, 2));
+  // Keep code-server/extension-host logs only when something failed (or E2E_KEEP_TMP=1).
+  const keep = rc !== 0 || !!process.env.E2E_KEEP_TMP;
+  if (!keep) { await new Promise((r) => setTimeout(r, 500)); try { fs.rmSync(tmp, { recursive: true, force: true }); } catch {} }
+  console.log(`code-server-e2e: ${rc === 0 ? 'PASS' : 'FAIL'} in ${R.total_ms} ms (${opt.out}${keep ? `; logs in ${tmp}` : ''})`);
+  process.exit(rc);
+}

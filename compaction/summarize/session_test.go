@@ -30,7 +30,7 @@ var (
 		"internal/store/postgres.go", "internal/store/postgres_test.go", "internal/store/migrations/0003_add_sku_index.sql",
 		"internal/inventory/reserve.go", "internal/inventory/reserve_test.go", "internal/inventory/pricing.go",
 		"internal/config/config.go", "pkg/retry/backoff.go", "web/src/components/StockTable.tsx", "web/src/api/client.ts", "Makefile"}
-	genIDs = []string{"ReserveStock", "ReleaseHold", "skuIndex", "parseRequest", "withTimeout", "ErrOutOfStock", "reservation_ttl", "priceCache", "BackoffPolicy", "newRouter"}
+	genIDs  = []string{"ReserveStock", "ReleaseHold", "skuIndex", "parseRequest", "withTimeout", "ErrOutOfStock", "reservation_ttl", "priceCache", "BackoffPolicy", "newRouter"}
 	genAsks = []string{
 		"Add a reservation timeout to %s so holds expire; `%s` should return ErrOutOfStock when the hold lapsed.",
 		"The handler in %s panics on an empty body, can you fix it? It is `%s` I think.",
@@ -38,7 +38,7 @@ var (
 		"Refactor %s so `%s` takes a context.Context first.",
 		"Why is %s slow? Profile `%s` and make it faster.",
 	}
-	genCommands = []string{"go vet ./...", "git diff --stat HEAD~%d", "make lint", "go build ./cmd/server", "grep -rn skuIndex --include=*.go . | head -%d", "docker compose up -d postgres", "go test -run TestReserve%d ./internal/inventory/"}
+	genCommands     = []string{"go vet ./...", "git diff --stat HEAD~%d", "make lint", "go build ./cmd/server", "grep -rn skuIndex --include=*.go . | head -%d", "docker compose up -d postgres", "go test -run TestReserve%d ./internal/inventory/"}
 	genInstructions = []string{
 		"From now on, keep every exported function documented.",
 		"Never change the public API of pkg/retry without asking me.",

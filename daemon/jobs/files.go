@@ -178,5 +178,4 @@ func rescueLateAppends(old *os.File, path string) (int64, error) {
 	return total, nil
 }
 
-
 func sha256Sum(b []byte) [32]byte { return sha256.Sum256(b) }

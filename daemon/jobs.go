@@ -1,0 +1,40 @@
+package daemon
+
+import "context"
+
+// A JobRequest is one compaction command's arguments, as the editor sent
+// them (see the README's command list).
+type JobRequest struct {
+	Path       string
+	Strategies []string
+	KeepLast   int
+	Version    string
+	From, To   string
+	InPlace    bool
+	DryRun     bool
+}
+
+// A JobResult is what a finished command reports.
+type JobResult struct {
+	// Message is one sentence for the user.
+	Message string
+	// Open is a file worth showing: the fork, the dry-run report.
+	Open string
+	// Data is the command's JSON result.
+	Data any
+}
+
+// Progress reports a running job: a message and a percentage (0–100, -1
+// when unknown).
+type Progress func(message string, percent int)
+
+// Jobs runs the long work behind the editor's commands. daemon/jobs
+// implements it; the daemon only routes requests to it.
+type Jobs interface {
+	Compact(ctx context.Context, req JobRequest, progress Progress) (*JobResult, error)
+	History(ctx context.Context, req JobRequest) (*JobResult, error)
+	Restore(ctx context.Context, req JobRequest, progress Progress) (*JobResult, error)
+	Diff(ctx context.Context, req JobRequest) (*JobResult, error)
+	// Versions counts the stored versions of the conversation at path.
+	Versions(ctx context.Context, path string) (int, error)
+}

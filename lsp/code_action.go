@@ -1,0 +1,65 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"go.lsp.dev/protocol"
+)
+
+// codeAction offers the compaction commands on any tracked transcript;
+// "Compact conversation" is the quick fix of compactd's own diagnostic.
+func (s *Server) codeAction(ctx context.Context, params json.RawMessage) (any, error) {
+	var p protocol.CodeActionParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	actions := []protocol.CodeAction{}
+	snap := s.snapshotOf(p.TextDocument.URI)
+	if snap == nil {
+		return actions, nil
+	}
+	var ours []protocol.Diagnostic
+	for _, dg := range p.Context.Diagnostics {
+		if dg.Source == "compactd" {
+			ours = append(ours, dg)
+		}
+	}
+	arg := map[string]any{"uri": string(p.TextDocument.URI)}
+	add := func(title, cmd string, kind protocol.CodeActionKind, diags []protocol.Diagnostic, preferred bool) {
+		if !kindWanted(p.Context.Only, kind) {
+			return
+		}
+		actions = append(actions, protocol.CodeAction{
+			Title: title, Kind: kind, Diagnostics: diags, IsPreferred: preferred,
+			Command: &protocol.Command{Title: title, Command: cmd, Arguments: []any{arg}},
+		})
+	}
+	add("Compact conversation", cmdCompact, protocol.QuickFix, ours, len(ours) > 0)
+	add("Dry-run compaction", cmdDryRun, protocol.QuickFix, nil, false)
+	add("Compact conversation in place", cmdCompactInPlace, protocol.Source, nil, false)
+	if s.opts.Jobs != nil {
+		// A short bound: the store answers in microseconds; a busy one
+		// must not stall the lightbulb.
+		vctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		n, err := s.opts.Jobs.Versions(vctx, snap.Path)
+		cancel()
+		if err == nil && n > 0 {
+			add("Restore version…", cmdRestore, protocol.Source, nil, false)
+		}
+	}
+	return actions, nil
+}
+
+func kindWanted(only []protocol.CodeActionKind, kind protocol.CodeActionKind) bool {
+	if len(only) == 0 {
+		return true
+	}
+	for _, o := range only {
+		if o == kind || len(kind) > len(o) && string(kind[:len(o)]) == string(o) && kind[len(o)] == '.' {
+			return true
+		}
+	}
+	return false
+}

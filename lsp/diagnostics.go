@@ -1,0 +1,70 @@
+package lsp
+
+import (
+	"fmt"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/compactd/compactd/daemon"
+)
+
+// diagnosticCode marks compactd's own diagnostics, so code actions can
+// recognize them in their context.
+const diagnosticCode = "context-window"
+
+// publishDiagnostics sends the transcript's diagnostic when its level is
+// warn or critical, and clears it when it drops, sending nothing when
+// nothing changed.
+func (s *Server) publishDiagnostics(u protocol.DocumentURI, snap *daemon.Snapshot) {
+	diags := []protocol.Diagnostic{}
+	if snap != nil && snap.Level != daemon.LevelOK {
+		diags = append(diags, diagnosticFor(snap))
+	}
+	key := ""
+	if len(diags) > 0 {
+		key = fmt.Sprint(diags[0].Severity, diags[0].Message)
+	}
+	s.mu.Lock()
+	prev, had := s.diagSent[u]
+	if had && prev == key || !had && key == "" {
+		s.mu.Unlock()
+		return
+	}
+	if key == "" {
+		delete(s.diagSent, u)
+	} else {
+		s.diagSent[u] = key
+	}
+	s.mu.Unlock()
+	s.notify(protocol.MethodTextDocumentPublishDiagnostics, &protocol.PublishDiagnosticsParams{URI: u, Diagnostics: diags})
+}
+
+func diagnosticFor(snap *daemon.Snapshot) protocol.Diagnostic {
+	sev := protocol.DiagnosticSeverityWarning
+	if snap.Level == daemon.LevelCritical {
+		sev = protocol.DiagnosticSeverityError
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Context window %d %% full (%s tokens of %s, %s)", int(snap.Ratio*100+0.5),
+		daemon.Short(snap.Tokens), daemon.Short(snap.Window), sourceWords(snap.Source))
+	if snap.AutoCompactAt > 0 {
+		fmt.Fprintf(&b, "; %s compacts by itself at %.1f %%", snap.Format, snap.AutoCompactAt*100)
+	}
+	if n := snap.AutoSavings(); n > 0 {
+		fmt.Fprintf(&b, ". Compacting would save about %s tokens (%d %% of the window).", daemon.Short(n), int(float64(n)*100/float64(snap.Window)+0.5))
+	} else {
+		b.WriteString(". Compact the conversation to free room.")
+	}
+	return protocol.Diagnostic{
+		Range:    protocol.Range{End: protocol.Position{Line: 0, Character: 1}},
+		Severity: sev, Code: diagnosticCode, Source: "compactd", Message: b.String(),
+	}
+}
+
+func sourceWords(source string) string {
+	if source == daemon.SourceUsage {
+		return "reported usage plus estimate"
+	}
+	return "estimated"
+}

@@ -392,7 +392,9 @@ func (g Gaps) Join(records [][]byte) ([]byte, error) {
 
 // SortSpans sorts spans by start, for documents whose records come from
 // more than one place (an Anthropic system member and its messages).
-func SortSpans(spans []Span) { sort.Slice(spans, func(i, j int) bool { return spans[i].Start < spans[j].Start }) }
+func SortSpans(spans []Span) {
+	sort.Slice(spans, func(i, j int) bool { return spans[i].Start < spans[j].Start })
+}
 
 // Layout is how a source lays out its record array, so a rebuilt array
 // looks like the original: the whitespace before the first element,

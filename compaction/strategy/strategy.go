@@ -1,36 +1,52 @@
-// Package strategy compacts transcripts: each strategy turns a View into a
-// smaller one, the pipeline composes them left to right under keep-last and
-// turn-boundary rules, a sanitize pass keeps the API invariants, and a report
-// says what was saved and what was lost.
 package strategy
 
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/compactd/compactd/compaction/summarize"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
-// Options configure one compaction run.
-//
-// PROVISIONAL CONTRACT: the strategy owner may add fields; callers
-// (daemon, CLI) rely on the ones here.
+// Options configure one compaction run. The zero value is usable: it runs
+// "auto" keeping the last turn.
 type Options struct {
 	// Strategies are applied left to right; empty means ["auto"].
 	Strategies []string
-	// KeepLast turns at the end are never touched.
+	// KeepLast turns at the end are never touched. 0 means the default (1);
+	// a negative value protects nothing.
 	KeepLast int
 	// Window is the model's context window in tokens (for ratios and
 	// the auto summarize threshold).
 	Window int
-	// Budget is token-budget's target; 0 derives it from Window.
+	// Budget is token-budget's target; 0 derives it from Window
+	// (SummarizeThreshold of it).
 	Budget int
-	// Hints override the shipped per-tool defaults.
+	// Hints override the shipped per-tool defaults, field by field. Keys
+	// may be glob patterns ("cargo_*").
 	Hints map[string]ToolHint
 	// Summarizer, when set, backs the summarizing steps.
 	Summarizer summarize.Summarizer
+
+	// SummarizeThreshold is the fraction of Window above which auto calls
+	// the Summarizer after its mechanical steps; 0 means 0.5.
+	SummarizeThreshold float64
+	// BufferTurns are the recent turns summarize leaves verbatim (at least
+	// KeepLast); they shrink towards KeepLast when they alone exceed the
+	// threshold. 0 means 4.
+	BufferTurns int
+	// Events is how many trailing messages sliding-window keeps; 0 means 40.
+	Events int
+	// Turns is how many trailing turns turn-window keeps; 0 means 10.
+	Turns int
+	// Counts are the source's per-part token counts when the caller has
+	// them cached (the daemon does); nil counts them here.
+	Counts *Counts
+	// SummaryBudget caps a summary's tokens (passed to the Summarizer); 0
+	// lets the summarizer choose.
+	SummaryBudget int
 }
 
 // ToolHint says how compaction treats one tool's calls.
@@ -46,6 +62,8 @@ type Step struct {
 	Strategy      string `json:"strategy"`
 	EventsRemoved int    `json:"eventsRemoved"`
 	TokensSaved   int    `json:"tokensSaved"`
+	// EventsStripped counts parts rewritten to a placeholder (kept, smaller).
+	EventsStripped int `json:"eventsStripped,omitempty"`
 }
 
 // Fact is a key fact of the original the retention report looks for.
@@ -53,6 +71,17 @@ type Fact struct {
 	Kind string `json:"kind"` // path, command, error, identifier, instruction, decision, task
 	Text string `json:"text"`
 }
+
+// Fact kinds.
+const (
+	FactPath        = "path"
+	FactCommand     = "command"
+	FactError       = "error"
+	FactIdentifier  = "identifier"
+	FactInstruction = "instruction"
+	FactDecision    = "decision"
+	FactTask        = "task"
+)
 
 // Retention says how many key facts of the original survive.
 type Retention struct {
@@ -70,12 +99,58 @@ type Report struct {
 	Retention    Retention `json:"retention"`
 	// Notes explain skipped steps (a failed summarizer, an empty notes file).
 	Notes []string `json:"notes,omitempty"`
+	// MessagesBefore and MessagesAfter count model-visible messages.
+	MessagesBefore int `json:"messagesBefore"`
+	MessagesAfter  int `json:"messagesAfter"`
 }
 
-// ErrNotImplemented is returned by the provisional Run.
+// ErrNotImplemented was returned by the provisional Run; kept so callers
+// that referenced it still build.
 var ErrNotImplemented = errors.New("compaction pipeline not implemented yet")
 
-// Run compacts t. It never modifies t.
+// Run compacts t with opts.Strategies applied left to right, then sanitizes
+// the result so it satisfies Check. It never modifies t. A failing
+// summarizer never fails the run: the step is skipped with a Report note.
 func Run(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, opts Options) (*transcript.View, *Report, error) {
-	return nil, nil, ErrNotImplemented
+	if t == nil {
+		return nil, nil, errors.New("compact: no transcript")
+	}
+	if c == nil {
+		return nil, nil, errors.New("compact: no token counter")
+	}
+	names, err := expandStrategies(opts.Strategies)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := ValidateHints(opts.Hints); err != nil {
+		return nil, nil, err
+	}
+	counts := opts.Counts
+	if counts == nil || counts.src != t {
+		counts, err = CountTranscript(ctx, t, c)
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	r := newRun(ctx, t, c, counts, opts)
+	rep := &Report{TokensBefore: r.total(), MessagesBefore: len(t.Messages)}
+	for _, name := range names {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, fmt.Errorf("compact: %w", err)
+		}
+		steps, err := r.apply(name)
+		if err != nil {
+			return nil, nil, err
+		}
+		rep.Steps = append(rep.Steps, steps...)
+	}
+	if st := r.sanitize(); st.EventsRemoved > 0 || st.TokensSaved != 0 {
+		rep.Steps = append(rep.Steps, st)
+	}
+	v := r.view()
+	rep.TokensAfter = r.total()
+	rep.MessagesAfter = len(v.Messages)
+	rep.Notes = r.notes
+	rep.Retention = Retain(t.Messages, v)
+	return v, rep, nil
 }

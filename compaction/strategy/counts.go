@@ -1,0 +1,141 @@
+package strategy
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+// Counts are a transcript's per-part token counts, each part counted once.
+// The daemon keeps them (it counts records anyway for the gauge) and passes
+// them in Options.Counts so a dry run per strategy re-tokenizes nothing.
+type Counts struct {
+	src     *transcript.Transcript
+	counter *tokens.Counter
+	// parts[i][j] is the count of t.Messages[i].Parts[j].
+	parts [][]int
+}
+
+// CountTranscript counts every part of t's messages in parallel.
+func CountTranscript(ctx context.Context, t *transcript.Transcript, c *tokens.Counter) (*Counts, error) {
+	out := &Counts{src: t, counter: c, parts: make([][]int, len(t.Messages))}
+	for i := range t.Messages {
+		out.parts[i] = make([]int, len(t.Messages[i].Parts))
+	}
+	workers := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	next := make(chan int, 256)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				m := &t.Messages[i]
+				for j := range m.Parts {
+					out.parts[i][j] = c.Part(&m.Parts[j])
+				}
+			}
+		}()
+	}
+	var err error
+feed:
+	for i := range t.Messages {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			err = ctx.Err()
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err != nil {
+		return nil, fmt.Errorf("count tokens: %w", err)
+	}
+	return out, nil
+}
+
+// NewCounts wraps counts the caller already has: parts[i][j] is the count of
+// t.Messages[i].Parts[j]. It returns an error when the shape does not match.
+func NewCounts(t *transcript.Transcript, c *tokens.Counter, parts [][]int) (*Counts, error) {
+	if len(parts) != len(t.Messages) {
+		return nil, fmt.Errorf("counts cover %d messages, transcript has %d", len(parts), len(t.Messages))
+	}
+	for i := range parts {
+		if len(parts[i]) != len(t.Messages[i].Parts) {
+			return nil, fmt.Errorf("counts for message %d cover %d parts, it has %d", i, len(parts[i]), len(t.Messages[i].Parts))
+		}
+	}
+	return &Counts{src: t, counter: c, parts: parts}, nil
+}
+
+// Part returns the count of t.Messages[msg].Parts[part].
+func (c *Counts) Part(msg, part int) int { return c.parts[msg][part] }
+
+// Total is the transcript's size as the model sees it: parts plus the
+// per-message framing.
+func (c *Counts) Total() int {
+	n := 0
+	for i := range c.parts {
+		n += tokens.MessageOverhead
+		for _, x := range c.parts[i] {
+			n += x
+		}
+	}
+	return n
+}
+
+// viewCounter counts a View's parts, reusing source counts for parts that
+// are unchanged and counting rewritten ones.
+type viewCounter struct {
+	counts   *Counts
+	byRecord map[int]int // first record index → source message index
+}
+
+func newViewCounter(counts *Counts) *viewCounter {
+	vc := &viewCounter{counts: counts, byRecord: make(map[int]int, len(counts.src.Messages))}
+	for i, m := range counts.src.Messages {
+		if len(m.Records) > 0 {
+			vc.byRecord[m.Records[0]] = i
+		}
+	}
+	return vc
+}
+
+// sourceMessage returns the index of the source message m is a copy of, or -1.
+func (vc *viewCounter) sourceMessage(m *transcript.Message) int {
+	if len(m.Records) == 0 {
+		return -1
+	}
+	if i, ok := vc.byRecord[m.Records[0]]; ok {
+		return i
+	}
+	return -1
+}
+
+// sourcePart returns the index in source message si of the part p copies, or -1.
+func (vc *viewCounter) sourcePart(si int, p *transcript.Part) int {
+	if si < 0 {
+		return -1
+	}
+	parts := vc.counts.src.Messages[si].Parts
+	for j := range parts {
+		if parts[j].Ref == p.Ref && parts[j].Kind == p.Kind && parts[j].ToolCallID == p.ToolCallID {
+			return j
+		}
+	}
+	return -1
+}
+
+func (vc *viewCounter) part(si int, p *transcript.Part) int {
+	if !p.Changed {
+		if j := vc.sourcePart(si, p); j >= 0 {
+			return vc.counts.parts[si][j]
+		}
+	}
+	return vc.counts.counter.Part(p)
+}

@@ -1,0 +1,202 @@
+package strategy
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/compactd/compactd/compaction/summarize"
+	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+// turns returns the turns of the current (flushed) messages.
+func (r *run) turns() []transcript.Turn { return transcript.BuildTurns(r.msgs) }
+
+// snapCut moves a cut at message index cut back to the start of its turn,
+// and never past the keep-last boundary.
+func (r *run) snapCut(turns []transcript.Turn, cut int) int {
+	if b := r.boundary(); cut > b {
+		cut = b
+	}
+	if cut <= 0 {
+		return 0
+	}
+	if t := transcript.TurnOf(turns, cut); t >= 0 {
+		cut = turns[t].Start
+	}
+	return cut
+}
+
+// cutBefore removes every unprotected message before index cut and
+// reports whether anything went.
+func (r *run) cutBefore(cut int) bool {
+	any := false
+	for i := 0; i < cut && i < len(r.msgs); i++ {
+		if r.protected[i] || r.gone[i] {
+			continue
+		}
+		r.gone[i] = true
+		any = true
+	}
+	if any {
+		r.cut = true
+	}
+	return any
+}
+
+func (r *run) slidingWindow() (int, error) {
+	n := r.opts.Events
+	if n <= 0 {
+		n = 40
+	}
+	r.cutBefore(r.snapCut(r.turns(), len(r.msgs)-n))
+	return 0, nil
+}
+
+func (r *run) turnWindow() (int, error) {
+	n := r.opts.Turns
+	if n <= 0 {
+		n = 10
+	}
+	turns := r.turns()
+	if n < len(turns) {
+		r.cutBefore(r.snapCut(turns, turns[len(turns)-n].Start))
+	}
+	return 0, nil
+}
+
+// msgTokens is message i's current count with framing.
+func (r *run) msgTokens(i int) int {
+	n := tokens.MessageOverhead
+	for _, x := range r.tok[i] {
+		if x > 0 {
+			n += x
+		}
+	}
+	return n
+}
+
+// tokenBudget keeps the newest whole turns that fit the budget, beside the
+// protected messages (which always stay and count against it).
+func (r *run) tokenBudget() (int, error) {
+	budget := r.opts.Budget
+	if budget <= 0 {
+		budget = r.threshold()
+	}
+	if budget <= 0 {
+		return 0, fmt.Errorf("needs a budget or a context window to derive one from")
+	}
+	turns := r.turns()
+	cut := r.cutForBudget(turns, budget)
+	if cut > r.boundary() {
+		cut = r.boundary()
+	}
+	r.cutBefore(cut)
+	if r.total() > budget {
+		r.note("token-budget: the kept turns and protected messages take %d tokens, over the budget of %d", r.total(), budget)
+	}
+	return 0, nil
+}
+
+// cutForBudget returns the earliest turn start such that the protected
+// messages before it plus everything from it on fit in budget; the
+// keep-last boundary if none fits.
+func (r *run) cutForBudget(turns []transcript.Turn, budget int) int {
+	protectedBefore := make([]int, len(r.msgs)+1)
+	for i := range r.msgs {
+		protectedBefore[i+1] = protectedBefore[i]
+		if r.protected[i] {
+			protectedBefore[i+1] += r.msgTokens(i)
+		}
+	}
+	suffix := 0
+	cut := r.boundary()
+	for t := len(turns) - 1; t >= 0; t-- {
+		for i := turns[t].Start; i < turns[t].End; i++ {
+			suffix += r.msgTokens(i)
+		}
+		kept := suffix + protectedBefore[turns[t].Start]
+		if kept > budget {
+			break
+		}
+		if turns[t].Start < cut {
+			cut = turns[t].Start
+		}
+	}
+	return cut
+}
+
+// summarize archives everything older than the buffer turns into one
+// summary placed where history was cut. A failed or blank summary skips the
+// step with a note: compaction never fails for want of a summary.
+func (r *run) summarize() (int, error) {
+	if r.opts.Summarizer == nil {
+		r.note("summarize skipped: no summarizer is configured")
+		return 0, nil
+	}
+	turns := r.turns()
+	keep := r.keepLast
+	buffer := r.opts.BufferTurns
+	if buffer <= 0 {
+		buffer = 4
+	}
+	if buffer < keep {
+		buffer = keep
+	}
+	// The buffer is capped by tokens: when its turns alone exceed the
+	// threshold it shrinks, down to the keep-last turns.
+	if limit := r.threshold(); limit > 0 {
+		for buffer > keep && buffer <= len(turns) && r.suffixTokens(turns[len(turns)-buffer].Start) > limit {
+			buffer--
+		}
+	}
+	if buffer >= len(turns) {
+		r.note("summarize skipped: only %d turns, all within the %d recent turns kept verbatim", len(turns), buffer)
+		return 0, nil
+	}
+	cut := r.snapCut(turns, turns[len(turns)-buffer].Start)
+	if cut <= 0 {
+		return 0, nil
+	}
+	var archived []transcript.Message
+	for i := 0; i < cut; i++ {
+		archived = append(archived, r.msgs[i])
+	}
+	srcTurns := r.src.Turns
+	if len(srcTurns) == 0 {
+		srcTurns = transcript.BuildTurns(r.src.Messages)
+	}
+	from := transcript.TurnOf(srcTurns, r.srcIdx[0])
+	to := transcript.TurnOf(srcTurns, r.srcIdx[cut])
+	if from < 0 {
+		from = 0
+	}
+	sum, err := r.opts.Summarizer.Summarize(r.ctx, summarize.Request{
+		Messages: archived, FromTurn: from, ToTurn: to, Budget: r.opts.SummaryBudget,
+	})
+	name := r.opts.Summarizer.Name()
+	switch {
+	case err != nil:
+		r.note("summarize skipped: %s failed: %v", name, err)
+		return 0, nil
+	case strings.TrimSpace(sum.Text) == "":
+		r.note("summarize skipped: %s returned a blank summary", name)
+		return 0, nil
+	}
+	r.cutBefore(cut)
+	r.cut = true
+	r.summaries = append(r.summaries, anchoredSummary{
+		Summary: transcript.Summary{Text: sum.Text, FromTurn: from, ToTurn: to},
+		anchor:  r.srcIdx[cut],
+		tokens:  r.counter.Text(sum.Text),
+	})
+	return 0, nil
+}
+
+func (r *run) suffixTokens(from int) int {
+	n := 0
+	for i := from; i < len(r.msgs); i++ {
+		n += r.msgTokens(i)
+	}
+	return n
+}

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	// Until compaction/format/all lands, the committed codecs are imported
+	// one by one; replace this with format/all.
+	_ "github.com/compactd/compactd/compaction/format/anthropic"
+	"github.com/compactd/compactd/compaction/strategy"
+	"github.com/compactd/compactd/daemon/jobs"
+	"github.com/compactd/compactd/daemon/store"
+)
+
+func init() {
+	register(&command{
+		name:    "compact",
+		summary: "compact a transcript into a new version (fork, dry run or in place)",
+		run:     runCompact,
+	})
+}
+
+// knownStrategies are the pipeline's strategy names (DESIGN.md §5).
+// TODO: use strategy.Names once the pipeline package exports it.
+var knownStrategies = []string{
+	"auto", "classify-tangents", "dedup-tools", "extractive", "notes", "prune-tools",
+	"sliding-window", "strip-attachments", "strip-reasoning", "strip-tool-results",
+	"summarize", "token-budget", "turn-window",
+}
+
+// listFlag collects a repeatable flag; commas also separate values.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*l = append(*l, s)
+		}
+	}
+	return nil
+}
+
+// parseArgs parses flags that may come before or after positionals.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, usagef("%v", err)
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+func newFlagSet(name string, e *env) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	return fs
+}
+
+// openRunner opens the store (--store, else COMPACTD_STORE, else XDG) and
+// returns a job runner on it.
+func openRunner(ctx context.Context, e *env, storeFlag string) (*jobs.Runner, func(), error) {
+	path := storeFlag
+	if path == "" {
+		var err error
+		if path, err = store.DefaultPath(e.getenv); err != nil {
+			return nil, nil, err
+		}
+	}
+	s, err := store.Open(ctx, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return jobs.New(s), func() { s.Close() }, nil
+}
+
+func runCompact(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("compact", e)
+	var strategies listFlag
+	fs.Var(&strategies, "strategy", "strategy to apply (repeatable, applied left to right; default auto)")
+	keepLast := fs.Int("keep-last", 0, "never touch the last N turns")
+	dryRun := fs.Bool("dry-run", false, "compute and report only; write a Markdown report, change nothing")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	out := fs.String("out", "", "write the fork to this path")
+	inPlace := fs.Bool("in-place", false, "replace the transcript itself (its prior content is kept in the store)")
+	storePath := fs.String("store", "", "store database path")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("usage: compactd compact [--strategy S]... [--keep-last N] [--dry-run] [--json] [--out PATH] [--in-place] [--store P] PATH")
+	}
+	if *inPlace && (*out != "" || *dryRun) {
+		return usagef("--in-place cannot be combined with --out or --dry-run")
+	}
+	valid := map[string]bool{}
+	for _, s := range knownStrategies {
+		valid[s] = true
+	}
+	for _, s := range strategies {
+		if !valid[s] {
+			return usagef("unknown strategy %q; valid strategies are %s", s, strings.Join(knownStrategies, ", "))
+		}
+	}
+	r, closeStore, err := openRunner(ctx, e, *storePath)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	res, err := r.Compact(ctx, jobs.Request{
+		Path:    pos[0],
+		Options: strategy.Options{Strategies: strategies, KeepLast: *keepLast},
+		DryRun:  *dryRun, InPlace: *inPlace, Out: *out,
+	})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, res)
+	}
+	printCompact(e.stdout, res)
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func printCompact(w io.Writer, res *jobs.Result) {
+	saved := 0.0
+	if res.TokensBefore > 0 {
+		saved = 100 * float64(res.TokensBefore-res.TokensAfter) / float64(res.TokensBefore)
+	}
+	switch {
+	case res.DryRun:
+		fmt.Fprintf(w, "dry run: nothing written\n")
+	default:
+		fmt.Fprintf(w, "%s (from %s) written to %s\n", res.Version, res.Parent, res.ForkPath)
+	}
+	fmt.Fprintf(w, "tokens: %d → %d (%.1f%% saved)\n", res.TokensBefore, res.TokensAfter, saved)
+	for _, s := range res.Steps {
+		fmt.Fprintf(w, "  %-20s removed %d events, saved %d tokens\n", s.Strategy, s.EventsRemoved, s.TokensSaved)
+	}
+	fmt.Fprintf(w, "retention: %.2f", res.Retention.Score)
+	if n := len(res.Retention.Lost); n > 0 {
+		lost := make([]string, 0, n)
+		for _, f := range res.Retention.Lost {
+			lost = append(lost, f.Text)
+		}
+		sort.Strings(lost)
+		fmt.Fprintf(w, " (lost: %s)", strings.Join(lost, "; "))
+	}
+	fmt.Fprintln(w)
+	for _, n := range res.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	if res.Carried > 0 {
+		fmt.Fprintf(w, "kept %d bytes the agent appended meanwhile\n", res.Carried)
+	}
+	if res.ReportPath != "" {
+		fmt.Fprintf(w, "report: %s\n", res.ReportPath)
+	}
+}

@@ -92,48 +92,18 @@ func (c *Counts) Total() int {
 // viewCounter counts a View's parts, reusing source counts for parts that
 // are unchanged and counting rewritten ones.
 type viewCounter struct {
-	counts   *Counts
-	byRecord map[int]int // first record index → source message index
+	counts *Counts
+	x      *sourceIndex
 }
 
 func newViewCounter(counts *Counts) *viewCounter {
-	vc := &viewCounter{counts: counts, byRecord: make(map[int]int, len(counts.src.Messages))}
-	for i, m := range counts.src.Messages {
-		if len(m.Records) > 0 {
-			vc.byRecord[m.Records[0]] = i
-		}
-	}
-	return vc
+	return &viewCounter{counts: counts, x: newSourceIndex(counts.src)}
 }
 
-// sourceMessage returns the index of the source message m is a copy of, or -1.
-func (vc *viewCounter) sourceMessage(m *transcript.Message) int {
-	if len(m.Records) == 0 {
-		return -1
-	}
-	if i, ok := vc.byRecord[m.Records[0]]; ok {
-		return i
-	}
-	return -1
-}
-
-// sourcePart returns the index in source message si of the part p copies, or -1.
-func (vc *viewCounter) sourcePart(si int, p *transcript.Part) int {
-	if si < 0 {
-		return -1
-	}
-	parts := vc.counts.src.Messages[si].Parts
-	for j := range parts {
-		if parts[j].Ref == p.Ref && parts[j].Kind == p.Kind && parts[j].ToolCallID == p.ToolCallID {
-			return j
-		}
-	}
-	return -1
-}
-
+// part counts p, a part of a view message copying source message si.
 func (vc *viewCounter) part(si int, p *transcript.Part) int {
 	if !p.Changed {
-		if j := vc.sourcePart(si, p); j >= 0 {
+		if j := vc.x.part(si, p); j >= 0 {
 			return vc.counts.parts[si][j]
 		}
 	}

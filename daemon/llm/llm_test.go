@@ -308,7 +308,9 @@ func TestFailures(t *testing.T) {
 			}
 		}},
 		{name: "malformed JSON", reply: func(a *apiServer) func(http.ResponseWriter, *http.Request, recorded) {
-			return func(w http.ResponseWriter, _ *http.Request, _ recorded) { io.WriteString(w, `{"id": "x", "choices": [`) }
+			return func(w http.ResponseWriter, _ *http.Request, _ recorded) {
+				io.WriteString(w, `{"id": "x", "choices": [`)
+			}
 		}, check: hasText("not the expected JSON")},
 		{name: "empty content", reply: func(a *apiServer) func(http.ResponseWriter, *http.Request, recorded) {
 			return func(w http.ResponseWriter, _ *http.Request, _ recorded) { a.ok(w, "") }

@@ -1,0 +1,43 @@
+package tokens
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func corpusText(b *testing.B) string {
+	p := filepath.Join(repoRoot(b), "..", "shared", "corpus", "claude-code", "real-v2.0.42-thinking-PREFIX.jsonl")
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		b.Skip("corpus not available:", err)
+	}
+	return string(raw)
+}
+
+func BenchmarkCountText(b *testing.B) {
+	s := corpusText(b)
+	for _, workers := range []int{1, 2} {
+		c := newCounter(b, O200kBase, WithWorkers(workers))
+		b.Run(map[int]string{1: "sequential", 2: "parallel2"}[workers], func(b *testing.B) {
+			b.SetBytes(int64(len(s)))
+			for b.Loop() {
+				c.CountText(s)
+			}
+		})
+	}
+}
+
+func BenchmarkCountMessagesCached(b *testing.B) {
+	msgs := sampleMessages(2000)
+	c := newCounter(b, O200kBase, WithCache(NewMemoryCache(0)))
+	if _, err := c.CountMessages(context.Background(), msgs); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := c.CountMessages(context.Background(), msgs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

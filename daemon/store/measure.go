@@ -121,4 +121,3 @@ func MeasureHistory(ctx context.Context, dir string, n int) (time.Duration, erro
 	}
 	return time.Since(start), nil
 }
-

@@ -215,7 +215,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   // (one argument object), goes through here: fill in the conversation, ask what is missing,
   // show progress, and open what the result names.
   const executeCommand = async (command: string, args: unknown[], next: ExecuteCommandSignature): Promise<unknown> => {
-    const arg: CommandArgs = { ...((args?.[0] as CommandArgs | undefined) ?? {}) };
+    const first = args?.[0];
+    if (first !== undefined && (typeof first !== 'object' || first === null || Array.isArray(first))) {
+      // Not the one-object form this extension knows: the server's own business.
+      return next(command, args);
+    }
+    const arg: CommandArgs = { ...((first as CommandArgs | undefined) ?? {}) };
     arg.uri = arg.uri ?? currentUri();
     if (!arg.uri) {
       void vscode.window.showWarningMessage('compactd: open an agent transcript first.');
@@ -348,14 +353,21 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   try {
     await client.start();
+  } catch (e) {
+    const msg = e instanceof Error ? e.message : String(e);
+    output.appendLine(`compactd: the server did not start: ${msg}`);
+    item.text = '$(error) compactd: server failed';
+    item.tooltip = `The server did not start: ${msg} (see Output › compactd)`;
+    return;
+  }
+  // Conversations the server already watches, not only open editors. Older servers may
+  // lack the request: the notifications alone still fill the gauge.
+  try {
     const all = await client.sendRequest<Gauge[] | null>('compactd/gauges', {});
     for (const g of all ?? []) store.update(g);
     render();
   } catch (e) {
-    const msg = e instanceof Error ? e.message : String(e);
-    output.appendLine(`compactd: ${msg}`);
-    item.text = '$(error) compactd: server failed';
-    item.tooltip = msg;
+    output.appendLine(`compactd: compactd/gauges: ${e instanceof Error ? e.message : String(e)}`);
   }
 }
 

@@ -1,11 +1,7 @@
 // Package all registers every transcript codec: import it for its side
-// effects (`import _ ".../compaction/format/all"`) wherever format.Detect
-// must know every format. It holds imports only.
+// effects wherever format.Detect must know all formats.
 package all
 
 import (
-	_ "github.com/compactd/compactd/compaction/format/anthropic"
-	_ "github.com/compactd/compactd/compaction/format/cline"
-	_ "github.com/compactd/compactd/compaction/format/openaichat"
-	_ "github.com/compactd/compactd/compaction/format/openairesponses"
+	_ "github.com/compactd/compactd/compaction/format/claude" // Claude Code session JSONL
 )

@@ -1,0 +1,280 @@
+package claude
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/format/formattest"
+	"github.com/compactd/compactd/compaction/sessiongen"
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func read(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestMixedFixture(t *testing.T) {
+	tr := formattest.RoundTrip(t, Codec{}, "mixed", read(t, "mixed.jsonl"))
+	if tr.Skipped != 1 || len(tr.Problems) != 1 || tr.Problems[0].Line != 9 {
+		t.Errorf("problems = %+v, want the malformed line 9", tr.Problems)
+	}
+	var kinds []string
+	for _, r := range tr.Records {
+		kinds = append(kinds, r.Kind.String())
+	}
+	if got := strings.Join(kinds, ","); !strings.Contains(got, "unknown") {
+		t.Errorf("record kinds %s: unknown type not passed through", got)
+	}
+	// meta injection, human prompt with image, merged assistant, tool result, final assistant
+	want := []struct {
+		role   transcript.Role
+		origin transcript.Origin
+		parts  int
+	}{
+		{transcript.RoleUser, transcript.OriginInjected, 1},
+		{transcript.RoleUser, transcript.OriginHuman, 2},
+		{transcript.RoleAssistant, transcript.OriginAgent, 2},
+		{transcript.RoleUser, transcript.OriginToolResult, 1},
+		{transcript.RoleAssistant, transcript.OriginAgent, 2},
+	}
+	if len(tr.Messages) != len(want) {
+		t.Fatalf("got %d messages, want %d: %+v", len(tr.Messages), len(want), tr.Messages)
+	}
+	for i, w := range want {
+		m := tr.Messages[i]
+		if m.Role != w.role || m.Origin != w.origin || len(m.Parts) != w.parts {
+			t.Errorf("message %d = %s/%s with %d parts, want %s/%s with %d", i, m.Role, m.Origin, len(m.Parts), w.role, w.origin, w.parts)
+		}
+	}
+	img := tr.Messages[1].Parts[0]
+	if img.Kind != transcript.PartImage || img.Width != 2 || img.Height != 3 || img.MIME != "image/png" {
+		t.Errorf("image part = %+v, want a 2x3 PNG", img)
+	}
+	merged := tr.Messages[2]
+	if len(merged.Records) != 2 || merged.Usage.Output != 40 || !merged.Parts[0].Signed || merged.Parts[1].Ref != (transcript.Ref{Record: 4, Block: 0}) {
+		t.Errorf("split assistant lines not merged right: %+v", merged)
+	}
+	if res := tr.Messages[3].Parts[0]; res.ToolName != "Read" || res.ToolCallID != "toolu_1" {
+		t.Errorf("tool result = %+v, want named Read", res)
+	}
+	if p := tr.Messages[4].Parts[1]; p.Kind != transcript.PartOpaque {
+		t.Errorf("redacted thinking = %+v", p)
+	}
+	if tr.Meta.Title != "Fix the test" || tr.Meta.SessionID != "sess-1" || tr.Meta.Model != "claude-sonnet-4-5" {
+		t.Errorf("meta = %+v", tr.Meta)
+	}
+	if len(tr.Turns) != 2 {
+		t.Errorf("turns = %v", tr.Turns)
+	}
+}
+
+func TestCompactAfterRewind(t *testing.T) {
+	tr := formattest.RoundTrip(t, Codec{}, "rewind", read(t, "compact-after-rewind.jsonl"))
+	var texts []string
+	for _, m := range tr.Messages {
+		texts = append(texts, m.Parts[0].Text)
+	}
+	if len(tr.Messages) != 3 || tr.Messages[0].Origin != transcript.OriginSummary || texts[1] != "After compaction" {
+		t.Errorf("messages after the boundary = %q", texts)
+	}
+}
+
+func TestPartialLastLine(t *testing.T) {
+	src := read(t, "mixed.jsonl")
+	cut := append(bytes.Clone(src), []byte(`{"type":"user","uuid":"half`)...)
+	tr := formattest.RoundTrip(t, Codec{}, "partial", cut)
+	if tr.Size != int64(len(src)) {
+		t.Errorf("size %d, want %d: the partial line must not be consumed", tr.Size, len(src))
+	}
+	noNL := bytes.TrimSuffix(src, []byte("\n"))
+	tr = formattest.RoundTrip(t, Codec{}, "no final newline", noNL)
+	if tr.Size != int64(len(noNL)) {
+		t.Errorf("a complete last line without newline is a record: size %d want %d", tr.Size, len(noNL))
+	}
+	crlf := bytes.ReplaceAll(src, []byte("\n"), []byte("\r\n"))
+	if tr := formattest.RoundTrip(t, Codec{}, "crlf", crlf); len(tr.Messages) != 5 {
+		t.Errorf("CRLF file: %d messages", len(tr.Messages))
+	}
+}
+
+func TestHugeLine(t *testing.T) {
+	big := strings.Repeat("x", 5<<20)
+	src := append(read(t, "mixed.jsonl"), []byte(`{"parentUuid":"a3","isSidechain":false,"type":"user","uuid":"big","sessionId":"sess-1","message":{"role":"user","content":"`+big+`"}}`+"\n")...)
+	tr := formattest.RoundTrip(t, Codec{}, "huge", src)
+	last := tr.Messages[len(tr.Messages)-1]
+	if len(last.Parts[0].Text) != 5<<20 {
+		t.Errorf("huge line not read whole")
+	}
+}
+
+func TestCorpus(t *testing.T) {
+	for _, f := range formattest.Corpus(t, "claude-code") {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := formattest.RoundTrip(t, Codec{}, f, src)
+		if c, err := format.Detect(f, src); err != nil || c.Format() != transcript.FormatClaudeCode {
+			t.Errorf("%s: detected as %v, %v", f, c, err)
+		}
+		if len(tr.Messages) == 0 {
+			t.Errorf("%s: no messages", f)
+		}
+	}
+}
+
+func TestAppendInChunks(t *testing.T) {
+	inputs := map[string][]byte{
+		"mixed":     read(t, "mixed.jsonl"),
+		"rewind":    read(t, "compact-after-rewind.jsonl"),
+		"generated": sessiongen.ClaudeCode(sessiongen.Options{Seed: 11, Turns: 15}),
+	}
+	for name, src := range inputs {
+		t.Run(name, func(t *testing.T) {
+			for seed := range uint64(5) {
+				formattest.AppendInChunks(t, Codec{}, src, seed)
+			}
+		})
+	}
+}
+
+func TestForkReparses(t *testing.T) {
+	src := sessiongen.ClaudeCode(sessiongen.Options{Seed: 5, Turns: 6})
+	tr, err := Codec{}.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := transcript.NewView(tr)
+	// Drop the first turn, strip every Read result, drop thinking.
+	turns := v.Turns()
+	v.Messages = v.Messages[turns[1].Start:]
+	v.Cut = true
+	v.Summaries = []transcript.Summary{{Text: "Earlier: the user asked to fix the reservation race.", Before: 0}}
+	for i := range v.Messages {
+		m := &v.Messages[i]
+		var parts []transcript.Part
+		for _, p := range m.Parts {
+			if p.Kind == transcript.PartReasoning {
+				continue
+			}
+			if p.Kind == transcript.PartToolResult && p.ToolName == "Read" {
+				p.Text, p.Changed = "[file contents elided by compactd]", true
+			}
+			parts = append(parts, p)
+		}
+		m.Parts = parts
+	}
+	var kept []transcript.Message
+	for _, m := range v.Messages {
+		if len(m.Parts) > 0 {
+			kept = append(kept, m)
+		}
+	}
+	v.Messages = kept
+	out, err := Codec{}.Fork(v, format.ForkOptions{SessionID: "11111111-2222-4333-8444-555555555555", Timestamp: "2025-12-01T00:00:00.000Z", TokensBefore: 1234})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) >= len(src) {
+		t.Errorf("fork is %d bytes, source %d: stripping did not shrink it", len(out), len(src))
+	}
+	re, err := Codec{}.Parse(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if re.Skipped != 0 || re.Meta.SessionID != "11111111-2222-4333-8444-555555555555" {
+		t.Errorf("fork reparse: %d problems, session %q", re.Skipped, re.Meta.SessionID)
+	}
+	want := append([]transcript.Message{{Role: transcript.RoleUser, Origin: transcript.OriginSummary,
+		Parts: []transcript.Part{{Kind: transcript.PartText, Text: v.Summaries[0].Text}}}}, v.Messages...)
+	if i, ok := formattest.SameContent(re.Messages, want); !ok {
+		t.Fatalf("fork reparses to different messages (first difference at %d of %d/%d):\n got %+v\nwant %+v", i, len(re.Messages), len(want), re.Messages[i], want[i])
+	}
+	if bytes.Contains(out, []byte(`"toolUseResult":{"type":"text"`)) {
+		t.Errorf("stripped Read results kept their toolUseResult sidecar")
+	}
+}
+
+func TestForkGolden(t *testing.T) {
+	tr, err := Codec{}.Parse(read(t, "mixed.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := transcript.NewView(tr)
+	v.Messages[3].Parts[0].Text, v.Messages[3].Parts[0].Changed = "[elided]", true
+	out, err := Codec{}.Fork(v, format.ForkOptions{SessionID: "fork-session", Timestamp: "2025-12-01T00:00:00.000Z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// uuids are random: normalize them for the golden comparison.
+	re, _ := Codec{}.Parse(out)
+	for i, r := range re.Records {
+		if r.ID != "" {
+			out = bytes.ReplaceAll(out, []byte(r.ID), []byte("uuid-"+string(rune('a'+i))))
+		}
+	}
+	golden := filepath.Join("testdata", "mixed.fork.golden.jsonl")
+	if *update {
+		if err := os.WriteFile(golden, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := read(t, "mixed.fork.golden.jsonl"); !bytes.Equal(out, want) {
+		t.Errorf("fork differs from %s (run with -update after checking):\n%s", golden, out)
+	}
+}
+
+func FuzzParseClaudeCode(f *testing.F) {
+	f.Add(read(f, "mixed.jsonl"))
+	f.Add(read(f, "compact-after-rewind.jsonl"))
+	f.Add([]byte("{\"type\":\"user\"}\n\n{"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		tr, err := Codec{}.Parse(src)
+		if err != nil {
+			return
+		}
+		out, err := Codec{}.Write(tr)
+		if err != nil || !bytes.Equal(out, src) {
+			t.Fatalf("Write(Parse(x)) != x: %q", out)
+		}
+	})
+}
+
+func benchmarkAppend(b *testing.B, size int) {
+	src := sessiongen.ClaudeCode(sessiongen.Options{Seed: 1, TargetBytes: size})
+	tr, err := Codec{}.Parse(src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var tail []byte
+	for n := 10; len(tail) < 10<<10; n += 10 {
+		tail = sessiongen.Continue(transcript.FormatClaudeCode, src, 2, n)
+	}
+	b.SetBytes(int64(len(tail)))
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := (Codec{}).Append(tr, tail); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkAppend10KB(b *testing.B) {
+	b.Run("1MB", func(b *testing.B) { benchmarkAppend(b, 1<<20) })
+	if testing.Short() {
+		return
+	}
+	b.Run("200MB", func(b *testing.B) { benchmarkAppend(b, 200<<20) })
+}

@@ -1,0 +1,240 @@
+package claude
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/format/internal/jsonx"
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+// Fork writes v as a new session: fresh sessionId, a fresh linear uuid
+// chain, untouched records byte-identical apart from those ids, changed
+// blocks re-rendered, and a compact_boundary plus isCompactSummary records
+// where history was cut.
+func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
+	src := v.Source
+	if src == nil {
+		return nil, fmt.Errorf("fork: view has no source transcript")
+	}
+	w := forkWriter{session: opts.SessionID, ts: opts.Timestamp, meta: src.Meta}
+	if w.session == "" {
+		w.session = newUUID()
+	}
+	if w.ts == "" {
+		w.ts = time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
+	}
+	boundaryDone := false
+	if v.Cut || len(v.Summaries) > 0 {
+		w.boundary(opts.TokensBefore)
+		boundaryDone = true
+	}
+	_ = boundaryDone
+	summaries := v.Summaries
+	for i := 0; i <= len(v.Messages); i++ {
+		for len(summaries) > 0 && summaries[0].Before <= i {
+			w.summary(summaries[0].Text)
+			summaries = summaries[1:]
+		}
+		if i == len(v.Messages) {
+			break
+		}
+		if err := w.message(src, &v.Messages[i]); err != nil {
+			return nil, err
+		}
+	}
+	return w.out, nil
+}
+
+type forkWriter struct {
+	out     []byte
+	session string
+	ts      string
+	parent  string
+	meta    transcript.Meta
+}
+
+func (w *forkWriter) emit(o *jsonx.Object) {
+	w.out = append(w.out, o.Bytes()...)
+	w.out = append(w.out, '\n')
+}
+
+func (w *forkWriter) chain(o *jsonx.Object) {
+	id := newUUID()
+	if w.parent == "" {
+		o.SetRaw("parentUuid", json.RawMessage("null"))
+	} else {
+		_ = o.Set("parentUuid", w.parent)
+	}
+	_ = o.Set("sessionId", w.session)
+	_ = o.Set("uuid", id)
+	w.parent = id
+}
+
+func (w *forkWriter) base(typ string) *jsonx.Object {
+	o := &jsonx.Object{}
+	o.SetRaw("parentUuid", json.RawMessage("null"))
+	_ = o.Set("isSidechain", false)
+	_ = o.Set("userType", "external")
+	_ = o.Set("cwd", w.meta.Cwd)
+	_ = o.Set("sessionId", w.session)
+	_ = o.Set("version", w.meta.AgentVersion)
+	_ = o.Set("type", typ)
+	return o
+}
+
+func (w *forkWriter) boundary(preTokens int) {
+	o := w.base("system")
+	_ = o.Set("subtype", "compact_boundary")
+	_ = o.Set("content", "Conversation compacted")
+	if w.parent == "" {
+		o.SetRaw("logicalParentUuid", json.RawMessage("null"))
+	} else {
+		_ = o.Set("logicalParentUuid", w.parent)
+	}
+	_ = o.Set("compactMetadata", map[string]any{"trigger": "manual", "preTokens": preTokens})
+	_ = o.Set("level", "info")
+	_ = o.Set("timestamp", w.ts)
+	id := newUUID()
+	_ = o.Set("uuid", id)
+	w.parent = id
+	w.emit(o)
+}
+
+func (w *forkWriter) summary(text string) {
+	o := w.base("user")
+	_ = o.Set("message", map[string]any{"role": "user", "content": text})
+	_ = o.Set("isCompactSummary", true)
+	_ = o.Set("isVisibleInTranscriptOnly", true)
+	_ = o.Set("timestamp", w.ts)
+	w.chain(o)
+	w.emit(o)
+}
+
+// message re-emits the records of one view message, block by block.
+func (w *forkWriter) message(src *transcript.Transcript, m *transcript.Message) error {
+	for _, r := range m.Records {
+		if r < 0 || r >= len(src.Records) {
+			return fmt.Errorf("fork: message %s refers to record %d outside the source", m.ID, r)
+		}
+		o, err := jsonx.ParseObject(src.Records[r].Raw)
+		if err != nil {
+			return fmt.Errorf("fork: record %d: %w", r, err)
+		}
+		keep, err := renderRecord(o, r, m.Parts)
+		if err != nil {
+			return fmt.Errorf("fork: record %d: %w", r, err)
+		}
+		if !keep {
+			continue
+		}
+		w.chain(o)
+		w.emit(o)
+	}
+	return nil
+}
+
+// renderRecord rewrites record r's content to hold exactly the view's parts
+// located in it. It reports false when nothing of the record remains.
+func renderRecord(o *jsonx.Object, r int, parts []transcript.Part) (bool, error) {
+	var mine []transcript.Part
+	for _, p := range parts {
+		if p.Ref.Record == r {
+			mine = append(mine, p)
+		}
+	}
+	if len(mine) == 0 {
+		return false, nil
+	}
+	msgRaw := o.Get("message")
+	if msgRaw == nil {
+		return true, nil // attachments and other whole-record parts
+	}
+	msg, err := jsonx.ParseObject(msgRaw)
+	if err != nil {
+		return false, err
+	}
+	content := msg.Get("content")
+	if len(content) > 0 && content[0] == '"' || mine[0].Ref.Block < 0 {
+		if mine[0].Changed {
+			_ = msg.Set("content", mine[0].Text)
+			o.SetRaw("message", msg.Bytes())
+		}
+		return true, nil
+	}
+	blocks, err := jsonx.ParseArray(content)
+	if err != nil {
+		return false, err
+	}
+	var kept []json.RawMessage
+	resultTouched := false
+	for k, raw := range blocks {
+		var here []transcript.Part
+		for _, p := range mine {
+			if p.Ref.Block == k {
+				here = append(here, p)
+			}
+		}
+		isResult := isToolResult(raw)
+		if len(here) == 0 {
+			resultTouched = resultTouched || isResult
+			continue
+		}
+		changed := false
+		for _, p := range here {
+			changed = changed || p.Changed
+		}
+		if !changed {
+			kept = append(kept, raw)
+			continue
+		}
+		b, err := jsonx.ParseObject(raw)
+		if err != nil {
+			return false, err
+		}
+		p := here[0]
+		switch p.Kind {
+		case transcript.PartText:
+			_ = b.Set("text", p.Text)
+		case transcript.PartReasoning:
+			_ = b.Set("thinking", p.Text)
+		case transcript.PartToolCall:
+			if json.Valid([]byte(p.Args)) {
+				b.SetRaw("input", json.RawMessage(p.Args))
+			}
+		case transcript.PartToolResult:
+			_ = b.Set("content", p.Text)
+			resultTouched = true
+		}
+		kept = append(kept, b.Bytes())
+	}
+	if len(kept) == 0 {
+		return false, nil
+	}
+	if resultTouched {
+		// The sidecar copy of a stripped result would keep the bytes we cut.
+		o.Delete("toolUseResult")
+	}
+	msg.SetRaw("content", jsonx.Array(kept))
+	o.SetRaw("message", msg.Bytes())
+	return true, nil
+}
+
+func isToolResult(raw json.RawMessage) bool {
+	var b struct {
+		Type string `json:"type"`
+	}
+	return json.Unmarshal(raw, &b) == nil && b.Type == "tool_result"
+}
+
+// newUUID returns a random RFC 4122 version 4 uuid.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}

@@ -1,0 +1,377 @@
+package claude
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+// state is Transcript.State: what Append needs to continue in time
+// proportional to the new bytes. Its maps are shared between successive
+// transcripts and only ever gain entries; lookups check that an entry
+// points inside the transcript at hand.
+type state struct {
+	nodes     []node
+	byUUID    map[string]int
+	toolNames map[string]string
+	// leaf is the record the active branch ends at, -1 when none.
+	leaf int
+	// lastConv is the last conversation record on the main thread, -1 when none.
+	lastConv int
+	// hint is the last last-prompt record (index, leafUuid), -1 when none.
+	hint     int
+	hintUUID string
+	// mainThread counts non-sidechain conversation records: a file with
+	// none (a subagent file) is its own thread.
+	mainThread  int
+	lastSide    int
+	meta        transcript.Meta
+	customTitle bool
+}
+
+func (s *state) clone() *state {
+	c := *s
+	return &c
+}
+
+func (s *state) lookup(uuid string) (int, bool) {
+	i, ok := s.byUUID[uuid]
+	if !ok || i >= len(s.nodes) || s.nodes[i].uuid != uuid {
+		return 0, false
+	}
+	return i, true
+}
+
+func (c Codec) append(prev *transcript.Transcript, tail []byte, whole bool) (*transcript.Transcript, error) {
+	ps := prev.State.(*state)
+	st := ps.clone()
+	pf, _ := prev.Frame.(*frame)
+	if pf == nil {
+		pf = &frame{}
+	}
+	fr := *pf
+	fr.pending = nil
+
+	t := &transcript.Transcript{
+		Format:   transcript.FormatClaudeCode,
+		Records:  prev.Records,
+		Problems: prev.Problems,
+		Skipped:  prev.Skipped,
+		Size:     prev.Size,
+	}
+	oldLen := len(prev.Records)
+	if st.leaf < 0 && oldLen == 0 {
+		st.lastConv, st.hint, st.lastSide = -1, -1, -1
+	}
+
+	consume := tail
+	if !whole {
+		// Only complete lines: the rest waits for the writer to finish.
+		if nl := bytes.LastIndexByte(tail, '\n'); nl >= 0 {
+			consume = tail[:nl+1]
+		} else {
+			consume = nil
+		}
+		consume = bytes.Clone(consume)
+	}
+	base := prev.Size
+	lineNo := st.lineCount(prev)
+	for off := 0; off < len(consume); {
+		end := bytes.IndexByte(consume[off:], '\n')
+		terminated := end >= 0
+		if !terminated {
+			end = len(consume) - off
+		}
+		raw := consume[off : off+end]
+		next := off + end
+		if terminated {
+			next++
+		}
+		lineNo++
+		if isBlank(raw) {
+			if !terminated {
+				fr.pending = raw
+				break
+			}
+			fr = fr.extend(len(t.Records)-1, consume[off:next])
+			off = next
+			continue
+		}
+		idx := len(t.Records)
+		n, rec, l, err := decodeLine(raw, idx)
+		if err != nil && !terminated {
+			// A write in progress: keep it for Write, do not consume it.
+			fr.pending = raw
+			break
+		}
+		rec.Start, rec.End = base+int64(off), base+int64(off+end)
+		t.Records = append(t.Records, rec)
+		st.nodes = append(st.nodes, n)
+		if !terminated {
+			fr.seps = append(fr.seps, separator{after: idx, bytes: nil})
+		}
+		if err != nil {
+			t.Skipped++
+			t.Problems = append(t.Problems, transcript.Problem{Record: idx, Line: lineNo, Message: fmt.Sprintf("line %d: %v", lineNo, err)})
+		} else {
+			st.note(idx, &n, l)
+		}
+		off = next
+		t.Size = base + int64(next)
+	}
+	if t.Size < base {
+		t.Size = base
+	}
+	if len(t.Records) == oldLen && len(fr.pending) == 0 && len(fr.seps) == len(pf.seps) && bytes.Equal(fr.lead, pf.lead) {
+		// Nothing new: hand back an equal transcript.
+		cp := *prev
+		cp.Size = t.Size
+		return &cp, nil
+	}
+	t.Frame = &fr
+	t.State = st
+	t.Meta = st.meta
+
+	st.leaf = st.chooseLeaf()
+	if seg, ok := st.extends(ps.leaf, oldLen); ok {
+		t.Messages = st.appendMessages(prev.Messages, seg)
+		t.Turns = extendTurns(prev.Turns, t.Messages, len(prev.Messages))
+	} else {
+		t.Messages = st.appendMessages(nil, st.path(st.leaf))
+		t.Turns = transcript.BuildTurns(t.Messages)
+	}
+	return t, nil
+}
+
+// lineCount is the number of lines before prev.Size: records plus blank
+// lines held in the frame.
+func (s *state) lineCount(prev *transcript.Transcript) int {
+	n := len(prev.Records)
+	if f, ok := prev.Frame.(*frame); ok {
+		n += bytes.Count(f.lead, newline)
+		last := map[int][]byte{}
+		for _, sp := range f.seps {
+			last[sp.after] = sp.bytes
+		}
+		for _, b := range last {
+			if c := bytes.Count(b, newline); c > 1 {
+				n += c - 1
+			}
+		}
+	}
+	return n
+}
+
+// note records what a decoded line says about the tree and the session.
+func (s *state) note(idx int, n *node, l *line) {
+	if n.uuid != "" {
+		s.byUUID[n.uuid] = idx
+	}
+	if n.conversation {
+		if n.sidechain {
+			s.lastSide = idx
+		} else {
+			s.mainThread++
+			s.lastConv = idx
+		}
+	}
+	if n.typ == "last-prompt" && n.leaf != "" {
+		s.hint, s.hintUUID = idx, n.leaf
+	}
+	m := &s.meta
+	if l.SessionID != "" && m.SessionID == "" {
+		m.SessionID = l.SessionID
+	}
+	if l.Cwd != "" {
+		m.Cwd = l.Cwd
+	}
+	if l.Version != "" {
+		m.AgentVersion = l.Version
+	}
+	if n.msg != nil && n.msg.Model != "" && n.msg.Model != "<synthetic>" {
+		m.Model = n.msg.Model
+	}
+	switch {
+	case l.CustomTitle != "":
+		m.Title, s.customTitle = l.CustomTitle, true
+	case l.AITitle != "" && !s.customTitle:
+		m.Title = l.AITitle
+	}
+}
+
+// chooseLeaf picks the end of the active branch: the last-prompt leaf when
+// it was written after the last conversation record and is in this file,
+// else the last conversation record. A file with only sidechain records is
+// a subagent's own thread.
+func (s *state) chooseLeaf() int {
+	last := s.lastConv
+	if s.mainThread == 0 {
+		last = s.lastSide
+	}
+	if s.hint > last {
+		if i, ok := s.lookup(s.hintUUID); ok && s.nodes[i].conversation {
+			return i
+		}
+	}
+	return last
+}
+
+// path returns the records from the thread's start (or the last compact
+// boundary) to leaf, in order.
+func (s *state) path(leaf int) []int {
+	var rev []int
+	for i, steps := leaf, 0; i >= 0 && steps <= len(s.nodes); steps++ {
+		n := &s.nodes[i]
+		if n.typ == "system" && n.subtype == "compact_boundary" {
+			break // the model sees only what follows the boundary
+		}
+		rev = append(rev, i)
+		if !n.hasParent || n.parent == "" {
+			break
+		}
+		p, ok := s.lookup(n.parent)
+		if !ok {
+			break
+		}
+		i = p
+	}
+	slices.Reverse(rev)
+	return rev
+}
+
+// extends reports whether the new leaf continues the old one through new
+// records only, and returns those records in order: the common case of an
+// agent appending to its conversation.
+func (s *state) extends(oldLeaf, oldLen int) ([]int, bool) {
+	if s.leaf == oldLeaf {
+		return nil, true
+	}
+	if s.leaf < oldLen {
+		return nil, false
+	}
+	var rev []int
+	for i, steps := s.leaf, 0; ; steps++ {
+		if steps > len(s.nodes)-oldLen {
+			return nil, false // a cycle: let path() sort it out
+		}
+		n := &s.nodes[i]
+		if n.typ == "system" && n.subtype == "compact_boundary" {
+			return nil, false
+		}
+		rev = append(rev, i)
+		if !n.hasParent || n.parent == "" {
+			if oldLeaf >= 0 {
+				return nil, false
+			}
+			break
+		}
+		p, ok := s.lookup(n.parent)
+		if !ok {
+			if oldLeaf >= 0 {
+				return nil, false
+			}
+			break
+		}
+		if p == oldLeaf {
+			break
+		}
+		if p < oldLen {
+			return nil, false
+		}
+		i = p
+	}
+	slices.Reverse(rev)
+	return rev, true
+}
+
+// appendMessages adds the messages of records seg to msgs, merging split
+// assistant lines into the message they continue. msgs belongs to an
+// earlier transcript: it is copied before any of its elements changes.
+func (s *state) appendMessages(msgs []transcript.Message, seg []int) []transcript.Message {
+	shared := len(msgs)
+	for _, i := range seg {
+		n := &s.nodes[i]
+		if n.msg == nil {
+			continue
+		}
+		m := *n.msg
+		if j := s.mergeTarget(msgs, &m); j >= 0 {
+			if j < shared {
+				msgs = slices.Clone(msgs)
+				shared = 0
+			}
+			t := msgs[j]
+			t.Records = append(slices.Clip(t.Records), i)
+			t.Parts = append(slices.Clip(t.Parts), s.named(m.Parts)...)
+			if m.Usage != nil {
+				t.Usage = m.Usage
+			}
+			msgs[j] = t
+			continue
+		}
+		m.Parts = s.named(m.Parts)
+		msgs = append(msgs, m)
+	}
+	return msgs
+}
+
+// mergeTarget finds the message a split assistant line belongs to: the
+// last message with the same id, looking back over tool results only.
+func (s *state) mergeTarget(msgs []transcript.Message, m *transcript.Message) int {
+	if m.Role != transcript.RoleAssistant || m.ID == "" {
+		return -1
+	}
+	for j := len(msgs) - 1; j >= 0; j-- {
+		switch {
+		case msgs[j].Role == transcript.RoleAssistant && msgs[j].ID == m.ID:
+			return j
+		case msgs[j].Origin == transcript.OriginToolResult:
+			continue
+		}
+		return -1
+	}
+	return -1
+}
+
+// named records tool names of calls and fills them in on results.
+func (s *state) named(parts []transcript.Part) []transcript.Part {
+	copied := false
+	for k := range parts {
+		p := &parts[k]
+		switch p.Kind {
+		case transcript.PartToolCall:
+			s.toolNames[p.ToolCallID] = p.ToolName
+		case transcript.PartToolResult:
+			if name := s.toolNames[p.ToolCallID]; name != "" && p.ToolName == "" {
+				if !copied {
+					parts = slices.Clone(parts)
+					copied = true
+					p = &parts[k]
+				}
+				p.ToolName = name
+			}
+		}
+	}
+	return parts
+}
+
+// extendTurns recomputes only the last turn onwards.
+func extendTurns(prev []transcript.Turn, msgs []transcript.Message, oldMsgs int) []transcript.Turn {
+	start := 0
+	keep := 0
+	if len(prev) > 0 {
+		keep = len(prev) - 1
+		start = prev[keep].Start
+	}
+	if start > len(msgs) || oldMsgs > len(msgs) {
+		return transcript.BuildTurns(msgs)
+	}
+	out := make([]transcript.Turn, keep, keep+4)
+	copy(out, prev[:keep])
+	for _, tn := range transcript.BuildTurns(msgs[start:]) {
+		out = append(out, transcript.Turn{Start: tn.Start + start, End: tn.End + start})
+	}
+	return out
+}

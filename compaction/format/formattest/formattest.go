@@ -1,0 +1,150 @@
+// Package formattest holds checks every codec's tests share: a byte-exact
+// round trip, Append-in-random-chunks equals Parse, and a walker over the
+// shared sample corpus. It is imported by tests only.
+package formattest
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"testing"
+
+	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+// RoundTrip parses src and checks Write gives it back byte for byte.
+func RoundTrip(t testing.TB, c format.Codec, name string, src []byte) *transcript.Transcript {
+	t.Helper()
+	tr, err := c.Parse(src)
+	if err != nil {
+		t.Fatalf("%s: parse: %v", name, err)
+	}
+	out, err := c.Write(tr)
+	if err != nil {
+		t.Fatalf("%s: write: %v", name, err)
+	}
+	if !bytes.Equal(out, src) {
+		i := 0
+		for i < len(out) && i < len(src) && out[i] == src[i] {
+			i++
+		}
+		t.Fatalf("%s: Write(Parse(src)) differs from src at byte %d of %d (got %d bytes)", name, i, len(src), len(out))
+	}
+	return tr
+}
+
+// Corpus returns the files of ../shared/corpus/<dir> relative to the
+// repository root, skipping the test when the corpus is absent.
+func Corpus(t *testing.T, dir string) []string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(file), "..", "..", "..")
+	base := filepath.Join(root, "..", "shared", "corpus", dir)
+	if _, err := os.Stat(base); err != nil {
+		t.Skipf("corpus %s not present", base)
+	}
+	var files []string
+	_ = filepath.WalkDir(base, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && filepath.Ext(p) == ".jsonl" {
+			files = append(files, p)
+		}
+		return nil
+	})
+	return files
+}
+
+// Semantic is the part of a transcript Append must agree with Parse on.
+type Semantic struct {
+	Messages []transcript.Message
+	Turns    []transcript.Turn
+	Problems []transcript.Problem
+	Meta     transcript.Meta
+	Records  int
+	Size     int64
+}
+
+func semantic(tr *transcript.Transcript) Semantic {
+	msgs := tr.Messages
+	if len(msgs) == 0 {
+		msgs = nil
+	}
+	return Semantic{Messages: msgs, Turns: tr.Turns, Problems: tr.Problems, Meta: tr.Meta, Records: len(tr.Records), Size: tr.Size}
+}
+
+// AppendInChunks feeds src (which must end with a newline) to Append in
+// random splits, re-feeding unconsumed bytes like a tailer does, and checks
+// the result equals Parse and that no Append changed its input.
+func AppendInChunks(t *testing.T, c format.Codec, src []byte, seed uint64) {
+	t.Helper()
+	app, ok := c.(format.Appender)
+	if !ok {
+		t.Fatalf("%s codec is not an Appender", c.Format())
+	}
+	want, err := c.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(seed, 1))
+	tr, err := app.Append(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	avail := 0
+	for tr.Size < int64(len(src)) {
+		avail = min(len(src), avail+1+rng.IntN(len(src)/8+2))
+		before := semantic(tr)
+		next, err := app.Append(tr, src[tr.Size:avail])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(before, semantic(tr)) {
+			t.Fatalf("Append changed its input transcript")
+		}
+		if next.Size > int64(avail) {
+			t.Fatalf("consumed %d bytes of %d available", next.Size, avail)
+		}
+		if nl := bytes.LastIndexByte(src[:avail], '\n'); int64(nl+1) != next.Size && nl+1 > int(tr.Size) {
+			t.Fatalf("size %d, want %d (up to the last newline)", next.Size, nl+1)
+		}
+		tr = next
+	}
+	got, wantS := semantic(tr), semantic(want)
+	if !reflect.DeepEqual(got, wantS) {
+		for i := range min(len(got.Messages), len(wantS.Messages)) {
+			if !reflect.DeepEqual(got.Messages[i], wantS.Messages[i]) {
+				t.Fatalf("message %d differs:\n got %+v\nwant %+v", i, got.Messages[i], wantS.Messages[i])
+			}
+		}
+		t.Fatalf("append result differs from parse: %d vs %d messages, %d vs %d records, problems %v vs %v, turns %v vs %v",
+			len(got.Messages), len(wantS.Messages), got.Records, wantS.Records, got.Problems, wantS.Problems, len(got.Turns), len(wantS.Turns))
+	}
+	out, _ := c.Write(tr)
+	if !bytes.Equal(out, src) {
+		t.Fatalf("Write after appends is not the source")
+	}
+}
+
+// SameContent compares messages by what the model sees, ignoring where
+// the parts came from.
+func SameContent(a, b []transcript.Message) (int, bool) {
+	if len(a) != len(b) {
+		return min(len(a), len(b)), false
+	}
+	for i := range a {
+		if a[i].Role != b[i].Role || a[i].Origin != b[i].Origin || len(a[i].Parts) != len(b[i].Parts) {
+			return i, false
+		}
+		for k := range a[i].Parts {
+			p, q := a[i].Parts[k], b[i].Parts[k]
+			p.Ref, q.Ref, p.Changed, q.Changed = transcript.Ref{}, transcript.Ref{}, false, false
+			if p != q {
+				return i, false
+			}
+		}
+	}
+	return 0, true
+}

@@ -34,6 +34,7 @@ const (
 	maxCommand  = 200
 	maxErrLine  = 160
 	maxProse    = 160
+	maxLine     = 300
 )
 
 // A note is something someone said or did in a turn.
@@ -114,6 +115,7 @@ var (
 	rePath       = regexp.MustCompile(`(?:~|\.{1,2})?/?(?:[A-Za-z0-9_.@\-]+/)+[A-Za-z0-9_.@\-]+|\b[A-Za-z0-9_\-]+\.(?:go|py|ts|tsx|js|jsx|mjs|rs|java|kt|c|h|cc|cpp|hpp|rb|php|cs|swift|md|json|jsonl|toml|yaml|yml|sql|sh|lua|txt|mod|sum|lock|cfg|ini|html|css|proto|vue|svelte|dart|ex|exs|zig)\b`)
 	reExt        = regexp.MustCompile(`\.[A-Za-z][A-Za-z0-9]{0,5}$`)
 	reIdentifier = regexp.MustCompile("`([A-Za-z_][A-Za-z0-9_.:()<>\\-]{1,60})`|\\b(?:[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Za-z][a-z0-9]*(?:_[A-Za-z0-9]+)+|[a-z][a-z0-9]*\\.[A-Z][A-Za-z0-9]*)\\b")
+	reRule       = regexp.MustCompile(`(?i)\b(?:must|never|always)\b`)
 	reInstruct   = regexp.MustCompile(`(?i)^(?:[-*>]\s*)?(?:please\s+|and\s+)?(?:always|never|don't|do not|must|make sure|remember to|ensure|avoid|from now on|keep using|only use|stick to|no more)\b|(?i)\bfrom now on\b`)
 	reDecision   = regexp.MustCompile(`(?i)\b(?:decided|decide to|decision|i'll use|i will use|we'll use|we will use|let's use|let's go with|let's keep|going with|go with|i'm going to use|chose|choosing|opted|opt for|instead of|rather than|switch(?:ed|ing)? to|the fix is|the root cause|because)\b`)
 	reTask       = regexp.MustCompile(`(?i)(?:\b(?:TODO|FIXME)\b[:\s]|^\s*[-*]\s*\[ \]\s+|^\s*(?:next steps?|remaining|still need to|left to do|open question|follow[- ]up)\b)`)
@@ -169,10 +171,11 @@ func (d *digest) prose(m *transcript.Message, turn int, text string) {
 	case m.Origin == transcript.OriginInjected || m.Role == transcript.RoleSystem || m.Role == transcript.RoleDeveloper:
 		// CLAUDE.md, AGENTS.md and system prompts: only their rules matter here.
 		for _, line := range strings.Split(text, "\n") {
-			if s := normalize(line); s != "" && reInstruct.MatchString(s) {
-				d.addInstruction(note{turn: turn, who: "project instructions", text: capText(s, maxSentence)})
+			if s := normalize(line); s != "" && (reInstruct.MatchString(s) || reRule.MatchString(s)) {
+				d.addInstruction(note{turn: turn, who: "project instructions", text: capText(strings.TrimSpace(line), maxLine)})
 			}
 		}
+		d.mentions(text, turn)
 		return
 	case m.Origin == transcript.OriginSummary:
 		// An earlier summary: keep its lines as notes of their own.
@@ -195,6 +198,12 @@ func (d *digest) prose(m *transcript.Message, turn int, text string) {
 		}
 	}
 	for _, line := range strings.Split(text, "\n") {
+		if human && reRule.MatchString(line) {
+			d.addInstruction(note{turn: turn, who: who, text: capText(strings.TrimSpace(line), maxLine)})
+		}
+		if !human && reDecision.MatchString(line) && len(line) <= maxLine {
+			d.decisions = appendNote(d.decisions, d.seen, "decision", note{turn: turn, who: who, text: strings.TrimSpace(line)})
+		}
 		if reTask.MatchString(line) {
 			d.addTask(task{turn: turn, who: who, text: capText(normalize(line), maxSentence), status: "open"})
 		}
@@ -216,6 +225,11 @@ func (d *digest) prose(m *transcript.Message, turn int, text string) {
 			}
 		}
 	}
+	d.mentions(text, turn)
+}
+
+// mentions records the paths and identifiers prose names.
+func (d *digest) mentions(text string, turn int) {
 	clean := reURL.ReplaceAllString(text, " ")
 	clean = rePath.ReplaceAllStringFunc(clean, func(p string) string {
 		if !isPathLike(p) {
@@ -453,7 +467,8 @@ func errorLines(s string, n int) []string {
 		if len(out) == n {
 			break
 		}
-		l = normalize(l)
+		// Inner whitespace is kept: "FAIL\tpkg" is quoted as the tool wrote it.
+		l = strings.TrimSpace(strings.ToValidUTF8(l, "\uFFFD"))
 		if l == "" || l == "FAIL" || !reErrorLine.MatchString(l) {
 			continue
 		}

@@ -1,0 +1,318 @@
+// Package gauge computes the calibrated context gauge of a transcript
+// (DESIGN.md §4): the last usage the provider's API reported, plus our BPE
+// estimate of every message after it; where no usage was recorded, the
+// estimate alone. It also measures the estimator's error against the
+// reported figure and gives per-turn figures for hovers and code lenses.
+//
+// The package is pure: functions over a parsed transcript and per-message
+// token counts. It must not import daemon, lsp, the store, fsnotify or
+// anything that reads files or the network.
+package gauge
+
+import (
+	"context"
+
+	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+// Level is how full the context window is.
+type Level string
+
+const (
+	LevelOK       Level = "ok"
+	LevelWarn     Level = "warn"
+	LevelCritical Level = "critical"
+)
+
+// Source says where the gauge's figure comes from.
+type Source string
+
+const (
+	// SourceReported: the API's last reported usage plus the estimate of
+	// the messages after it.
+	SourceReported Source = "reported+estimate"
+	// SourceEstimate: no usage was recorded; the figure is our count alone.
+	SourceEstimate Source = "estimate"
+)
+
+// Default level thresholds, as fractions of the context window.
+const (
+	DefaultWarn     = 0.75
+	DefaultCritical = 0.90
+)
+
+// Options parameterize a gauge. The zero value uses the built-in registry
+// and default thresholds.
+type Options struct {
+	// Model overrides the transcript's model (the --model flag).
+	Model string
+	// ContextWindow overrides every other source of the window (--window).
+	ContextWindow int
+	// Registry resolves models and formats; nil means tokens.NewRegistry().
+	Registry *tokens.Registry
+	// Warn and Critical are the level thresholds as fractions of the
+	// window; 0 means DefaultWarn and DefaultCritical.
+	Warn, Critical float64
+	// AutoCompact is the agent's own auto-compact ratio; 0 takes the
+	// format's from the registry, a negative value ignores it.
+	AutoCompact float64
+}
+
+// Resolved is which model and window a gauge uses, and why.
+type Resolved struct {
+	// Model is the model name used (override, transcript, or the format's default).
+	Model string
+	// Info is what the registry says of it (the default entry if unknown).
+	Info tokens.Model
+	// Known is false when the registry did not know the model.
+	Known bool
+	// ContextWindow is the window the gauge divides by.
+	ContextWindow int
+	// WindowSource names where ContextWindow came from: "flag",
+	// "config", "transcript", "registry" or "default".
+	WindowSource string
+}
+
+// Resolve picks the model and the context window for t.
+//
+// Model: opts.Model, else the transcript's meta model, else the model of
+// its last message naming one, else the format's default model.
+//
+// Window: opts.ContextWindow (the user said so), else a registry entry the
+// user configured (Override), else the window the transcript itself
+// reports (Meta.ContextWindow, e.g. Codex model_context_window), else the
+// built-in registry, else the registry's default. The agent's own figure
+// beats the built-in table because it is the budget the agent actually
+// enforces for this session (Codex reports 272k for gpt-5, whose API
+// window is 400k with 128k reserved for output) and it stays right when
+// our table goes stale; a user's explicit configuration beats both.
+// A reported usage above the resolved window means the session runs with
+// the model's extended window (Claude's 1M beta), which is then used.
+func Resolve(t *transcript.Transcript, opts Options) Resolved {
+	reg := opts.Registry
+	if reg == nil {
+		reg = tokens.NewRegistry()
+	}
+	r := Resolved{Model: opts.Model}
+	if r.Model == "" {
+		r.Model = transcriptModel(t)
+	}
+	if r.Model == "" {
+		r.Model = reg.Format(t.Format).DefaultModel
+	}
+	r.Info, r.Known = reg.Lookup(r.Model)
+	switch {
+	case opts.ContextWindow > 0:
+		r.ContextWindow, r.WindowSource = opts.ContextWindow, "flag"
+	case r.Known && r.Info.Override:
+		r.ContextWindow, r.WindowSource = r.Info.ContextWindow, "config"
+	case t.Meta.ContextWindow > 0:
+		r.ContextWindow, r.WindowSource = t.Meta.ContextWindow, "transcript"
+	case r.Known:
+		r.ContextWindow, r.WindowSource = r.Info.ContextWindow, "registry"
+	default:
+		r.ContextWindow, r.WindowSource = r.Info.ContextWindow, "default"
+	}
+	if r.WindowSource == "registry" && r.Info.ExtendedWindow > r.ContextWindow {
+		if last := t.LastUsage(); last >= 0 && t.Messages[last].Usage.ContextTokens() > r.ContextWindow {
+			r.ContextWindow = r.Info.ExtendedWindow
+		}
+	}
+	return r
+}
+
+// transcriptModel is the model the transcript names: its meta, else the
+// last message that carries one (Claude Code records it per message).
+func transcriptModel(t *transcript.Transcript) string {
+	if t.Meta.Model != "" {
+		return t.Meta.Model
+	}
+	for i := len(t.Messages) - 1; i >= 0; i-- {
+		if m := t.Messages[i].Model; m != "" && m != "<synthetic>" {
+			return m
+		}
+	}
+	return ""
+}
+
+// TurnTokens are one turn's figures.
+type TurnTokens struct {
+	// Turn is the index in Transcript.Turns; Start and End its messages.
+	Turn       int
+	Start, End int
+	// Tokens is the estimate of the turn's messages; Cumulative the
+	// estimate of every message up to the turn's end.
+	Tokens, Cumulative int
+}
+
+// Gauge is how full the context window is.
+type Gauge struct {
+	Format        transcript.Format
+	Model         string
+	ContextWindow int
+	// WindowSource is where ContextWindow came from (see Resolve).
+	WindowSource string
+	// Tokens is the context size now: Reported + Estimated with usage,
+	// else the estimate of every message.
+	Tokens int
+	Ratio  float64
+	Level  Level
+	Source Source
+	// Reported is the last API-reported context size and ReportedAt the
+	// index of the message carrying it (-1 without usage).
+	Reported, ReportedAt int
+	// Estimated is our count of the messages after ReportedAt (all of them
+	// without usage).
+	Estimated int
+	// EstimateError is (our estimate of messages [0, ReportedAt] −
+	// Reported) / Reported: negative when we undercount. Nil without usage
+	// or without full counts. The reported figure includes what the
+	// transcript does not hold (system prompt, tool definitions), so a
+	// few percent under is expected.
+	EstimateError *float64
+	// WarnAt, CriticalAt and AutoCompactAt are token thresholds;
+	// AutoCompactAt is 0 when the agent's point is unknown.
+	WarnAt, CriticalAt, AutoCompactAt int
+	Turns, Messages, ToolCalls      int
+	SkippedRecords                  int
+	// Approx is set when a count used was approximate (long runs).
+	Approx bool
+	// PerTurn holds per-turn figures; nil for a live gauge (LiveCounts).
+	PerTurn []TurnTokens
+}
+
+// TailStart is the first message the calibrated gauge needs counted: the
+// one after the last reported usage, or 0 without usage.
+func TailStart(t *transcript.Transcript) int { return t.LastUsage() + 1 }
+
+// Compute returns the gauge of t from counts, its messages' token counts
+// (counts[i] for t.Messages[i], as tokens.Counter.CountMessages gives).
+// With fewer counts than messages it counts only what it has: see Live
+// for gauges from the tail counts alone.
+func Compute(t *transcript.Transcript, counts []tokens.Count, opts Options) Gauge {
+	g := base(t, opts)
+	var running tokens.Count
+	for i, c := range counts {
+		if i >= len(t.Messages) {
+			break
+		}
+		running = running.Add(c)
+		if i == g.ReportedAt && g.Reported > 0 && len(counts) >= len(t.Messages) {
+			e := float64(running.N-g.Reported) / float64(g.Reported)
+			g.EstimateError = &e
+		}
+	}
+	from := 0
+	if g.ReportedAt >= 0 {
+		from = g.ReportedAt + 1
+	}
+	var tail tokens.Count
+	if from < len(counts) {
+		tail = tokens.Sum(counts[from:min(len(counts), len(t.Messages))])
+	}
+	// The reported part is the API's own figure: only the tail can be approximate.
+	g.Approx = tail.Approx
+	g.finish(tail.N)
+	g.PerTurn = perTurn(t, counts)
+	return g
+}
+
+// Live returns the gauge from the counts of the messages from
+// TailStart(t) on only (tail[i] is t.Messages[TailStart(t)+i]): what the
+// daemon shows at once on a huge file while full counts run. It has no
+// EstimateError and no PerTurn.
+func Live(t *transcript.Transcript, tail []tokens.Count, opts Options) Gauge {
+	g := base(t, opts)
+	s := tokens.Sum(tail)
+	g.Approx = s.Approx
+	g.finish(s.N)
+	return g
+}
+
+// CountLive counts only the messages the calibrated gauge needs and
+// returns the Live gauge.
+func CountLive(ctx context.Context, c *tokens.Counter, t *transcript.Transcript, opts Options) (Gauge, error) {
+	tail, err := c.CountMessages(ctx, t.Messages[TailStart(t):])
+	if err != nil {
+		return Gauge{}, err
+	}
+	return Live(t, tail, opts), nil
+}
+
+// base fills what does not depend on counts.
+func base(t *transcript.Transcript, opts Options) Gauge {
+	r := Resolve(t, opts)
+	g := Gauge{
+		Format:         t.Format,
+		Model:          r.Model,
+		ContextWindow:  r.ContextWindow,
+		WindowSource:   r.WindowSource,
+		ReportedAt:     t.LastUsage(),
+		Turns:          len(t.Turns),
+		Messages:       len(t.Messages),
+		ToolCalls:      t.ToolCalls(),
+		SkippedRecords: t.Skipped,
+		Source:         SourceEstimate,
+	}
+	if g.ReportedAt >= 0 {
+		g.Reported = t.Messages[g.ReportedAt].Usage.ContextTokens()
+		g.Source = SourceReported
+	}
+	warn, crit := opts.Warn, opts.Critical
+	if warn <= 0 {
+		warn = DefaultWarn
+	}
+	if crit <= 0 {
+		crit = DefaultCritical
+	}
+	auto := opts.AutoCompact
+	if auto == 0 {
+		reg := opts.Registry
+		if reg == nil {
+			reg = tokens.NewRegistry()
+		}
+		auto = reg.Format(t.Format).AutoCompactRatio
+	}
+	w := float64(g.ContextWindow)
+	g.WarnAt, g.CriticalAt = int(warn*w), int(crit*w)
+	if auto > 0 {
+		g.AutoCompactAt = int(auto * w)
+		// Warn before the agent compacts by itself.
+		g.CriticalAt = min(g.CriticalAt, g.AutoCompactAt)
+	}
+	return g
+}
+
+func (g *Gauge) finish(estimated int) {
+	g.Estimated = estimated
+	g.Tokens = g.Reported + estimated
+	if g.ContextWindow > 0 {
+		g.Ratio = float64(g.Tokens) / float64(g.ContextWindow)
+	}
+	switch {
+	case g.Tokens >= g.CriticalAt:
+		g.Level = LevelCritical
+	case g.Tokens >= g.WarnAt:
+		g.Level = LevelWarn
+	default:
+		g.Level = LevelOK
+	}
+}
+
+func perTurn(t *transcript.Transcript, counts []tokens.Count) []TurnTokens {
+	if len(counts) < len(t.Messages) {
+		return nil
+	}
+	out := make([]TurnTokens, len(t.Turns))
+	cum := 0
+	for i, tr := range t.Turns {
+		n := 0
+		for _, c := range counts[tr.Start:tr.End] {
+			n += c.N
+		}
+		cum += n
+		out[i] = TurnTokens{Turn: i, Start: tr.Start, End: tr.End, Tokens: n, Cumulative: cum}
+	}
+	return out
+}

@@ -1,0 +1,196 @@
+package gauge
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+func user(text string) transcript.Message {
+	return transcript.Message{Role: transcript.RoleUser, Origin: transcript.OriginHuman, Parts: []transcript.Part{{Kind: transcript.PartText, Text: text}}}
+}
+
+func assistant(text string, usage *transcript.Usage) transcript.Message {
+	return transcript.Message{Role: transcript.RoleAssistant, Model: "claude-sonnet-4-5-20250929", Usage: usage,
+		Parts: []transcript.Part{{Kind: transcript.PartText, Text: text}, {Kind: transcript.PartToolCall, ToolName: "Bash", Args: `{"command":"ls"}`}}}
+}
+
+func newTranscript(f transcript.Format, msgs ...transcript.Message) *transcript.Transcript {
+	return &transcript.Transcript{Format: f, Messages: msgs, Turns: transcript.BuildTurns(msgs), Skipped: 2}
+}
+
+func counts(ns ...int) []tokens.Count {
+	out := make([]tokens.Count, len(ns))
+	for i, n := range ns {
+		out[i] = tokens.Count{N: n}
+	}
+	return out
+}
+
+func TestComputeCalibrated(t *testing.T) {
+	tr := newTranscript(transcript.FormatClaudeCode,
+		user("first"),
+		assistant("a", &transcript.Usage{Input: 10, CacheCreation: 1000, CacheRead: 50_000, Output: 990}), // 52,000
+		user("second"),
+		assistant("b", nil),
+	)
+	g := Compute(tr, counts(20_000, 30_000, 5_000, 7_000), Options{})
+	if g.Source != SourceReported || g.Reported != 52_000 || g.ReportedAt != 1 {
+		t.Fatalf("source %s reported %d at %d", g.Source, g.Reported, g.ReportedAt)
+	}
+	if g.Tokens != 52_000+12_000 || g.Estimated != 12_000 {
+		t.Fatalf("tokens %d (estimated %d), want 64000 (12000)", g.Tokens, g.Estimated)
+	}
+	if g.Model != "claude-sonnet-4-5-20250929" || g.ContextWindow != 200_000 || g.WindowSource != "registry" {
+		t.Fatalf("model %q window %d from %s", g.Model, g.ContextWindow, g.WindowSource)
+	}
+	if math.Abs(g.Ratio-0.32) > 1e-9 || g.Level != LevelOK {
+		t.Fatalf("ratio %v level %s", g.Ratio, g.Level)
+	}
+	// Our estimate up to the usage point is 50,000 vs 52,000 reported.
+	if g.EstimateError == nil || math.Abs(*g.EstimateError-(-2000.0/52000)) > 1e-12 {
+		t.Fatalf("estimate error %v", g.EstimateError)
+	}
+	if g.Turns != 2 || g.Messages != 4 || g.ToolCalls != 2 || g.SkippedRecords != 2 {
+		t.Fatalf("turns %d messages %d tools %d skipped %d", g.Turns, g.Messages, g.ToolCalls, g.SkippedRecords)
+	}
+	want := []TurnTokens{{0, 0, 2, 50_000, 50_000}, {1, 2, 4, 12_000, 62_000}}
+	if len(g.PerTurn) != 2 || g.PerTurn[0] != want[0] || g.PerTurn[1] != want[1] {
+		t.Fatalf("per turn %+v", g.PerTurn)
+	}
+}
+
+func TestComputeEstimateOnly(t *testing.T) {
+	tr := newTranscript(transcript.FormatOpenAIChat, user("q"), assistant("a", nil))
+	tr.Messages[1].Model = ""
+	g := Compute(tr, []tokens.Count{{N: 100}, {N: 50, Approx: true}}, Options{})
+	if g.Source != SourceEstimate || g.Tokens != 150 || g.EstimateError != nil || !g.Approx {
+		t.Fatalf("%+v", g)
+	}
+	// No model in the transcript: the format's default.
+	if g.Model != "gpt-4o" || g.ContextWindow != 128_000 {
+		t.Fatalf("model %q window %d", g.Model, g.ContextWindow)
+	}
+}
+
+func TestLevels(t *testing.T) {
+	tests := []struct {
+		name   string
+		format transcript.Format
+		tokens int
+		opts   Options
+		want   Level
+	}{
+		{"ok", transcript.FormatOpenAIChat, 100_000, Options{}, LevelOK},
+		{"warn at 75%", transcript.FormatOpenAIChat, 150_000, Options{}, LevelWarn},
+		{"critical at 90%", transcript.FormatOpenAIChat, 180_000, Options{}, LevelCritical},
+		{"claude code compacts at 83.5%", transcript.FormatClaudeCode, 168_000, Options{}, LevelCritical},
+		{"below claude's point", transcript.FormatClaudeCode, 166_000, Options{}, LevelWarn},
+		{"auto-compact ignored", transcript.FormatClaudeCode, 168_000, Options{AutoCompact: -1}, LevelWarn},
+		{"custom thresholds", transcript.FormatOpenAIChat, 100_000, Options{Warn: 0.4, Critical: 0.6}, LevelWarn},
+		{"custom critical", transcript.FormatOpenAIChat, 130_000, Options{Warn: 0.4, Critical: 0.6}, LevelCritical},
+	}
+	for _, tt := range tests {
+		tr := newTranscript(tt.format, user("x"))
+		tt.opts.ContextWindow = 200_000
+		g := Compute(tr, counts(tt.tokens), tt.opts)
+		if g.Level != tt.want {
+			t.Errorf("%s: %d tokens → %s, want %s (warn %d, critical %d)", tt.name, tt.tokens, g.Level, tt.want, g.WarnAt, g.CriticalAt)
+		}
+	}
+}
+
+func TestResolveWindowPrecedence(t *testing.T) {
+	codex := newTranscript(transcript.FormatCodex, user("x"))
+	codex.Meta = transcript.Meta{Model: "gpt-5-codex", ContextWindow: 272_000}
+
+	if r := Resolve(codex, Options{}); r.ContextWindow != 272_000 || r.WindowSource != "transcript" {
+		t.Errorf("transcript window should beat the built-in 400k: %+v", r)
+	}
+	if r := Resolve(codex, Options{ContextWindow: 50_000}); r.ContextWindow != 50_000 || r.WindowSource != "flag" {
+		t.Errorf("--window must win: %+v", r)
+	}
+	reg := tokens.NewRegistry()
+	reg.Set(tokens.Model{Name: "gpt-5", ContextWindow: 300_000})
+	if r := Resolve(codex, Options{Registry: reg}); r.ContextWindow != 300_000 || r.WindowSource != "config" {
+		t.Errorf("configured override must beat the transcript: %+v", r)
+	}
+	if r := Resolve(codex, Options{Model: "o3"}); r.Model != "o3" || r.Info.ContextWindow != 200_000 {
+		t.Errorf("--model must win: %+v", r)
+	}
+	unknown := newTranscript(transcript.FormatOpenAIChat, user("x"))
+	unknown.Meta.Model = "my-finetune"
+	if r := Resolve(unknown, Options{}); r.Known || r.ContextWindow != 128_000 || r.WindowSource != "default" {
+		t.Errorf("unknown model: %+v", r)
+	}
+	// Reported usage past 200k means Claude's 1M window.
+	big := newTranscript(transcript.FormatClaudeCode, user("x"), assistant("y", &transcript.Usage{CacheRead: 350_000}))
+	if r := Resolve(big, Options{}); r.ContextWindow != 1_000_000 {
+		t.Errorf("usage over the window should select the extended window: %+v", r)
+	}
+}
+
+func TestLiveMatchesCompute(t *testing.T) {
+	counter, err := tokens.New(tokens.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := []transcript.Message{user(strings.Repeat("hello there ", 50))}
+	for i := range 40 {
+		var u *transcript.Usage
+		if i == 25 {
+			u = &transcript.Usage{Input: 3, CacheRead: 40_000, Output: 200}
+		}
+		msgs = append(msgs, assistant(strings.Repeat("work ", 10*i), u), user("more please"))
+	}
+	tr := newTranscript(transcript.FormatClaudeCode, msgs...)
+	all, err := counter.CountMessages(context.Background(), tr.Messages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := Compute(tr, all, Options{})
+	live, err := CountLive(context.Background(), counter, tr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if live.Tokens != full.Tokens || live.Level != full.Level || live.Estimated != full.Estimated {
+		t.Fatalf("live %d/%s/%d, full %d/%s/%d", live.Tokens, live.Level, live.Estimated, full.Tokens, full.Level, full.Estimated)
+	}
+	if TailStart(tr) != 52 || counter.Stats().Texts == 0 {
+		t.Fatalf("tail starts at %d", TailStart(tr))
+	}
+	if live.PerTurn != nil || live.EstimateError != nil {
+		t.Fatal("live gauge claims full-count figures")
+	}
+}
+
+func TestComputeWithPartialCounts(t *testing.T) {
+	tr := newTranscript(transcript.FormatClaudeCode, user("a"), assistant("b", &transcript.Usage{Input: 500}), user("c"))
+	g := Compute(tr, counts(10), Options{})
+	if g.EstimateError != nil || g.PerTurn != nil || g.Tokens != 500 {
+		t.Fatalf("partial counts: %+v", g)
+	}
+}
+
+func BenchmarkCompute(b *testing.B) {
+	msgs := make([]transcript.Message, 0, 100_000)
+	for i := range 50_000 {
+		var u *transcript.Usage
+		if i == 49_990 {
+			u = &transcript.Usage{Input: 100_000}
+		}
+		msgs = append(msgs, user("q"), assistant("a", u))
+	}
+	tr := newTranscript(transcript.FormatClaudeCode, msgs...)
+	cs := make([]tokens.Count, len(msgs))
+	for i := range cs {
+		cs[i] = tokens.Count{N: 10}
+	}
+	for b.Loop() {
+		Compute(tr, cs, Options{})
+	}
+}

@@ -174,8 +174,8 @@ type Gauge struct {
 	// WarnAt, CriticalAt and AutoCompactAt are token thresholds;
 	// AutoCompactAt is 0 when the agent's point is unknown.
 	WarnAt, CriticalAt, AutoCompactAt int
-	Turns, Messages, ToolCalls      int
-	SkippedRecords                  int
+	Turns, Messages, ToolCalls        int
+	SkippedRecords                    int
 	// Approx is set when a count used was approximate (long runs).
 	Approx bool
 	// PerTurn holds per-turn figures; nil for a live gauge (LiveCounts).

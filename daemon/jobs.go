@@ -12,6 +12,8 @@ type JobRequest struct {
 	From, To   string
 	InPlace    bool
 	DryRun     bool
+	// Window is the transcript's context window (for ratio triggers).
+	Window int
 }
 
 // A JobResult is what a finished command reports.

@@ -1,6 +1,15 @@
 package daemon
 
-import "strings"
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
 
 // Settings are the user's choices that shape watching, the gauge and
 // compaction. They arrive from initializationOptions,
@@ -75,4 +84,21 @@ func (s Settings) SavingsStrategies() []string {
 		}
 	}
 	return append(out, "auto")
+}
+
+// ConfigFile is the per-folder settings file.
+const ConfigFile = ".compactd.toml"
+
+// LoadFolderConfig applies folder's .compactd.toml over base; a missing
+// file leaves base as it is.
+func LoadFolderConfig(folder string, base Settings) (Settings, error) {
+	path := filepath.Join(folder, ConfigFile)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return base, nil
+	}
+	next := base
+	if _, err := toml.DecodeFile(path, &next); err != nil {
+		return base, fmt.Errorf("read %s: %w", path, err)
+	}
+	return next, nil
 }

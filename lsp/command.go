@@ -82,6 +82,9 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 	if req.KeepLast == 0 {
 		req.KeepLast = set.KeepLast
 	}
+	if snap := d.Snapshot(path); snap != nil {
+		req.Window = snap.Window
+	}
 
 	var (
 		res   *daemon.JobResult

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	_ "github.com/compactd/compactd/compaction/format/all" // every codec
+	"github.com/compactd/compactd/daemon"
+	"github.com/compactd/compactd/daemon/jobs"
+	"github.com/compactd/compactd/daemon/store"
+	"github.com/compactd/compactd/lsp"
+)
+
+func init() {
+	register(&command{
+		name:    "serve",
+		summary: "speak the Language Server Protocol on stdio (for editors)",
+		run:     runServe,
+	})
+}
+
+// stdio is the server's connection: the process's stdin and stdout.
+type stdio struct {
+	io.Reader
+	io.Writer
+}
+
+func (stdio) Close() error { return nil }
+
+// exitCode carries the LSP exit code (1 when exit came without shutdown)
+// out of runServe.
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("exit code %d", int(e)) }
+
+func runServe(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	logFile := fs.String("log-file", "", "write logs to `file` instead of stderr")
+	storePath := fs.String("store", "", "the version store (default $COMPACTD_STORE or the XDG state dir)")
+	logLevel := fs.String("log-level", "", "debug, info, warn or error (default info)")
+	_ = fs.Bool("stdio", true, "speak LSP on stdin/stdout (the only transport; accepted for editors that pass it)")
+	if err := fs.Parse(args); err != nil {
+		return usagef("%v", err)
+	}
+	var logOut io.Writer = e.stderr
+	if *logFile != "" {
+		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		if err != nil {
+			return fmt.Errorf("open the log file: %w", err)
+		}
+		defer f.Close()
+		logOut = f
+	}
+	lvl := new(slog.LevelVar)
+	_ = lvl.UnmarshalText([]byte(orDefault(*logLevel, "info")))
+	logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: lvl}))
+
+	settings := daemon.Settings{LogLevel: *logLevel, StorePath: *storePath}
+	opts := lsp.Options{
+		Env:        daemon.EnvFromOS(e.getenv),
+		Logger:     logger,
+		Settings:   settings,
+		LoadConfig: daemon.LoadFolderConfig,
+	}
+	path := *storePath
+	if path == "" {
+		path, _ = store.DefaultPath(e.getenv)
+	}
+	if path != "" {
+		st, err := store.Open(ctx, path)
+		if err != nil {
+			// The gauge works without a store; compaction commands will
+			// say why they cannot run.
+			logger.Warn("the version store is unavailable; compaction is disabled", "path", path, "err", err)
+		} else {
+			defer st.Close()
+			opts.Jobs = daemon.RunnerJobs{Runner: jobs.New(st)}
+		}
+	}
+	logger.Info("compactd serve starting", "pid", os.Getpid(), "store", path)
+	code := lsp.Serve(ctx, stdio{Reader: e.stdin, Writer: e.stdout}, opts)
+	logger.Info("compactd serve exiting", "code", code)
+	if code != 0 {
+		return exitCode(code)
+	}
+	return nil
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -89,7 +89,7 @@ local function main()
     return compactd.gauge(bufnr)
   end)
   R.gauge = g
-  check('gauge is for the open transcript', g.uri == uri, g.uri)
+  check('gauge is for the open transcript', require('compactd.gauge').key(g.uri) == vim.api.nvim_buf_get_name(bufnr), g.uri)
   local sl
   local sl_ok = vim.wait(timeout, function() sl = rendered_statusline(); return sl:find(statusline_re) ~= nil end, 20)
   R.statusline = sl

@@ -14,6 +14,8 @@ export interface Gauge {
   updatedAt?: string;
   savings?: Record<string, number>;
   text?: string;
+  /** The transcript is gone: drop its gauge. */
+  removed?: boolean;
 }
 
 export class GaugeStore {
@@ -24,6 +26,13 @@ export class GaugeStore {
   update(g: Gauge): void {
     if (!g || typeof g.uri !== 'string') return;
     const key = normalizeUri(g.uri);
+    if (g.removed) {
+      // The transcript is gone.
+      this.byUri.delete(key);
+      if (this.activeUri === key) this.activeUri = undefined;
+      if (this.lastUri === key) this.lastUri = undefined;
+      return;
+    }
     this.byUri.set(key, g);
     this.lastUri = key;
     if (g.active) this.activeUri = key;

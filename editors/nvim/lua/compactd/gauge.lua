@@ -2,7 +2,8 @@
 -- Pure Lua on plain tables so the statusline stays cheap: it runs on every redraw.
 local M = {}
 
--- gauges[uri] = params of the last compactd/gauge for that conversation.
+-- gauges[key] = params of the last compactd/gauge for that conversation, keyed by file path:
+-- Go and Neovim percent-encode URIs differently, paths compare reliably.
 local gauges = {}
 -- The conversation the agent is working on now (the last gauge sent with active = true),
 -- else the last one updated.
@@ -10,18 +11,36 @@ local active_uri, last_uri
 -- progress[token] = { title, message, percentage } while a server job runs.
 local progress = {}
 
+-- key(uri_or_path) is the file path of a file: URI, or the argument itself.
+local function key(s)
+  if type(s) ~= 'string' then return nil end
+  if s:match('^file:') then
+    local ok, fname = pcall(vim.uri_to_fname, s)
+    if ok then return fname end
+  end
+  return s
+end
+M.key = key
+
 function M.update(params)
   if type(params) ~= 'table' or type(params.uri) ~= 'string' then return end
-  gauges[params.uri] = params
-  last_uri = params.uri
-  if params.active then active_uri = params.uri end
+  local uri = key(params.uri)
+  if params.removed then -- the transcript is gone
+    gauges[uri] = nil
+    if active_uri == uri then active_uri = nil end
+    if last_uri == uri then last_uri = nil end
+    return
+  end
+  gauges[uri] = params
+  last_uri = uri
+  if params.active then active_uri = uri end
 end
 
 function M.set_all(list)
   for _, p in ipairs(list or {}) do M.update(p) end
 end
 
-function M.get(uri) return uri and gauges[uri] or nil end
+function M.get(uri_or_path) return uri_or_path and gauges[key(uri_or_path)] or nil end
 
 function M.all() return gauges end
 
@@ -34,7 +53,7 @@ end
 function M.for_buffer(bufnr)
   local name = vim.api.nvim_buf_get_name(bufnr or 0)
   if name ~= '' then
-    local own = gauges[vim.uri_from_fname(name)]
+    local own = gauges[name]
     if own then return own end
   end
   return gauges[active_uri or ''] or gauges[last_uri or '']

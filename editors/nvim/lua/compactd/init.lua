@@ -380,8 +380,8 @@ local function user_commands()
   cmd('CompactdDiff', function(o) M.diff(o.fargs[1], o.fargs[2]) end, { nargs = '+', desc = 'compactd: diff two versions' })
   cmd('CompactdStatus', function()
     local lines = {}
-    for uri, g in pairs(gauge.all()) do
-      lines[#lines + 1] = ('%s%s  %s  [%s, %s]'):format(g.active and '* ' or '  ', vim.uri_to_fname(uri), gauge.text(g),
+    for fname, g in pairs(gauge.all()) do
+      lines[#lines + 1] = ('%s%s  %s  [%s, %s]'):format(g.active and '* ' or '  ', fname, gauge.text(g),
         tostring(g.level), tostring(g.source))
     end
     notify(#lines > 0 and ('\n' .. table.concat(lines, '\n')) or 'no gauges yet')

@@ -92,9 +92,11 @@ func newRun(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, co
 }
 
 // needsAlternation reports whether the format's API rejects two adjacent
-// messages of the same role (Claude Code and the chat arrays merge them).
+// messages of the same role. Anthropic's Messages API combines consecutive
+// same-role turns and the OpenAI APIs accept them; Gemini's wants user and
+// model turns to alternate.
 func needsAlternation(f transcript.Format) bool {
-	return f == transcript.FormatAnthropicMessages || f == transcript.FormatGeminiCLI
+	return f == transcript.FormatGeminiCLI
 }
 
 // boundary is the index of the first keep-last message.

@@ -40,8 +40,37 @@ func (r *run) cutBefore(cut int) bool {
 	}
 	if any {
 		r.cut = true
+		if r.alternation {
+			r.bridgeCut(cut)
+		}
 	}
 	return any
+}
+
+// bridgeCut keeps role alternation across a cut for APIs that need it: a
+// protected prompt kept before the cut may now sit next to another user
+// message, so one removed message of the other role comes back as a
+// one-line stand-in between them.
+func (r *run) bridgeCut(cut int) {
+	prev := -1
+	for i := 0; i <= cut && i < len(r.msgs); i++ {
+		if r.gone[i] {
+			continue
+		}
+		if prev >= 0 && i > prev+1 && r.msgs[prev].Role == r.msgs[i].Role {
+			for k := i - 1; k > prev; k-- {
+				if r.msgs[k].Role != r.msgs[i].Role && len(r.msgs[k].Parts) > 0 {
+					m := &r.msgs[k]
+					p := transcript.Part{Kind: transcript.PartText, Text: placeholderPrefix + "earlier messages removed]", Ref: m.Parts[0].Ref, Changed: true}
+					m.Parts = []transcript.Part{p}
+					r.tok[k] = []int{r.counter.Part(&p)}
+					r.gone[k] = false
+					break
+				}
+			}
+		}
+		prev = i
+	}
 }
 
 func (r *run) slidingWindow() (int, error) {
@@ -154,7 +183,11 @@ func (r *run) summarize() (int, error) {
 		r.note("summarize skipped: only %d turns, all within the %d recent turns kept verbatim", len(turns), buffer)
 		return 0, nil
 	}
-	cut := r.snapCut(turns, turns[len(turns)-buffer].Start)
+	cut := len(r.msgs)
+	if buffer > 0 {
+		cut = turns[len(turns)-buffer].Start
+	}
+	cut = r.snapCut(turns, cut)
 	if cut <= 0 {
 		return 0, nil
 	}
@@ -167,7 +200,11 @@ func (r *run) summarize() (int, error) {
 		srcTurns = transcript.BuildTurns(r.src.Messages)
 	}
 	from := transcript.TurnOf(srcTurns, r.srcIdx[0])
-	to := transcript.TurnOf(srcTurns, r.srcIdx[cut])
+	to, anchor := len(srcTurns), len(r.src.Messages)
+	if cut < len(r.msgs) {
+		anchor = r.srcIdx[cut]
+		to = transcript.TurnOf(srcTurns, anchor)
+	}
 	if from < 0 {
 		from = 0
 	}
@@ -183,11 +220,21 @@ func (r *run) summarize() (int, error) {
 		r.note("summarize skipped: %s returned a blank summary", name)
 		return 0, nil
 	}
+	saved := 0
+	for i := 0; i < cut; i++ {
+		if !r.protected[i] {
+			saved += r.msgTokens(i)
+		}
+	}
+	if sumTokens := r.counter.Text(sum.Text); sumTokens >= saved {
+		r.note("summarize skipped: the %d-token summary is no smaller than the %d tokens it would replace", sumTokens, saved)
+		return 0, nil
+	}
 	r.cutBefore(cut)
 	r.cut = true
 	r.summaries = append(r.summaries, anchoredSummary{
 		Summary: transcript.Summary{Text: sum.Text, FromTurn: from, ToTurn: to},
-		anchor:  r.srcIdx[cut],
+		anchor:  anchor,
 		tokens:  r.counter.Text(sum.Text),
 	})
 	return 0, nil

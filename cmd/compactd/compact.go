@@ -9,8 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	// Until compaction/format/all lands, the committed codecs are imported
-	// one by one; replace this with format/all.
+	_ "github.com/compactd/compactd/compaction/format/all" // every codec
 	_ "github.com/compactd/compactd/compaction/format/anthropic"
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/daemon/jobs"
@@ -23,14 +22,6 @@ func init() {
 		summary: "compact a transcript into a new version (fork, dry run or in place)",
 		run:     runCompact,
 	})
-}
-
-// knownStrategies are the pipeline's strategy names (DESIGN.md §5).
-// TODO: use strategy.Names once the pipeline package exports it.
-var knownStrategies = []string{
-	"auto", "classify-tangents", "dedup-tools", "extractive", "notes", "prune-tools",
-	"sliding-window", "strip-attachments", "strip-reasoning", "strip-tool-results",
-	"summarize", "token-budget", "turn-window",
 }
 
 // listFlag collects a repeatable flag; commas also separate values.
@@ -104,14 +95,8 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 	if *inPlace && (*out != "" || *dryRun) {
 		return usagef("--in-place cannot be combined with --out or --dry-run")
 	}
-	valid := map[string]bool{}
-	for _, s := range knownStrategies {
-		valid[s] = true
-	}
-	for _, s := range strategies {
-		if !valid[s] {
-			return usagef("unknown strategy %q; valid strategies are %s", s, strings.Join(knownStrategies, ", "))
-		}
+	if err := strategy.ValidateStrategies(strategies); err != nil {
+		return usagef("%v", err)
 	}
 	r, closeStore, err := openRunner(ctx, e, *storePath)
 	if err != nil {

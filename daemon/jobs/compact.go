@@ -169,6 +169,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 type compacted struct {
 	data []byte
 	t    *transcript.Transcript
+	view *transcript.View
 }
 
 // compactBytes runs the pipeline on src and renders the fork, verified.
@@ -195,7 +196,7 @@ func (r *Runner) compactBytes(ctx context.Context, src *source, req Request, ses
 	if err != nil {
 		return nil, nil, err
 	}
-	return &compacted{data: data, t: t}, rep, nil
+	return &compacted{data: data, t: t, view: view}, rep, nil
 }
 
 // verifyFork re-parses a fork: it must be the source's format, parse
@@ -210,6 +211,11 @@ func verifyFork(src *source, data []byte) (*transcript.Transcript, error) {
 	}
 	if t.Size != int64(len(data)) {
 		return nil, fmt.Errorf("the compacted %s ends in an incomplete record; nothing was written", filepath.Base(src.path))
+	}
+	// A fork must keep the API invariants (calls paired with results,
+	// signed reasoning intact) unless the source already broke them.
+	if err := strategy.CheckTranscript(t); err != nil && strategy.CheckTranscript(src.t) == nil {
+		return nil, fmt.Errorf("the compacted %s breaks the API's rules (%v); nothing was written", filepath.Base(src.path), err)
 	}
 	return t, nil
 }
@@ -227,7 +233,8 @@ func (r *Runner) dryRun(ctx context.Context, src *source, req Request) (*Result,
 	if err != nil {
 		return nil, err
 	}
-	md := renderDryRun(src, out, rep, req.Options, r.now())
+	report(req.Progress, "report", 85)
+	md := renderDryRun(ctx, r, src, out, rep, req.Options)
 	dir := r.Store.ReportsDir()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create reports folder %s: %w", dir, err)

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -12,7 +13,8 @@ import (
 
 // renderDryRun is the Markdown report of a dry run: the figures, each
 // step, what retention lost, and the per-turn diff.
-func renderDryRun(src *source, out *compacted, rep *strategy.Report, opts strategy.Options, now time.Time) string {
+func renderDryRun(ctx context.Context, r *Runner, src *source, out *compacted, rep *strategy.Report, opts strategy.Options) string {
+	now := r.now()
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Dry run: %s\n\n", src.path)
 	fmt.Fprintf(&b, "- Format: %s\n- Pipeline: %s\n- Date: %s\n", src.codec.Format(), strings.Join(pipelineNames(opts), " → "), now.UTC().Format(time.RFC3339))
@@ -28,7 +30,19 @@ func renderDryRun(src *source, out *compacted, rep *strategy.Report, opts strate
 	for _, n := range rep.Notes {
 		fmt.Fprintf(&b, "\n> %s\n", n)
 	}
-	b.WriteString("\n## Diff\n\n```diff\n")
+	b.WriteString("\n## Report\n\n```\n")
+	if err := strategy.RenderReport(&b, rep); err != nil {
+		fmt.Fprintf(&b, "(report unavailable: %v)\n", err)
+	}
+	b.WriteString("```\n\n## What is removed, turn by turn\n\n")
+	var counts *strategy.Counts
+	if c, err := r.tokenCounter(); err == nil {
+		counts, _ = strategy.CountTranscript(ctx, src.t, c)
+	}
+	if err := strategy.RenderDiff(&b, out.view, counts); err != nil {
+		fmt.Fprintf(&b, "(diff unavailable: %v)\n", err)
+	}
+	b.WriteString("\n## Messages before and after\n\n```diff\n")
 	b.WriteString(diffLines(renderTurns(src.t), renderTurns(out.t)))
 	b.WriteString("```\n")
 	return b.String()

@@ -13,7 +13,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
-	_ "github.com/compactd/compactd/compaction/format/claude"
+	_ "github.com/compactd/compactd/compaction/format/all"
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon"
 )

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/compactd/compactd/compaction/format"
+	_ "github.com/compactd/compactd/compaction/format/all"
+	"github.com/compactd/compactd/compaction/gauge"
+	"github.com/compactd/compactd/compaction/tokens"
+)
+
+func init() {
+	register(&command{
+		name:    "gauge",
+		summary: "show how full the model's context window is for each transcript",
+		run:     runGauge,
+	})
+}
+
+// gaugeRow is one transcript's gauge as `gauge --json` prints it; the
+// field order is the JSON key order and is part of the CLI's contract.
+type gaugeRow struct {
+	Path           string   `json:"path"`
+	Format         string   `json:"format"`
+	Model          string   `json:"model"`
+	ContextWindow  int      `json:"contextWindow"`
+	Tokens         int      `json:"tokens"`
+	Ratio          float64  `json:"ratio"`
+	Level          string   `json:"level"`
+	Source         string   `json:"source"`
+	Turns          int      `json:"turns"`
+	Messages       int      `json:"messages"`
+	ToolCalls      int      `json:"toolCalls"`
+	SkippedRecords int      `json:"skippedRecords"`
+	EstimateError  *float64 `json:"estimateError"`
+	Approx         bool     `json:"approx"`
+}
+
+func runGauge(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("gauge", e)
+	asJSON := fs.Bool("json", false, "print a JSON array instead of one line per transcript")
+	model := fs.String("model", "", "count for this model instead of the transcript's")
+	window := fs.Int("window", 0, "context window in tokens (overrides the model's)")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usagef("usage: compactd gauge [--json] [--model M] [--window N] PATH...")
+	}
+	if *window < 0 {
+		return usagef("--window must be a positive number of tokens, not %d", *window)
+	}
+	opts := gauge.Options{Model: *model, ContextWindow: *window, Registry: tokens.NewRegistry()}
+	counters := map[tokens.Model]*tokens.Counter{}
+	var rows []gaugeRow
+	var errs []error
+	for _, path := range pos {
+		row, err := gaugeFile(ctx, path, opts, counters)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			errs = append(errs, err)
+			continue
+		}
+		rows = append(rows, row)
+	}
+	if *asJSON {
+		if rows == nil {
+			rows = []gaugeRow{}
+		}
+		if err := writeJSON(e.stdout, rows); err != nil {
+			return err
+		}
+	} else {
+		printGauges(e.stdout, rows)
+	}
+	return errors.Join(errs...)
+}
+
+// gaugeFile reads, detects, parses and counts one transcript.
+func gaugeFile(ctx context.Context, path string, opts gauge.Options, counters map[tokens.Model]*tokens.Counter) (gaugeRow, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return gaugeRow{}, fmt.Errorf("read %s: %w", path, err)
+	}
+	codec, err := format.Detect(path, src)
+	if err != nil {
+		var unrecognized *format.ErrUnrecognized
+		if errors.As(err, &unrecognized) {
+			return gaugeRow{}, &usageError{err.Error()}
+		}
+		return gaugeRow{}, err
+	}
+	t, err := codec.Parse(src)
+	if err != nil {
+		return gaugeRow{}, fmt.Errorf("parse %s as %s: %w", path, codec.Format(), err)
+	}
+	resolved := gauge.Resolve(t, opts)
+	// Counters are keyed by what decides their behaviour (encoding and
+	// image pricing), so files of one model share one.
+	key := tokens.Model{Encoding: resolved.Info.Encoding, Provider: resolved.Info.Provider}
+	counter := counters[key]
+	if counter == nil {
+		if counter, err = tokens.NewForModel(resolved.Info, tokens.WithCache(tokens.NewMemoryCache(0))); err != nil {
+			return gaugeRow{}, err
+		}
+		counters[key] = counter
+	}
+	counts, err := counter.CountMessages(ctx, t.Messages)
+	if err != nil {
+		return gaugeRow{}, err
+	}
+	g := gauge.Compute(t, counts, opts)
+	return gaugeRow{
+		Path:           path,
+		Format:         string(g.Format),
+		Model:          g.Model,
+		ContextWindow:  g.ContextWindow,
+		Tokens:         g.Tokens,
+		Ratio:          g.Ratio,
+		Level:          string(g.Level),
+		Source:         string(g.Source),
+		Turns:          g.Turns,
+		Messages:       g.Messages,
+		ToolCalls:      g.ToolCalls,
+		SkippedRecords: g.SkippedRecords,
+		EstimateError:  g.EstimateError,
+		Approx:         g.Approx,
+	}, nil
+}
+
+// printGauges writes one aligned line per transcript:
+//
+//	session.jsonl  claude-code  claude-sonnet-4-5  156,234 / 200,000  78.1%  warn  (reported+estimate, est. error -3.2%)
+func printGauges(w io.Writer, rows []gaugeRow) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, r := range rows {
+		notes := []string{r.Source}
+		if r.EstimateError != nil {
+			notes = append(notes, fmt.Sprintf("est. error %+.1f%%", 100**r.EstimateError))
+		}
+		if r.Approx {
+			notes = append(notes, "approximate")
+		}
+		if r.SkippedRecords > 0 {
+			notes = append(notes, fmt.Sprintf("%d records skipped", r.SkippedRecords))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s / %s\t%.1f%%\t%s\t(%s)\n",
+			r.Path, r.Format, r.Model, thousands(r.Tokens), thousands(r.ContextWindow), 100*r.Ratio, r.Level, strings.Join(notes, ", "))
+	}
+	tw.Flush()
+}
+
+// thousands renders n with comma separators: 156234 → "156,234".
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}

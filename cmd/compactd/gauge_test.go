@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+// runGaugeCLI runs `compactd gauge args...` in-process with a temp HOME.
+func runGaugeCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	home := t.TempDir()
+	for _, k := range []string{"HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "COMPACTD_STORE"} {
+		t.Setenv(k, filepath.Join(home, k))
+	}
+	var out, errb bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(string) string { return "" }}
+	code = run(context.Background(), e, append([]string{"gauge"}, args...))
+	return out.String(), errb.String(), code
+}
+
+func gaugeFixture(name string) string { return filepath.Join("testdata", "gauge", name) }
+
+func decodeGaugeRows(t *testing.T, out string) []gaugeRow {
+	t.Helper()
+	var rows []gaugeRow
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rows); err != nil {
+		t.Fatalf("gauge --json output is not the documented array: %v\n%s", err, out)
+	}
+	return rows
+}
+
+func TestGaugeJSON(t *testing.T) {
+	out, stderr, code := runGaugeCLI(t, "--json", gaugeFixture("claude-session.jsonl"), gaugeFixture("no-usage.jsonl"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rows := decodeGaugeRows(t, out)
+	if len(rows) != 2 {
+		t.Fatalf("%d rows, want 2", len(rows))
+	}
+	withUsage, noUsage := rows[0], rows[1]
+	if withUsage.Format != "claude-code" || withUsage.Model != "claude-sonnet-4-5-20250929" || withUsage.ContextWindow != 200_000 {
+		t.Errorf("claude session: %+v", withUsage)
+	}
+	if withUsage.Source != "reported+estimate" || withUsage.EstimateError == nil {
+		t.Errorf("a session with usage must be calibrated and report its error: %+v", withUsage)
+	}
+	for _, r := range rows {
+		if r.Tokens <= 0 || math.Abs(r.Ratio-float64(r.Tokens)/float64(r.ContextWindow)) > 1e-12 {
+			t.Errorf("%s: tokens %d ratio %v window %d", r.Path, r.Tokens, r.Ratio, r.ContextWindow)
+		}
+		if r.Messages == 0 || r.Turns == 0 || r.Level != "ok" {
+			t.Errorf("%s: %+v", r.Path, r)
+		}
+	}
+	if withUsage.ToolCalls == 0 {
+		t.Error("generated session has tool calls; none counted")
+	}
+	if noUsage.Source != "estimate" || noUsage.EstimateError != nil || noUsage.Model != "claude-opus-4-1-20250805" {
+		t.Errorf("session without usage: %+v", noUsage)
+	}
+	// The fixture ends with an unknown record (kept) and a malformed line (skipped).
+	if noUsage.SkippedRecords != 1 || noUsage.Messages != 2 {
+		t.Errorf("no-usage fixture: skipped %d, messages %d", noUsage.SkippedRecords, noUsage.Messages)
+	}
+}
+
+func TestGaugeJSONKeyOrder(t *testing.T) {
+	out, _, code := runGaugeCLI(t, "--json", gaugeFixture("no-usage.jsonl"))
+	if code != 0 {
+		t.Fatal(code)
+	}
+	want := []string{"path", "format", "model", "contextWindow", "tokens", "ratio", "level", "source", "turns", "messages", "toolCalls", "skippedRecords", "estimateError", "approx"}
+	var objects []json.RawMessage
+	if err := json.Unmarshal([]byte(out), &objects); err != nil || len(objects) != 1 {
+		t.Fatalf("output %q: %v", out, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(objects[0]))
+	if _, err := dec.Token(); err != nil { // {
+		t.Fatal(err)
+	}
+	var keys []string
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, key.(string))
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if strings.Join(keys, ",") != strings.Join(want, ",") {
+		t.Fatalf("keys %v\nwant %v", keys, want)
+	}
+}
+
+func TestGaugeText(t *testing.T) {
+	out, stderr, code := runGaugeCLI(t, gaugeFixture("claude-session.jsonl"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	line := strings.TrimSpace(out)
+	if strings.Count(out, "\n") != 1 {
+		t.Fatalf("want one line, got %q", out)
+	}
+	for _, want := range []string{gaugeFixture("claude-session.jsonl"), "claude-code", "claude-sonnet-4-5-20250929", " / 200,000", "%", " ok ", "(reported+estimate, est. error "} {
+		if !strings.Contains(line, want) {
+			t.Errorf("line %q lacks %q", line, want)
+		}
+	}
+}
+
+func TestGaugeFlags(t *testing.T) {
+	out, _, code := runGaugeCLI(t, "--json", "--window", "10000", gaugeFixture("claude-session.jsonl"))
+	if code != 0 {
+		t.Fatal(code)
+	}
+	r := decodeGaugeRows(t, out)[0]
+	if r.ContextWindow != 10_000 || r.Level != "critical" || r.Ratio <= 1 {
+		t.Errorf("--window 10000: %+v", r)
+	}
+	out, _, code = runGaugeCLI(t, gaugeFixture("no-usage.jsonl"), "--json", "--model", "gpt-4o")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	r = decodeGaugeRows(t, out)[0]
+	if r.Model != "gpt-4o" || r.ContextWindow != 128_000 {
+		t.Errorf("--model gpt-4o: %+v", r)
+	}
+}
+
+func TestGaugeCodex(t *testing.T) {
+	if _, ok := format.Lookup(transcript.FormatCodex); !ok {
+		t.Skip("codex codec not registered in format/all yet")
+	}
+	out, stderr, code := runGaugeCLI(t, "--json", gaugeFixture("codex-session.jsonl"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	r := decodeGaugeRows(t, out)[0]
+	// Codex reports its own window (272k for gpt-5-codex), which wins over the registry's 400k.
+	if r.Format != "codex" || r.ContextWindow != 272_000 || r.Source != "reported+estimate" {
+		t.Errorf("codex: %+v", r)
+	}
+}
+
+func TestGaugeErrors(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		stderr   []string
+		stdoutOK bool
+	}{
+		{"no paths", nil, 2, []string{"usage: compactd gauge"}, false},
+		{"bad flag", []string{"--bogus", "x"}, 2, []string{"bogus"}, false},
+		{"negative window", []string{"--window", "-5", gaugeFixture("no-usage.jsonl")}, 2, []string{"--window"}, false},
+		{"not a transcript", []string{gaugeFixture("notes.txt")}, 2, []string{"notes.txt is not a recognized transcript", "claude-code"}, false},
+		{"missing file", []string{gaugeFixture("does-not-exist.jsonl")}, 1, []string{"does-not-exist.jsonl"}, false},
+		{"one bad among good", []string{gaugeFixture("no-usage.jsonl"), gaugeFixture("notes.txt")}, 2, []string{"notes.txt"}, true},
+	}
+	for _, tt := range tests {
+		out, stderr, code := runGaugeCLI(t, tt.args...)
+		if code != tt.code {
+			t.Errorf("%s: exit %d, want %d (stderr %q)", tt.name, code, tt.code, stderr)
+		}
+		for _, s := range tt.stderr {
+			if !strings.Contains(stderr, s) {
+				t.Errorf("%s: stderr %q lacks %q", tt.name, stderr, s)
+			}
+		}
+		if tt.stdoutOK != strings.Contains(out, "no-usage.jsonl") {
+			t.Errorf("%s: stdout %q", tt.name, out)
+		}
+	}
+}
+
+func TestThousands(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 156234: "156,234", 1048576: "1,048,576", -1234: "-1,234"} {
+		if got := thousands(n); got != want {
+			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

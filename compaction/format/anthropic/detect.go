@@ -41,7 +41,7 @@ func Inspect(head []byte) Evidence {
 	if p.Bad || p.Trailing {
 		return Evidence{Foreign: true}
 	}
-	recs, wrapper := jsonx.RecordsOf(p.Value, "messages")
+	recs, wrapper := p.Records("messages")
 	ev := Evidence{Wrapper: wrapper}
 	if recs == nil {
 		ev.Foreign = true

@@ -204,13 +204,17 @@ func (Codec) Write(t *transcript.Transcript) ([]byte, error) { return anthropic.
 // is its own user message marked the way Roo marks its condense summaries
 // (isSummary, condenseId); nothing in the kept history is re-marked.
 // Messages the source had already condensed away travel with the summary
-// that hides them.
+// that hides them. The summary's condenseId is opts.SessionID, or random.
 func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 	ts := time.Now()
 	if opts.Timestamp != "" {
 		if p, err := time.Parse(time.RFC3339Nano, opts.Timestamp); err == nil {
 			ts = p
 		}
+	}
+	condenseID := opts.SessionID
+	if condenseID == "" {
+		condenseID = newID()
 	}
 	msg := func(role, text string, summary bool) ([]byte, error) {
 		o := &jsonx.Object{}
@@ -219,7 +223,7 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 		_ = o.Set("ts", ts.UnixMilli())
 		if summary {
 			_ = o.Set("isSummary", true)
-			_ = o.Set("condenseId", newID())
+			_ = o.Set("condenseId", condenseID)
 		}
 		return o.Bytes(), nil
 	}

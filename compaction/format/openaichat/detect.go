@@ -13,7 +13,7 @@ func (Codec) Detect(name string, head []byte) int {
 	if p.Bad || p.Trailing {
 		return 0
 	}
-	recs, wrapper := jsonx.RecordsOf(p.Value, "messages")
+	recs, wrapper := p.Records("messages")
 	if recs == nil {
 		return 0
 	}

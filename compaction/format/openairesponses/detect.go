@@ -25,7 +25,7 @@ func (Codec) Detect(name string, head []byte) int {
 	if p.Bad || p.Trailing {
 		return 0
 	}
-	recs, wrapper := jsonx.RecordsOf(p.Value, "input")
+	recs, wrapper := p.Records("input")
 	if recs == nil {
 		return 0
 	}

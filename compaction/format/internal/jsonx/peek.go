@@ -200,3 +200,14 @@ func RecordsOf(v any, keys ...string) (records []any, wrapper map[string]any) {
 	}
 	return nil, nil
 }
+
+// Records is RecordsOf for a peeked head, leaving out the last record when
+// the head ends inside it and others precede it: a cut record misses keys
+// it really has.
+func (p Peeked) Records(keys ...string) (records []any, wrapper map[string]any) {
+	records, wrapper = RecordsOf(p.Value, keys...)
+	if !p.Complete && len(records) > 1 {
+		records = records[:len(records)-1]
+	}
+	return records, wrapper
+}

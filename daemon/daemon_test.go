@@ -1,0 +1,214 @@
+package daemon
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	_ "github.com/compactd/compactd/compaction/format/all"
+	"github.com/compactd/compactd/compaction/sessiongen"
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+func TestClaudeSlug(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"/Users/a.b/x", "-Users-a-b-x"},
+		{"/home/dev/src/inventory-service", "-home-dev-src-inventory-service"},
+		{"/tmp/é_1", "-tmp----1"}, // é is two bytes, each replaced
+	} {
+		if got := ClaudeSlug(tc.in); got != tc.want {
+			t.Errorf("ClaudeSlug(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestGaugeText(t *testing.T) {
+	for _, tc := range []struct {
+		tokens, window int
+		want           string
+	}{
+		{156_000, 200_000, "156k / 200k · 78 %"},
+		{950, 200_000, "950 / 200k · 0 %"},
+		{1_234, 8_000, "1.2k / 8k · 15 %"},
+		{1_050_000, 1_048_576, "1.05M / 1.05M · 100 %"},
+	} {
+		if got := GaugeText(tc.tokens, tc.window); got != tc.want {
+			t.Errorf("GaugeText(%d, %d) = %q, want %q", tc.tokens, tc.window, got, tc.want)
+		}
+	}
+}
+
+func TestLevels(t *testing.T) {
+	set := Settings{}.withDefaults()
+	for _, tc := range []struct {
+		f     transcript.Format
+		ratio float64
+		want  Level
+	}{
+		{transcript.FormatOpenAIChat, 0.74, LevelOK},
+		{transcript.FormatOpenAIChat, 0.75, LevelWarn},
+		{transcript.FormatOpenAIChat, 0.89, LevelWarn},
+		{transcript.FormatOpenAIChat, 0.90, LevelCritical},
+		// Claude Code compacts by itself at 83.5 %: critical comes first.
+		{transcript.FormatClaudeCode, 0.84, LevelCritical},
+		{transcript.FormatClaudeCode, 0.80, LevelWarn},
+	} {
+		if got := levelFor(set, tc.f, tc.ratio); got != tc.want {
+			t.Errorf("levelFor(%s, %.2f) = %s, want %s", tc.f, tc.ratio, got, tc.want)
+		}
+	}
+	custom := Settings{WarnRatio: 0.5, CriticalRatio: 0.6}.withDefaults()
+	if got := levelFor(custom, transcript.FormatOpenAIChat, 0.55); got != LevelWarn {
+		t.Errorf("custom warn: %s", got)
+	}
+	if w := windowFor(Settings{Windows: map[string]int{"claude-sonnet": 1_000_000}}, "claude-sonnet-4-5-20250929", 0); w != 1_000_000 {
+		t.Errorf("per-model window override: %d", w)
+	}
+	if w := windowFor(Settings{}, "gpt-5-codex", 258_400); w != 258_400 {
+		t.Errorf("the transcript's reported window should win over the registry: %d", w)
+	}
+}
+
+type recorder struct {
+	mu     sync.Mutex
+	events []Event
+	ch     chan struct{}
+}
+
+func (r *recorder) add(ev Event) {
+	r.mu.Lock()
+	r.events = append(r.events, ev)
+	r.mu.Unlock()
+	select {
+	case r.ch <- struct{}{}:
+	default:
+	}
+}
+
+func (r *recorder) wait(t *testing.T, pred func(Event) bool) Event {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for i := 0; ; {
+		r.mu.Lock()
+		for ; i < len(r.events); i++ {
+			if pred(r.events[i]) {
+				ev := r.events[i]
+				r.mu.Unlock()
+				return ev
+			}
+		}
+		r.mu.Unlock()
+		select {
+		case <-r.ch:
+		case <-time.After(20 * time.Millisecond):
+		case <-deadline:
+			t.Fatal("timed out waiting for an event")
+		}
+	}
+}
+
+func newTestDaemon(t *testing.T, ws string) (*Daemon, *recorder) {
+	t.Helper()
+	home := t.TempDir()
+	rec := &recorder{ch: make(chan struct{}, 1)}
+	d, err := New(Options{
+		Folders: []string{ws}, Env: Env{Home: home},
+		OnChange: rec.add,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	<-d.ScanDone()
+	return d, rec
+}
+
+// TestAppendReadsOnlyNewBytes: after the first parse, appends cost the
+// appended bytes (plus nothing): the file is never re-read whole.
+func TestAppendReadsOnlyNewBytes(t *testing.T) {
+	ws := t.TempDir()
+	path := filepath.Join(ws, "s.jsonl")
+	data := sessiongen.ClaudeCode(sessiongen.Options{Seed: 1, Turns: 20, Cwd: ws})
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, rec := newTestDaemon(t, ws)
+	first := rec.wait(t, func(ev Event) bool { return ev.Path == path && ev.Snapshot != nil })
+	readBefore := d.Stats().BytesRead
+	tokenizedBefore := d.Stats().MessagesTokenized
+
+	more := sessiongen.Continue(transcript.FormatClaudeCode, data, 2, 10)
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	// A partial last line first: it must wait, not be counted as malformed.
+	cut := len(more) - 10
+	f.Write(more[:cut])
+	f.Sync()
+	time.Sleep(50 * time.Millisecond)
+	f.Write(more[cut:])
+	f.Close()
+	last := rec.wait(t, func(ev Event) bool {
+		return ev.Path == path && ev.Snapshot != nil && ev.Snapshot.Size == int64(len(data)+len(more))
+	})
+	if last.Snapshot.Problems != first.Snapshot.Problems {
+		t.Fatalf("the partial line was counted as a problem: %d → %d", first.Snapshot.Problems, last.Snapshot.Problems)
+	}
+	read := d.Stats().BytesRead - readBefore
+	if read > int64(len(more))*2 {
+		t.Fatalf("append of %d bytes read %d bytes", len(more), read)
+	}
+	if n := d.Stats().MessagesTokenized - tokenizedBefore; n > int64(last.Snapshot.Messages-first.Snapshot.Messages)+4 {
+		t.Fatalf("append re-tokenized %d messages (%d new)", n, last.Snapshot.Messages-first.Snapshot.Messages)
+	}
+	if last.Snapshot.Messages <= first.Snapshot.Messages || len(last.Snapshot.Turns) <= len(first.Snapshot.Turns) {
+		t.Fatalf("append not seen: %d → %d messages", first.Snapshot.Messages, last.Snapshot.Messages)
+	}
+	if d.Active() != path {
+		t.Fatalf("active = %q", d.Active())
+	}
+}
+
+// TestReplaceAndTruncate: an atomic rename over the file and a truncation
+// both trigger a full re-parse; deletion reports the transcript gone.
+func TestReplaceAndTruncate(t *testing.T) {
+	ws := t.TempDir()
+	path := filepath.Join(ws, "s.jsonl")
+	big := sessiongen.ClaudeCode(sessiongen.Options{Seed: 1, Turns: 12, Cwd: ws})
+	small := sessiongen.ClaudeCode(sessiongen.Options{Seed: 5, Turns: 3, Cwd: ws})
+	os.WriteFile(path, big, 0o644)
+	_, rec := newTestDaemon(t, ws)
+	rec.wait(t, func(ev Event) bool { return ev.Path == path && ev.Snapshot != nil && ev.Snapshot.Size == int64(len(big)) })
+
+	tmp := filepath.Join(ws, ".s.jsonl.tmp")
+	os.WriteFile(tmp, small, 0o644)
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	ev := rec.wait(t, func(ev Event) bool { return ev.Path == path && ev.Snapshot != nil && ev.Snapshot.Size == int64(len(small)) })
+	if len(ev.Snapshot.Turns) > 4 {
+		t.Fatalf("after replace: %d turns, want the small session's", len(ev.Snapshot.Turns))
+	}
+
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(path, big[:len(big)/2+0], 0o644)
+	os.Remove(path)
+	rec.wait(t, func(ev Event) bool { return ev.Path == path && ev.Snapshot == nil })
+}
+
+func TestIgnoresNonTranscripts(t *testing.T) {
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "README.md"), []byte("# hello\n\nnot a transcript\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, "data.json"), []byte(`{"a":1}`), 0o644)
+	os.MkdirAll(filepath.Join(ws, "node_modules", "x"), 0o755)
+	os.WriteFile(filepath.Join(ws, "node_modules", "x", "s.jsonl"), sessiongen.ClaudeCode(sessiongen.Options{Seed: 1, Turns: 2}), 0o644)
+	d, _ := newTestDaemon(t, ws)
+	if n := len(d.Snapshots()); n != 0 {
+		t.Fatalf("%d transcripts tracked, want 0", n)
+	}
+}

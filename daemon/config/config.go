@@ -1,0 +1,399 @@
+// Package config loads compactd's settings: defaults, then the user file
+// ($XDG_CONFIG_HOME/compactd/config.toml, else ~/.config/compactd/config.toml),
+// then the workspace's .compactd.toml, then the editor's LSP settings
+// (initializationOptions, didChangeConfiguration: the same structure with
+// camelCase keys). Each layer sets only the keys it names.
+//
+// It imports the compaction domain to validate strategy names and to build
+// strategy.Options; it must not import lsp or cmd.
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/compactd/compactd/compaction/strategy"
+)
+
+// WorkspaceFile is the workspace config's name, at the workspace root.
+const WorkspaceFile = ".compactd.toml"
+
+// Config is the whole configuration.
+type Config struct {
+	Gauge       Gauge                        `toml:"gauge" json:"gauge"`
+	Models      map[string]Model             `toml:"models" json:"models"`
+	Compact     Compact                      `toml:"compact" json:"compact"`
+	Tools       map[string]strategy.ToolHint `toml:"tools" json:"tools"`
+	Watch       Watch                        `toml:"watch" json:"watch"`
+	Summarize   Summarize                    `toml:"summarize" json:"summarize"`
+	AutoCompact AutoCompact                  `toml:"auto_compact" json:"autoCompact"`
+	Log         Log                          `toml:"log" json:"log"`
+	Store       Store                        `toml:"store" json:"store"`
+
+	// Sources lists the files (and "LSP settings") applied, in order.
+	Sources []string `toml:"-" json:"-"`
+}
+
+// Gauge sets the status-bar levels and the model when the transcript does not say.
+type Gauge struct {
+	Warn          float64 `toml:"warn" json:"warn"`
+	Critical      float64 `toml:"critical" json:"critical"`
+	Model         string  `toml:"model" json:"model"`
+	ContextWindow int     `toml:"context_window" json:"contextWindow"`
+}
+
+// Model overrides the tokens registry for one model name.
+type Model struct {
+	ContextWindow int    `toml:"context_window" json:"contextWindow,omitempty"`
+	Encoding      string `toml:"encoding" json:"encoding,omitempty"`
+}
+
+// Compact sets the default pipeline.
+type Compact struct {
+	Strategies         []string `toml:"strategies" json:"strategies"`
+	KeepLast           int      `toml:"keep_last" json:"keepLast"`
+	Budget             int      `toml:"budget" json:"budget"`
+	SummarizeThreshold float64  `toml:"summarize_threshold" json:"summarizeThreshold"`
+	BufferTurns        int      `toml:"buffer_turns" json:"bufferTurns"`
+}
+
+// Watch says where transcripts are looked for.
+type Watch struct {
+	Workspace bool     `toml:"workspace" json:"workspace"`
+	Claude    bool     `toml:"claude" json:"claude"`
+	Codex     bool     `toml:"codex" json:"codex"`
+	Globs     []string `toml:"globs" json:"globs"`
+	Exclude   []string `toml:"exclude" json:"exclude"`
+}
+
+// Summarize configures the summarizer.
+type Summarize struct {
+	Provider     string   `toml:"provider" json:"provider"`
+	BaseURL      string   `toml:"base_url" json:"baseUrl"`
+	Model        string   `toml:"model" json:"model"`
+	APIKeyEnv    string   `toml:"api_key_env" json:"apiKeyEnv"`
+	MaxTokens    int      `toml:"max_tokens" json:"maxTokens"`
+	Timeout      Duration `toml:"timeout" json:"timeout"`
+	Instructions string   `toml:"instructions" json:"instructions"`
+	NotesFile    string   `toml:"notes_file" json:"notesFile"`
+}
+
+// AutoCompact is the opt-in automatic compaction trigger.
+type AutoCompact struct {
+	Enabled  bool    `toml:"enabled" json:"enabled"`
+	Ratio    float64 `toml:"ratio" json:"ratio"`
+	Tokens   int     `toml:"tokens" json:"tokens"`
+	Turns    int     `toml:"turns" json:"turns"`
+	MinTurns int     `toml:"min_turns" json:"minTurns"`
+}
+
+// Log configures logging.
+type Log struct {
+	Level string `toml:"level" json:"level"`
+	File  string `toml:"file" json:"file"`
+}
+
+// Store locates the SQLite store ("" = the XDG state default).
+type Store struct {
+	Path string `toml:"path" json:"path"`
+}
+
+// Duration is a time.Duration written as "60s" in TOML and JSON.
+type Duration struct{ time.Duration }
+
+// UnmarshalText parses a Go duration string.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("%q is not a duration like \"60s\"", b)
+	}
+	d.Duration = v
+	return nil
+}
+
+// MarshalText writes the duration as a Go duration string.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.Duration.String()), nil }
+
+// Providers lists the valid summarize.provider values.
+var Providers = []string{"", "extractive", "notes", "openai", "anthropic"}
+
+// LogLevels lists the valid log.level values.
+var LogLevels = []string{"debug", "info", "warn", "error"}
+
+// Default returns the built-in configuration.
+func Default() *Config {
+	return &Config{
+		Gauge:       Gauge{Warn: 0.75, Critical: 0.90},
+		Compact:     Compact{Strategies: []string{strategy.StrategyAuto}, KeepLast: 1, SummarizeThreshold: 0.5, BufferTurns: 4},
+		Watch:       Watch{Workspace: true, Claude: true, Codex: true},
+		Summarize:   Summarize{Timeout: Duration{60 * time.Second}},
+		AutoCompact: AutoCompact{Ratio: 0.85, MinTurns: 4},
+		Log:         Log{Level: "info"},
+	}
+}
+
+// UserFile returns the user config path: $XDG_CONFIG_HOME/compactd/config.toml,
+// falling back to $HOME/.config.
+func UserFile() (string, error) {
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("find the user config: %w", err)
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "compactd", "config.toml"), nil
+}
+
+// Load reads defaults, the user file and workspace's .compactd.toml (either
+// may be absent; workspace "" skips it) and validates the result.
+func Load(workspace string) (*Config, error) {
+	c := Default()
+	user, err := UserFile()
+	if err != nil {
+		return nil, err
+	}
+	files := []string{user}
+	if workspace != "" {
+		files = append(files, filepath.Join(workspace, WorkspaceFile))
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read config %s: %w", f, err)
+		}
+		if err := c.ApplyTOML(f, b); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// ApplyTOML overlays one TOML layer named name (for errors) and validates.
+func (c *Config) ApplyTOML(name string, b []byte) error {
+	models, tools := c.Models, c.Tools
+	c.Models, c.Tools = nil, nil
+	md, err := toml.Decode(string(b), c)
+	c.mergeMaps(models, tools)
+	if err != nil {
+		return fmt.Errorf("config %s: %w", name, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, len(und))
+		for i, k := range und {
+			keys[i] = k.String()
+		}
+		return fmt.Errorf("config %s: unknown key %s", name, strings.Join(keys, ", "))
+	}
+	c.Sources = append(c.Sources, name)
+	return c.validate(name)
+}
+
+// ApplyJSON overlays LSP settings (camelCase keys) and validates. Empty or
+// null settings change nothing.
+func (c *Config) ApplyJSON(settings json.RawMessage) error {
+	const name = "LSP settings"
+	if t := bytes.TrimSpace(settings); len(t) == 0 || string(t) == "null" {
+		return nil
+	}
+	// A settings object may nest ours under "compactd" (VS Code sections).
+	var wrapped map[string]json.RawMessage
+	if json.Unmarshal(settings, &wrapped) == nil {
+		if inner, ok := wrapped["compactd"]; ok && len(wrapped) == 1 {
+			settings = inner
+		}
+	}
+	models, tools := c.Models, c.Tools
+	c.Models, c.Tools = nil, nil
+	dec := json.NewDecoder(bytes.NewReader(settings))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(c)
+	c.mergeMaps(models, tools)
+	if err != nil {
+		return fmt.Errorf("config %s: %w", name, err)
+	}
+	c.Sources = append(c.Sources, name)
+	return c.validate(name)
+}
+
+// mergeMaps puts back the maps of earlier layers under the ones just
+// decoded, field by field: a layer that sets only tools."Read".response
+// keeps the rest of Read's hint.
+func (c *Config) mergeMaps(models map[string]Model, tools map[string]strategy.ToolHint) {
+	for k, over := range c.Models {
+		base := models[k]
+		if over.ContextWindow != 0 {
+			base.ContextWindow = over.ContextWindow
+		}
+		if over.Encoding != "" {
+			base.Encoding = over.Encoding
+		}
+		if models == nil {
+			models = map[string]Model{}
+		}
+		models[k] = base
+	}
+	c.Models = models
+	for k, over := range c.Tools {
+		base := tools[k]
+		if over.Request != "" {
+			base.Request = over.Request
+		}
+		if over.Response != "" {
+			base.Response = over.Response
+		}
+		if over.Dedup != nil {
+			base.Dedup = over.Dedup
+		}
+		if over.Subsumes != nil {
+			base.Subsumes = over.Subsumes
+		}
+		if tools == nil {
+			tools = map[string]strategy.ToolHint{}
+		}
+		tools[k] = base
+	}
+	c.Tools = tools
+}
+
+// validate returns the first problem as one sentence naming the source,
+// the key and the valid values.
+func (c *Config) validate(name string) error {
+	bad := func(key string, format string, args ...any) error {
+		return fmt.Errorf("config %s: %s %s", name, key, fmt.Sprintf(format, args...))
+	}
+	fraction := func(key string, v float64) error {
+		if v <= 0 || v > 1 {
+			return bad(key, "= %g must be above 0 and at most 1", v)
+		}
+		return nil
+	}
+	nonNeg := func(key string, v int) error {
+		if v < 0 {
+			return bad(key, "= %d must be 0 or more", v)
+		}
+		return nil
+	}
+	checks := []error{
+		fraction("gauge.warn", c.Gauge.Warn),
+		fraction("gauge.critical", c.Gauge.Critical),
+		nonNeg("gauge.context_window", c.Gauge.ContextWindow),
+		nonNeg("compact.keep_last", c.Compact.KeepLast),
+		nonNeg("compact.budget", c.Compact.Budget),
+		nonNeg("compact.buffer_turns", c.Compact.BufferTurns),
+		fraction("compact.summarize_threshold", c.Compact.SummarizeThreshold),
+		nonNeg("summarize.max_tokens", c.Summarize.MaxTokens),
+		fraction("auto_compact.ratio", c.AutoCompact.Ratio),
+		nonNeg("auto_compact.tokens", c.AutoCompact.Tokens),
+		nonNeg("auto_compact.turns", c.AutoCompact.Turns),
+		nonNeg("auto_compact.min_turns", c.AutoCompact.MinTurns),
+	}
+	for _, err := range checks {
+		if err != nil {
+			return err
+		}
+	}
+	if c.Gauge.Warn >= c.Gauge.Critical {
+		return bad("gauge.warn", "= %g must be below gauge.critical = %g", c.Gauge.Warn, c.Gauge.Critical)
+	}
+	if err := strategy.ValidateStrategies(c.Compact.Strategies); err != nil {
+		return fmt.Errorf("config %s: compact.strategies: %w", name, err)
+	}
+	for _, k := range sortedKeys(c.Tools) {
+		if err := c.Tools[k].Validate(); err != nil {
+			return fmt.Errorf("config %s: tools.%q: %w", name, k, err)
+		}
+	}
+	if err := strategy.ValidateHints(c.Tools); err != nil {
+		return fmt.Errorf("config %s: %w", name, err)
+	}
+	for _, k := range sortedKeys(c.Models) {
+		m := c.Models[k]
+		if m.ContextWindow < 0 {
+			return bad(fmt.Sprintf("models.%q.context_window", k), "= %d must be 0 or more", m.ContextWindow)
+		}
+		switch m.Encoding {
+		case "", "o200k_base", "cl100k_base":
+		default:
+			return bad(fmt.Sprintf("models.%q.encoding", k), "= %q is not valid (valid: o200k_base, cl100k_base)", m.Encoding)
+		}
+	}
+	if !contains(Providers, c.Summarize.Provider) {
+		return bad("summarize.provider", "= %q is not valid (valid: \"\", extractive, notes, openai, anthropic)", c.Summarize.Provider)
+	}
+	if c.Summarize.Timeout.Duration <= 0 {
+		return bad("summarize.timeout", "= %s must be positive", c.Summarize.Timeout.Duration)
+	}
+	if c.Summarize.Provider == "notes" && c.Summarize.NotesFile == "" {
+		return bad("summarize.notes_file", "must be set when summarize.provider = \"notes\"")
+	}
+	if !contains(LogLevels, c.Log.Level) {
+		return bad("log.level", "= %q is not valid (valid: %s)", c.Log.Level, strings.Join(LogLevels, ", "))
+	}
+	return nil
+}
+
+func contains(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// StrategyOptions turns the [compact] and [tools] settings into pipeline
+// options for a model whose context window is window (gauge.context_window
+// wins when set). The caller adds the Summarizer.
+func (c *Config) StrategyOptions(window int) strategy.Options {
+	if c.Gauge.ContextWindow > 0 {
+		window = c.Gauge.ContextWindow
+	}
+	keep := c.Compact.KeepLast
+	if keep == 0 {
+		keep = -1 // Options reads 0 as the default; the user asked for none
+	}
+	hints := make(map[string]strategy.ToolHint, len(c.Tools))
+	for k, v := range c.Tools {
+		hints[k] = v
+	}
+	return strategy.Options{
+		Strategies:         append([]string(nil), c.Compact.Strategies...),
+		KeepLast:           keep,
+		Window:             window,
+		Budget:             c.Compact.Budget,
+		Hints:              hints,
+		SummarizeThreshold: c.Compact.SummarizeThreshold,
+		BufferTurns:        c.Compact.BufferTurns,
+		SummaryBudget:      c.Summarize.MaxTokens,
+	}
+}
+
+// Trigger returns the auto-compaction trigger, and whether it is enabled.
+func (c *Config) Trigger() (strategy.Trigger, bool) {
+	a := c.AutoCompact
+	return strategy.Trigger{Ratio: a.Ratio, Tokens: a.Tokens, Turns: a.Turns, MinTurns: a.MinTurns}, a.Enabled
+}

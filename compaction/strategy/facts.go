@@ -1,9 +1,13 @@
 package strategy
 
 import (
+	"context"
+	"fmt"
+	"io"
 	"regexp"
 	"strings"
 
+	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -172,4 +176,25 @@ func Retain(original []transcript.Message, v *transcript.View) Retention {
 	}
 	ret.Score = float64(ret.Kept) / float64(ret.Total)
 	return ret
+}
+
+// RetentionAtBudget compacts t with auto and with token-budget (the newest whole turns) cut
+// to the same token count auto reached, and writes both retention scores: the
+// figure the bench report quotes. It returns the two reports.
+func RetentionAtBudget(ctx context.Context, w io.Writer, t *transcript.Transcript, c *tokens.Counter) (auto, window *Report, err error) {
+	counts, err := CountTranscript(ctx, t, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	_, auto, err = Run(ctx, t, c, Options{Counts: counts})
+	if err != nil {
+		return nil, nil, err
+	}
+	_, window, err = Run(ctx, t, c, Options{Counts: counts, Strategies: []string{StrategyTokenBudget}, Budget: auto.TokensAfter})
+	if err != nil {
+		return nil, nil, err
+	}
+	fmt.Fprintf(w, "at %s tokens (from %s): auto keeps %.1f %% of key facts, a window of the newest turns %.1f %%\n",
+		thousands(auto.TokensAfter), thousands(auto.TokensBefore), 100*auto.Retention.Score, 100*window.Retention.Score)
+	return auto, window, nil
 }

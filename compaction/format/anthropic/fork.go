@@ -32,6 +32,8 @@ type item struct {
 	summary *string
 	// exact marks source bytes that must not be re-indented.
 	exact bool
+	// source is the array element the bytes come from unchanged, or -1.
+	source int
 }
 
 // ForkDocument writes a view of a transcript parsed by Scan.
@@ -52,10 +54,11 @@ func ForkDocument(v *transcript.View, d Dialect) ([]byte, error) {
 	for _, s := range jsonx.PlanFork(v, map[int]bool{fr.System: true}) {
 		switch {
 		case s.Record >= 0:
-			items = append(items, item{raw: src.Records[s.Record].Raw, exact: true})
+			r := src.Records[s.Record]
+			items = append(items, item{raw: r.Raw, exact: true, source: fr.Doc.ElementAt(int(r.Start))})
 		case s.Summary >= 0:
 			text := v.Summaries[s.Summary].Text
-			items = append(items, item{role: "user", synth: true, summary: &text})
+			items = append(items, item{role: "user", synth: true, summary: &text, source: -1})
 		default:
 			m := &v.Messages[s.Message]
 			if len(m.Records) == 0 {
@@ -64,7 +67,7 @@ func ForkDocument(v *transcript.View, d Dialect) ([]byte, error) {
 					return nil, err
 				}
 				if raw != nil {
-					items = append(items, item{raw: raw, role: string(m.Role)})
+					items = append(items, item{raw: raw, role: string(m.Role), source: -1})
 				}
 				continue
 			}
@@ -85,16 +88,16 @@ func ForkDocument(v *transcript.View, d Dialect) ([]byte, error) {
 					continue
 				}
 				raw := src.Records[rec].Raw
-				it := item{role: string(m.Role), exact: true}
+				it := item{role: string(m.Role), exact: true, source: -1}
 				if jsonx.Untouched(kept[rec], len(srcParts[rec])) {
-					it.raw = raw
+					it.raw, it.source = raw, fr.Doc.ElementAt(int(src.Records[rec].Start))
 					if d.Unchanged != nil {
 						nr, err := d.Unchanged(rec, raw)
 						if err != nil {
 							return nil, err
 						}
 						if nr != nil {
-							it.raw, it.exact = nr, false
+							it.raw, it.exact, it.source = nr, false, -1
 						}
 					}
 				} else {
@@ -116,15 +119,15 @@ func ForkDocument(v *transcript.View, d Dialect) ([]byte, error) {
 		return nil, err
 	}
 	layout := jsonx.LayoutOf(fr.Src, fr.Doc)
-	elems := make([][]byte, len(items))
+	elems := make([]jsonx.Elem, len(items))
 	for i, it := range items {
 		if it.exact {
-			elems[i] = it.raw
+			elems[i] = jsonx.Elem{Bytes: it.raw, Source: it.source}
 		} else {
-			elems[i] = layout.Format(it.raw)
+			elems[i] = jsonx.Elem{Bytes: layout.Format(it.raw), Source: -1}
 		}
 	}
-	edits = append(edits, jsonx.Edit{Span: fr.Doc.Array, Bytes: layout.ArrayBytes(elems)})
+	edits = append(edits, jsonx.Edit{Span: fr.Doc.Array, Bytes: fr.Doc.ArrayBytes(fr.Src, layout, elems)})
 	return jsonx.Splice(fr.Src, edits), nil
 }
 
@@ -150,14 +153,14 @@ func placeSummaries(items []item, d Dialect) ([]item, error) {
 			if err != nil {
 				return nil, err
 			}
-			items[next].raw, items[next].exact = merged, false
+			items[next].raw, items[next].exact, items[next].source = merged, false, -1
 			continue
 		}
 		raw, err := d.Summary(*it.summary)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, item{raw: raw, role: "user", synth: true})
+		out = append(out, item{raw: raw, role: "user", synth: true, source: -1})
 	}
 	var fixed []item
 	lastRole, lastSynth := "", false
@@ -171,7 +174,7 @@ func placeSummaries(items []item, d Dialect) ([]item, error) {
 			if err != nil {
 				return nil, err
 			}
-			fixed = append(fixed, item{raw: ack, role: other, synth: true})
+			fixed = append(fixed, item{raw: ack, role: other, synth: true, source: -1})
 		}
 		fixed = append(fixed, it)
 		if it.role != "" {

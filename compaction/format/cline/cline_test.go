@@ -314,8 +314,9 @@ func FuzzParseCline(f *testing.F) {
 		if err != nil || !bytes.Equal(out, src) {
 			t.Fatalf("round trip failed: %v", err)
 		}
-		if _, err := (Codec{}).Fork(transcript.NewView(tr), format.ForkOptions{}); err != nil {
-			t.Fatalf("fork of unchanged view: %v", err)
+		fork, err := Codec{}.Fork(transcript.NewView(tr), format.ForkOptions{})
+		if err != nil || !bytes.Equal(fork, src) {
+			t.Fatalf("fork of unchanged view differs: %v", err)
 		}
 		Codec{}.Detect(FileName, src)
 	})

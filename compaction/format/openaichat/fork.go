@@ -26,13 +26,17 @@ func (Codec) Fork(v *transcript.View, _ format.ForkOptions) ([]byte, error) {
 		}
 	}
 	layout := jsonx.LayoutOf(fr.src, fr.doc)
-	var elems [][]byte
+	var elems []jsonx.Elem
+	source := func(r transcript.Record) jsonx.Elem {
+		return jsonx.Elem{Bytes: r.Raw, Source: fr.doc.ElementAt(int(r.Start))}
+	}
+	built := func(b []byte) jsonx.Elem { return jsonx.Elem{Bytes: layout.Format(b), Source: -1} }
 	for _, s := range jsonx.PlanFork(v, nil) {
 		switch {
 		case s.Record >= 0:
-			elems = append(elems, src.Records[s.Record].Raw)
+			elems = append(elems, source(src.Records[s.Record]))
 		case s.Summary >= 0:
-			elems = append(elems, layout.Format(newMessage("user", v.Summaries[s.Summary].Text)))
+			elems = append(elems, built(newMessage("user", v.Summaries[s.Summary].Text)))
 		default:
 			m := &v.Messages[s.Message]
 			if len(m.Records) == 0 {
@@ -40,14 +44,14 @@ func (Codec) Fork(v *transcript.View, _ format.ForkOptions) ([]byte, error) {
 				for _, p := range m.Parts {
 					texts = append(texts, p.Text)
 				}
-				elems = append(elems, layout.Format(newMessage(string(m.Role), strings.Join(texts, "\n"))))
+				elems = append(elems, built(newMessage(string(m.Role), strings.Join(texts, "\n"))))
 				continue
 			}
 			kept := jsonx.KeptParts(m)
 			for _, rec := range m.Records {
 				raw := src.Records[rec].Raw
 				if jsonx.Untouched(kept[rec], len(srcParts[rec])) {
-					elems = append(elems, raw)
+					elems = append(elems, source(src.Records[rec]))
 					continue
 				}
 				nr, err := renderRecord(raw, srcParts[rec], kept[rec])
@@ -55,12 +59,12 @@ func (Codec) Fork(v *transcript.View, _ format.ForkOptions) ([]byte, error) {
 					return nil, fmt.Errorf("fork openai-chat message at byte %d: %w", src.Records[rec].Start, err)
 				}
 				if nr != nil {
-					elems = append(elems, layout.Format(nr))
+					elems = append(elems, built(nr))
 				}
 			}
 		}
 	}
-	return jsonx.Splice(fr.src, []jsonx.Edit{{Span: fr.doc.Array, Bytes: layout.ArrayBytes(elems)}}), nil
+	return jsonx.Splice(fr.src, []jsonx.Edit{{Span: fr.doc.Array, Bytes: fr.doc.ArrayBytes(fr.src, layout, elems)}}), nil
 }
 
 func newMessage(role, text string) []byte {

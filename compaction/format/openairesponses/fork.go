@@ -30,14 +30,18 @@ func (Codec) Fork(v *transcript.View, _ format.ForkOptions) ([]byte, error) {
 		}
 	}
 	layout := jsonx.LayoutOf(fr.src, fr.doc)
-	var elems [][]byte
+	var elems []jsonx.Elem
+	source := func(r transcript.Record) jsonx.Elem {
+		return jsonx.Elem{Bytes: r.Raw, Source: fr.doc.ElementAt(int(r.Start))}
+	}
+	built := func(b []byte) jsonx.Elem { return jsonx.Elem{Bytes: layout.Format(b), Source: -1} }
 	var edits []jsonx.Edit
 	for _, s := range jsonx.PlanFork(v, map[int]bool{fr.instructions: true}) {
 		switch {
 		case s.Record >= 0:
-			elems = append(elems, src.Records[s.Record].Raw)
+			elems = append(elems, source(src.Records[s.Record]))
 		case s.Summary >= 0:
-			elems = append(elems, layout.Format(newMessage("user", v.Summaries[s.Summary].Text)))
+			elems = append(elems, built(newMessage("user", v.Summaries[s.Summary].Text)))
 		default:
 			m := &v.Messages[s.Message]
 			if len(m.Records) == 0 {
@@ -45,7 +49,7 @@ func (Codec) Fork(v *transcript.View, _ format.ForkOptions) ([]byte, error) {
 				for _, p := range m.Parts {
 					texts = append(texts, p.Text)
 				}
-				elems = append(elems, layout.Format(newMessage(string(m.Role), strings.Join(texts, "\n"))))
+				elems = append(elems, built(newMessage(string(m.Role), strings.Join(texts, "\n"))))
 				continue
 			}
 			kept := jsonx.KeptParts(m)
@@ -53,7 +57,7 @@ func (Codec) Fork(v *transcript.View, _ format.ForkOptions) ([]byte, error) {
 				r := src.Records[rec]
 				if jsonx.Untouched(kept[rec], len(srcParts[rec])) {
 					if rec != fr.instructions {
-						elems = append(elems, r.Raw)
+						elems = append(elems, source(r))
 					}
 					continue
 				}
@@ -72,12 +76,12 @@ func (Codec) Fork(v *transcript.View, _ format.ForkOptions) ([]byte, error) {
 					return nil, fmt.Errorf("fork openai-responses item at byte %d: %w", r.Start, err)
 				}
 				if nr != nil {
-					elems = append(elems, layout.Format(nr))
+					elems = append(elems, built(nr))
 				}
 			}
 		}
 	}
-	edits = append(edits, jsonx.Edit{Span: fr.doc.Array, Bytes: layout.ArrayBytes(elems)})
+	edits = append(edits, jsonx.Edit{Span: fr.doc.Array, Bytes: fr.doc.ArrayBytes(fr.src, layout, elems)})
 	return jsonx.Splice(fr.src, edits), nil
 }
 

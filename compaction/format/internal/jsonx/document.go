@@ -478,19 +478,52 @@ func (l Layout) Format(raw []byte) []byte {
 	return b.Bytes()
 }
 
+// An Elem is one element of a rebuilt array: its bytes and, when it is a
+// source element copied unchanged, that element's index (else -1).
+type Elem struct {
+	Bytes  []byte
+	Source int
+}
+
+// ElementAt returns the index of the element starting at byte start, or -1.
+func (d *ArrayDocument) ElementAt(start int) int {
+	k := sort.Search(len(d.Elements), func(i int) bool { return d.Elements[i].Start >= start })
+	if k < len(d.Elements) && d.Elements[k].Start == start {
+		return k
+	}
+	return -1
+}
+
 // ArrayBytes renders elems as an array laid out by l, brackets included.
-func (l Layout) ArrayBytes(elems [][]byte) []byte {
+// Where neighbours were neighbours in the source, the source's own bytes
+// between them are kept, so an unchanged array comes out byte for byte.
+func (d *ArrayDocument) ArrayBytes(src []byte, l Layout, elems []Elem) []byte {
 	var b bytes.Buffer
 	b.WriteByte('[')
+	n := len(d.Elements)
 	if len(elems) > 0 {
-		b.WriteString(l.Lead)
+		if elems[0].Source == 0 {
+			b.Write(src[d.Array.Start+1 : d.Elements[0].Start])
+		} else {
+			b.WriteString(l.Lead)
+		}
 		for i, e := range elems {
 			if i > 0 {
-				b.WriteString(l.Sep)
+				if p := elems[i-1].Source; p >= 0 && e.Source == p+1 {
+					b.Write(src[d.Elements[p].End:d.Elements[e.Source].Start])
+				} else {
+					b.WriteString(l.Sep)
+				}
 			}
-			b.Write(e)
+			b.Write(e.Bytes)
 		}
-		b.WriteString(l.Trail)
+		if last := elems[len(elems)-1].Source; last == n-1 {
+			b.Write(src[d.Elements[n-1].End : d.Array.End-1])
+		} else {
+			b.WriteString(l.Trail)
+		}
+	} else if n == 0 {
+		b.Write(src[d.Array.Start+1 : d.Array.End-1])
 	}
 	b.WriteByte(']')
 	return b.Bytes()

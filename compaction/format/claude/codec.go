@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/format/internal/jsonl"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -25,7 +26,7 @@ func (Codec) Format() transcript.Format { return transcript.FormatClaudeCode }
 // Detect looks for Claude Code's record shape in the first lines.
 func (Codec) Detect(name string, head []byte) int {
 	score := 0
-	for i, l := range bytes.Split(head, newline) {
+	for i, l := range bytes.Split(head, []byte("\n")) {
 		if i >= 20 {
 			break
 		}
@@ -83,17 +84,11 @@ func (c Codec) Append(prev *transcript.Transcript, tail []byte) (*transcript.Tra
 }
 
 func empty() *transcript.Transcript {
-	return &transcript.Transcript{Format: transcript.FormatClaudeCode, State: &state{leaf: -1, byUUID: map[string]int{}, toolNames: map[string]string{}}, Frame: &frame{}}
+	return &transcript.Transcript{Format: transcript.FormatClaudeCode, State: &state{leaf: -1, byUUID: map[string]int{}, toolNames: map[string]string{}}, Frame: &jsonl.Frame{}}
 }
 
 // Write renders t; for a parsed transcript the bytes equal the source.
 func (Codec) Write(t *transcript.Transcript) ([]byte, error) {
-	f, _ := t.Frame.(*frame)
-	return writeFramed(f, func(yield func([]byte) bool) {
-		for i := range t.Records {
-			if !yield(t.Records[i].Raw) {
-				return
-			}
-		}
-	}), nil
+	f, _ := t.Frame.(*jsonl.Frame)
+	return jsonl.Write(f, t.Records), nil
 }

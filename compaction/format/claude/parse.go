@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/compactd/compactd/compaction/format/internal/jsonl"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -47,12 +48,10 @@ func (s *state) lookup(uuid string) (int, bool) {
 func (c Codec) append(prev *transcript.Transcript, tail []byte, whole bool) (*transcript.Transcript, error) {
 	ps := prev.State.(*state)
 	st := ps.clone()
-	pf, _ := prev.Frame.(*frame)
+	pf, _ := prev.Frame.(*jsonl.Frame)
 	if pf == nil {
-		pf = &frame{}
+		pf = &jsonl.Frame{}
 	}
-	fr := *pf
-	fr.pending = nil
 
 	t := &transcript.Transcript{
 		Format:   transcript.FormatClaudeCode,
@@ -69,62 +68,28 @@ func (c Codec) append(prev *transcript.Transcript, tail []byte, whole bool) (*tr
 	consume := tail
 	if !whole {
 		// Only complete lines: the rest waits for the writer to finish.
-		if nl := bytes.LastIndexByte(tail, '\n'); nl >= 0 {
-			consume = tail[:nl+1]
-		} else {
-			consume = nil
-		}
-		consume = bytes.Clone(consume)
+		consume = jsonl.CompleteLines(tail)
 	}
 	base := prev.Size
-	lineNo := st.lineCount(prev)
-	for off := 0; off < len(consume); {
-		end := bytes.IndexByte(consume[off:], '\n')
-		terminated := end >= 0
-		if !terminated {
-			end = len(consume) - off
-		}
-		raw := consume[off : off+end]
-		next := off + end
-		if terminated {
-			next++
-		}
-		lineNo++
-		if isBlank(raw) {
-			if !terminated {
-				fr.pending = raw
-				break
-			}
-			fr = fr.extend(len(t.Records)-1, consume[off:next])
-			off = next
-			continue
-		}
+	fr, consumed := pf.Split(consume, base, oldLen, pf.Lines(oldLen), func(l jsonl.Line) bool {
 		idx := len(t.Records)
-		n, rec, l, err := decodeLine(raw, idx)
-		if err != nil && !terminated {
-			// A write in progress: keep it for Write, do not consume it.
-			fr.pending = raw
-			break
+		n, rec, ln, err := decodeLine(l.Raw, idx)
+		if err != nil && !l.Terminated {
+			return false // a write in progress: keep it for Write, do not consume it
 		}
-		rec.Start, rec.End = base+int64(off), base+int64(off+end)
+		rec.Start, rec.End = l.Start, l.End
 		t.Records = append(t.Records, rec)
 		st.nodes = append(st.nodes, n)
-		if !terminated {
-			fr.seps = append(fr.seps, separator{after: idx, bytes: nil})
-		}
 		if err != nil {
 			t.Skipped++
-			t.Problems = append(t.Problems, transcript.Problem{Record: idx, Line: lineNo, Message: fmt.Sprintf("line %d: %v", lineNo, err)})
+			t.Problems = append(t.Problems, transcript.Problem{Record: idx, Line: l.Number, Message: fmt.Sprintf("line %d: %v", l.Number, err)})
 		} else {
-			st.note(idx, &n, l)
+			st.note(idx, &n, ln)
 		}
-		off = next
-		t.Size = base + int64(next)
-	}
-	if t.Size < base {
-		t.Size = base
-	}
-	if len(t.Records) == oldLen && len(fr.pending) == 0 && len(fr.seps) == len(pf.seps) && bytes.Equal(fr.lead, pf.lead) {
+		return true
+	})
+	t.Size = base + int64(consumed)
+	if len(t.Records) == oldLen && len(fr.Pending) == 0 && len(fr.Seps) == len(pf.Seps) && bytes.Equal(fr.Lead, pf.Lead) {
 		// Nothing new: hand back an equal transcript.
 		cp := *prev
 		cp.Size = t.Size
@@ -143,25 +108,6 @@ func (c Codec) append(prev *transcript.Transcript, tail []byte, whole bool) (*tr
 		t.Turns = transcript.BuildTurns(t.Messages)
 	}
 	return t, nil
-}
-
-// lineCount is the number of lines before prev.Size: records plus blank
-// lines held in the frame.
-func (s *state) lineCount(prev *transcript.Transcript) int {
-	n := len(prev.Records)
-	if f, ok := prev.Frame.(*frame); ok {
-		n += bytes.Count(f.lead, newline)
-		last := map[int][]byte{}
-		for _, sp := range f.seps {
-			last[sp.after] = sp.bytes
-		}
-		for _, b := range last {
-			if c := bytes.Count(b, newline); c > 1 {
-				n += c - 1
-			}
-		}
-	}
-	return n
 }
 
 // note records what a decoded line says about the tree and the session.

@@ -1,0 +1,204 @@
+// Package jsonl frames JSON Lines transcripts (Claude Code sessions, Codex
+// rollouts): it splits bytes into lines and remembers every byte that is
+// not part of a record — blank lines, whitespace before the first record,
+// a missing final newline, a partial last line — so a codec's Write
+// reproduces the source exactly while its records hold only their own
+// bytes.
+//
+// It knows nothing of what a line means: codecs decode records themselves.
+// Like the rest of compaction/, it must not read files or import daemon,
+// LSP, storage or network packages.
+package jsonl
+
+import (
+	"bytes"
+	"slices"
+
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+// Frame is Transcript.Frame for JSONL codecs. A Frame is a value that
+// successive transcripts copy and extend; it is never changed in place
+// once a transcript holds it.
+type Frame struct {
+	// Lead is the whitespace before the first record.
+	Lead []byte
+	// Seps lists separators other than "\n" after a record, in record
+	// order; a later entry for the same record wins.
+	Seps []Separator
+	// Pending is an incomplete last line that was seen but not consumed.
+	Pending []byte
+}
+
+// A Separator is the bytes written after record After instead of "\n":
+// "\n" plus blank lines, or nothing for a last line without a newline.
+type Separator struct {
+	After int
+	Bytes []byte
+}
+
+var newline = []byte("\n")
+
+// SepAfter returns the bytes that follow record rec.
+func (f *Frame) SepAfter(rec int) []byte {
+	for i := len(f.Seps) - 1; i >= 0; i-- {
+		if f.Seps[i].After == rec {
+			return f.Seps[i].Bytes
+		}
+		if f.Seps[i].After < rec {
+			break
+		}
+	}
+	return newline
+}
+
+// Extend returns a copy of f where the separator after record rec gains
+// extra bytes, or the lead does when rec < 0 (no record yet).
+func (f Frame) Extend(rec int, extra []byte) Frame {
+	if rec < 0 {
+		f.Lead = append(slices.Clip(f.Lead), extra...)
+		return f
+	}
+	next := append(slices.Clone(f.SepAfter(rec)), extra...)
+	// Clip so that two transcripts extended from the same one never write
+	// into a shared backing array.
+	f.Seps = append(slices.Clip(f.Seps), Separator{After: rec, Bytes: next})
+	return f
+}
+
+// Unterminated returns a copy of f recording that record rec is the last
+// line and has no newline after it.
+func (f Frame) Unterminated(rec int) Frame {
+	f.Seps = append(slices.Clip(f.Seps), Separator{After: rec, Bytes: nil})
+	return f
+}
+
+// Lines counts the source lines the frame and records records cover: one
+// per record plus every blank line the frame holds.
+func (f *Frame) Lines(records int) int {
+	n := records + bytes.Count(f.Lead, newline)
+	last := map[int][]byte{}
+	for _, sp := range f.Seps {
+		last[sp.After] = sp.Bytes
+	}
+	for _, b := range last {
+		if c := bytes.Count(b, newline); c > 1 {
+			n += c - 1
+		}
+	}
+	return n
+}
+
+// A Line is one non-blank line handed to a Split callback.
+type Line struct {
+	// Raw is the line without its "\n" (a "\r" before it stays: JSON
+	// decoders treat it as whitespace and Write must give it back).
+	Raw []byte
+	// Start and End are Raw's byte range in the whole source.
+	Start, End int64
+	// Number is the 1-based line number in the source.
+	Number int
+	// Terminated is false for a last line without a newline.
+	Terminated bool
+}
+
+// Split walks the lines of data, which begins at byte base of the source,
+// after records records and lines lines. Blank lines fold into the frame.
+// Every other line goes to record, which returns false to refuse an
+// unterminated line it cannot decode (a write in progress): that line,
+// like an unterminated blank one, becomes Pending and is not consumed.
+// Split returns the new frame and the number of bytes of data consumed.
+//
+// Codecs that tail a file pass only complete lines (see CompleteLines);
+// Parse passes everything so that a last line without a newline is a
+// record when it decodes.
+func (f Frame) Split(data []byte, base int64, records, lines int, record func(Line) bool) (Frame, int) {
+	f.Pending = nil
+	consumed := 0
+	for off := 0; off < len(data); {
+		end := bytes.IndexByte(data[off:], '\n')
+		terminated := end >= 0
+		if !terminated {
+			end = len(data) - off
+		}
+		raw := data[off : off+end : off+end]
+		next := off + end
+		if terminated {
+			next++
+		}
+		lines++
+		if IsBlank(raw) {
+			if !terminated {
+				f.Pending = raw
+				break
+			}
+			f = f.Extend(records-1, data[off:next])
+			off, consumed = next, next
+			continue
+		}
+		l := Line{Raw: raw, Start: base + int64(off), End: base + int64(off+end), Number: lines, Terminated: terminated}
+		if !record(l) {
+			f.Pending = raw
+			break
+		}
+		if !terminated {
+			f = f.Unterminated(records)
+		}
+		records++
+		off, consumed = next, next
+	}
+	return f, consumed
+}
+
+// CompleteLines returns the prefix of tail up to and including its last
+// newline: what an appender may consume now. The result is a copy, so the
+// transcript does not pin the caller's read buffer.
+func CompleteLines(tail []byte) []byte {
+	nl := bytes.LastIndexByte(tail, '\n')
+	if nl < 0 {
+		return nil
+	}
+	return bytes.Clone(tail[:nl+1])
+}
+
+// Write renders records with the separators f recorded; a nil f writes
+// each record followed by "\n".
+func Write(f *Frame, records []transcript.Record) []byte {
+	size := 0
+	for i := range records {
+		size += len(records[i].Raw) + 1
+	}
+	if f != nil {
+		size += len(f.Lead) + len(f.Pending)
+		for _, sp := range f.Seps {
+			size += len(sp.Bytes)
+		}
+	}
+	b := make([]byte, 0, size)
+	if f != nil {
+		b = append(b, f.Lead...)
+	}
+	// Seps are in record order: walk them alongside the records rather
+	// than searching them per record.
+	j := 0
+	for i := range records {
+		b = append(b, records[i].Raw...)
+		sep := newline
+		if f != nil {
+			for j < len(f.Seps) && f.Seps[j].After < i {
+				j++
+			}
+			for ; j < len(f.Seps) && f.Seps[j].After == i; j++ {
+				sep = f.Seps[j].Bytes
+			}
+		}
+		b = append(b, sep...)
+	}
+	if f != nil {
+		b = append(b, f.Pending...)
+	}
+	return b
+}
+
+// IsBlank reports whether a line holds only whitespace.
+func IsBlank(line []byte) bool { return len(bytes.TrimSpace(line)) == 0 }

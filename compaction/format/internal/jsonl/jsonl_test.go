@@ -1,0 +1,127 @@
+package jsonl
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+// split frames src the way a codec's Parse does, accepting a line when it
+// is valid JSON or terminated.
+func split(src []byte, f Frame, base int64, recs []transcript.Record) (Frame, []transcript.Record, int) {
+	lines := f.Lines(len(recs))
+	f, n := f.Split(src, base, len(recs), lines, func(l Line) bool {
+		if !l.Terminated && !json.Valid(l.Raw) {
+			return false
+		}
+		recs = append(recs, transcript.Record{Raw: l.Raw, Start: l.Start, End: l.End})
+		return true
+	})
+	return f, recs, n
+}
+
+func TestSplitWriteRoundTrip(t *testing.T) {
+	tests := []struct {
+		name     string
+		src      string
+		records  int
+		consumed int // -1 = all
+		pending  string
+	}{
+		{"plain", "{}\n[]\n", 2, -1, ""},
+		{"lead and blank lines", "\n  \n{}\n\n\n[]\n \n", 2, -1, ""},
+		{"crlf", "{}\r\n[]\r\n", 2, -1, ""},
+		{"no final newline", "{}\n[]", 2, -1, ""},
+		{"partial last line", "{}\n{\"a\":", 1, 3, `{"a":`},
+		{"blank unterminated tail", "{}\n   ", 1, 3, "   "},
+		{"malformed terminated line is a record", "{}\nnot json\n{}\n", 3, -1, ""},
+		{"empty", "", 0, -1, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f, recs, n := split([]byte(tc.src), Frame{}, 0, nil)
+			if len(recs) != tc.records {
+				t.Errorf("%d records, want %d", len(recs), tc.records)
+			}
+			want := tc.consumed
+			if want < 0 {
+				want = len(tc.src)
+			}
+			if n != want {
+				t.Errorf("consumed %d, want %d", n, want)
+			}
+			if string(f.Pending) != tc.pending {
+				t.Errorf("pending %q, want %q", f.Pending, tc.pending)
+			}
+			for _, r := range recs {
+				if string(r.Raw) != tc.src[r.Start:r.End] {
+					t.Errorf("record %q has range [%d,%d) = %q", r.Raw, r.Start, r.End, tc.src[r.Start:r.End])
+				}
+			}
+			if out := Write(&f, recs); string(out) != tc.src {
+				t.Errorf("Write = %q, want %q", out, tc.src)
+			}
+		})
+	}
+}
+
+func TestLineNumbers(t *testing.T) {
+	src := "\n{}\n\n\nbad\n{}\n"
+	var numbers []int
+	f := Frame{}
+	f.Split([]byte(src), 0, 0, 0, func(l Line) bool {
+		numbers = append(numbers, l.Number)
+		return true
+	})
+	if !slices.Equal(numbers, []int{2, 5, 6}) {
+		t.Errorf("line numbers %v, want [2 5 6]", numbers)
+	}
+}
+
+// Feeding a source in pieces, as a tailer does, frames it like one Split.
+func TestSplitIncrementally(t *testing.T) {
+	src := []byte("\n{}\n\n[1]\n\n\n{\"x\":2}\n \n{}\n")
+	for cut := 0; cut <= len(src); cut++ {
+		f, recs, n := split(CompleteLines(src[:cut]), Frame{}, 0, nil)
+		if f.Lines(len(recs)) != bytes.Count(src[:n], newline) {
+			t.Fatalf("cut %d: Lines = %d, want %d", cut, f.Lines(len(recs)), bytes.Count(src[:n], newline))
+		}
+		g := f
+		f, recs, m := split(src[n:], f, int64(n), recs)
+		if n+m != len(src) {
+			t.Fatalf("cut %d: consumed %d+%d of %d", cut, n, m, len(src))
+		}
+		if out := Write(&f, recs); !bytes.Equal(out, src) {
+			t.Fatalf("cut %d: Write = %q", cut, out)
+		}
+		// The first frame is untouched by the second Split.
+		if out := Write(&g, recs[:len(recs)-countRecs(src[n:])]); !bytes.Equal(out, src[:n]) {
+			t.Fatalf("cut %d: earlier frame changed: %q", cut, out)
+		}
+	}
+}
+
+func countRecs(b []byte) int {
+	n := 0
+	for _, l := range bytes.Split(b, newline) {
+		if !IsBlank(l) {
+			n++
+		}
+	}
+	return n
+}
+
+// Two transcripts extended from the same frame must not see each other's
+// separators.
+func TestExtendDoesNotAlias(t *testing.T) {
+	base := Frame{}.Extend(0, []byte("\n\n"))
+	base.Seps = append(make([]Separator, 0, 8), base.Seps...)
+	a := base.Extend(1, []byte("\n\n"))
+	b := base.Extend(1, []byte("\n\n\n"))
+	if string(a.SepAfter(1)) != "\n\n\n" || string(b.SepAfter(1)) != "\n\n\n\n" {
+		t.Errorf("separators alias: a=%q b=%q", a.SepAfter(1), b.SepAfter(1))
+	}
+}

@@ -173,10 +173,10 @@ local function main()
   local versions = type(history) == 'table' and history.versions or {}
   check('history lists the new version', #versions >= 1, #versions)
   local found = false
-  for _, v in ipairs(versions) do if tostring(v.id) == tostring(result.version) then found = true end end
+  for _, v in ipairs(versions) do if tostring(compactd.version_id(v)) == tostring(result.version) then found = true end end
   check('history contains version ' .. tostring(result.version), found)
   local hist_lines = vim.api.nvim_buf_get_lines(0, 0, -1, false)
-  check('history buffer shows the versions', #hist_lines >= 1 and hist_lines[1]:find(tostring(result.version), 1, true) ~= nil, hist_lines[1])
+  check('history buffer shows the version', table.concat(hist_lines, '\n'):find(tostring(result.version), 1, true) ~= nil, hist_lines)
   vim.cmd('close')
   vim.cmd('buffer ' .. bufnr)
 

@@ -43,7 +43,10 @@ interface CommandArgs {
 }
 
 interface Version {
-  id: number | string;
+  /** The protocol names the id `id`; the store's JSON names it `version`. */
+  id?: number | string;
+  version?: number | string;
+  pipeline?: string[];
   parent?: number | string | null;
   created?: string;
   tokensBefore?: number;
@@ -53,6 +56,22 @@ interface Version {
 }
 
 let client: LanguageClient | undefined;
+
+const versionId = (v: Version) => v.id ?? v.version ?? '?';
+const versionStrategies = (v: Version) => (v.strategies ?? v.pipeline ?? []).join(', ');
+
+/**
+ * The server wraps a command's own result as {command, uri, message, open, result: {...}}:
+ * return the inner object with message and open copied in.
+ */
+export function unwrapResult(r: unknown): Record<string, unknown> | undefined {
+  if (!r || typeof r !== 'object') return undefined;
+  const o = r as Record<string, unknown>;
+  if (o.command !== undefined && o.result && typeof o.result === 'object') {
+    return { message: o.message, open: o.open, ...(o.result as Record<string, unknown>) };
+  }
+  return o;
+}
 
 /**
  * The `compactd` settings section as the protocol names it (camelCase mirror of .compactd.toml),
@@ -193,7 +212,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   output.appendLine(`compactd: using ${binary.path} (${binary.from})`);
 
   const pickVersion = async (uri: string, next: ExecuteCommandSignature, placeHolder: string): Promise<Version | undefined> => {
-    const h = (await next('compactd.history', [{ uri }])) as { versions?: Version[] } | undefined;
+    const h = unwrapResult(await next('compactd.history', [{ uri }])) as { versions?: Version[] } | undefined;
     const versions = h?.versions ?? [];
     if (versions.length === 0) {
       void vscode.window.showInformationMessage('compactd: this conversation has no versions yet.');
@@ -201,8 +220,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }
     const picked = await vscode.window.showQuickPick(
       versions.map((v) => ({
-        label: `Version ${v.id}`,
-        description: `${fmtTokens(v.tokensBefore)} → ${fmtTokens(v.tokensAfter)} tokens · ${(v.strategies ?? []).join(', ')}`,
+        label: `Version ${versionId(v)}`,
+        description: `${fmtTokens(v.tokensBefore)} → ${fmtTokens(v.tokensAfter)} tokens · ${versionStrategies(v)}`,
         detail: `${v.created ?? ''}${v.parent !== undefined && v.parent !== null ? ` · from ${v.parent}` : ''}${v.forkPath ? ` · ${v.forkPath}` : ''}`,
         version: v,
       })),
@@ -239,19 +258,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (command === 'compactd.restore' && arg.version === undefined) {
         const v = await pickVersion(arg.uri, next, 'Version to restore');
         if (!v) return undefined;
-        arg.version = v.id;
+        arg.version = versionId(v);
       }
       if (command === 'compactd.diff' && arg.from === undefined) {
         const v = await pickVersion(arg.uri, next, 'Version to compare with its parent');
         if (!v) return undefined;
         arg.from = v.parent ?? undefined;
-        arg.to = v.id;
+        arg.to = versionId(v);
       }
-      const result = (await vscode.window.withProgress(
+      const result = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Window, title: `compactd: ${title}` },
         () => next(command, [arg]),
-      )) as Record<string, unknown> | undefined;
-      await showResult(command, arg.uri, result, next);
+      );
+      await showResult(command, arg.uri, unwrapResult(result), next);
       return result;
     } catch (e) {
       const msg = e instanceof Error ? e.message : String(e);
@@ -279,18 +298,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         }
         const picked = await vscode.window.showQuickPick(
           versions.map((v) => ({
-            label: `Version ${v.id}`,
-            description: `${fmtTokens(v.tokensBefore)} → ${fmtTokens(v.tokensAfter)} tokens · ${(v.strategies ?? []).join(', ')}`,
+            label: `Version ${versionId(v)}`,
+            description: `${fmtTokens(v.tokensBefore)} → ${fmtTokens(v.tokensAfter)} tokens · ${versionStrategies(v)}`,
             detail: `${v.created ?? ''}${v.forkPath ? ` · ${v.forkPath}` : ''}`,
             v,
           })),
           { placeHolder: 'Versions of this conversation: pick one to open, restore or diff' },
         );
         if (!picked) return;
-        const what = await vscode.window.showQuickPick(['Open fork', 'Restore', 'Diff with parent'], { placeHolder: `Version ${picked.v.id}` });
+        const what = await vscode.window.showQuickPick(['Open fork', 'Restore', 'Diff with parent'], { placeHolder: `Version ${versionId(picked.v)}` });
         if (what === 'Open fork') await openPath(picked.v.forkPath, false);
-        else if (what === 'Restore') await executeCommand('compactd.restore', [{ uri, version: picked.v.id }], next);
-        else if (what === 'Diff with parent') await executeCommand('compactd.diff', [{ uri, from: picked.v.parent ?? undefined, to: picked.v.id }], next);
+        else if (what === 'Restore') await executeCommand('compactd.restore', [{ uri, version: versionId(picked.v) }], next);
+        else if (what === 'Diff with parent') await executeCommand('compactd.diff', [{ uri, from: picked.v.parent ?? undefined, to: versionId(picked.v) }], next);
         break;
       }
     }

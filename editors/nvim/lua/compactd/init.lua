@@ -193,6 +193,24 @@ function M.current_uri()
   return g and g.uri or nil
 end
 
+-- unwrap_result: the server wraps a command's own result as {command, uri, message, open,
+-- result = {...}}; callers get the inner object with message and open copied in.
+function M.unwrap_result(r)
+  if type(r) == 'table' and r.command ~= nil and type(r.result) == 'table' then
+    local inner = vim.deepcopy(r.result)
+    if inner.message == nil then inner.message = r.message end
+    if inner.open == nil then inner.open = r.open end
+    return inner
+  end
+  return r
+end
+
+-- version_id: history entries name their id `id` (protocol) or `version` (store).
+function M.version_id(v)
+  if type(v) ~= 'table' then return nil end
+  return v.id or v.version
+end
+
 -- execute(command, args, callback): runs a compactd.* command on the server with one
 -- argument object; callback(err, result). The uri defaults to current_uri().
 function M.execute(command, args, callback)
@@ -209,6 +227,7 @@ function M.execute(command, args, callback)
   end
   client_request(client, 'workspace/executeCommand', { command = command, arguments = { args } },
     function(err, result)
+      result = M.unwrap_result(result)
       if err then
         notify(('%s failed: %s'):format(command, err.message or vim.inspect(err)), vim.log.levels.ERROR)
       end
@@ -275,8 +294,9 @@ end
 function M.format_history(result)
   local lines = {}
   for _, v in ipairs((type(result) == 'table' and result.versions) or {}) do
-    local strategies = type(v.strategies) == 'table' and table.concat(v.strategies, ',') or tostring(v.strategies or '')
-    lines[#lines + 1] = ('%s\tparent %s\t%s\t%s → %s tokens\t%s\t%s'):format(tostring(v.id), tostring(v.parent or '-'),
+    local list = v.strategies or v.pipeline
+    local strategies = type(list) == 'table' and table.concat(list, ',') or tostring(list or '')
+    lines[#lines + 1] = ('%s\tparent %s\t%s\t%s → %s tokens\t%s\t%s'):format(tostring(M.version_id(v)), tostring(v.parent or '-'),
       tostring(v.created or ''), tostring(v.tokensBefore or '?'), tostring(v.tokensAfter or '?'), strategies,
       tostring(v.forkPath or ''))
   end

@@ -292,3 +292,18 @@ func BenchmarkParse(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParseCorpus measures the real 196 KB mini-swe-agent trajectory.
+func BenchmarkParseCorpus(b *testing.B) {
+	_, file, _, _ := runtime.Caller(0)
+	src, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "..", "..", "shared", "corpus", "openai-chat", "real-mini-swe-agent-toolcalls.traj.json"))
+	if err != nil {
+		b.Skip("corpus absent")
+	}
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		if _, err := (Codec{}).Parse(src); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

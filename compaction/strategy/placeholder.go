@@ -25,7 +25,9 @@ const (
 )
 
 var (
-	errorLine = regexp.MustCompile(`(?i)(\berror\b|\berr:|\bfail(ed|ure|s)?\b|\bpanic\b|\bfatal\b|\bexception\b|traceback|\bundefined\b|\bcannot\b|\bdenied\b|^\S+\.\w+:\d+(:\d+)?:)`)
+	// errorLine matches lines that report a failure. Bare "error" is left
+	// out: it is Go's error type in every other line of code.
+	errorLine = regexp.MustCompile(`(?i)(\berror(:|\[| TS\d)|^error\b|\bfail(ed|ure|s)?\b|--- FAIL|\bpanic:|\bfatal\b|exception\b|traceback|\bundefined:|\bcannot (find|use|open|load|read|write|import|assign|convert)|no such file|permission denied|^\S+\.\w+:\d+(:\d+)?: )`)
 	exitCode  = regexp.MustCompile(`(?i)\bexit(?:[ _]code|ed with(?: code)?| status)?[:= ]+(-?\d+)`)
 )
 

@@ -91,7 +91,11 @@ func RenderDiff(w io.Writer, v *transcript.View, counts *Counts) error {
 			d.before += msgBefore
 			if vm == nil {
 				d.untouched = false
-				d.lines = append(d.lines, fmt.Sprintf("- removed: %s message%s", sm.Role, paren(num(msgBefore))))
+				what := make([]string, 0, len(sm.Parts))
+				for pj := range sm.Parts {
+					what = append(what, describePart(&sm.Parts[pj]))
+				}
+				d.lines = append(d.lines, fmt.Sprintf("- removed: %s %s%s", sm.Role, truncate(strings.Join(what, ", "), 160), paren(num(msgBefore))))
 				continue
 			}
 			d.after += tokens.MessageOverhead
@@ -243,6 +247,8 @@ func describePart(p *transcript.Part) string {
 		if p.MIME != "" {
 			return string(p.Kind) + " " + p.MIME
 		}
+	case transcript.PartText:
+		return "text “" + truncate(firstLine(p.Text), 60) + "”"
 	}
 	return string(p.Kind)
 }

@@ -55,13 +55,22 @@ func (x *sourceIndex) part(si int, p *transcript.Part) int {
 	if si < 0 {
 		return -1
 	}
+	// A rewritten part keeps its Ref but may change kind (an image that
+	// became a text stand-in); same kind wins when a Ref is shared.
+	found := -1
 	parts := x.src.Messages[si].Parts
 	for j := range parts {
-		if parts[j].Ref == p.Ref && parts[j].Kind == p.Kind && parts[j].ToolCallID == p.ToolCallID {
+		if parts[j].Ref != p.Ref || parts[j].ToolCallID != p.ToolCallID {
+			continue
+		}
+		if parts[j].Kind == p.Kind {
 			return j
 		}
+		if found < 0 && p.Changed {
+			found = j
+		}
 	}
-	return -1
+	return found
 }
 
 // adjacentResults reports whether the format's API wants a tool's result in

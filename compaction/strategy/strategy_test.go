@@ -170,7 +170,7 @@ func TestStrategies(t *testing.T) {
 				t.Errorf("notes = %q", rep.Notes)
 			}
 		}},
-		{"auto summarizes above the threshold", Options{Window: 8000, Summarizer: extractiveSummarizer(), BufferTurns: 1}, func(t *testing.T, v *transcript.View, rep *Report) {
+		{"auto summarizes above the threshold", Options{Window: 8000, Summarizer: extractiveSummarizer(), BufferTurns: 1, Hints: map[string]ToolHint{"*": {Response: HintKeep, Dedup: new(false)}}}, func(t *testing.T, v *transcript.View, rep *Report) {
 			if len(v.Summaries) != 1 {
 				t.Errorf("auto did not summarize: steps %+v notes %q", rep.Steps, rep.Notes)
 			}

@@ -16,6 +16,7 @@ type migration func(ctx context.Context, tx *sql.Tx) error
 var migrations = []migration{
 	migrateCreateV1,
 	migrateContentAddressed,
+	migrateSummaries,
 }
 
 // SchemaVersion is the schema this build writes.
@@ -123,6 +124,30 @@ func migrateContentAddressed(ctx context.Context, tx *sql.Tx) error {
 		`CREATE INDEX versions_conversation ON versions(conversation_id, id)`,
 		`CREATE INDEX versions_fork_path ON versions(fork_path)`,
 		`CREATE INDEX conversations_source_path ON conversations(source_path)`,
+	)
+}
+
+// migrateSummaries adds the summaries archive: each conversation's kept
+// summaries, so a span summarized by a model is summarized once across
+// compaction cycles (summarize.Additive). Rows are keyed by the
+// conversation's key rather than its row id so the archive also serves
+// callers that summarize before a conversation is recorded.
+func migrateSummaries(ctx context.Context, tx *sql.Tx) error {
+	return execAll(ctx, tx,
+		`CREATE TABLE summaries (
+			id               INTEGER PRIMARY KEY,
+			conversation_key TEXT NOT NULL,
+			text             TEXT NOT NULL,
+			from_turn        INTEGER NOT NULL,
+			to_turn          INTEGER NOT NULL,
+			tokens           INTEGER NOT NULL DEFAULT 0,
+			model            TEXT NOT NULL DEFAULT '',
+			created_at       TEXT NOT NULL,
+			redacted         INTEGER NOT NULL DEFAULT 0,
+			level            INTEGER NOT NULL DEFAULT 0,
+			CHECK (from_turn >= 0 AND to_turn >= from_turn)
+		)`,
+		`CREATE INDEX summaries_conversation ON summaries(conversation_key, from_turn)`,
 	)
 }
 

@@ -334,3 +334,35 @@ func (s *Store) AllVersions(ctx context.Context) ([]Version, error) {
 	}
 	return out, rows.Err()
 }
+
+// DeleteUnwritten removes a version recorded ahead of a write that then
+// failed, so history never lists a result that never reached the disk. It
+// refuses a version another version derives from. Its content stays in
+// the shared segments (other versions may use them).
+func (s *Store) DeleteUnwritten(ctx context.Context, id int64) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		var children int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM versions WHERE parent_id = ?`, id).Scan(&children); err != nil {
+			return err
+		}
+		if children > 0 {
+			return fmt.Errorf("version %d has %d derived versions", id, children)
+		}
+		// Only the conversation's newest version may go: labels are
+		// numbered by count, so removing an older one would reuse a label.
+		var newer int
+		if err := tx.QueryRowContext(ctx,
+			`SELECT count(*) FROM versions WHERE conversation_id = (SELECT conversation_id FROM versions WHERE id = ?) AND id > ?`, id, id).Scan(&newer); err != nil {
+			return err
+		}
+		if newer > 0 {
+			return fmt.Errorf("version %d is not its conversation's newest", id)
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM versions WHERE id = ?`, id)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("remove unwritten version from store %s: %w", s.path, err)
+	}
+	return nil
+}

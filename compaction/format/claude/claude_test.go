@@ -205,6 +205,15 @@ func TestForkReparses(t *testing.T) {
 	if bytes.Contains(out, []byte(`"toolUseResult":{"type":"text"`)) {
 		t.Errorf("stripped Read results kept their toolUseResult sidecar")
 	}
+	// The source's usage described the uncompacted context; a fork that
+	// kept it would show the old size on the gauge (and trip Claude Code's
+	// own auto-compact) although the conversation is now smaller.
+	if tr.LastUsage() < 0 {
+		t.Fatal("generated source has no usage to test against")
+	}
+	if i := re.LastUsage(); i >= 0 {
+		t.Errorf("fork message %d still carries the source's reported usage %+v", i, *re.Messages[i].Usage)
+	}
 }
 
 func TestForkGolden(t *testing.T) {

@@ -131,9 +131,33 @@ func (w *forkWriter) message(src *transcript.Transcript, m *transcript.Message) 
 		if !keep {
 			continue
 		}
+		if err := dropUsage(o); err != nil {
+			return fmt.Errorf("fork: record %d: %w", r, err)
+		}
 		w.chain(o)
 		w.emit(o)
 	}
+	return nil
+}
+
+// dropUsage removes the API-reported usage from a kept assistant record.
+// It described the source's context, not the fork's: left in, the gauge
+// (and Claude Code's own auto-compact check, which reads the last usage)
+// would see the pre-compaction size in a compacted conversation.
+func dropUsage(o *jsonx.Object) error {
+	msgRaw := o.Get("message")
+	if len(msgRaw) == 0 || msgRaw[0] != '{' {
+		return nil
+	}
+	msg, err := jsonx.ParseObject(msgRaw)
+	if err != nil {
+		return err
+	}
+	if !msg.Has("usage") {
+		return nil
+	}
+	msg.Delete("usage")
+	o.SetRaw("message", msg.Bytes())
 	return nil
 }
 

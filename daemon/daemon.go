@@ -28,6 +28,9 @@ type Options struct {
 	Logger   *slog.Logger
 	// Counter counts tokens; nil means o200k_base.
 	Counter *tokens.Counter
+	// CountCache remembers per-message counts by content (the store's
+	// token cache makes restarts free); nil disables it.
+	CountCache tokens.Cache
 	// OnChange is called (from daemon goroutines) after a transcript's
 	// snapshot was replaced or the transcript went away (Snapshot nil).
 	OnChange func(Event)
@@ -118,7 +121,7 @@ func New(opts Options) (*Daemon, error) {
 			d.folders = append(d.folders, filepath.Clean(abs))
 		}
 	}
-	d.ix = &indexer{counter: opts.Counter, settings: d.Settings, log: d.log}
+	d.ix = &indexer{counter: opts.Counter, cache: opts.CountCache, registry: tokens.NewRegistry(), settings: d.Settings, log: d.log}
 	return d, nil
 }
 

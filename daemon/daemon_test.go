@@ -40,34 +40,37 @@ func TestGaugeText(t *testing.T) {
 	}
 }
 
-func TestLevels(t *testing.T) {
-	set := Settings{}.withDefaults()
+// TestSettingsShapeTheGauge: window overrides (global and per model
+// prefix) and thresholds reach the snapshot, and SetSettings re-derives it
+// without re-reading the file.
+func TestSettingsShapeTheGauge(t *testing.T) {
+	ws := t.TempDir()
+	path := filepath.Join(ws, "s.jsonl")
+	os.WriteFile(path, sessiongen.ClaudeCode(sessiongen.Options{Seed: 1, Turns: 4, Cwd: ws}), 0o644)
+	d, rec := newTestDaemon(t, ws)
+	first := rec.wait(t, func(ev Event) bool { return ev.Path == path && ev.Snapshot != nil })
+	if first.Snapshot.Window < 200_000 || first.Snapshot.Level != LevelOK {
+		t.Fatalf("default gauge: window %d level %s", first.Snapshot.Window, first.Snapshot.Level)
+	}
+	read := d.Stats().BytesRead
 	for _, tc := range []struct {
-		f     transcript.Format
-		ratio float64
-		want  Level
+		set    Settings
+		window int
+		level  Level
 	}{
-		{transcript.FormatOpenAIChat, 0.74, LevelOK},
-		{transcript.FormatOpenAIChat, 0.75, LevelWarn},
-		{transcript.FormatOpenAIChat, 0.89, LevelWarn},
-		{transcript.FormatOpenAIChat, 0.90, LevelCritical},
-		// Claude Code compacts by itself at 83.5 %: critical comes first.
-		{transcript.FormatClaudeCode, 0.84, LevelCritical},
-		{transcript.FormatClaudeCode, 0.80, LevelWarn},
+		{Settings{Windows: map[string]int{"claude-sonnet": 1_000_000}}, 1_000_000, LevelOK},
+		{Settings{ContextWindow: first.Snapshot.Tokens * 10 / 8}, first.Snapshot.Tokens * 10 / 8, LevelWarn},         // 80 %
+		{Settings{ContextWindow: first.Snapshot.Tokens * 100 / 95}, first.Snapshot.Tokens * 100 / 95, LevelCritical}, // 95 %
+		{Settings{ContextWindow: first.Snapshot.Tokens * 10 / 8, WarnRatio: 0.85, CriticalRatio: 0.95}, first.Snapshot.Tokens * 10 / 8, LevelOK},
 	} {
-		if got := levelFor(set, tc.f, tc.ratio); got != tc.want {
-			t.Errorf("levelFor(%s, %.2f) = %s, want %s", tc.f, tc.ratio, got, tc.want)
+		d.SetSettings(tc.set)
+		s := d.Snapshot(path)
+		if s.Window != tc.window || s.Level != tc.level {
+			t.Errorf("%+v: window %d level %s, want %d %s", tc.set, s.Window, s.Level, tc.window, tc.level)
 		}
 	}
-	custom := Settings{WarnRatio: 0.5, CriticalRatio: 0.6}.withDefaults()
-	if got := levelFor(custom, transcript.FormatOpenAIChat, 0.55); got != LevelWarn {
-		t.Errorf("custom warn: %s", got)
-	}
-	if w := windowFor(Settings{Windows: map[string]int{"claude-sonnet": 1_000_000}}, "claude-sonnet-4-5-20250929", 0); w != 1_000_000 {
-		t.Errorf("per-model window override: %d", w)
-	}
-	if w := windowFor(Settings{}, "gpt-5-codex", 258_400); w != 258_400 {
-		t.Errorf("the transcript's reported window should win over the registry: %d", w)
+	if d.Stats().BytesRead != read {
+		t.Fatal("new settings re-read the transcript")
 	}
 }
 
@@ -181,14 +184,18 @@ func TestReplaceAndTruncate(t *testing.T) {
 	small := sessiongen.ClaudeCode(sessiongen.Options{Seed: 5, Turns: 3, Cwd: ws})
 	os.WriteFile(path, big, 0o644)
 	_, rec := newTestDaemon(t, ws)
-	rec.wait(t, func(ev Event) bool { return ev.Path == path && ev.Snapshot != nil && ev.Snapshot.Size == int64(len(big)) })
+	rec.wait(t, func(ev Event) bool {
+		return ev.Path == path && ev.Snapshot != nil && ev.Snapshot.Size == int64(len(big))
+	})
 
 	tmp := filepath.Join(ws, ".s.jsonl.tmp")
 	os.WriteFile(tmp, small, 0o644)
 	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
 	}
-	ev := rec.wait(t, func(ev Event) bool { return ev.Path == path && ev.Snapshot != nil && ev.Snapshot.Size == int64(len(small)) })
+	ev := rec.wait(t, func(ev Event) bool {
+		return ev.Path == path && ev.Snapshot != nil && ev.Snapshot.Size == int64(len(small))
+	})
 	if len(ev.Snapshot.Turns) > 4 {
 		t.Fatalf("after replace: %d turns, want the small session's", len(ev.Snapshot.Turns))
 	}

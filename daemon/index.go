@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
 )
@@ -29,7 +31,7 @@ type tracked struct {
 	codec format.Codec
 	t     *transcript.Transcript
 	// counts[i] is the token count of t.Messages[i].
-	counts []int
+	counts []tokens.Count
 	ino    uint64
 	// scanned is how many source bytes lineStarts covers.
 	scanned    int64
@@ -148,7 +150,7 @@ func (tr *tracked) fullParse(ix *indexer, fi fs.FileInfo) (bool, error) {
 // Callers hold tr.mu.
 func (tr *tracked) publish(ix *indexer, fi fs.FileInfo) {
 	tr.seq++
-	s := buildSnapshot(tr, ix.settings(), fi.Size())
+	s := buildSnapshot(tr, ix, ix.settings(), fi.Size())
 	if prev := tr.snap.Load(); prev != nil && prev.Savings != nil {
 		s.Savings = prev.Savings // stale estimates beat none while recomputing
 	}
@@ -165,33 +167,27 @@ func (tr *tracked) rebuild(ix *indexer) {
 		return
 	}
 	tr.seq++
-	s := buildSnapshot(tr, ix.settings(), prev.Size)
+	s := buildSnapshot(tr, ix, ix.settings(), prev.Size)
 	s.Savings, s.SavingsPending = prev.Savings, true
 	tr.snap.Store(s)
 }
 
-func buildSnapshot(tr *tracked, set Settings, size int64) *Snapshot {
+func buildSnapshot(tr *tracked, ix *indexer, set Settings, size int64) *Snapshot {
 	t := tr.t
-	model := t.Meta.Model
-	if i := lastModel(t); i != "" {
-		model = i
+	opts := gauge.Options{Model: set.Model, ContextWindow: set.ContextWindow, Registry: ix.registry, Warn: set.WarnRatio, Critical: set.CriticalRatio}
+	if opts.ContextWindow == 0 && len(set.Windows) > 0 {
+		opts.ContextWindow = longestPrefix(set.Windows, gauge.Resolve(t, opts).Model)
 	}
-	if set.Model != "" {
-		model = set.Model
-	}
-	window := windowFor(set, model, t.Meta.ContextWindow)
-	total, source := gaugeTokens(t, tr.counts)
-	ratio := float64(total) / float64(window)
-	crit := set.CriticalRatio
-	if a := AutoCompactRatio(t.Format); a > 0 && a < crit {
-		crit = a
-	}
+	g := gauge.Compute(t, tr.counts, opts)
 	s := &Snapshot{
-		Path: tr.path, Format: t.Format, Model: model, Window: window,
-		Tokens: total, Ratio: ratio, Level: levelFor(set, t.Format, ratio), Source: source,
-		AutoCompactAt: AutoCompactRatio(t.Format), CriticalAt: crit,
+		Path: tr.path, Format: t.Format, Model: g.Model, Window: g.ContextWindow,
+		Tokens: g.Tokens, Ratio: g.Ratio, Level: Level(g.Level), Source: string(g.Source), Approx: g.Approx,
 		UpdatedAt: time.Now(), Size: size, Messages: len(t.Messages), Problems: t.Skipped,
 		Seq: tr.seq, lineStarts: tr.lineStarts,
+	}
+	if g.ContextWindow > 0 {
+		s.AutoCompactAt = float64(g.AutoCompactAt) / float64(g.ContextWindow)
+		s.CriticalAt = float64(g.CriticalAt) / float64(g.ContextWindow)
 	}
 	turns := t.Turns
 	if turns == nil {
@@ -202,7 +198,7 @@ func buildSnapshot(tr *tracked, set Settings, size int64) *Snapshot {
 	for i, tu := range turns {
 		ti := TurnInfo{Index: i, Messages: tu.End - tu.Start, StartByte: -1}
 		for m := tu.Start; m < tu.End && m < len(tr.counts); m++ {
-			ti.Tokens += tr.counts[m]
+			ti.Tokens += tr.counts[m].N
 			if ti.StartByte < 0 && len(t.Messages[m].Records) > 0 {
 				if r := t.Messages[m].Records[0]; r >= 0 && r < len(t.Records) {
 					ti.StartByte = t.Records[r].Start
@@ -223,15 +219,6 @@ func buildSnapshot(tr *tracked, set Settings, size int64) *Snapshot {
 		s.Turns = append(s.Turns, ti)
 	}
 	return s
-}
-
-func lastModel(t *transcript.Transcript) string {
-	for i := len(t.Messages) - 1; i >= 0 && i >= len(t.Messages)-64; i-- {
-		if m := t.Messages[i].Model; m != "" && m != "<synthetic>" {
-			return m
-		}
-	}
-	return ""
 }
 
 func promptOf(m *transcript.Message) string {
@@ -279,6 +266,9 @@ func inodeOf(fi fs.FileInfo) uint64 {
 // indexer is what entries need from the daemon while updating.
 type indexer struct {
 	counter  *tokens.Counter
+	registry *tokens.Registry
+	// cache remembers whole messages' counts by content; nil disables it.
+	cache tokens.Cache
 	settings func() Settings
 	log      interface {
 		Debug(msg string, args ...any)
@@ -290,8 +280,8 @@ type indexer struct {
 // recount returns per-message counts for nt, reusing old's counts for the
 // leading messages that did not change (an append leaves them alone), and
 // counting the rest on every core.
-func (ix *indexer) recount(old *transcript.Transcript, oldCounts []int, nt *transcript.Transcript) []int {
-	counts := make([]int, len(nt.Messages))
+func (ix *indexer) recount(old *transcript.Transcript, oldCounts []tokens.Count, nt *transcript.Transcript) []tokens.Count {
+	counts := make([]tokens.Count, len(nt.Messages))
 	same := 0
 	if old != nil {
 		for same < len(old.Messages) && same < len(nt.Messages) && same < len(oldCounts) &&
@@ -301,10 +291,11 @@ func (ix *indexer) recount(old *transcript.Transcript, oldCounts []int, nt *tran
 		}
 	}
 	rest := nt.Messages[same:]
+	count := func(i int) { counts[same+i] = ix.countMessage(nt, &rest[i]) }
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(rest)/64))
 	if workers <= 1 {
 		for i := range rest {
-			counts[same+i] = ix.counter.Message(&rest[i])
+			count(i)
 		}
 	} else {
 		var wg sync.WaitGroup
@@ -313,14 +304,41 @@ func (ix *indexer) recount(old *transcript.Transcript, oldCounts []int, nt *tran
 			lo, hi := w*chunk, min((w+1)*chunk, len(rest))
 			wg.Go(func() {
 				for i := lo; i < hi; i++ {
-					counts[same+i] = ix.counter.Message(&rest[i])
+					count(i)
 				}
 			})
 		}
 		wg.Wait()
 	}
-	ix.tokenized.Add(int64(len(rest)))
 	return counts
+}
+
+// countMessage counts one message, through the message cache when there
+// is one: keyed by the message's on-disk bytes, so a restart (with the
+// store-backed cache) hands nothing to the BPE, not even short texts the
+// counter's own cache skips.
+func (ix *indexer) countMessage(t *transcript.Transcript, m *transcript.Message) tokens.Count {
+	if ix.cache == nil || len(m.Records) == 0 {
+		ix.tokenized.Add(1)
+		return ix.counter.CountMessage(m)
+	}
+	h := sha256.New()
+	for _, r := range m.Records {
+		if r >= 0 && r < len(t.Records) {
+			h.Write(t.Records[r].Raw)
+			h.Write([]byte{'\n'})
+		}
+	}
+	fmt.Fprintf(h, "%d", len(m.Parts))
+	key := tokens.Key{Encoding: ix.counter.Encoding() + "/message/v1"}
+	h.Sum(key.Sum[:0])
+	if n, ok := ix.cache.Get(key); ok {
+		return n
+	}
+	ix.tokenized.Add(1)
+	n := ix.counter.CountMessage(m)
+	ix.cache.Put(key, n)
+	return n
 }
 
 // sameMessage reports whether b is a at a later parse: the same records

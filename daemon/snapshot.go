@@ -21,6 +21,8 @@ type Snapshot struct {
 	Level  Level
 	// Source is SourceUsage or SourceEstimate.
 	Source string
+	// Approx: part of the count was estimated (long unbroken runs).
+	Approx bool
 	// AutoCompactAt is the agent's own compaction point (ratio), 0 if unknown.
 	AutoCompactAt float64
 	// CriticalAt is the ratio at which the level becomes critical.

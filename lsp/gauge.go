@@ -26,12 +26,14 @@ type Gauge struct {
 	Tokens        int                  `json:"tokens"`
 	Ratio         float64              `json:"ratio"`
 	Level         string               `json:"level"`
-	// Source is "usage" (the API's reported usage plus an estimate of what
-	// followed) or "estimate" (counted alone).
+	// Source is "reported+estimate" (the API's last reported usage plus
+	// the counted tokens after it) or "estimate" (counted alone).
 	Source    string         `json:"source"`
 	Active    bool           `json:"active"`
 	UpdatedAt time.Time      `json:"updatedAt"`
 	Savings   map[string]int `json:"savings"`
+	// Approx: part of the count was estimated (very long unbroken runs).
+	Approx bool `json:"approx,omitempty"`
 	// SavingsPending: the savings are being recomputed for new content.
 	SavingsPending bool    `json:"savingsPending,omitempty"`
 	AutoCompactAt  float64 `json:"autoCompactAt,omitempty"`
@@ -49,7 +51,7 @@ func gaugeOf(snap *daemon.Snapshot, active string) Gauge {
 	return Gauge{
 		URI: pathURI(snap.Path), Format: string(snap.Format), Model: snap.Model,
 		ContextWindow: snap.Window, Tokens: snap.Tokens, Ratio: snap.Ratio, Level: string(snap.Level),
-		Source: snap.Source, Active: snap.Path == active, UpdatedAt: snap.UpdatedAt,
+		Source: snap.Source, Approx: snap.Approx, Active: snap.Path == active, UpdatedAt: snap.UpdatedAt,
 		Savings: savings, SavingsPending: snap.SavingsPending, AutoCompactAt: snap.AutoCompactAt,
 		Turns: len(snap.Turns), Text: snap.Text(),
 	}

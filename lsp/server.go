@@ -27,6 +27,9 @@ type Options struct {
 	Jobs daemon.Jobs
 	// Counter is the token counter (the store-backed cache when present).
 	Counter *tokens.Counter
+	// CountCache remembers per-message counts across restarts (the store's
+	// token cache); nil disables it.
+	CountCache tokens.Cache
 	// LoadConfig reads a folder's .compactd.toml into base; nil skips files.
 	LoadConfig func(folder string, base daemon.Settings) (daemon.Settings, error)
 	// Settings are the starting settings (from flags and config files).

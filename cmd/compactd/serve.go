@@ -7,8 +7,10 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"time"
 
 	_ "github.com/compactd/compactd/compaction/format/all" // every codec
+	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/daemon"
 	"github.com/compactd/compactd/daemon/jobs"
 	"github.com/compactd/compactd/daemon/store"
@@ -71,6 +73,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if path == "" {
 		path, _ = store.DefaultPath(e.getenv)
 	}
+	var cache tokens.Cache = tokens.NewMemoryCache(0)
 	if path != "" {
 		st, err := store.Open(ctx, path)
 		if err != nil {
@@ -80,8 +83,18 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		} else {
 			defer st.Close()
 			opts.Jobs = daemon.RunnerJobs{Runner: jobs.New(st)}
+			// Counts survive restarts: a restart re-tokenizes nothing.
+			tc := st.NewTokenCache(0)
+			cache = tc
+			stop := flushEvery(ctx, tc, 5*time.Second, logger)
+			defer stop()
 		}
 	}
+	counter, err := tokens.New("o200k_base", tokens.WithCache(cache))
+	if err != nil {
+		return fmt.Errorf("load the tokenizer: %w", err)
+	}
+	opts.Counter, opts.CountCache = counter, cache
 	logger.Info("compactd serve starting", "pid", os.Getpid(), "store", path)
 	code := lsp.Serve(ctx, stdio{Reader: e.stdin, Writer: e.stdout}, opts)
 	logger.Info("compactd serve exiting", "code", code)
@@ -89,6 +102,32 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return exitCode(code)
 	}
 	return nil
+}
+
+// flushEvery writes the token cache's pending counts to the store
+// periodically and once more when stopped.
+func flushEvery(ctx context.Context, tc *store.TokenCache, every time.Duration, log *slog.Logger) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+			case <-done:
+				if err := tc.Flush(context.WithoutCancel(ctx)); err != nil {
+					log.Warn("token cache flush", "err", err)
+				}
+				return
+			}
+			if err := tc.Flush(ctx); err != nil {
+				log.Warn("token cache flush", "err", err)
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }
 
 func orDefault(s, def string) string {

@@ -90,7 +90,7 @@ func (fx *factSet) part(m *transcript.Message, p *transcript.Part) {
 			fx.add(FactPath, mm[1])
 		}
 	case transcript.PartToolResult:
-		if p.IsError || errorLine.MatchString(p.Text) {
+		if failed(p) {
 			for _, line := range errorLines(p.Text, maxErrorLines) {
 				fx.add(FactError, line)
 			}

@@ -28,7 +28,7 @@ var (
 	// errorLine matches lines that report a failure. Bare "error" is left
 	// out: it is Go's error type in every other line of code.
 	errorLine = regexp.MustCompile(`(?i)(\berror(:|\[| TS\d)|^error\b|\bfail(ed|ure|s)?\b|--- FAIL|\bpanic:|\bfatal\b|exception\b|traceback|\bundefined:|\bcannot (find|use|open|load|read|write|import|assign|convert)|no such file|permission denied|^\S+\.\w+:\d+(:\d+)?: )`)
-	exitCode  = regexp.MustCompile(`(?i)\bexit(?:[ _]code|ed with(?: code)?| status)?[:= ]+(-?\d+)`)
+	exitCode  = regexp.MustCompile(`(?i)\bexit(?:[ _]code|ed with(?: code)?| status)"?[:= ]+(-?\d+)`)
 )
 
 // resultPlaceholder writes the one-line stand-in for a stripped tool result:
@@ -57,7 +57,7 @@ func resultPlaceholder(call, res *transcript.Part, toks int) string {
 		fmt.Fprintf(&b, "%s %s lines %d-%d, %s tokens", name, rd.display, from, to, thousands(toks))
 	} else if cmd := commandOf(call.Args); cmd != "" {
 		fmt.Fprintf(&b, "%s %q", name, truncate(cmd, maxCommandBytes))
-		if m := exitCode.FindStringSubmatch(res.Text); m != nil {
+		if m := exitCode.FindStringSubmatch(edges(res.Text)); m != nil {
 			fmt.Fprintf(&b, " exit %s", m[1])
 		} else if res.IsError {
 			b.WriteString(" failed")
@@ -73,7 +73,10 @@ func resultPlaceholder(call, res *transcript.Part, toks int) string {
 		}
 		fmt.Fprintf(&b, ", %d lines, %s tokens", lines, thousands(toks))
 	}
-	errs := errorLines(res.Text, maxErrorLines+1)
+	var errs []string
+	if failed(res) {
+		errs = errorLines(res.Text, maxErrorLines+1)
+	}
 	switch {
 	case len(errs) > 0 && len(errs) <= maxErrorLines:
 		fmt.Fprintf(&b, ", %d error lines kept: %s", len(errs), strings.Join(errs, " | "))
@@ -289,9 +292,15 @@ func targetOf(args string) string {
 func errorLines(text string, limit int) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, line := range strings.Split(text, "\n") {
+	for len(text) > 0 {
+		line := text
+		if k := strings.IndexByte(text, '\n'); k >= 0 {
+			line, text = text[:k], text[k+1:]
+		} else {
+			text = ""
+		}
 		line = strings.TrimSpace(line)
-		if line == "" || !errorLine.MatchString(line) {
+		if line == "" || !mayReportError(line) || !errorLine.MatchString(line) {
 			continue
 		}
 		line = truncate(line, maxLineBytes)
@@ -305,6 +314,45 @@ func errorLines(text string, limit int) []string {
 		}
 	}
 	return out
+}
+
+// failed reports whether a tool result reports a failure: flagged by the
+// agent, or a non-zero exit code stated at its start or end (Claude
+// "Exit code 1", Codex "Exit code: 1" and "exit_code":1). Only failed
+// results are searched for error lines: a file listing of Go code has
+// "error" everywhere and reports nothing.
+func failed(p *transcript.Part) bool {
+	if p.IsError {
+		return true
+	}
+	m := exitCode.FindStringSubmatch(edges(p.Text))
+	return m != nil && m[1] != "0"
+}
+
+// edges is the start and end of s, where tools state exit codes.
+func edges(s string) string {
+	const n = 256
+	if len(s) <= 2*n {
+		return s
+	}
+	return s[:n] + "\n" + s[len(s)-n:]
+}
+
+// errorHints are substrings every errorLine match contains (in one of
+// these cases), so most lines skip the regexp.
+var errorHints = []string{"rror", "RROR", "ail", "AIL", "anic", "atal", "ATAL", "xception", "raceback", "ndefined", "annot", "o such file", "ermission denied"}
+
+func mayReportError(line string) bool {
+	for _, h := range errorHints {
+		if strings.Contains(line, h) {
+			return true
+		}
+	}
+	// file.go:12: style locations.
+	if k := strings.IndexByte(line, ':'); k > 0 && k+1 < len(line) && line[k+1] >= '0' && line[k+1] <= '9' {
+		return true
+	}
+	return false
 }
 
 func firstLine(s string) string {

@@ -75,7 +75,7 @@ func BenchmarkAuto100MB(b *testing.B) {
 	if testing.Short() {
 		b.Skip("100 MB session skipped under -short")
 	}
-	raw := sessiongen.ClaudeCode(sessiongen.Options{Seed: 3, TargetBytes: 100 << 20})
+	raw := sessiongen.ClaudeCode(sessiongen.Options{Seed: 3, TargetBytes: benchBytes})
 	src, err := claude.Codec{}.Parse(raw)
 	if err != nil {
 		b.Fatal(err)
@@ -96,3 +96,6 @@ func BenchmarkAuto100MB(b *testing.B) {
 		b.ReportMetric(float64(rep.TokensBefore-rep.TokensAfter)/float64(rep.TokensBefore)*100, "%saved")
 	}
 }
+
+// benchBytes is BenchmarkAuto100MB's session size.
+const benchBytes = 100 << 20

@@ -100,4 +100,3 @@ func TestPlaceholders(t *testing.T) {
 func longLine(n int) string {
 	return strings.Repeat("line text ", n)
 }
-

@@ -55,3 +55,48 @@ func (v *View) Clone() *View {
 
 // Turns returns the turns of the view's messages.
 func (v *View) Turns() []Turn { return BuildTurns(v.Messages) }
+
+// UnchangedPrefix returns how many leading messages of the view are the
+// source's leading messages, untouched. API-reported usage on a message
+// describes the context up to it, so it stays true in a fork only inside
+// this prefix; codecs drop it from later messages.
+func (v *View) UnchangedPrefix() int {
+	src := v.Source.Messages
+	n := 0
+	for n < len(v.Messages) && n < len(src) {
+		if n == 0 && v.Cut {
+			break
+		}
+		if v.summaryBefore(n) || !sameMessage(&v.Messages[n], &src[n]) {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+func (v *View) summaryBefore(i int) bool {
+	for _, s := range v.Summaries {
+		if s.Before <= i {
+			return true
+		}
+	}
+	return false
+}
+
+func sameMessage(a, b *Message) bool {
+	if len(a.Records) != len(b.Records) || len(a.Parts) != len(b.Parts) {
+		return false
+	}
+	for i := range a.Records {
+		if a.Records[i] != b.Records[i] {
+			return false
+		}
+	}
+	for i := range a.Parts {
+		if a.Parts[i].Changed || a.Parts[i].Ref != b.Parts[i].Ref {
+			return false
+		}
+	}
+	return true
+}

@@ -19,6 +19,10 @@ type Dialect struct {
 	// Unchanged, when set, may rewrite a kept source record's bytes
 	// (nil keeps them).
 	Unchanged func(rec int, raw []byte) ([]byte, error)
+	// DropUsage, when set, removes API-reported usage from a kept record
+	// past the view's unchanged prefix, where it no longer describes the
+	// context (nil result: nothing to drop).
+	DropUsage func(raw []byte) ([]byte, error)
 }
 
 // item is one element of the forked array.
@@ -51,6 +55,7 @@ func ForkDocument(v *transcript.View, d Dialect) ([]byte, error) {
 	}
 	var edits []jsonx.Edit
 	var items []item
+	keepUsage := v.UnchangedPrefix()
 	for _, s := range jsonx.PlanFork(v, map[int]bool{fr.System: true}) {
 		switch {
 		case s.Record >= 0:
@@ -109,6 +114,15 @@ func ForkDocument(v *transcript.View, d Dialect) ([]byte, error) {
 						continue
 					}
 					it.raw, it.exact = nr, false
+				}
+				if d.DropUsage != nil && s.Message >= keepUsage {
+					nr, err := d.DropUsage(it.raw)
+					if err != nil {
+						return nil, fmt.Errorf("fork record at byte %d: %w", src.Records[rec].Start, err)
+					}
+					if nr != nil {
+						it.raw, it.exact, it.source = nr, false, -1
+					}
 				}
 				items = append(items, it)
 			}

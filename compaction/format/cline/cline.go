@@ -230,6 +230,16 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 	return anthropic.ForkDocument(v, anthropic.Dialect{
 		Summary: func(text string) ([]byte, error) { return msg("user", text, true) },
 		Ack:     func(role string) ([]byte, error) { return msg(role, anthropic.AckText(role), false) },
+		// metrics.tokens is the usage the gauge calibrates on; past the
+		// unchanged prefix it measured a context the fork no longer has.
+		DropUsage: func(raw []byte) ([]byte, error) {
+			o, err := jsonx.ParseObject(raw)
+			if err != nil || !o.Has("metrics") {
+				return nil, err
+			}
+			o.Delete("metrics")
+			return o.Bytes(), nil
+		},
 	})
 }
 

@@ -31,6 +31,7 @@ func (Codec) Fork(v *transcript.View, _ format.ForkOptions) ([]byte, error) {
 		return jsonx.Elem{Bytes: r.Raw, Source: fr.doc.ElementAt(int(r.Start))}
 	}
 	built := func(b []byte) jsonx.Elem { return jsonx.Elem{Bytes: layout.Format(b), Source: -1} }
+	keepUsage := v.UnchangedPrefix()
 	for _, s := range jsonx.PlanFork(v, nil) {
 		switch {
 		case s.Record >= 0:
@@ -50,6 +51,19 @@ func (Codec) Fork(v *transcript.View, _ format.ForkOptions) ([]byte, error) {
 			kept := jsonx.KeptParts(m)
 			for _, rec := range m.Records {
 				raw := src.Records[rec].Raw
+				if s.Message >= keepUsage {
+					stale, err := dropUsage(raw)
+					if err != nil {
+						return nil, fmt.Errorf("fork openai-chat message at byte %d: %w", src.Records[rec].Start, err)
+					}
+					if stale != nil {
+						raw = stale
+						if jsonx.Untouched(kept[rec], len(srcParts[rec])) {
+							elems = append(elems, built(raw))
+							continue
+						}
+					}
+				}
 				if jsonx.Untouched(kept[rec], len(srcParts[rec])) {
 					elems = append(elems, source(src.Records[rec]))
 					continue
@@ -65,6 +79,37 @@ func (Codec) Fork(v *transcript.View, _ format.ForkOptions) ([]byte, error) {
 		}
 	}
 	return jsonx.Splice(fr.src, []jsonx.Edit{{Span: fr.doc.Array, Bytes: fr.doc.ArrayBytes(fr.src, layout, elems)}}), nil
+}
+
+// dropUsage removes extra.response.usage (what mini-swe-agent and LiteLLM
+// record) from a message past the view's unchanged prefix, where it
+// describes a context the fork no longer has. It returns nil when the
+// message carries none.
+func dropUsage(raw []byte) ([]byte, error) {
+	o, err := jsonx.ParseObject(raw)
+	if err != nil {
+		return nil, err
+	}
+	extraRaw := o.Get("extra")
+	if len(extraRaw) == 0 || extraRaw[0] != '{' {
+		return nil, nil
+	}
+	extra, err := jsonx.ParseObject(extraRaw)
+	if err != nil {
+		return nil, err
+	}
+	respRaw := extra.Get("response")
+	if len(respRaw) == 0 || respRaw[0] != '{' {
+		return nil, nil
+	}
+	resp, err := jsonx.ParseObject(respRaw)
+	if err != nil || !resp.Has("usage") {
+		return nil, err
+	}
+	resp.Delete("usage")
+	extra.SetRaw("response", resp.Bytes())
+	o.SetRaw("extra", extra.Bytes())
+	return o.Bytes(), nil
 }
 
 func newMessage(role, text string) []byte {

@@ -165,11 +165,16 @@ type Gauge struct {
 	// Estimated is our count of the messages after ReportedAt (all of them
 	// without usage).
 	Estimated int
-	// EstimateError is (our estimate of messages [0, ReportedAt] −
-	// Reported) / Reported: negative when we undercount. Nil without usage
-	// or without full counts. The reported figure includes what the
-	// transcript does not hold (system prompt, tool definitions), so a
-	// few percent under is expected.
+	// EstimateError is our estimator's relative error against the API,
+	// negative when we undercount. Nil without usage or without full
+	// counts. Reported figures include what no transcript holds (the
+	// system prompt and tool definitions, often 15–30k tokens for coding
+	// agents), which swamps an absolute comparison; so where two usage
+	// points exist the error is measured on the span between the first
+	// and the last — (estimate of messages (first, last] − (last −
+	// first reported)) / (last − first reported) — where that unseen
+	// prefix cancels. With one usage point it is the absolute comparison
+	// of messages [0, ReportedAt].
 	EstimateError *float64
 	// WarnAt, CriticalAt and AutoCompactAt are token thresholds;
 	// AutoCompactAt is 0 when the agent's point is unknown.
@@ -192,16 +197,8 @@ func TailStart(t *transcript.Transcript) int { return t.LastUsage() + 1 }
 // for gauges from the tail counts alone.
 func Compute(t *transcript.Transcript, counts []tokens.Count, opts Options) Gauge {
 	g := base(t, opts)
-	var running tokens.Count
-	for i, c := range counts {
-		if i >= len(t.Messages) {
-			break
-		}
-		running = running.Add(c)
-		if i == g.ReportedAt && g.Reported > 0 && len(counts) >= len(t.Messages) {
-			e := float64(running.N-g.Reported) / float64(g.Reported)
-			g.EstimateError = &e
-		}
+	if g.Reported > 0 && len(counts) >= len(t.Messages) {
+		g.EstimateError = estimateError(t, counts, g.ReportedAt, g.Reported)
 	}
 	from := 0
 	if g.ReportedAt >= 0 {
@@ -216,6 +213,28 @@ func Compute(t *transcript.Transcript, counts []tokens.Count, opts Options) Gaug
 	g.finish(tail.N)
 	g.PerTurn = perTurn(t, counts)
 	return g
+}
+
+// estimateError compares our counts with the API's figures; see
+// Gauge.EstimateError for why it prefers the span between usage points.
+func estimateError(t *transcript.Transcript, counts []tokens.Count, last, reported int) *float64 {
+	first := -1
+	for i := 0; i < last; i++ {
+		if u := t.Messages[i].Usage; u != nil && u.ContextTokens() > 0 {
+			first = i
+			break
+		}
+	}
+	if first >= 0 {
+		if span := reported - t.Messages[first].Usage.ContextTokens(); span > 0 {
+			est := tokens.Sum(counts[first+1 : last+1]).N
+			e := float64(est-span) / float64(span)
+			return &e
+		}
+	}
+	est := tokens.Sum(counts[:last+1]).N
+	e := float64(est-reported) / float64(reported)
+	return &e
 }
 
 // Live returns the gauge from the counts of the messages from

@@ -31,6 +31,33 @@ func counts(ns ...int) []tokens.Count {
 	return out
 }
 
+func TestEstimateErrorCancelsUnseenPrefix(t *testing.T) {
+	// Both usage points include 20,000 tokens of system prompt and tool
+	// definitions the transcript does not hold. Between them the API saw
+	// 10,000 more tokens; we count 9,000 of them: -10 %, not the -40 %
+	// an absolute comparison would claim.
+	tr := newTranscript(transcript.FormatClaudeCode,
+		user("first"),
+		assistant("a", &transcript.Usage{Input: 25_000}),
+		user("second"),
+		assistant("b", &transcript.Usage{Input: 35_000}),
+	)
+	g := Compute(tr, counts(3_000, 2_000, 5_000, 4_000), Options{})
+	if g.EstimateError == nil || math.Abs(*g.EstimateError-(-0.10)) > 1e-12 {
+		t.Fatalf("estimate error %v, want -0.10", deref(g.EstimateError))
+	}
+	if g.Tokens != 35_000 {
+		t.Fatalf("tokens %d, want the last reported 35000", g.Tokens)
+	}
+}
+
+func deref(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
 func TestComputeCalibrated(t *testing.T) {
 	tr := newTranscript(transcript.FormatClaudeCode,
 		user("first"),

@@ -43,6 +43,11 @@ type Options struct {
 	// SavingsDelay is the quiet time after a change before savings are
 	// recomputed; 0 means 300 ms.
 	SavingsDelay time.Duration
+	// HotBytes bounds the parsed transcripts kept in memory for
+	// incremental appends (their source bytes); the others keep only their
+	// snapshot and are re-parsed when they change. The active transcript
+	// always stays. 0 means 32 MiB.
+	HotBytes int64
 }
 
 // An Event says a transcript changed.
@@ -103,6 +108,9 @@ func New(opts Options) (*Daemon, error) {
 	}
 	if opts.Debounce <= 0 {
 		opts.Debounce = 5 * time.Millisecond
+	}
+	if opts.HotBytes <= 0 {
+		opts.HotBytes = 32 << 20
 	}
 	if opts.SavingsDelay <= 0 {
 		opts.SavingsDelay = 300 * time.Millisecond
@@ -368,13 +376,52 @@ func (d *Daemon) refresh(path string) error {
 		return err
 	}
 	if changed {
+		tr.lastChange.Store(time.Now().UnixNano())
 		if statErr == nil {
 			d.markActive(path, fi.ModTime())
 		}
 		d.emit(tr)
 		d.savings.schedule(path)
+		d.enforceBudget(tr)
 	}
 	return nil
+}
+
+// enforceBudget drops the parsed form of the least recently changed
+// transcripts until the hot ones fit in HotBytes, so watching gigabytes
+// of transcripts costs their snapshots, not their bytes. keep (just
+// updated) and the active transcript are never dropped.
+func (d *Daemon) enforceBudget(keep *tracked) {
+	type hot struct {
+		tr   *tracked
+		size int64
+		at   int64
+	}
+	var list []hot
+	var total int64
+	active := d.Active()
+	for _, tr := range d.all() {
+		tr.mu.Lock()
+		if tr.t != nil {
+			list = append(list, hot{tr, tr.t.Size, tr.lastChange.Load()})
+			total += tr.t.Size
+		}
+		tr.mu.Unlock()
+	}
+	if total <= d.opts.HotBytes {
+		return
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].at < list[j].at })
+	for _, h := range list {
+		if total <= d.opts.HotBytes {
+			return
+		}
+		if h.tr == keep || h.tr.path == active {
+			continue
+		}
+		h.tr.evict()
+		total -= h.size
+	}
 }
 
 func (d *Daemon) markActive(path string, mtime time.Time) {

@@ -43,6 +43,16 @@ type tracked struct {
 	// savingsFor is the Seq the current savings were computed for.
 	savingsFor uint64
 	opened     atomic.Bool
+	// lastChange is when the file last changed (UnixNano), for eviction.
+	lastChange atomic.Int64
+}
+
+// evict drops the parsed transcript, keeping the snapshot: hovers and
+// gauges still work; the next change re-parses the file.
+func (tr *tracked) evict() {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	tr.t, tr.counts = nil, nil
 }
 
 // errNotTranscript marks files that no codec recognizes.
@@ -268,7 +278,7 @@ type indexer struct {
 	counter  *tokens.Counter
 	registry *tokens.Registry
 	// cache remembers whole messages' counts by content; nil disables it.
-	cache tokens.Cache
+	cache    tokens.Cache
 	settings func() Settings
 	log      interface {
 		Debug(msg string, args ...any)

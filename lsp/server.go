@@ -122,7 +122,6 @@ func (s *Server) handler() jsonrpc2.Handler {
 // compaction); they start in order but do not hold back later messages.
 var detached = map[string]bool{
 	protocol.MethodWorkspaceExecuteCommand: true,
-	methodGauges:                           false,
 }
 
 func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) (err error) {
@@ -195,6 +194,7 @@ func init() {
 		protocol.MethodWorkspaceDidChangeWorkspaceFolders: (*Server).didChangeWorkspaceFolders,
 		protocol.MethodWorkDoneProgressCancel:             (*Server).workDoneProgressCancel,
 		methodGauges:                                      (*Server).gauges,
+		methodStats:                                       (*Server).stats,
 	}
 }
 

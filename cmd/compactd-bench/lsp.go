@@ -1,0 +1,400 @@
+package main
+
+// The lsp section measures compactd serve the way an editor sees it: a
+// child process speaking LSP over stdio to a real jsonrpc2 client. The
+// child is this same binary, re-executed with benchChildEnv set, running
+// the server exactly as `compactd serve` wires it.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/compactd/compactd/compaction/sessiongen"
+	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon"
+	"github.com/compactd/compactd/daemon/store"
+	"github.com/compactd/compactd/lsp"
+)
+
+const benchChildEnv = "COMPACTD_BENCH_LSP_CHILD"
+
+func init() {
+	if os.Getenv(benchChildEnv) == "1" {
+		os.Exit(serveChild())
+	}
+	register(section{
+		Name:    "lsp",
+		Summary: "compactd serve over stdio: append → gauge latency, RSS while watching, cold-scan CPU, restart tokenization",
+		Run:     benchLSP,
+	})
+}
+
+// serveChild is the server side: what `compactd serve` does, on stdio,
+// with the store (and its token cache) at $COMPACTD_STORE.
+func serveChild() int {
+	ctx := context.Background()
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	var cache tokens.Cache = tokens.NewMemoryCache(0)
+	var tc *store.TokenCache
+	if p := os.Getenv("COMPACTD_STORE"); p != "" {
+		st, err := store.Open(ctx, p)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer st.Close()
+		tc = st.NewTokenCache(0)
+		cache = tc
+	}
+	counter, err := tokens.New("o200k_base", tokens.WithCache(cache))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	code := lsp.Serve(ctx, stdioRWC{}, lsp.Options{Env: daemon.EnvFromOS(os.Getenv), Logger: logger, Counter: counter, CountCache: cache})
+	if tc != nil {
+		_ = tc.Flush(ctx)
+	}
+	return code
+}
+
+type stdioRWC struct{}
+
+func (stdioRWC) Read(p []byte) (int, error)  { return os.Stdin.Read(p) }
+func (stdioRWC) Write(p []byte) (int, error) { return os.Stdout.Write(p) }
+func (stdioRWC) Close() error                { return nil }
+
+// child is a running server and the client connected to it.
+type child struct {
+	cmd  *exec.Cmd
+	conn jsonrpc2.Conn
+
+	mu     sync.Mutex
+	gauges []gaugeSeen
+	wake   chan struct{}
+}
+
+type gaugeSeen struct {
+	at time.Time
+	g  lsp.Gauge
+}
+
+func startChild(ctx context.Context, cfg *config, ws, storePath string) (*child, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	home := filepath.Join(cfg.TempDir, "home")
+	cmd := exec.CommandContext(ctx, self)
+	cmd.Env = append(os.Environ(), benchChildEnv+"=1", "HOME="+home, "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"),
+		"CODEX_HOME="+filepath.Join(home, ".codex"), "XDG_STATE_HOME="+filepath.Join(home, "state"), "COMPACTD_STORE="+storePath)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	c := &child{cmd: cmd, wake: make(chan struct{}, 1)}
+	c.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(struct {
+		io.Reader
+		io.WriteCloser
+	}{stdout, stdin}))
+	c.conn.Go(ctx, c.handle)
+	var res protocol.InitializeResult
+	folder := string(uri.File(ws))
+	if _, err := c.conn.Call(ctx, protocol.MethodInitialize, map[string]any{
+		"processId": os.Getpid(), "rootUri": folder,
+		"workspaceFolders": []map[string]string{{"uri": folder, "name": "bench"}},
+		"capabilities":     map[string]any{"window": map[string]any{"workDoneProgress": true}},
+	}, &res); err != nil {
+		c.stop()
+		return nil, fmt.Errorf("initialize: %w", err)
+	}
+	if err := c.conn.Notify(ctx, protocol.MethodInitialized, map[string]any{}); err != nil {
+		c.stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *child) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	if req.Method() == "compactd/gauge" {
+		var g lsp.Gauge
+		if json.Unmarshal(req.Params(), &g) == nil {
+			c.mu.Lock()
+			c.gauges = append(c.gauges, gaugeSeen{at: time.Now(), g: g})
+			c.mu.Unlock()
+			select {
+			case c.wake <- struct{}{}:
+			default:
+			}
+		}
+	}
+	return reply(ctx, nil, nil)
+}
+
+// waitGauge waits for a gauge of u that arrived after since and satisfies ok.
+func (c *child) waitGauge(ctx context.Context, u protocol.DocumentURI, since time.Time, timeout time.Duration, ok func(lsp.Gauge) bool) (gaugeSeen, error) {
+	deadline := time.After(timeout)
+	for {
+		c.mu.Lock()
+		for _, s := range c.gauges {
+			if s.g.URI == u && !s.at.Before(since) && (ok == nil || ok(s.g)) {
+				c.mu.Unlock()
+				return s, nil
+			}
+		}
+		c.mu.Unlock()
+		select {
+		case <-c.wake:
+		case <-deadline:
+			return gaugeSeen{}, fmt.Errorf("no gauge for %s within %s", u, timeout)
+		case <-ctx.Done():
+			return gaugeSeen{}, ctx.Err()
+		}
+	}
+}
+
+func (c *child) stats(ctx context.Context) (lsp.Stats, error) {
+	var s lsp.Stats
+	_, err := c.conn.Call(ctx, "compactd/stats", nil, &s)
+	return s, err
+}
+
+// waitScan polls until the cold scan is done and returns its wall time.
+func (c *child) waitScan(ctx context.Context, timeout time.Duration) (lsp.Stats, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		s, err := c.stats(ctx)
+		if err != nil {
+			return s, err
+		}
+		if s.ScanDone {
+			return s, nil
+		}
+		if time.Now().After(deadline) {
+			return s, errors.New("the cold scan did not finish in time")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (c *child) stop() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, _ = c.conn.Call(ctx, protocol.MethodShutdown, nil, nil)
+	_ = c.conn.Notify(ctx, protocol.MethodExit, nil)
+	done := make(chan struct{})
+	go func() { _ = c.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		_ = c.cmd.Process.Kill()
+	}
+	_ = c.conn.Close()
+}
+
+// procStatus reads a field (kB) of /proc/<pid>/status.
+func procStatus(pid int, field string) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, field+":") {
+			f := strings.Fields(line)
+			if len(f) >= 2 {
+				return strconv.ParseInt(f[1], 10, 64)
+			}
+		}
+	}
+	return 0, fmt.Errorf("no %s in /proc/%d/status", field, pid)
+}
+
+// cpuTime is the process's user+system CPU time (/proc/<pid>/stat).
+func cpuTime(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// Fields after the command name (which may hold spaces) start after ')'.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0, errors.New("short /proc stat")
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * time.Second / 100, nil // USER_HZ is 100 on Linux
+}
+
+func benchLSP(ctx context.Context, cfg *config) ([]row, error) {
+	var rows []row
+	r, err := benchLSPAppend(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	rows = append(rows, r...)
+	r, err = benchLSPWatch(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return append(rows, r...), nil
+}
+
+// benchLSPAppend: time from appending 10 KB to a transcript until its
+// compactd/gauge arrives, for a 1 MB and a 200 MB transcript.
+func benchLSPAppend(ctx context.Context, cfg *config) ([]row, error) {
+	large, largeName, runs := 200<<20, "200 MB", 21
+	if cfg.Quick {
+		large, largeName, runs = 20<<20, "20 MB", 11
+	}
+	p50 := map[int]time.Duration{}
+	var all []time.Duration
+	for _, size := range []int{1 << 20, large} {
+		ws := filepath.Join(cfg.TempDir, fmt.Sprintf("append-%d", size))
+		if err := os.MkdirAll(ws, 0o755); err != nil {
+			return nil, err
+		}
+		path := filepath.Join(ws, "session.jsonl")
+		base := sessiongen.ClaudeCode(sessiongen.Options{Seed: uint64(size), TargetBytes: size, Cwd: ws})
+		if err := os.WriteFile(path, base, 0o644); err != nil {
+			return nil, err
+		}
+		more := sessiongen.Continue(transcript.FormatClaudeCode, base, 11, 40*runs)
+		base = nil
+		c, err := startChild(ctx, cfg, ws, filepath.Join(cfg.TempDir, fmt.Sprintf("store-%d.db", size)))
+		if err != nil {
+			return nil, err
+		}
+		u := protocol.DocumentURI(uri.File(path))
+		t0 := time.Now()
+		if _, err := c.waitGauge(ctx, u, time.Time{}, 5*time.Minute, nil); err != nil {
+			c.stop()
+			return nil, err
+		}
+		cfg.logf("lsp: %s transcript: first gauge %v after start", sizeName(size), time.Since(t0).Round(time.Millisecond))
+		var ds []time.Duration
+		for i := 0; i < runs; i++ {
+			chunk := tenKB(more)
+			more = more[len(chunk):]
+			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				c.stop()
+				return nil, err
+			}
+			start := time.Now()
+			_, err = f.Write(chunk)
+			f.Close()
+			if err != nil {
+				c.stop()
+				return nil, err
+			}
+			s, err := c.waitGauge(ctx, u, start, 30*time.Second, func(g lsp.Gauge) bool { return g.SavingsPending })
+			if err != nil {
+				c.stop()
+				return nil, err
+			}
+			if i > 0 { // the first append warms the path
+				ds = append(ds, s.at.Sub(start))
+			}
+			time.Sleep(100 * time.Millisecond) // an agent appends, then works
+		}
+		rss, _ := procStatus(c.cmd.Process.Pid, "VmRSS")
+		c.stop()
+		p50[size] = median(ds)
+		all = append(all, ds...)
+		cfg.logf("lsp: %s transcript: append → gauge p50 %v (RSS %d MB)", sizeName(size), p50[size], rss>>10)
+	}
+	ratio := float64(p50[large]) / float64(p50[1<<20])
+	worst := median(all)
+	return []row{
+		{Name: fmt.Sprintf("append 10 KB → compactd/gauge over stdio: %s / 1 MB p50 ratio", largeName), Value: fmt.Sprintf("%.2f×", ratio), Anchor: "≤ 1.5", Pass: ratio <= 1.5},
+		{Name: "append 10 KB → compactd/gauge, 1 MB transcript (p50)", Value: ms(p50[1<<20]), Anchor: "≤ 20 ms", Pass: p50[1<<20] <= 20*time.Millisecond},
+		{Name: fmt.Sprintf("append 10 KB → compactd/gauge, %s transcript (p50)", largeName), Value: ms(p50[large]), Anchor: "≤ 20 ms", Pass: p50[large] <= 20*time.Millisecond},
+		{Name: "append 10 KB → compactd/gauge, all runs (p50)", Value: ms(worst)},
+	}, nil
+}
+
+func sizeName(n int) string { return fmt.Sprintf("%d MB", n>>20) }
+
+// benchLSPWatch: RSS while watching 1 GB of transcripts, the cold scan's
+// CPU/wall ratio (both cores busy), and a restart with the store present.
+func benchLSPWatch(ctx context.Context, cfg *config) ([]row, error) {
+	files, each, total := 40, 25<<20, "1 GB"
+	if cfg.Quick {
+		files, each, total = 10, 10<<20, "100 MB"
+	}
+	ws := filepath.Join(cfg.TempDir, "watch")
+	for i := range files {
+		dir := filepath.Join(ws, fmt.Sprintf("p%02d", i%4))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		data := sessiongen.ClaudeCode(sessiongen.Options{Seed: uint64(100 + i), TargetBytes: each, Cwd: ws})
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("s%02d.jsonl", i)), data, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	storePath := filepath.Join(cfg.TempDir, "watch-store.db")
+	c, err := startChild(ctx, cfg, ws, storePath)
+	if err != nil {
+		return nil, err
+	}
+	pid := c.cmd.Process.Pid
+	cpu0, _ := cpuTime(pid)
+	t0 := time.Now()
+	st, err := c.waitScan(ctx, 30*time.Minute)
+	if err != nil {
+		c.stop()
+		return nil, err
+	}
+	wall := time.Since(t0)
+	cpu1, _ := cpuTime(pid)
+	time.Sleep(2 * time.Second) // let the heap settle after the scan
+	rss, _ := procStatus(pid, "VmRSS")
+	peak, _ := procStatus(pid, "VmHWM")
+	c.stop()
+	cpuRatio := float64(cpu1-cpu0) / float64(wall)
+	cfg.logf("lsp: cold scan of %s (%d transcripts): %v wall, %v CPU; RSS %d MB (peak %d MB); %d bytes tokenized",
+		total, st.Transcripts, wall.Round(time.Millisecond), (cpu1 - cpu0).Round(time.Millisecond), rss>>10, peak>>10, st.BytesTokenized)
+
+	c2, err := startChild(ctx, cfg, ws, storePath)
+	if err != nil {
+		return nil, err
+	}
+	st2, err := c2.waitScan(ctx, 30*time.Minute)
+	c2.stop()
+	if err != nil {
+		return nil, err
+	}
+	return []row{
+		{Name: fmt.Sprintf("RSS after indexing %s of transcripts (%d files)", total, st.Transcripts), Value: fmt.Sprintf("%d MB", rss>>10), Anchor: "≤ 150 MB", Pass: rss>>10 <= 150},
+		{Name: "peak RSS during the cold scan", Value: fmt.Sprintf("%d MB", peak>>10)},
+		{Name: fmt.Sprintf("cold scan CPU time / wall time (%s)", total), Value: fmt.Sprintf("%.2f (%v / %v)", cpuRatio, (cpu1 - cpu0).Round(time.Millisecond), wall.Round(time.Millisecond)), Anchor: "≥ 1.5 (2 cores busy)", Pass: cpuRatio >= 1.5},
+		{Name: "bytes tokenized on restart with the store", Value: fmt.Sprint(st2.BytesTokenized), Anchor: "= 0", Pass: st2.BytesTokenized == 0 && st2.Transcripts == st.Transcripts},
+		{Name: "bytes tokenized on the first scan", Value: fmt.Sprint(st.BytesTokenized)},
+	}, nil
+}

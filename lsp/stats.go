@@ -1,0 +1,44 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// methodStats answers counters for benchmarks and troubleshooting.
+const methodStats = "compactd/stats"
+
+// Stats is the compactd/stats result.
+type Stats struct {
+	Transcripts int `json:"transcripts"`
+	// Parsed is how many transcripts are held parsed in memory (the rest
+	// keep only their snapshot).
+	Parsed int `json:"parsed"`
+	// BytesRead counts transcript bytes read since start.
+	BytesRead int64 `json:"bytesRead"`
+	// MessagesTokenized counts messages counted with the BPE (cache misses).
+	MessagesTokenized int64 `json:"messagesTokenized"`
+	// BytesTokenized counts bytes handed to the BPE.
+	BytesTokenized int64 `json:"bytesTokenized"`
+	ScanDone       bool  `json:"scanDone"`
+}
+
+func (s *Server) stats(ctx context.Context, _ json.RawMessage) (any, error) {
+	out := Stats{}
+	d := s.currentDaemon()
+	if d == nil {
+		return out, nil
+	}
+	ds := d.Stats()
+	out.Transcripts = len(d.Snapshots())
+	out.Parsed, out.BytesRead, out.MessagesTokenized = ds.Files, ds.BytesRead, ds.MessagesTokenized
+	if s.opts.Counter != nil {
+		out.BytesTokenized = s.opts.Counter.Stats().Bytes
+	}
+	select {
+	case <-d.ScanDone():
+		out.ScanDone = true
+	default:
+	}
+	return out, nil
+}

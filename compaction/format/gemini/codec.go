@@ -1,0 +1,269 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/format/internal/jsonl"
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+func init() { format.Register(Codec{}) }
+
+// Codec reads and writes Gemini CLI recordings and checkpoints.
+type Codec struct{}
+
+var (
+	_ format.Codec    = Codec{}
+	_ format.Appender = Codec{}
+)
+
+// Format implements format.Codec.
+func (Codec) Format() transcript.Format { return transcript.FormatGeminiCLI }
+
+// Parse implements format.Codec. A JSON document holding a messages or
+// history array (or a bare array of Content) is a legacy session or a
+// checkpoint; anything else is read as the JSONL recording.
+func (c Codec) Parse(src []byte) (*transcript.Transcript, error) {
+	if t, ok, err := parseDocument(src); ok {
+		return t, err
+	}
+	t := c.appendLines(emptyLines(), src, true)
+	if len(t.Records) > 0 && t.Skipped == len(t.Records) {
+		return nil, fmt.Errorf("not a Gemini CLI recording: no line is a JSON record (%s)", t.Problems[0].Message)
+	}
+	return t, nil
+}
+
+// Append implements format.Appender for the JSONL recording. Documents
+// are rewritten whole by Gemini CLI: appending to one is an error, and the
+// caller parses again.
+func (c Codec) Append(prev *transcript.Transcript, tail []byte) (*transcript.Transcript, error) {
+	if prev == nil || (prev.State == nil && len(prev.Records) == 0) {
+		prev = emptyLines()
+	}
+	if _, ok := prev.State.(*lineState); !ok {
+		return nil, fmt.Errorf("append to a Gemini CLI transcript that is not a JSONL recording: parse it again")
+	}
+	return c.appendLines(prev, jsonl.CompleteLines(tail), false), nil
+}
+
+// Write implements format.Codec: records with the bytes between them, as
+// read.
+func (Codec) Write(t *transcript.Transcript) ([]byte, error) {
+	switch f := t.Frame.(type) {
+	case *jsonl.Frame:
+		return jsonl.Write(f, t.Records), nil
+	case *docFrame:
+		raws := make([][]byte, len(t.Records))
+		for i := range t.Records {
+			raws[i] = t.Records[i].Raw
+		}
+		out, err := f.gaps.Join(raws)
+		if err != nil {
+			return nil, fmt.Errorf("write gemini-cli document: %w", err)
+		}
+		return out, nil
+	case nil:
+		return jsonl.Write(nil, t.Records), nil
+	}
+	return nil, fmt.Errorf("write gemini-cli: transcript was not parsed by this codec")
+}
+
+// lineState is Transcript.State of a JSONL recording. It is copied, never
+// changed, once a transcript holds it; msgs only gains entries (keyed by
+// record index, which never changes meaning).
+type lineState struct {
+	// order is the conversation: message records by id, first-seen order,
+	// each pointing at its latest version.
+	order []entry
+	pos   map[string]int
+	msgs  map[int][]transcript.Message
+	meta  transcript.Meta
+	lines int
+}
+
+type entry struct {
+	id  string
+	rec int
+}
+
+func emptyLines() *transcript.Transcript {
+	return &transcript.Transcript{Format: transcript.FormatGeminiCLI, Frame: &jsonl.Frame{},
+		State: &lineState{pos: map[string]int{}, msgs: map[int][]transcript.Message{}}}
+}
+
+// lineKind classifies one JSONL record.
+type lineKind struct {
+	Set      map[string]json.RawMessage `json:"$set"`
+	RewindTo *string                    `json:"$rewindTo"`
+	wireMessage
+	SessionID   string   `json:"sessionId"`
+	ProjectHash string   `json:"projectHash"`
+	Summary     string   `json:"summary"`
+	Directories []string `json:"directories"`
+}
+
+func (c Codec) appendLines(prev *transcript.Transcript, data []byte, whole bool) *transcript.Transcript {
+	ps := prev.State.(*lineState)
+	st := &lineState{order: slices.Clone(ps.order), pos: maps.Clone(ps.pos), msgs: ps.msgs, meta: ps.meta, lines: ps.lines}
+	t := &transcript.Transcript{Format: transcript.FormatGeminiCLI, Records: prev.Records, Problems: prev.Problems, Skipped: prev.Skipped, Size: prev.Size}
+	pf, _ := prev.Frame.(*jsonl.Frame)
+	if pf == nil {
+		pf = &jsonl.Frame{}
+	}
+	fr, consumed := pf.Split(data, prev.Size, len(prev.Records), ps.lines, func(l jsonl.Line) bool {
+		var k lineKind
+		err := json.Unmarshal(l.Raw, &k)
+		if err != nil && !l.Terminated {
+			return false // a write in progress
+		}
+		idx := len(t.Records)
+		rec := transcript.Record{Start: l.Start, End: l.End, Raw: l.Raw}
+		if err == nil && (len(l.Raw) == 0 || bytes.TrimSpace(l.Raw)[0] != '{') {
+			err = fmt.Errorf("not a JSON object")
+		}
+		if err != nil {
+			rec.Kind, rec.Err = transcript.RecordMalformed, err.Error()
+			t.Records = append(t.Records, rec)
+			t.Skipped++
+			t.Problems = append(t.Problems, transcript.Problem{Record: idx, Line: l.Number, Message: fmt.Sprintf("line %d: %v", l.Number, err)})
+			st.lines = l.Number
+			return true
+		}
+		st.note(&rec, idx, &k, t, l.Number)
+		t.Records = append(t.Records, rec)
+		st.lines = l.Number
+		return true
+	})
+	t.Size = prev.Size + int64(consumed)
+	t.Frame = &fr
+	t.State = st
+	t.Meta = st.meta
+	for _, e := range st.order {
+		t.Messages = append(t.Messages, st.msgs[e.rec]...)
+	}
+	t.Turns = transcript.BuildTurns(t.Messages)
+	return t
+}
+
+// note applies one decoded line to the conversation state.
+func (s *lineState) note(rec *transcript.Record, idx int, k *lineKind, t *transcript.Transcript, line int) {
+	switch {
+	case k.RewindTo != nil:
+		rec.Kind, rec.Type, rec.ID = transcript.RecordMarker, "$rewindTo", *k.RewindTo
+		if p, ok := s.pos[*k.RewindTo]; ok {
+			for _, e := range s.order[p:] {
+				delete(s.pos, e.id)
+			}
+			s.order = s.order[:p:p]
+		}
+	case k.Set != nil:
+		rec.Kind, rec.Type = transcript.RecordMeta, "$set"
+		var patch lineKind
+		b, _ := json.Marshal(k.Set)
+		if json.Unmarshal(b, &patch) == nil {
+			s.noteMeta(&patch)
+		}
+	case k.Type != nil && k.ID != "":
+		rec.Type, rec.ID = *k.Type, k.ID
+		visible, known := messageTypes[*k.Type]
+		switch {
+		case !known:
+			rec.Kind = transcript.RecordUnknown
+		case visible:
+			rec.Kind = transcript.RecordMessage
+		default:
+			rec.Kind = transcript.RecordMeta
+		}
+		if known {
+			msgs, err := decodeMessage(&k.wireMessage, idx)
+			if err != nil {
+				rec.Kind, rec.Err = transcript.RecordMalformed, err.Error()
+				t.Skipped++
+				t.Problems = append(t.Problems, transcript.Problem{Record: idx, Line: line, Message: fmt.Sprintf("line %d: message %s: %v", line, k.ID, err)})
+				return
+			}
+			s.msgs[idx] = msgs
+			for _, m := range msgs {
+				if m.Model != "" {
+					s.meta.Model = m.Model
+				}
+			}
+		}
+		if p, ok := s.pos[k.ID]; ok {
+			s.order[p].rec = idx // an update: last version, first position
+		} else {
+			s.pos[k.ID] = len(s.order)
+			s.order = append(s.order, entry{id: k.ID, rec: idx})
+		}
+	case k.SessionID != "" || k.ProjectHash != "":
+		rec.Kind, rec.Type = transcript.RecordMeta, "metadata"
+		s.noteMeta(k)
+	default:
+		rec.Kind = transcript.RecordUnknown
+	}
+}
+
+func (s *lineState) noteMeta(k *lineKind) {
+	if k.SessionID != "" {
+		s.meta.SessionID = k.SessionID
+	}
+	if k.Summary != "" {
+		s.meta.Title = k.Summary
+	}
+	if len(k.Directories) > 0 {
+		s.meta.Cwd = k.Directories[0]
+	}
+}
+
+// Detect implements format.Codec.
+func (Codec) Detect(name string, head []byte) int {
+	score := detectLines(head)
+	if score == 0 {
+		score = detectDocument(head)
+	}
+	base := filepath.Base(name)
+	if score > 0 && (strings.HasPrefix(base, "session-") || strings.HasPrefix(base, "checkpoint-") || strings.Contains(filepath.ToSlash(name), ".gemini/")) {
+		score = min(score+5, 100)
+	}
+	return score
+}
+
+// detectLines scores a JSONL head: the metadata line, message lines of
+// Gemini's types, $set and $rewindTo records.
+func detectLines(head []byte) int {
+	score := 0
+	lines := bytes.Split(head, []byte("\n"))
+	for i, l := range lines {
+		if i >= 20 {
+			break
+		}
+		l = bytes.TrimSpace(l)
+		if len(l) == 0 || l[0] != '{' {
+			continue
+		}
+		var k lineKind
+		if json.Unmarshal(l, &k) != nil {
+			if i == len(lines)-1 {
+				continue // cut by the head limit
+			}
+			return 0
+		}
+		switch {
+		case k.SessionID != "" && k.ProjectHash != "" && k.Type == nil:
+			score = max(score, 95)
+		case k.RewindTo != nil || k.Set != nil && len(k.Set) > 0:
+			score = max(score, 60)
+		case k.Type != nil && k.ID != "" && (*k.Type == "gemini" || k.Tokens != nil || k.ToolCalls != nil):
+			score = max(score, 80)
+		}
+	}
+	return score
+}

@@ -1,0 +1,316 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+// Block bases for parts that do not live in a message's content array.
+const (
+	blockThought = 1 << 20
+	blockCall    = 2 << 20
+	blockResult  = 3 << 20
+)
+
+// wireMessage is one recorded message (a JSONL line or a legacy
+// messages[] element).
+type wireMessage struct {
+	ID        string          `json:"id"`
+	Timestamp string          `json:"timestamp"`
+	Type      *string         `json:"type"`
+	Content   json.RawMessage `json:"content"`
+	// Parts is what some writers put instead of content (seen in the wild
+	// on type "model" messages).
+	Parts     json.RawMessage `json:"parts"`
+	ToolCalls []wireToolCall  `json:"toolCalls"`
+	Thoughts  []wireThought   `json:"thoughts"`
+	Tokens    *wireTokens     `json:"tokens"`
+	Model     string          `json:"model"`
+}
+
+type wireToolCall struct {
+	ID     string          `json:"id"`
+	Name   string          `json:"name"`
+	Args   json.RawMessage `json:"args"`
+	Result json.RawMessage `json:"result"`
+	Status string          `json:"status"`
+}
+
+type wireThought struct {
+	Subject     string `json:"subject"`
+	Description string `json:"description"`
+}
+
+type wireTokens struct {
+	Input    int `json:"input"`
+	Output   int `json:"output"`
+	Cached   int `json:"cached"`
+	Thoughts int `json:"thoughts"`
+	Tool     int `json:"tool"`
+	Total    int `json:"total"`
+}
+
+// wirePart is a Gemini API Part.
+type wirePart struct {
+	Text             *string `json:"text"`
+	Thought          bool    `json:"thought"`
+	ThoughtSignature string  `json:"thoughtSignature"`
+	FunctionCall     *struct {
+		ID   string          `json:"id"`
+		Name string          `json:"name"`
+		Args json.RawMessage `json:"args"`
+	} `json:"functionCall"`
+	FunctionResponse *wireFunctionResponse `json:"functionResponse"`
+	InlineData       *struct {
+		MimeType string `json:"mimeType"`
+		Data     string `json:"data"`
+	} `json:"inlineData"`
+	FileData *struct {
+		MimeType string `json:"mimeType"`
+		FileURI  string `json:"fileUri"`
+	} `json:"fileData"`
+}
+
+type wireFunctionResponse struct {
+	ID       string          `json:"id"`
+	Name     string          `json:"name"`
+	Response json.RawMessage `json:"response"`
+}
+
+// wireContent is a checkpoint history entry.
+type wireContent struct {
+	Role  *string         `json:"role"`
+	Parts json.RawMessage `json:"parts"`
+}
+
+// messageTypes are the recorded message types and whether the model sees them.
+var messageTypes = map[string]bool{"user": true, "gemini": true, "model": true, "info": false, "error": false, "warning": false}
+
+// decodeMessage turns a recorded message into the model-visible messages it
+// holds: none (UI messages), one, or an assistant message followed by the
+// tool results its calls carry.
+func decodeMessage(w *wireMessage, rec int) ([]transcript.Message, error) {
+	typ := *w.Type
+	ts := parseTime(w.Timestamp)
+	content := w.Content
+	if len(content) == 0 || string(content) == "null" {
+		content = w.Parts
+	}
+	parts, err := decodeContent(content, rec)
+	if err != nil {
+		return nil, err
+	}
+	switch typ {
+	case "user":
+		m := transcript.Message{ID: w.ID, Role: transcript.RoleUser, Origin: transcript.OriginHuman, Timestamp: ts, Records: []int{rec}, Parts: parts}
+		if onlyResults(parts) {
+			m.Origin = transcript.OriginToolResult
+		}
+		return []transcript.Message{m}, nil
+	case "gemini", "model":
+	default:
+		return nil, nil
+	}
+	var all []transcript.Part
+	for i, th := range w.Thoughts {
+		text := th.Description
+		if th.Subject != "" {
+			text = th.Subject + "\n" + th.Description
+		}
+		all = append(all, transcript.Part{Kind: transcript.PartReasoning, Text: text, Ref: transcript.Ref{Record: rec, Block: blockThought + i}})
+	}
+	var results []transcript.Part
+	for _, p := range parts {
+		if p.Kind == transcript.PartToolResult {
+			results = append(results, p)
+		} else {
+			all = append(all, p)
+		}
+	}
+	for k, tc := range w.ToolCalls {
+		all = append(all, transcript.Part{Kind: transcript.PartToolCall, ToolCallID: tc.ID, ToolName: tc.Name, Args: compactJSON(tc.Args, "{}"), Ref: transcript.Ref{Record: rec, Block: blockCall + k}})
+		if r, ok := callResult(&tc, rec, k); ok {
+			results = append(results, r)
+		}
+	}
+	m := transcript.Message{ID: w.ID, Role: transcript.RoleAssistant, Origin: transcript.OriginAgent, Model: w.Model, Timestamp: ts, Records: []int{rec}, Parts: all}
+	if t := w.Tokens; t != nil {
+		// Gemini's prompt count includes the cached tokens.
+		m.Usage = &transcript.Usage{Input: max(t.Input-t.Cached, 0), CacheRead: t.Cached, Output: t.Output, Reasoning: t.Thoughts, Total: t.Total}
+	}
+	out := []transcript.Message{m}
+	if len(results) > 0 {
+		out = append(out, transcript.Message{ID: w.ID + "#results", Role: transcript.RoleUser, Origin: transcript.OriginToolResult, Timestamp: ts, Records: []int{rec}, Parts: results})
+	}
+	return out, nil
+}
+
+func onlyResults(parts []transcript.Part) bool {
+	for _, p := range parts {
+		if p.Kind != transcript.PartToolResult {
+			return false
+		}
+	}
+	return len(parts) > 0
+}
+
+// callResult reads a recorded tool call's result: functionResponse parts
+// whose response output becomes the result text.
+func callResult(tc *wireToolCall, rec, k int) (transcript.Part, bool) {
+	if len(tc.Result) == 0 || string(tc.Result) == "null" {
+		return transcript.Part{}, false
+	}
+	p := transcript.Part{Kind: transcript.PartToolResult, ToolCallID: tc.ID, ToolName: tc.Name, IsError: tc.Status == "error", Ref: transcript.Ref{Record: rec, Block: blockResult + k}}
+	var parts []wirePart
+	if json.Unmarshal(tc.Result, &parts) != nil {
+		p.Text = compactJSON(tc.Result, "")
+		return p, true
+	}
+	var texts []string
+	for _, wp := range parts {
+		switch {
+		case wp.FunctionResponse != nil:
+			text, isErr := responseText(wp.FunctionResponse.Response)
+			texts = append(texts, text)
+			p.IsError = p.IsError || isErr
+		case wp.Text != nil:
+			texts = append(texts, *wp.Text)
+		}
+	}
+	p.Text = strings.Join(texts, "\n")
+	return p, true
+}
+
+// responseText is what a functionResponse tells the model: its output (or
+// error) string, else the response as JSON.
+func responseText(raw json.RawMessage) (string, bool) {
+	var r struct {
+		Output *string `json:"output"`
+		Error  *string `json:"error"`
+	}
+	if json.Unmarshal(raw, &r) == nil {
+		switch {
+		case r.Output != nil && r.Error == nil:
+			return *r.Output, false
+		case r.Error != nil && r.Output == nil:
+			return *r.Error, true
+		}
+	}
+	return compactJSON(raw, ""), false
+}
+
+// decodeContent reads a PartListUnion: a string, one Part or a Part array.
+func decodeContent(raw json.RawMessage, rec int) ([]transcript.Part, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, err
+		}
+		if s == "" {
+			return nil, nil
+		}
+		return []transcript.Part{{Kind: transcript.PartText, Text: s, Ref: transcript.Ref{Record: rec, Block: -1}}}, nil
+	case '{':
+		var p wirePart
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return nil, err
+		}
+		return decodePart(&p, transcript.Ref{Record: rec, Block: -1}), nil
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, err
+	}
+	var out []transcript.Part
+	for k, el := range list {
+		var p wirePart
+		ref := transcript.Ref{Record: rec, Block: k}
+		if len(el) > 0 && el[0] == '"' {
+			// A PartUnion may be a bare string.
+			var s string
+			if json.Unmarshal(el, &s) == nil {
+				out = append(out, transcript.Part{Kind: transcript.PartText, Text: s, Ref: ref})
+			}
+			continue
+		}
+		if json.Unmarshal(el, &p) != nil {
+			continue // a part we cannot read is kept on disk, not shown
+		}
+		out = append(out, decodePart(&p, ref)...)
+	}
+	return out, nil
+}
+
+func decodePart(p *wirePart, ref transcript.Ref) []transcript.Part {
+	switch {
+	case p.FunctionCall != nil:
+		return []transcript.Part{{Kind: transcript.PartToolCall, ToolCallID: p.FunctionCall.ID, ToolName: p.FunctionCall.Name, Args: compactJSON(p.FunctionCall.Args, "{}"), Ref: ref}}
+	case p.FunctionResponse != nil:
+		text, isErr := responseText(p.FunctionResponse.Response)
+		return []transcript.Part{{Kind: transcript.PartToolResult, ToolCallID: p.FunctionResponse.ID, ToolName: p.FunctionResponse.Name, Text: text, IsError: isErr, Ref: ref}}
+	case p.InlineData != nil:
+		kind := transcript.PartDocument
+		if strings.HasPrefix(p.InlineData.MimeType, "image/") {
+			kind = transcript.PartImage
+		}
+		return []transcript.Part{{Kind: kind, MIME: p.InlineData.MimeType, Size: base64.StdEncoding.DecodedLen(len(p.InlineData.Data)), Ref: ref}}
+	case p.FileData != nil:
+		return []transcript.Part{{Kind: transcript.PartAttachment, MIME: p.FileData.MimeType, Text: p.FileData.FileURI, Ref: ref}}
+	case p.Text != nil && p.Thought:
+		return []transcript.Part{{Kind: transcript.PartReasoning, Text: *p.Text, Signed: p.ThoughtSignature != "", Opaque: len(p.ThoughtSignature), Ref: ref}}
+	case p.Text != nil:
+		return []transcript.Part{{Kind: transcript.PartText, Text: *p.Text, Ref: ref}}
+	}
+	return nil
+}
+
+// decodeCheckpoint reads one checkpoint Content.
+func decodeCheckpoint(c *wireContent, rec int) ([]transcript.Message, error) {
+	parts, err := decodeContent(c.Parts, rec)
+	if err != nil {
+		return nil, err
+	}
+	m := transcript.Message{Records: []int{rec}, Parts: parts}
+	switch *c.Role {
+	case "user":
+		m.Role, m.Origin = transcript.RoleUser, transcript.OriginHuman
+		if onlyResults(parts) {
+			m.Origin = transcript.OriginToolResult
+		}
+	case "model":
+		m.Role, m.Origin = transcript.RoleAssistant, transcript.OriginAgent
+	default:
+		return nil, nil
+	}
+	return []transcript.Message{m}, nil
+}
+
+func parseTime(s string) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// compactJSON renders raw compactly, or def when it is absent.
+func compactJSON(raw json.RawMessage, def string) string {
+	if len(bytes.TrimSpace(raw)) == 0 || string(raw) == "null" {
+		return def
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
+}

@@ -1,0 +1,372 @@
+package gemini
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/format/internal/jsonx"
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+// ackText is what Gemini CLI's own /compress puts after a summary.
+const ackText = "Got it. Thanks for the additional context!"
+
+// Fork implements format.Codec. Recordings and legacy sessions fork into
+// a new JSONL recording: a fresh metadata line (new sessionId), then the
+// view's messages (untouched records byte for byte, edited ones
+// re-rendered), each summary as a user message followed by a model
+// acknowledgement unless a model message follows anyway. Checkpoints fork
+// into a checkpoint of the same layout. A tool call whose result the view
+// dropped is dropped with it: the API rejects a call without a response.
+func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
+	src := v.Source
+	if src == nil {
+		return nil, fmt.Errorf("fork: view has no source transcript")
+	}
+	ts := opts.Timestamp
+	if ts == "" {
+		ts = time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
+	}
+	session := opts.SessionID
+	if session == "" {
+		session = newID()
+	}
+	f := forker{v: v, src: src, ts: ts, session: session, count: jsonx.SourceParts(src), kept: map[int][]transcript.Part{}, done: map[int]bool{}}
+	for i := range v.Messages {
+		for _, p := range v.Messages[i].Parts {
+			f.kept[p.Ref.Record] = append(f.kept[p.Ref.Record], p)
+		}
+	}
+	if fr, ok := src.Frame.(*docFrame); ok && fr.checkpoint {
+		return f.checkpoint(fr)
+	}
+	var out bytes.Buffer
+	meta, err := f.metadata(f.session)
+	if err != nil {
+		return nil, err
+	}
+	out.Write(meta)
+	out.WriteByte('\n')
+	_, isDoc := src.Frame.(*docFrame)
+	line := func(b []byte) {
+		if isDoc {
+			var c bytes.Buffer
+			if json.Compact(&c, b) == nil {
+				b = c.Bytes()
+			}
+		}
+		out.Write(b)
+		out.WriteByte('\n')
+	}
+	for _, s := range jsonx.PlanFork(v, f.skip()) {
+		switch {
+		case s.Summary >= 0:
+			line(f.newMessage("user", `[{"text":`+quote(v.Summaries[s.Summary].Text)+`}]`))
+			if f.needsAck(v.Summaries[s.Summary].Before) {
+				line(f.newMessage("gemini", quote(ackText)))
+			}
+		case s.Record >= 0:
+			line(src.Records[s.Record].Raw)
+		default:
+			for _, r := range v.Messages[s.Message].Records {
+				b, ok, err := f.record(r)
+				if err != nil {
+					return nil, err
+				}
+				if ok {
+					line(b)
+				}
+			}
+		}
+	}
+	return out.Bytes(), nil
+}
+
+type forker struct {
+	v     *transcript.View
+	src   *transcript.Transcript
+	ts    string
+	count map[int]int
+	kept  map[int][]transcript.Part
+	done  map[int]bool
+	// session names synthesized messages: <session>-<n>.
+	session string
+	made    int
+}
+
+// skip lists the records a fork must not pass through: everything but
+// unknown records that are still part of the conversation.
+func (f *forker) skip() map[int]bool {
+	current := map[int]bool{}
+	if st, ok := f.src.State.(*lineState); ok {
+		for _, e := range st.order {
+			current[e.rec] = true
+		}
+	} else {
+		for i := range f.src.Records {
+			current[i] = true
+		}
+	}
+	skip := map[int]bool{}
+	for i, r := range f.src.Records {
+		if r.Kind != transcript.RecordUnknown || !current[i] {
+			skip[i] = true
+		}
+	}
+	return skip
+}
+
+func (f *forker) needsAck(before int) bool {
+	return before >= len(f.v.Messages) || f.v.Messages[before].Role != transcript.RoleAssistant
+}
+
+// metadata renders the fork's first line from the source's metadata.
+func (f *forker) metadata(session string) ([]byte, error) {
+	o := &jsonx.Object{}
+	for i, r := range f.src.Records {
+		if r.Kind == transcript.RecordMeta && r.Type == "metadata" {
+			var err error
+			if o, err = jsonx.ParseObject(r.Raw); err != nil {
+				return nil, fmt.Errorf("fork: metadata record %d: %w", i, err)
+			}
+			break
+		}
+	}
+	if fr, ok := f.src.Frame.(*docFrame); ok {
+		if sp, ok := fr.doc.Member("projectHash"); ok {
+			o.SetRaw("projectHash", fr.src[sp.Start:sp.End])
+		}
+	}
+	_ = o.Set("sessionId", session)
+	if !o.Has("projectHash") {
+		_ = o.Set("projectHash", "")
+	}
+	_ = o.Set("startTime", f.ts)
+	_ = o.Set("lastUpdated", f.ts)
+	if !o.Has("kind") {
+		_ = o.Set("kind", "main")
+	}
+	return o.Bytes(), nil
+}
+
+func (f *forker) newMessage(typ, content string) []byte {
+	o := &jsonx.Object{}
+	f.made++
+	_ = o.Set("id", fmt.Sprintf("%s-%d", f.session, f.made))
+	_ = o.Set("timestamp", f.ts)
+	_ = o.Set("type", typ)
+	o.SetRaw("content", json.RawMessage(content))
+	return o.Bytes()
+}
+
+// record renders source record r with the view's parts of it, once.
+func (f *forker) record(r int) ([]byte, bool, error) {
+	if r < 0 || r >= len(f.src.Records) {
+		return nil, false, fmt.Errorf("fork: message refers to record %d outside the source", r)
+	}
+	if f.done[r] {
+		return nil, false, nil
+	}
+	f.done[r] = true
+	parts := f.kept[r]
+	raw := f.src.Records[r].Raw
+	if jsonx.Untouched(parts, f.count[r]) {
+		return raw, true, nil
+	}
+	if len(parts) == 0 {
+		return nil, false, nil
+	}
+	b, err := renderRecord(raw, parts)
+	if err != nil {
+		return nil, false, fmt.Errorf("fork: record %d: %w", r, err)
+	}
+	return b, true, nil
+}
+
+// renderRecord rewrites a message or Content record to hold exactly parts.
+func renderRecord(raw []byte, parts []transcript.Part) ([]byte, error) {
+	o, err := jsonx.ParseObject(raw)
+	if err != nil {
+		return nil, err
+	}
+	byBlock := map[int]transcript.Part{}
+	for _, p := range parts {
+		if _, seen := byBlock[p.Ref.Block]; !seen {
+			byBlock[p.Ref.Block] = p
+		}
+	}
+	if th := o.Get("thoughts"); th != nil {
+		els, err := jsonx.ParseArray(th)
+		if err == nil {
+			var keep []json.RawMessage
+			for i, el := range els {
+				p, ok := byBlock[blockThought+i]
+				if !ok {
+					continue
+				}
+				if p.Changed {
+					if eo, err := jsonx.ParseObject(el); err == nil {
+						eo.Delete("subject")
+						_ = eo.Set("description", p.Text)
+						el = eo.Bytes()
+					}
+				}
+				keep = append(keep, el)
+			}
+			o.SetRaw("thoughts", jsonx.Array(keep))
+		}
+	}
+	for _, key := range []string{"content", "parts"} {
+		c := bytes.TrimSpace(o.Get(key))
+		if len(c) == 0 || string(c) == "null" {
+			continue
+		}
+		switch c[0] {
+		case '"', '{':
+			p, ok := byBlock[-1]
+			switch {
+			case !ok && c[0] == '"':
+				_ = o.Set(key, "")
+			case !ok:
+				o.SetRaw(key, json.RawMessage("[]"))
+			case p.Changed && c[0] == '"':
+				_ = o.Set(key, p.Text)
+			case p.Changed:
+				o.SetRaw(key, renderPart(c, p))
+			}
+		case '[':
+			els, err := jsonx.ParseArray(c)
+			if err != nil {
+				return nil, err
+			}
+			var keep []json.RawMessage
+			for k, el := range els {
+				p, ok := byBlock[k]
+				if !ok {
+					continue
+				}
+				if p.Changed {
+					el = renderPart(el, p)
+				}
+				keep = append(keep, el)
+			}
+			o.SetRaw(key, jsonx.Array(keep))
+		}
+	}
+	if tc := o.Get("toolCalls"); tc != nil {
+		els, err := jsonx.ParseArray(tc)
+		if err != nil {
+			return nil, err
+		}
+		var keep []json.RawMessage
+		for k, el := range els {
+			call, okCall := byBlock[blockCall+k]
+			res, okRes := byBlock[blockResult+k]
+			eo, err := jsonx.ParseObject(el)
+			if err != nil || !okCall {
+				continue
+			}
+			hasResult := len(eo.Get("result")) > 0 && string(eo.Get("result")) != "null"
+			if hasResult && !okRes {
+				continue
+			}
+			if call.Changed && json.Valid([]byte(call.Args)) {
+				eo.SetRaw("args", json.RawMessage(call.Args))
+			}
+			if okRes && res.Changed {
+				resp := map[string]any{"id": call.ToolCallID, "name": call.ToolName, "response": map[string]any{"output": res.Text}}
+				b, _ := jsonx.Marshal([]any{map[string]any{"functionResponse": resp}})
+				eo.SetRaw("result", b)
+				if rd := eo.Get("resultDisplay"); len(rd) > 0 && rd[0] == '"' {
+					_ = eo.Set("resultDisplay", res.Text)
+				}
+			}
+			keep = append(keep, eo.Bytes())
+		}
+		o.SetRaw("toolCalls", jsonx.Array(keep))
+	}
+	return o.Bytes(), nil
+}
+
+// renderPart rewrites one API Part with a changed part's text or args.
+func renderPart(raw []byte, p transcript.Part) json.RawMessage {
+	o, err := jsonx.ParseObject(raw)
+	if err != nil {
+		return raw
+	}
+	switch p.Kind {
+	case transcript.PartText, transcript.PartReasoning:
+		_ = o.Set("text", p.Text)
+	case transcript.PartToolCall:
+		if fc, err := jsonx.ParseObject(o.Get("functionCall")); err == nil && json.Valid([]byte(p.Args)) {
+			fc.SetRaw("args", json.RawMessage(p.Args))
+			o.SetRaw("functionCall", fc.Bytes())
+		}
+	case transcript.PartToolResult:
+		if fr, err := jsonx.ParseObject(o.Get("functionResponse")); err == nil {
+			_ = fr.Set("response", map[string]any{"output": p.Text})
+			o.SetRaw("functionResponse", fr.Bytes())
+		}
+	}
+	return o.Bytes()
+}
+
+// checkpoint forks a checkpoint into the same document with its history
+// array holding the view.
+func (f *forker) checkpoint(fr *docFrame) ([]byte, error) {
+	layout := jsonx.LayoutOf(fr.src, fr.doc)
+	var elems []jsonx.Elem
+	content := func(role, text string) jsonx.Elem {
+		o := &jsonx.Object{}
+		_ = o.Set("role", role)
+		o.SetRaw("parts", json.RawMessage(`[{"text":`+quote(text)+`}]`))
+		return jsonx.Elem{Bytes: layout.Format(o.Bytes()), Source: -1}
+	}
+	for _, s := range jsonx.PlanFork(f.v, f.skip()) {
+		switch {
+		case s.Summary >= 0:
+			elems = append(elems, content("user", f.v.Summaries[s.Summary].Text))
+			if f.needsAck(f.v.Summaries[s.Summary].Before) {
+				elems = append(elems, content("model", ackText))
+			}
+		case s.Record >= 0:
+			elems = append(elems, jsonx.Elem{Bytes: f.src.Records[s.Record].Raw, Source: s.Record})
+		default:
+			for _, r := range f.v.Messages[s.Message].Records {
+				untouched := !f.done[r] && jsonx.Untouched(f.kept[r], f.count[r])
+				b, ok, err := f.record(r)
+				if err != nil {
+					return nil, err
+				}
+				switch {
+				case ok && untouched:
+					elems = append(elems, jsonx.Elem{Bytes: b, Source: r})
+				case ok:
+					elems = append(elems, jsonx.Elem{Bytes: layout.Format(b), Source: -1})
+				}
+			}
+		}
+	}
+	arr := fr.doc.ArrayBytes(fr.src, layout, elems)
+	out := append([]byte(nil), fr.src[:fr.doc.Array.Start]...)
+	out = append(out, arr...)
+	return append(out, fr.src[fr.doc.Array.End:]...), nil
+}
+
+func quote(s string) string {
+	b, _ := jsonx.Marshal(s)
+	return string(b)
+}
+
+// newID returns a random RFC 4122 version 4 uuid, Gemini CLI's session id form.
+func newID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}

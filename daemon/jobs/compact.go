@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/store"
 )
 
@@ -24,8 +27,17 @@ type Request struct {
 	// InPlace replaces the source (after committing it to the store).
 	InPlace bool
 	// Out overrides the fork's path.
-	Out      string
-	Progress Progress
+	Out string
+	// Summarize is the [summarize] configuration, used when
+	// Options.Summarizer is nil: the zero value is the offline extractive
+	// summarizer; provider "notes" reads NotesFile; a model name makes a
+	// model summarize, each span once (the store archives summaries).
+	Summarize config.Summarize
+	// Workspace is the workspace root: a relative notes file is read from
+	// it, and a fork may be written through a symbolic link only into it.
+	// "" means the transcript's folder.
+	Workspace string
+	Progress  Progress
 }
 
 // Result is what a compaction did (or, for a dry run, would do).
@@ -40,6 +52,8 @@ type Result struct {
 	Steps        []strategy.Step    `json:"steps"`
 	Retention    strategy.Retention `json:"retention"`
 	Notes        []string           `json:"notes,omitempty"`
+	// Summarizer names what backed the summarizing steps.
+	Summarizer string `json:"summarizer,omitempty"`
 	// ReportPath is the dry run's Markdown report.
 	ReportPath string `json:"reportPath,omitempty"`
 	// Carried is how many bytes the agent appended during an in-place
@@ -93,6 +107,11 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	if src, err = readSource(path); err != nil {
 		return nil, err
 	}
+	if req.InPlace {
+		if err := checkReplaceable(path); err != nil {
+			return nil, err
+		}
+	}
 
 	report(req.Progress, "record source", 10)
 	srcVersion, err := r.recordSource(ctx, conv, src)
@@ -104,7 +123,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	if req.InPlace {
 		sessionID = src.t.Meta.SessionID
 	}
-	out, rep, err := r.compactBytes(ctx, src, req, sessionID)
+	out, rep, err := r.compactBytes(ctx, src, conv.Key, req, sessionID, false)
 	if err != nil {
 		return nil, err
 	}
@@ -129,6 +148,12 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 		if _, err := os.Lstat(target); err == nil {
 			return nil, fmt.Errorf("%s already exists; not overwriting it (choose another --out)", target)
 		}
+		if err := checkForkFolder(target, path, req.Workspace); err != nil {
+			return nil, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("compact %s: %w; nothing was written", path, err)
 	}
 
 	// The store holds the result before the disk does, so a crash after
@@ -147,7 +172,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	res := &Result{
 		Format: string(src.codec.Format()), ForkPath: target, Version: v.Label, Parent: srcVersion.Label,
 		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, Steps: rep.Steps,
-		Retention: rep.Retention, Notes: rep.Notes,
+		Retention: rep.Retention, Notes: rep.Notes, Summarizer: out.summarizer,
 	}
 
 	report(req.Progress, "write", 90)
@@ -155,11 +180,11 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 		_, appendOnly := src.codec.(format.Appender)
 		rr, err := replaceInPlace(path, src.t.Size, sha256.Sum256(src.data[:src.t.Size]), out.data, appendOnly)
 		if err != nil {
-			return nil, err
+			return nil, r.forgetUnwritten(v, err)
 		}
 		res.Carried = rr.Carried
 	} else if err := createFile(target, out.data); err != nil {
-		return nil, err
+		return nil, r.forgetUnwritten(v, err)
 	}
 	report(req.Progress, "done", 100)
 	return res, nil
@@ -167,22 +192,52 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 
 // compacted is a fork's bytes and their parse.
 type compacted struct {
-	data []byte
-	t    *transcript.Transcript
-	view *transcript.View
+	data       []byte
+	t          *transcript.Transcript
+	view       *transcript.View
+	summarizer string
 }
 
-// compactBytes runs the pipeline on src and renders the fork, verified.
-func (r *Runner) compactBytes(ctx context.Context, src *source, req Request, sessionID string) (*compacted, *strategy.Report, error) {
+// forgetUnwritten removes a result recorded ahead of a write that failed,
+// so history never lists a version that never reached the disk, and
+// returns the write's error.
+func (r *Runner) forgetUnwritten(v store.Version, writeErr error) error {
+	if err := r.Store.DeleteUnwritten(context.Background(), v.ID); err != nil {
+		return errors.Join(writeErr, err)
+	}
+	return writeErr
+}
+
+// compactBytes runs the pipeline on src with the summarizer req's settings
+// ask for and renders the fork, verified. preview keeps the summary
+// archive untouched (dry runs).
+func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, req Request, sessionID string, preview bool) (*compacted, *strategy.Report, error) {
 	counter, err := r.tokenCounter()
 	if err != nil {
 		return nil, nil, fmt.Errorf("load tokenizer: %w", err)
 	}
+	opts := req.Options
+	sum, notes, err := r.summarizerFor(src, convKey, req, preview)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts.Summarizer = sum
+	if opts.Window <= 0 {
+		// The summarize threshold is a fraction of the window: without
+		// one, auto would never summarize.
+		opts.Window = gauge.Resolve(src.t, gauge.Options{}).ContextWindow
+	}
 	report(req.Progress, "compact", 20)
-	view, rep, err := r.pipeline()(ctx, src.t, counter, req.Options)
+	view, rep, err := r.pipeline()(ctx, src.t, counter, opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("compact %s: %w", src.path, err)
 	}
+	// A canceled summarizer is skipped with a note by the pipeline; the
+	// caller asked to stop, so stop.
+	if err := ctx.Err(); err != nil {
+		return nil, nil, fmt.Errorf("compact %s: %w; nothing was written", src.path, err)
+	}
+	rep.Notes = mergeNotes(notes, rep.Notes, sum == nil)
 	report(req.Progress, "render", 60)
 	data, err := src.codec.Fork(view, format.ForkOptions{
 		SessionID: sessionID, Timestamp: r.now().UTC().Format("2006-01-02T15:04:05.000Z"),
@@ -196,7 +251,25 @@ func (r *Runner) compactBytes(ctx context.Context, src *source, req Request, ses
 	if err != nil {
 		return nil, nil, err
 	}
-	return &compacted{data: data, t: t, view: view}, rep, nil
+	name := ""
+	if sum != nil {
+		name = sum.Name()
+	}
+	return &compacted{data: data, t: t, view: view, summarizer: name}, rep, nil
+}
+
+// mergeNotes puts the job's own notes first. When the job chose to run
+// without a summarizer (an empty notes file) its note says why, so the
+// pipeline's generic "no summarizer is configured" would only mislead.
+func mergeNotes(own, pipeline []string, noSummarizer bool) []string {
+	out := append([]string(nil), own...)
+	for _, n := range pipeline {
+		if noSummarizer && len(own) > 0 && strings.Contains(n, "no summarizer is configured") {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 // verifyFork re-parses a fork: it must be the source's format, parse
@@ -229,7 +302,14 @@ func pipelineNames(o strategy.Options) []string {
 
 // dryRun compacts in memory and writes only the Markdown report.
 func (r *Runner) dryRun(ctx context.Context, src *source, req Request) (*Result, error) {
-	out, rep, err := r.compactBytes(ctx, src, req, newUUID())
+	// Read-only lookup: a fork's conversation is found by its path.
+	key := conversationKey(src.t, src.path)
+	if c, ok, err := r.Store.FindConversation(ctx, src.path, key); err != nil {
+		return nil, err
+	} else if ok {
+		key = c.Key
+	}
+	out, rep, err := r.compactBytes(ctx, src, key, req, newUUID(), true)
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +327,7 @@ func (r *Runner) dryRun(ctx context.Context, src *source, req Request) (*Result,
 	report(req.Progress, "done", 100)
 	return &Result{
 		DryRun: true, Format: string(src.codec.Format()), TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter,
-		Steps: rep.Steps, Retention: rep.Retention, Notes: rep.Notes, ReportPath: reportPath,
+		Steps: rep.Steps, Retention: rep.Retention, Notes: rep.Notes, ReportPath: reportPath, Summarizer: out.summarizer,
 	}, nil
 }
 

@@ -7,5 +7,11 @@
 // never modifies a source except on an explicit in-place request. It prints
 // nothing: progress goes through a callback and results are values.
 //
-// It may import compaction/ and daemon/store; it must not import lsp/ or cmd/.
+// It builds the summarizer a request's [summarize] settings ask for
+// (extractive by default, which opens no network connection; the notes
+// file; or a model whose summaries the store archives so each span is
+// summarized once).
+//
+// It may import compaction/, daemon/store, daemon/config and daemon/llm;
+// it must not import lsp/ or cmd/.
 package jobs

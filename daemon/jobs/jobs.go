@@ -15,6 +15,7 @@ import (
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/llm"
 	"github.com/compactd/compactd/daemon/store"
 )
 
@@ -34,6 +35,9 @@ type Runner struct {
 	Encoding string
 	// Now defaults to time.Now (tests pin it).
 	Now func() time.Time
+	// LLMOptions are passed to llm.New when a request's summarize settings
+	// name a model (tests point the client elsewhere).
+	LLMOptions []llm.Option
 
 	counterOnce sync.Once
 	counter     *tokens.Counter

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"sort"
+	"time"
 
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/transcript"
@@ -102,12 +105,18 @@ func (r *Runner) restoreInPlace(ctx context.Context, conv store.Conversation, v 
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			// The source vanished: restoring recreates it.
+			if err := checkForkFolder(path, path, ""); err != nil {
+				return nil, err
+			}
 			if err := createFile(path, content); err != nil {
 				return nil, err
 			}
 			return res, nil
 		case err != nil:
 			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		if err := checkReplaceable(path); err != nil {
+			return nil, err
 		}
 		src := &source{path: path, data: data, hash: store.ContentHash(data)}
 		if src.codec, err = format.Detect(path, data); err == nil {
@@ -174,6 +183,12 @@ func (r *Runner) restoreFork(ctx context.Context, conv store.Conversation, v sto
 	}
 	label := fmt.Sprintf("v%d", len(versions)+1)
 	target := forkPath(path, transcript.Format(v.Format), sessionID, label, r.now())
+	if _, err := os.Lstat(target); err == nil {
+		return nil, fmt.Errorf("%s already exists; not overwriting it", target)
+	}
+	if err := checkForkFolder(target, path, ""); err != nil {
+		return nil, err
+	}
 	rec, _, err := r.Store.RecordVersion(ctx, store.NewVersion{
 		Conversation: conv, Kind: store.KindRestore, ParentID: v.ID, SourcePath: v.SourcePath,
 		SourceHash: v.ContentHash, Format: v.Format, ForkPath: target, Content: out, Cuts: recordCuts(t),
@@ -183,7 +198,7 @@ func (r *Runner) restoreFork(ctx context.Context, conv store.Conversation, v sto
 		return nil, err
 	}
 	if err := createFile(target, out); err != nil {
-		return nil, err
+		return nil, r.forgetUnwritten(rec, err)
 	}
 	return &RestoreResult{Path: target, Version: v.Label, Recorded: rec.Label}, nil
 }
@@ -235,7 +250,17 @@ type DoctorReport struct {
 	VanishedSources []store.Conversation `json:"vanishedSources"`
 	Conversations   int                  `json:"conversations"`
 	Versions        int                  `json:"versions"`
+	// StaleTemps are temporary files (.compactd-*.tmp) a killed job left
+	// beside known transcripts; RemoveStaleTemps deletes them.
+	StaleTemps []string `json:"staleTemps"`
+	// Removed are the stale temporary files RemoveStaleTemps deleted.
+	Removed []string `json:"removed,omitempty"`
 }
+
+// staleTempAge is how old a temporary file must be to count as left
+// behind: a live job keeps one for milliseconds, so a minute-old one
+// belongs to a job that died (RemoveStaleTemps must not race a live job).
+const staleTempAge = time.Minute
 
 // OK reports whether the store is sound (vanished files are not faults).
 func (d *DoctorReport) OK() bool { return len(d.Integrity) == 0 }
@@ -268,10 +293,59 @@ func (r *Runner) Doctor(ctx context.Context) (*DoctorReport, error) {
 		return nil, err
 	}
 	d.Conversations = len(cs)
+	dirs := map[string]bool{}
 	for _, c := range cs {
 		if _, err := os.Stat(c.SourcePath); errors.Is(err, os.ErrNotExist) {
 			d.VanishedSources = append(d.VanishedSources, c)
 		}
+		dirs[filepath.Dir(c.SourcePath)] = true
 	}
+	for _, v := range vs {
+		for _, p := range []string{v.SourcePath, v.ForkPath} {
+			if p != "" {
+				dirs[filepath.Dir(p)] = true
+			}
+		}
+	}
+	d.StaleTemps = staleTemps(dirs, r.now())
 	return d, nil
+}
+
+// staleTemps lists the temporary files compactd's writes leave only when
+// killed mid-write, in the folders it writes.
+func staleTemps(dirs map[string]bool, now time.Time) []string {
+	var out []string
+	for dir := range dirs {
+		matches, _ := filepath.Glob(filepath.Join(dir, ".compactd-*.tmp"))
+		for _, m := range matches {
+			fi, err := os.Lstat(m)
+			if err != nil || !fi.Mode().IsRegular() || now.Sub(fi.ModTime()) < staleTempAge {
+				continue
+			}
+			out = append(out, m)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// RemoveStaleTemps deletes the stale temporary files d lists (doctor
+// --fix), re-checking each is still old and still a regular file.
+func (r *Runner) RemoveStaleTemps(d *DoctorReport) error {
+	var errs []error
+	for _, p := range d.StaleTemps {
+		fi, err := os.Lstat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil || !fi.Mode().IsRegular() || r.now().Sub(fi.ModTime()) < staleTempAge {
+			continue
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("remove %s: %w", p, err))
+			continue
+		}
+		d.Removed = append(d.Removed, p)
+	}
+	return errors.Join(errs...)
 }

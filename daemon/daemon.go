@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -46,7 +47,8 @@ type Options struct {
 	// HotBytes bounds the parsed transcripts kept in memory for
 	// incremental appends (their source bytes); the others keep only their
 	// snapshot and are re-parsed when they change. The active transcript
-	// always stays. 0 means 32 MiB.
+	// always stays. A parsed transcript takes about 2.5 times its source
+	// size. 0 means 8 MiB.
 	HotBytes int64
 }
 
@@ -87,6 +89,7 @@ type Daemon struct {
 	// activeAt is the modification time of the active transcript.
 	activeAt  atomic.Int64
 	savings   *savingsWorker
+	freeing   atomic.Bool
 	ctx       context.Context
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
@@ -110,7 +113,7 @@ func New(opts Options) (*Daemon, error) {
 		opts.Debounce = 5 * time.Millisecond
 	}
 	if opts.HotBytes <= 0 {
-		opts.HotBytes = 32 << 20
+		opts.HotBytes = 8 << 20
 	}
 	if opts.SavingsDelay <= 0 {
 		opts.SavingsDelay = 300 * time.Millisecond
@@ -421,7 +424,20 @@ func (d *Daemon) enforceBudget(keep *tracked) {
 		}
 		h.tr.evict()
 		total -= h.size
+		d.freeSoon()
 	}
+}
+
+// freeSoon returns freed memory to the OS at most every few seconds after
+// evictions (a forced GC costs a few milliseconds).
+func (d *Daemon) freeSoon() {
+	if !d.freeing.CompareAndSwap(false, true) {
+		return
+	}
+	time.AfterFunc(2*time.Second, func() {
+		debug.FreeOSMemory()
+		d.freeing.Store(false)
+	})
 }
 
 func (d *Daemon) markActive(path string, mtime time.Time) {
@@ -489,4 +505,9 @@ func (d *Daemon) coldScan(ctx context.Context) {
 		d.opts.OnScan(ScanProgress{Done: int(done.Load()), Total: total, Finished: true, Elapsed: time.Since(start)})
 	}
 	d.log.Info("cold scan finished", "files", total, "elapsed", time.Since(start))
+	// Keep only the budget (and the active conversation) parsed, and give
+	// the parsing garbage back now rather than when the scavenger gets
+	// round to it.
+	d.enforceBudget(nil)
+	debug.FreeOSMemory()
 }

@@ -68,7 +68,15 @@ func serveChild() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	code := lsp.Serve(ctx, stdioRWC{}, lsp.Options{Env: daemon.EnvFromOS(os.Getenv), Logger: logger, Counter: counter, CountCache: cache})
+	// Dry-run savings count with their own counter (same cache), so the
+	// index's tokenization is measured alone.
+	savingsCounter, err := tokens.New("o200k_base", tokens.WithCache(cache))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	code := lsp.Serve(ctx, stdioRWC{}, lsp.Options{Env: daemon.EnvFromOS(os.Getenv), Logger: logger, Counter: counter, CountCache: cache,
+		Savings: daemon.StrategySavings(savingsCounter)})
 	if tc != nil {
 		_ = tc.Flush(ctx)
 	}

@@ -95,6 +95,11 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("load the tokenizer: %w", err)
 	}
 	opts.Counter, opts.CountCache = counter, cache
+	// Dry-run savings count with their own counter (same cache), so
+	// compactd/stats shows the index's tokenization alone.
+	if savingsCounter, err := tokens.New("o200k_base", tokens.WithCache(cache)); err == nil {
+		opts.Savings = daemon.StrategySavings(savingsCounter)
+	}
 	logger.Info("compactd serve starting", "pid", os.Getpid(), "store", path)
 	code := lsp.Serve(ctx, stdio{Reader: e.stdin, Writer: e.stdout}, opts)
 	logger.Info("compactd serve exiting", "code", code)

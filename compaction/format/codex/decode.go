@@ -1,0 +1,552 @@
+package codex
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	_ "image/gif" // registers GIF headers for image.DecodeConfig
+	_ "image/jpeg"
+	_ "image/png"
+	"strings"
+	"time"
+
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+// envelope is a rollout line. Older rollouts wrote bare session meta and
+// response items; ID and RecordType let decodeLine recognize those.
+type envelope struct {
+	Timestamp  string          `json:"timestamp"`
+	Type       string          `json:"type"`
+	Payload    json.RawMessage `json:"payload"`
+	ID         json.RawMessage `json:"id"`
+	RecordType string          `json:"record_type"`
+}
+
+type sessionMeta struct {
+	ID               string          `json:"id"`
+	SessionID        string          `json:"session_id"`
+	Cwd              string          `json:"cwd"`
+	ForkedFromID     string          `json:"forked_from_id"`
+	CLIVersion       string          `json:"cli_version"`
+	BaseInstructions json.RawMessage `json:"base_instructions"`
+	Instructions     json.RawMessage `json:"instructions"`
+}
+
+type turnContext struct {
+	Model string `json:"model"`
+	Cwd   string `json:"cwd"`
+}
+
+type event struct {
+	Type               string     `json:"type"`
+	Info               *tokenInfo `json:"info"`
+	ModelContextWindow int        `json:"model_context_window"`
+	ThreadName         string     `json:"thread_name"`
+}
+
+type tokenInfo struct {
+	LastTokenUsage     *tokenUsage `json:"last_token_usage"`
+	ModelContextWindow int         `json:"model_context_window"`
+}
+
+type tokenUsage struct {
+	Input     int `json:"input_tokens"`
+	Cached    int `json:"cached_input_tokens"`
+	Output    int `json:"output_tokens"`
+	Reasoning int `json:"reasoning_output_tokens"`
+	Total     int `json:"total_tokens"`
+}
+
+type compacted struct {
+	Message            string          `json:"message"`
+	ReplacementHistory json.RawMessage `json:"replacement_history"`
+}
+
+// item is the part of a response item the codec reads; everything else
+// stays in the record's bytes.
+type item struct {
+	Type             string          `json:"type"`
+	ID               string          `json:"id"`
+	Role             string          `json:"role"`
+	Content          json.RawMessage `json:"content"`
+	Name             string          `json:"name"`
+	Arguments        json.RawMessage `json:"arguments"`
+	Input            json.RawMessage `json:"input"`
+	CallID           string          `json:"call_id"`
+	Output           json.RawMessage `json:"output"`
+	Action           json.RawMessage `json:"action"`
+	Summary          json.RawMessage `json:"summary"`
+	EncryptedContent json.RawMessage `json:"encrypted_content"`
+}
+
+type block struct {
+	Type             string          `json:"type"`
+	Text             string          `json:"text"`
+	ImageURL         json.RawMessage `json:"image_url"`
+	EncryptedContent json.RawMessage `json:"encrypted_content"`
+}
+
+// decoded is what one line says, before it is applied to the transcript.
+type decoded struct {
+	rec transcript.Record
+	ts  time.Time
+	// Exactly one of these is set for a line that matters.
+	meta        *sessionMeta
+	turn        *turnContext
+	msg         *transcript.Message
+	event       *event
+	compaction  *compacted
+	replacement []transcript.Message
+}
+
+// Envelope types and bare response item types (older rollouts).
+const (
+	typeSessionMeta  = "session_meta"
+	typeTurnContext  = "turn_context"
+	typeResponseItem = "response_item"
+	typeEventMsg     = "event_msg"
+	typeCompacted    = "compacted"
+)
+
+var bareItemTypes = map[string]bool{
+	"message": true, "reasoning": true, "function_call": true, "function_call_output": true,
+	"custom_tool_call": true, "custom_tool_call_output": true, "local_shell_call": true, "web_search_call": true,
+}
+
+// unmarshal decodes leniently: a field of an unexpected JSON type is left
+// empty rather than failing the record (rollouts drift between versions).
+func unmarshal(raw []byte, v any) error {
+	err := json.Unmarshal(raw, v)
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		return nil
+	}
+	return err
+}
+
+// decodeLine classifies one line and decodes what the model sees in it.
+func decodeLine(raw []byte, idx int) (decoded, error) {
+	d := decoded{rec: transcript.Record{Raw: raw, Kind: transcript.RecordUnknown}}
+	if t := bytes.TrimLeft(raw, " \t\r\ufeff"); len(t) == 0 || t[0] != '{' {
+		err := errors.New("not a JSON object")
+		if !json.Valid(raw) {
+			err = fmt.Errorf("not JSON: %w", jsonError(raw))
+		}
+		d.rec.Kind, d.rec.Err = transcript.RecordMalformed, err.Error()
+		return d, err
+	}
+	var env envelope
+	if err := unmarshal(raw, &env); err != nil {
+		d.rec.Kind, d.rec.Err = transcript.RecordMalformed, err.Error()
+		return d, err
+	}
+	d.ts = parseTime(env.Timestamp)
+	d.rec.Type = env.Type
+	payload := env.Payload
+	if len(payload) == 0 {
+		// An older rollout: bare session meta and response items.
+		switch {
+		case bareItemTypes[env.Type]:
+			d.rec.Type, payload = typeResponseItem, raw
+		case env.RecordType != "":
+			d.rec.Type, d.rec.Kind = env.RecordType, transcript.RecordMeta
+			return d, nil
+		case env.Type == "" && len(env.ID) > 0:
+			d.rec.Type, payload = typeSessionMeta, raw
+		default:
+			return d, nil
+		}
+	}
+	if bytes.Equal(bytes.TrimSpace(payload), []byte("null")) {
+		return d, nil
+	}
+	switch d.rec.Type {
+	case typeSessionMeta:
+		var m sessionMeta
+		if unmarshal(payload, &m) != nil {
+			return d, nil
+		}
+		d.meta, d.rec.Kind = &m, transcript.RecordMeta
+		d.rec.ID = m.ID
+		if d.rec.ID == "" {
+			d.rec.ID = m.SessionID
+		}
+	case typeTurnContext:
+		var tc turnContext
+		if unmarshal(payload, &tc) == nil {
+			d.turn, d.rec.Kind = &tc, transcript.RecordMeta
+		}
+	case typeEventMsg:
+		var ev event
+		if unmarshal(payload, &ev) == nil {
+			d.event, d.rec.Kind = &ev, transcript.RecordMeta
+		}
+	case typeCompacted:
+		var c compacted
+		if unmarshal(payload, &c) != nil {
+			return d, nil
+		}
+		d.compaction, d.rec.Kind = &c, transcript.RecordMarker
+		d.replacement = replacementMessages(&c, idx, d.ts)
+	case typeResponseItem:
+		var it item
+		if unmarshal(payload, &it) != nil {
+			return d, nil
+		}
+		d.rec.ID = it.ID
+		m, kind := itemMessage(&it, refs{rec: idx, fixed: noFixedBlock})
+		d.rec.Kind = kind
+		if kind == transcript.RecordMessage {
+			m.Timestamp = d.ts
+			d.msg = &m
+		}
+	}
+	return d, nil
+}
+
+func jsonError(raw []byte) error {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return err
+	}
+	return errors.New("invalid JSON")
+}
+
+// replacementMessages synthesizes the model-visible history a compacted
+// record states: its replacement_history items, or, without one, its
+// summary message. A nil result with a present (even empty)
+// replacement_history still replaces the history: see applyCompacted.
+func replacementMessages(c *compacted, idx int, ts time.Time) []transcript.Message {
+	hist := bytes.TrimSpace(c.ReplacementHistory)
+	if len(hist) == 0 || string(hist) == "null" {
+		if c.Message == "" {
+			return nil
+		}
+		return []transcript.Message{{Role: transcript.RoleUser, Origin: transcript.OriginSummary, Timestamp: ts, Records: []int{idx},
+			Parts: []transcript.Part{{Kind: transcript.PartText, Text: c.Message, Ref: transcript.Ref{Record: idx, Block: -1}}}}}
+	}
+	var items []json.RawMessage
+	if json.Unmarshal(hist, &items) != nil {
+		return nil
+	}
+	var out []transcript.Message
+	for k, raw := range items {
+		var it item
+		if unmarshal(raw, &it) != nil {
+			continue
+		}
+		m, kind := itemMessage(&it, refs{rec: idx, fixed: k})
+		if kind != transcript.RecordMessage {
+			continue
+		}
+		if m.Role == transcript.RoleUser && c.Message != "" && len(m.Parts) > 0 && m.Parts[0].Text == c.Message {
+			m.Origin = transcript.OriginSummary
+		}
+		m.Timestamp = ts
+		out = append(out, m)
+	}
+	return out
+}
+
+// hasReplacement reports whether a compacted record carries a
+// replacement_history, which replaces the history even when empty.
+func hasReplacement(c *compacted) bool {
+	h := bytes.TrimSpace(c.ReplacementHistory)
+	return len(h) > 0 && string(h) != "null"
+}
+
+// noFixedBlock makes refs number content blocks; a compacted record's
+// replacement items instead all carry their item index.
+const noFixedBlock = -2
+
+type refs struct {
+	rec   int
+	fixed int
+}
+
+func (r refs) whole() transcript.Ref {
+	if r.fixed != noFixedBlock {
+		return transcript.Ref{Record: r.rec, Block: r.fixed}
+	}
+	return transcript.Ref{Record: r.rec, Block: -1}
+}
+
+func (r refs) block(k int) transcript.Ref {
+	if r.fixed != noFixedBlock {
+		return transcript.Ref{Record: r.rec, Block: r.fixed}
+	}
+	return transcript.Ref{Record: r.rec, Block: k}
+}
+
+// Harness injections arrive as user messages; these prefixes mark them.
+var injectedPrefixes = []string{
+	"<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<INSTRUCTIONS>",
+	"<permissions instructions>", "<user_shell_command>", "<turn_aborted>", "<collaboration_mode>",
+	"<skill>", "<personality_spec>", "<apps_instructions>", "<subagent_notification>",
+}
+
+// summaryPrefix opens the summary message Codex's own compaction writes.
+const summaryPrefix = "Another language model started to solve this problem"
+
+// itemMessage turns one response item into a message. Every item the model
+// sees yields at least one part so Fork can tell a removed item from an
+// untouched one.
+func itemMessage(it *item, r refs) (transcript.Message, transcript.RecordKind) {
+	m := transcript.Message{ID: it.ID, Role: transcript.RoleAssistant, Origin: transcript.OriginAgent, Records: []int{r.rec}}
+	switch it.Type {
+	case "message":
+		switch it.Role {
+		case "assistant":
+		case "user":
+			m.Role, m.Origin = transcript.RoleUser, transcript.OriginHuman
+		case "developer":
+			m.Role, m.Origin = transcript.RoleDeveloper, transcript.OriginInjected
+		case "system":
+			m.Role, m.Origin = transcript.RoleSystem, transcript.OriginInjected
+		default:
+			return m, transcript.RecordUnknown
+		}
+		m.Parts = contentParts(it.Content, r)
+		if m.Role == transcript.RoleUser {
+			m.Origin = userOrigin(m.Parts)
+		}
+	case "reasoning":
+		m.Parts = []transcript.Part{reasoningPart(it, r.whole())}
+	case "function_call":
+		m.Parts = []transcript.Part{{Kind: transcript.PartToolCall, ToolCallID: it.CallID, ToolName: it.Name, Args: stringOrJSON(it.Arguments), Ref: r.whole()}}
+	case "custom_tool_call":
+		m.Parts = []transcript.Part{{Kind: transcript.PartToolCall, ToolCallID: it.CallID, ToolName: it.Name, Args: stringOrJSON(it.Input), Ref: r.whole()}}
+	case "local_shell_call", "web_search_call", "tool_search_call", "image_generation_call":
+		id := it.CallID
+		if id == "" {
+			id = it.ID
+		}
+		name := it.Name
+		if name == "" {
+			name = strings.TrimSuffix(it.Type, "_call")
+		}
+		args := stringOrJSON(it.Action)
+		if args == "" {
+			args = stringOrJSON(it.Arguments)
+		}
+		m.Parts = []transcript.Part{{Kind: transcript.PartToolCall, ToolCallID: id, ToolName: name, Args: args, Ref: r.whole()}}
+	case "function_call_output", "custom_tool_call_output", "tool_search_output", "local_shell_call_output":
+		m.Role, m.Origin = transcript.RoleTool, transcript.OriginToolResult
+		m.Parts = outputParts(it, r)
+	case "compaction":
+		// The API's encrypted summary of the history before it.
+		m.Role, m.Origin = transcript.RoleUser, transcript.OriginSummary
+		m.Parts = []transcript.Part{{Kind: transcript.PartOpaque, Signed: true, Opaque: len(jsonString(it.EncryptedContent)), Ref: r.whole()}}
+	case "agent_message":
+		// A message from another agent of the same session.
+		m.Role, m.Origin = transcript.RoleUser, transcript.OriginSubagent
+		m.Parts = contentParts(it.Content, r)
+	case "ghost_snapshot":
+		return m, transcript.RecordMeta // an undo point; never sent to the model
+	default:
+		return m, transcript.RecordUnknown
+	}
+	return m, transcript.RecordMessage
+}
+
+func userOrigin(parts []transcript.Part) transcript.Origin {
+	for _, p := range parts {
+		if p.Kind != transcript.PartText {
+			continue
+		}
+		t := strings.TrimSpace(p.Text)
+		if strings.HasPrefix(t, summaryPrefix) {
+			return transcript.OriginSummary
+		}
+		for _, pre := range injectedPrefixes {
+			if strings.HasPrefix(t, pre) {
+				return transcript.OriginInjected
+			}
+		}
+		return transcript.OriginHuman
+	}
+	return transcript.OriginHuman
+}
+
+func reasoningPart(it *item, ref transcript.Ref) transcript.Part {
+	text := joinTexts(it.Summary)
+	if text == "" {
+		text = joinTexts(it.Content) // raw reasoning_text, when the model exposes it
+	}
+	enc := jsonString(it.EncryptedContent)
+	return transcript.Part{Kind: transcript.PartReasoning, Text: text, Signed: enc != "", Opaque: len(enc), Ref: ref}
+}
+
+// joinTexts joins the texts of a list of {type, text} blocks.
+func joinTexts(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '[' {
+		return ""
+	}
+	var blocks []block
+	if unmarshal(raw, &blocks) != nil {
+		return ""
+	}
+	var texts []string
+	for _, b := range blocks {
+		if b.Text != "" {
+			texts = append(texts, b.Text)
+		}
+	}
+	return strings.Join(texts, "\n")
+}
+
+// contentParts reads a message's content: one part per block.
+func contentParts(content json.RawMessage, r refs) []transcript.Part {
+	content = bytes.TrimSpace(content)
+	if len(content) == 0 {
+		return nil
+	}
+	if content[0] == '"' {
+		return []transcript.Part{{Kind: transcript.PartText, Text: jsonString(content), Ref: r.whole()}}
+	}
+	var raws []json.RawMessage
+	if content[0] != '[' || json.Unmarshal(content, &raws) != nil {
+		return nil
+	}
+	parts := make([]transcript.Part, 0, len(raws))
+	for k, raw := range raws {
+		parts = append(parts, blockPart(raw, r.block(k)))
+	}
+	return parts
+}
+
+func blockPart(raw json.RawMessage, ref transcript.Ref) transcript.Part {
+	var b block
+	if unmarshal(raw, &b) != nil {
+		return transcript.Part{Kind: transcript.PartOpaque, Opaque: len(raw), Ref: ref}
+	}
+	switch b.Type {
+	case "input_text", "output_text", "text", "summary_text", "reasoning_text":
+		return transcript.Part{Kind: transcript.PartText, Text: b.Text, Ref: ref}
+	case "input_image":
+		p := transcript.Part{Kind: transcript.PartImage, Ref: ref}
+		p.MIME, p.Size, p.Width, p.Height = dataURL(jsonString(b.ImageURL))
+		return p
+	case "encrypted_content":
+		return transcript.Part{Kind: transcript.PartOpaque, Signed: true, Opaque: len(jsonString(b.EncryptedContent)), Ref: ref}
+	}
+	if b.Text != "" {
+		return transcript.Part{Kind: transcript.PartText, Text: b.Text, Ref: ref}
+	}
+	return transcript.Part{Kind: transcript.PartOpaque, Opaque: len(raw), Ref: ref}
+}
+
+// outputParts reads a tool output: a string, one content item or a list
+// of them. The text is one part for the whole item; images in the list
+// become parts of their own, at their index in the list.
+func outputParts(it *item, r refs) []transcript.Part {
+	res := transcript.Part{Kind: transcript.PartToolResult, ToolCallID: it.CallID, Ref: r.whole()}
+	out := bytes.TrimSpace(it.Output)
+	var images []transcript.Part
+	switch {
+	case len(out) == 0 || string(out) == "null":
+	case out[0] == '"':
+		res.Text = jsonString(out)
+	case out[0] == '[' || out[0] == '{':
+		list := out
+		if out[0] == '{' {
+			list = append(append([]byte{'['}, out...), ']')
+		}
+		var raws []json.RawMessage
+		if json.Unmarshal(list, &raws) != nil {
+			res.Text = string(out)
+			break
+		}
+		var texts []string
+		for k, raw := range raws {
+			p := blockPart(raw, r.block(k))
+			switch p.Kind {
+			case transcript.PartText:
+				texts = append(texts, p.Text)
+			case transcript.PartImage:
+				images = append(images, p)
+			}
+		}
+		res.Text = strings.Join(texts, "\n")
+	default:
+		res.Text = string(out)
+	}
+	return append([]transcript.Part{res}, images...)
+}
+
+// jsonString decodes a JSON string value; anything else is "".
+func jsonString(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '"' {
+		return ""
+	}
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s
+}
+
+// stringOrJSON returns a string value as is and anything else as compact
+// JSON text ("" for null or absent): function_call arguments are a JSON
+// string, local_shell_call actions an object.
+func stringOrJSON(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	if raw[0] == '"' {
+		return jsonString(raw)
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// dataURL reads a data: URL's MIME type, decoded size and, when the header
+// is a standard image format, dimensions; remote URLs give nothing.
+func dataURL(url string) (mime string, size, width, height int) {
+	rest, ok := strings.CutPrefix(url, "data:")
+	if !ok {
+		return "", 0, 0, 0
+	}
+	meta, data, ok := strings.Cut(rest, ",")
+	if !ok {
+		return "", 0, 0, 0
+	}
+	mime, _, _ = strings.Cut(meta, ";")
+	if !strings.HasSuffix(meta, ";base64") {
+		return mime, len(data), 0, 0
+	}
+	size = base64.StdEncoding.DecodedLen(len(data)) - strings.Count(data[max(0, len(data)-2):], "=")
+	if cfg, _, err := image.DecodeConfig(base64.NewDecoder(base64.StdEncoding, strings.NewReader(data))); err == nil {
+		width, height = cfg.Width, cfg.Height
+	}
+	return mime, size, width, height
+}
+
+// instructionsText is the system prompt a session_meta carries:
+// base_instructions.text, or the older instructions string.
+func instructionsText(m *sessionMeta) string {
+	if b := bytes.TrimSpace(m.BaseInstructions); len(b) > 0 && b[0] == '{' {
+		var bi struct {
+			Text string `json:"text"`
+		}
+		if unmarshal(b, &bi) == nil && bi.Text != "" {
+			return bi.Text
+		}
+	} else if s := jsonString(b); s != "" {
+		return s
+	}
+	return jsonString(m.Instructions)
+}
+
+func parseTime(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s)
+	return t
+}

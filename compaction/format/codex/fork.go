@@ -1,0 +1,663 @@
+package codex
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/format/internal/jsonx"
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+// defaultCompactMessage is the compacted record's message when history was
+// cut without a summary.
+const defaultCompactMessage = "history compacted by compactd"
+
+// Fork writes v as a new rollout: the source's session_meta with a new id
+// and forked_from_id, then the view's items. Where history was cut (or the
+// view keeps history that only a compacted record of the source holds), a
+// compacted record carries the summary and, as replacement_history, every
+// item up to the last summary; the remaining items follow as response_item
+// lines, byte-exact where unchanged, with the turn_context and event lines
+// that accompanied them. token_count events are not copied: they describe
+// the old context.
+func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
+	src := v.Source
+	if src == nil {
+		return nil, fmt.Errorf("fork: view has no source transcript")
+	}
+	w := forkWriter{src: src, id: opts.SessionID, ts: opts.Timestamp}
+	if w.id == "" {
+		w.id = newUUID()
+	}
+	if w.ts == "" {
+		w.ts = time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
+	}
+	w.index()
+
+	// Order the view's items, summaries before the message they name.
+	var items []forkItem
+	var system *transcript.Message
+	summariesAt := func(i int) {
+		for s := range v.Summaries {
+			if b := v.Summaries[s].Before; b == i || (i == len(v.Messages) && (b < 0 || b > i)) {
+				items = append(items, forkItem{rec: -1, summary: v.Summaries[s].Text, isSummary: true})
+			}
+		}
+	}
+	for i := range v.Messages {
+		summariesAt(i)
+		m := &v.Messages[i]
+		if len(m.Parts) == 0 {
+			continue
+		}
+		it, err := w.item(m)
+		if err != nil {
+			return nil, err
+		}
+		if it.system {
+			system = m
+			continue
+		}
+		items = append(items, it)
+	}
+	summariesAt(len(v.Messages))
+
+	// Everything up to the last summary, or the last item only a compacted
+	// record can hold, goes into the new compacted record.
+	cut := -1
+	for i, it := range items {
+		if it.isSummary || it.fromCompacted {
+			cut = i
+		}
+	}
+	compact := v.Cut || cut >= 0
+
+	meta, err := w.sessionMeta(system)
+	if err != nil {
+		return nil, err
+	}
+	w.line(meta)
+	rest := items[cut+1:]
+	first := len(src.Records)
+	if len(rest) > 0 && rest[0].rec >= 0 {
+		first = rest[0].rec
+	}
+	if tc := w.turnContextBefore(first); tc >= 0 {
+		w.line(src.Records[tc].Raw)
+		w.emitted[tc] = true
+	}
+	if compact {
+		w.compacted(items[:cut+1])
+	}
+	lastKept := -1
+	for _, it := range rest {
+		if it.rec >= 0 {
+			w.passthrough(w.before[it.rec])
+		}
+		w.line(it.line)
+		if it.rec >= 0 {
+			w.passthrough(w.after[it.rec])
+			lastKept = it.rec
+		}
+	}
+	if lastKept >= 0 && lastKept == w.lastOwned {
+		w.passthrough(w.tail)
+	}
+	return w.out, nil
+}
+
+// A forkItem is one model-visible item of the fork.
+type forkItem struct {
+	// rec is the source response_item line the item comes from, or -1.
+	rec int
+	// payload is the item's JSON; line is its whole rollout line.
+	payload, line []byte
+	// summary is the text of a summary item.
+	summary   string
+	isSummary bool
+	// fromCompacted marks items only a source compacted record holds.
+	fromCompacted bool
+	// system marks the base instructions, which live in session_meta.
+	system bool
+}
+
+type forkWriter struct {
+	src    *transcript.Transcript
+	id, ts string
+	out    []byte
+	// byItem finds a source message by (record, replacement item index),
+	// the index being -1 for a response_item line.
+	byItem map[[2]int]*transcript.Message
+	// before and after are the source lines that travel with a response
+	// item: turn_context and events before it, the user_message event
+	// that repeats it after it. tail follows the last item.
+	before, after map[int][]int
+	tail          []int
+	lastOwned     int
+	turnContexts  []int
+	emitted       map[int]bool
+}
+
+func (w *forkWriter) line(b []byte) {
+	w.out = append(w.out, b...)
+	w.out = append(w.out, '\n')
+}
+
+func (w *forkWriter) passthrough(recs []int) {
+	for _, r := range recs {
+		if !w.emitted[r] {
+			w.line(w.src.Records[r].Raw)
+			w.emitted[r] = true
+		}
+	}
+}
+
+// index maps the source: which message each record holds and which lines
+// travel with which item.
+func (w *forkWriter) index() {
+	src := w.src
+	w.byItem = map[[2]int]*transcript.Message{}
+	owned := map[int]bool{}
+	for i := range src.Messages {
+		m := &src.Messages[i]
+		if len(m.Records) == 0 || len(m.Parts) == 0 {
+			continue
+		}
+		r := m.Records[0]
+		if r < 0 || r >= len(src.Records) {
+			continue
+		}
+		switch src.Records[r].Type {
+		case typeCompacted:
+			w.byItem[[2]int{r, m.Parts[0].Ref.Block}] = m
+		case typeSessionMeta:
+		default:
+			w.byItem[[2]int{r, -1}] = m
+			owned[r] = true
+		}
+	}
+	w.before, w.after, w.emitted = map[int][]int{}, map[int][]int{}, map[int]bool{}
+	w.lastOwned = -1
+	var pending []int
+	for r := range src.Records {
+		rec := &src.Records[r]
+		if owned[r] {
+			w.before[r] = pending
+			pending = nil
+			w.lastOwned = r
+			continue
+		}
+		if rec.Kind == transcript.RecordMalformed || rec.Type == typeSessionMeta || rec.Type == typeCompacted {
+			continue
+		}
+		if rec.Type == typeTurnContext {
+			w.turnContexts = append(w.turnContexts, r)
+		}
+		if rec.Type == typeEventMsg {
+			switch eventType(rec.Raw) {
+			case "token_count":
+				continue // describes the old context
+			case "user_message":
+				// Written after the item it repeats.
+				if w.lastOwned >= 0 && len(pending) == 0 {
+					w.after[w.lastOwned] = append(w.after[w.lastOwned], r)
+					continue
+				}
+			}
+		}
+		pending = append(pending, r)
+	}
+	w.tail = pending
+}
+
+func eventType(raw []byte) string {
+	var e struct {
+		Payload struct {
+			Type string `json:"type"`
+		} `json:"payload"`
+	}
+	_ = unmarshal(raw, &e)
+	return e.Payload.Type
+}
+
+// turnContextBefore returns the last turn_context line before record
+// first when the lines copied with the first item do not bring one, so
+// the fork's items keep their model; -1 when none is needed.
+func (w *forkWriter) turnContextBefore(first int) int {
+	for _, r := range w.before[first] {
+		if w.src.Records[r].Type == typeTurnContext {
+			return -1
+		}
+	}
+	last := -1
+	for _, r := range w.turnContexts {
+		if r < first {
+			last = r
+		}
+	}
+	return last
+}
+
+// item renders one view message as a fork item.
+func (w *forkWriter) item(m *transcript.Message) (forkItem, error) {
+	if len(m.Records) == 0 {
+		payload, err := freshItem(m)
+		return forkItem{rec: -1, payload: payload, line: w.envelope(typeResponseItem, payload)}, err
+	}
+	r := m.Records[0]
+	if r < 0 || r >= len(w.src.Records) {
+		return forkItem{}, fmt.Errorf("fork: message %q refers to record %d outside the source", m.ID, r)
+	}
+	rec := &w.src.Records[r]
+	switch rec.Type {
+	case typeSessionMeta:
+		return forkItem{system: true}, nil
+	case typeCompacted:
+		return w.compactedItem(m, r)
+	}
+	o, err := jsonx.ParseObject(rec.Raw)
+	if err != nil {
+		return forkItem{}, fmt.Errorf("fork: record %d: %w", r, err)
+	}
+	payload, bare := o.Get("payload"), false
+	if payload == nil {
+		payload, bare = rec.Raw, true
+	}
+	source := w.byItem[[2]int{r, -1}]
+	var sourceParts []transcript.Part
+	if source != nil {
+		sourceParts = source.Parts
+	}
+	out, changed, err := renderItem(payload, sourceParts, m)
+	if err != nil {
+		return forkItem{}, fmt.Errorf("fork: record %d: %w", r, err)
+	}
+	it := forkItem{rec: r, payload: out}
+	switch {
+	case bare:
+		it.line = w.envelope(typeResponseItem, out)
+	case changed:
+		o.SetRaw("payload", out)
+		it.line = o.Bytes()
+	default:
+		it.line = rec.Raw
+	}
+	return it, nil
+}
+
+// compactedItem renders a message a source compacted record holds: one of
+// its replacement_history items, or its summary.
+func (w *forkWriter) compactedItem(m *transcript.Message, r int) (forkItem, error) {
+	k := m.Parts[0].Ref.Block
+	if k < 0 {
+		text := m.Parts[0].Text
+		return forkItem{rec: -1, summary: text, isSummary: true, fromCompacted: true}, nil
+	}
+	o, err := jsonx.ParseObject(w.src.Records[r].Raw)
+	if err != nil {
+		return forkItem{}, fmt.Errorf("fork: record %d: %w", r, err)
+	}
+	p, err := jsonx.ParseObject(o.Get("payload"))
+	if err != nil {
+		return forkItem{}, fmt.Errorf("fork: record %d: %w", r, err)
+	}
+	hist, err := jsonx.ParseArray(p.Get("replacement_history"))
+	if err != nil || k >= len(hist) {
+		return forkItem{}, fmt.Errorf("fork: record %d has no replacement item %d", r, k)
+	}
+	// Parts of replacement items all carry the item index: find which
+	// content block each kept part is by decoding the item again.
+	var it item
+	_ = unmarshal(hist[k], &it)
+	full, _ := itemMessage(&it, refs{rec: r, fixed: noFixedBlock})
+	var sourceParts []transcript.Part
+	if source := w.byItem[[2]int{r, k}]; source != nil {
+		sourceParts = full.Parts
+	}
+	located := *m
+	located.Parts = locate(m.Parts, full.Parts)
+	out, _, err := renderItem(hist[k], sourceParts, &located)
+	if err != nil {
+		return forkItem{}, fmt.Errorf("fork: record %d item %d: %w", r, k, err)
+	}
+	summary := m.Origin == transcript.OriginSummary
+	return forkItem{rec: -1, payload: out, fromCompacted: true, isSummary: summary, summary: textOf(m)}, nil
+}
+
+// locate gives kept parts the refs of the source parts they match, in
+// order: a part matches the next source part of its kind that it equals
+// or replaces.
+func locate(kept, source []transcript.Part) []transcript.Part {
+	out := make([]transcript.Part, len(kept))
+	j := 0
+	for i, p := range kept {
+		out[i] = p
+		for ; j < len(source); j++ {
+			s := source[j]
+			if s.Kind == p.Kind && (p.Changed || s.Text == p.Text) {
+				out[i].Ref = s.Ref
+				j++
+				break
+			}
+		}
+	}
+	return out
+}
+
+func textOf(m *transcript.Message) string {
+	for _, p := range m.Parts {
+		if p.Kind == transcript.PartText {
+			return p.Text
+		}
+	}
+	return ""
+}
+
+// envelope wraps a payload in a rollout line stamped with the fork's time.
+func (w *forkWriter) envelope(typ string, payload []byte) []byte {
+	o := &jsonx.Object{}
+	_ = o.Set("timestamp", w.ts)
+	_ = o.Set("type", typ)
+	o.SetRaw("payload", payload)
+	return o.Bytes()
+}
+
+// compacted writes the record that replaces the history with items.
+func (w *forkWriter) compacted(items []forkItem) {
+	message := defaultCompactMessage
+	hist := make([]json.RawMessage, 0, len(items))
+	for _, it := range items {
+		payload := it.payload
+		if payload == nil && it.isSummary {
+			payload = userMessage(it.summary)
+		}
+		if it.isSummary && it.summary != "" {
+			message = it.summary
+		}
+		hist = append(hist, payload)
+	}
+	p := &jsonx.Object{}
+	_ = p.Set("message", message)
+	p.SetRaw("replacement_history", jsonx.Array(hist))
+	w.line(w.envelope(typeCompacted, p.Bytes()))
+}
+
+// sessionMeta renders the fork's first line from the source's first
+// session_meta: new id, forked_from_id, and the base instructions as the
+// view has them.
+func (w *forkWriter) sessionMeta(system *transcript.Message) ([]byte, error) {
+	src := w.src
+	metaRec := -1
+	for r := range src.Records {
+		if src.Records[r].Type == typeSessionMeta && src.Records[r].Kind != transcript.RecordUnknown {
+			metaRec = r
+			break
+		}
+	}
+	var env, p *jsonx.Object
+	if metaRec >= 0 {
+		o, err := jsonx.ParseObject(src.Records[metaRec].Raw)
+		if err != nil {
+			return nil, fmt.Errorf("fork: session_meta: %w", err)
+		}
+		payload := o.Get("payload")
+		if payload == nil {
+			payload = src.Records[metaRec].Raw // an older rollout's bare meta line
+		} else {
+			env = o
+		}
+		if p, err = jsonx.ParseObject(payload); err != nil {
+			return nil, fmt.Errorf("fork: session_meta payload: %w", err)
+		}
+	} else {
+		p = &jsonx.Object{}
+		_ = p.Set("timestamp", w.ts)
+		_ = p.Set("cwd", src.Meta.Cwd)
+		_ = p.Set("originator", "compactd")
+		_ = p.Set("cli_version", src.Meta.AgentVersion)
+	}
+	_ = p.Set("id", w.id)
+	if p.Has("session_id") {
+		_ = p.Set("session_id", w.id)
+	}
+	if src.Meta.SessionID != "" {
+		_ = p.Set("forked_from_id", src.Meta.SessionID)
+	}
+	switch {
+	case system == nil:
+		p.Delete("base_instructions")
+		p.Delete("instructions")
+	case !system.Parts[0].Changed && len(system.Parts) == 1 && system.Parts[0].Kind == transcript.PartText:
+		// unchanged
+	default:
+		text := textOf(system)
+		if bi := bytes.TrimSpace(p.Get("base_instructions")); len(bi) > 0 && bi[0] == '{' {
+			o, err := jsonx.ParseObject(bi)
+			if err != nil {
+				return nil, fmt.Errorf("fork: base_instructions: %w", err)
+			}
+			_ = o.Set("text", text)
+			p.SetRaw("base_instructions", o.Bytes())
+		} else if p.Has("instructions") && !p.Has("base_instructions") {
+			_ = p.Set("instructions", text)
+		} else {
+			_ = p.Set("base_instructions", struct {
+				Text string `json:"text"`
+			}{text})
+		}
+	}
+	if env == nil {
+		return w.envelope(typeSessionMeta, p.Bytes()), nil
+	}
+	env.SetRaw("payload", p.Bytes())
+	return env.Bytes(), nil
+}
+
+// renderItem rewrites one response item to hold exactly the view message's
+// parts. It reports whether anything changed. Encrypted content is never
+// re-encoded: members the codec does not touch keep their bytes.
+func renderItem(payload []byte, source []transcript.Part, m *transcript.Message) ([]byte, bool, error) {
+	kept := m.Parts
+	if jsonx.Untouched(kept, len(source)) && sameKinds(kept, source) {
+		return payload, false, nil
+	}
+	for _, p := range kept {
+		if p.Signed && p.Changed {
+			return nil, false, fmt.Errorf("encrypted reasoning was altered: it may be dropped, never changed")
+		}
+	}
+	o, err := jsonx.ParseObject(payload)
+	if err != nil {
+		return nil, false, err
+	}
+	var it item
+	_ = unmarshal(payload, &it)
+	if !sameKinds(kept, sourceKinds(source, kept)) {
+		out, err := freshItem(m)
+		return out, true, err
+	}
+	switch it.Type {
+	case "message", "agent_message":
+		err = renderContent(o, kept)
+	case "reasoning":
+		_ = o.Set("summary", []textBlock{{"summary_text", kept[0].Text}})
+	case "function_call":
+		_ = o.Set("arguments", kept[0].Args)
+	case "custom_tool_call":
+		_ = o.Set("input", kept[0].Args)
+	case "local_shell_call", "web_search_call", "image_generation_call", "tool_search_call":
+		if json.Valid([]byte(kept[0].Args)) {
+			key := "action"
+			if !o.Has("action") && o.Has("arguments") {
+				key = "arguments"
+			}
+			o.SetRaw(key, json.RawMessage(kept[0].Args))
+		}
+	default:
+		if kept[0].Kind == transcript.PartToolResult {
+			err = renderOutput(o, kept)
+		}
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return o.Bytes(), true, nil
+}
+
+func sameKinds(a, b []transcript.Part) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Kind != b[i].Kind {
+			return false
+		}
+	}
+	return true
+}
+
+// sourceKinds returns the source parts the kept parts stand in for, by ref.
+func sourceKinds(source, kept []transcript.Part) []transcript.Part {
+	out := make([]transcript.Part, 0, len(kept))
+	for _, p := range kept {
+		for _, s := range source {
+			if s.Ref == p.Ref {
+				out = append(out, s)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// renderContent keeps the content blocks that kept parts name, rewriting
+// changed text.
+func renderContent(o *jsonx.Object, kept []transcript.Part) error {
+	content := bytes.TrimSpace(o.Get("content"))
+	if len(content) > 0 && content[0] == '"' {
+		return o.Set("content", kept[0].Text)
+	}
+	blocks, err := jsonx.ParseArray(content)
+	if err != nil {
+		return err
+	}
+	out := make([]json.RawMessage, 0, len(kept))
+	for _, p := range kept {
+		k := p.Ref.Block
+		if k < 0 || k >= len(blocks) {
+			return fmt.Errorf("content block %d out of range", k)
+		}
+		if !p.Changed {
+			out = append(out, blocks[k])
+			continue
+		}
+		b, err := jsonx.ParseObject(blocks[k])
+		if err != nil {
+			return err
+		}
+		_ = b.Set("text", p.Text)
+		out = append(out, b.Bytes())
+	}
+	o.SetRaw("content", jsonx.Array(out))
+	return nil
+}
+
+// renderOutput rewrites a tool output: a string output becomes the kept
+// text; a list keeps the kept images and holds the text in one block.
+func renderOutput(o *jsonx.Object, kept []transcript.Part) error {
+	res := kept[0]
+	out := bytes.TrimSpace(o.Get("output"))
+	if len(out) == 0 || out[0] != '[' {
+		return o.Set("output", res.Text)
+	}
+	blocks, err := jsonx.ParseArray(out)
+	if err != nil {
+		return err
+	}
+	keepImage := map[int]bool{}
+	for _, p := range kept[1:] {
+		keepImage[p.Ref.Block] = true
+	}
+	var list []json.RawMessage
+	textDone := false
+	for k, raw := range blocks {
+		switch blockPart(raw, transcript.Ref{}).Kind {
+		case transcript.PartImage:
+			if keepImage[k] {
+				list = append(list, raw)
+			}
+		case transcript.PartText:
+			if !textDone && res.Text != "" {
+				b, err := jsonx.ParseObject(raw)
+				if err != nil {
+					return err
+				}
+				_ = b.Set("text", res.Text)
+				list = append(list, b.Bytes())
+			}
+			textDone = true
+		}
+	}
+	if !textDone && res.Text != "" {
+		t, _ := jsonx.Marshal(textBlock{"input_text", res.Text})
+		list = append([]json.RawMessage{t}, list...)
+	}
+	if list == nil {
+		list = []json.RawMessage{}
+	}
+	o.SetRaw("output", jsonx.Array(list))
+	return nil
+}
+
+// freshItem renders a message the source does not hold as it stands (a
+// strategy's stand-in text) as a message item of its role.
+func freshItem(m *transcript.Message) ([]byte, error) {
+	role := string(m.Role)
+	kind := "input_text"
+	switch m.Role {
+	case transcript.RoleAssistant:
+		kind = "output_text"
+	case transcript.RoleTool:
+		role = "user"
+	}
+	var content []textBlock
+	for _, p := range m.Parts {
+		if p.Kind == transcript.PartText || p.Kind == transcript.PartToolResult {
+			content = append(content, textBlock{kind, p.Text})
+		}
+	}
+	if content == nil {
+		return nil, fmt.Errorf("fork: message %q has no text the rollout can hold", m.ID)
+	}
+	return jsonx.Marshal(messageItem{"message", role, content})
+}
+
+// messageItem and textBlock render new items with Codex's key order.
+type messageItem struct {
+	Type    string      `json:"type"`
+	Role    string      `json:"role"`
+	Content []textBlock `json:"content"`
+}
+
+type textBlock struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+func userMessage(text string) []byte {
+	b, _ := jsonx.Marshal(messageItem{"message", "user", []textBlock{{"input_text", text}}})
+	return b
+}
+
+// newUUID returns a random RFC 4122 version 4 uuid.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}

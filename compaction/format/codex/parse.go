@@ -1,0 +1,244 @@
+package codex
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+
+	"github.com/compactd/compactd/compaction/format/internal/jsonl"
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+// state is Transcript.State: what Append needs to continue in time
+// proportional to the new bytes. The calls map is shared between
+// successive transcripts and only gains entries; a lookup checks that the
+// entry points inside the transcript at hand.
+type state struct {
+	meta transcript.Meta
+	// model is the model of the current turn (turn_context).
+	model string
+	calls map[string]call
+	// system is the message holding the base instructions, which every
+	// compaction keeps; nil when the rollout has none.
+	system *transcript.Message
+	// sawMeta is set by the first session_meta: later ones (a forked
+	// rollout copies its parent's) describe other sessions.
+	sawMeta bool
+}
+
+type call struct {
+	name string
+	rec  int
+}
+
+func (s *state) clone() *state {
+	c := *s
+	return &c
+}
+
+func empty() *transcript.Transcript {
+	return &transcript.Transcript{Format: transcript.FormatCodex, State: &state{calls: map[string]call{}}, Frame: &jsonl.Frame{}}
+}
+
+// builder accumulates one Append's effect on the message list, copying the
+// previous transcript's messages before changing any of them.
+type builder struct {
+	msgs []transcript.Message
+	// shared is how many leading elements of msgs belong to the previous
+	// transcript.
+	shared int
+	// replaced is set when a compaction replaced the history.
+	replaced bool
+}
+
+func (b *builder) own() {
+	if b.shared > 0 {
+		b.msgs = slices.Clone(b.msgs)
+		b.shared = 0
+	}
+}
+
+func (c Codec) append(prev *transcript.Transcript, tail []byte, whole bool) (*transcript.Transcript, error) {
+	ps := prev.State.(*state)
+	st := ps.clone()
+	pf, _ := prev.Frame.(*jsonl.Frame)
+	if pf == nil {
+		pf = &jsonl.Frame{}
+	}
+	t := &transcript.Transcript{
+		Format:   transcript.FormatCodex,
+		Records:  prev.Records,
+		Problems: prev.Problems,
+		Skipped:  prev.Skipped,
+		Size:     prev.Size,
+	}
+	oldLen := len(prev.Records)
+	b := builder{msgs: prev.Messages, shared: len(prev.Messages)}
+
+	consume := tail
+	if !whole {
+		// Only complete lines: the rest waits for the writer to finish.
+		consume = jsonl.CompleteLines(tail)
+	}
+	fr, consumed := pf.Split(consume, prev.Size, oldLen, pf.Lines(oldLen), func(l jsonl.Line) bool {
+		idx := len(t.Records)
+		d, err := decodeLine(l.Raw, idx)
+		if err != nil && !l.Terminated {
+			return false // a write in progress: keep it for Write, do not consume it
+		}
+		d.rec.Start, d.rec.End = l.Start, l.End
+		t.Records = append(t.Records, d.rec)
+		if err != nil {
+			t.Skipped++
+			t.Problems = append(t.Problems, transcript.Problem{Record: idx, Line: l.Number, Message: fmt.Sprintf("line %d: %v", l.Number, err)})
+			return true
+		}
+		st.apply(&b, t, idx, &d)
+		return true
+	})
+	t.Size = prev.Size + int64(consumed)
+	if len(t.Records) == oldLen && len(fr.Pending) == 0 && len(fr.Seps) == len(pf.Seps) && bytes.Equal(fr.Lead, pf.Lead) {
+		// Nothing new: hand back an equal transcript.
+		cp := *prev
+		cp.Size = t.Size
+		return &cp, nil
+	}
+	t.Frame = &fr
+	t.State = st
+	t.Meta = st.meta
+	t.Messages = b.msgs
+	if b.replaced {
+		t.Turns = transcript.BuildTurns(t.Messages)
+	} else {
+		t.Turns = extendTurns(prev.Turns, t.Messages, len(prev.Messages))
+	}
+	return t, nil
+}
+
+// apply records what a decoded line says about the session and the
+// model-visible history.
+func (s *state) apply(b *builder, t *transcript.Transcript, idx int, d *decoded) {
+	switch {
+	case d.meta != nil:
+		if s.sawMeta {
+			return
+		}
+		s.sawMeta = true
+		m := &s.meta
+		m.SessionID = d.rec.ID
+		m.Cwd = d.meta.Cwd
+		m.ForkedFrom = d.meta.ForkedFromID
+		m.AgentVersion = d.meta.CLIVersion
+		if text := instructionsText(d.meta); text != "" {
+			sys := transcript.Message{Role: transcript.RoleSystem, Origin: transcript.OriginInjected, Timestamp: d.ts, Records: []int{idx}, Pinned: true,
+				Parts: []transcript.Part{{Kind: transcript.PartText, Text: text, Ref: transcript.Ref{Record: idx, Block: -1}}}}
+			s.system = &sys
+			b.msgs = append(b.msgs, sys)
+			t.Records[idx].Kind = transcript.RecordMessage
+		}
+	case d.turn != nil:
+		if d.turn.Model != "" {
+			s.model, s.meta.Model = d.turn.Model, d.turn.Model
+		}
+		if s.meta.Cwd == "" {
+			s.meta.Cwd = d.turn.Cwd
+		}
+	case d.msg != nil:
+		m := *d.msg
+		if m.Role == transcript.RoleAssistant {
+			m.Model = s.model
+		}
+		m.Parts = s.named(m.Parts, idx, len(t.Records))
+		b.msgs = append(b.msgs, m)
+	case d.event != nil:
+		s.applyEvent(b, d.event)
+	case d.compaction != nil:
+		// The history is replaced wholesale; the base instructions are
+		// sent with every request and stay.
+		if !hasReplacement(d.compaction) && d.compaction.Message == "" {
+			return // a marker that states nothing: the history stands
+		}
+		msgs := make([]transcript.Message, 0, len(d.replacement)+1)
+		if s.system != nil {
+			msgs = append(msgs, *s.system)
+		}
+		for _, m := range d.replacement {
+			if m.Role == transcript.RoleAssistant {
+				m.Model = s.model
+			}
+			m.Parts = s.named(m.Parts, idx, len(t.Records))
+			msgs = append(msgs, m)
+		}
+		b.msgs, b.shared, b.replaced = msgs, 0, true
+	}
+}
+
+func (s *state) applyEvent(b *builder, ev *event) {
+	switch ev.Type {
+	case "token_count":
+		if ev.Info == nil {
+			return
+		}
+		if ev.Info.ModelContextWindow > 0 {
+			s.meta.ContextWindow = ev.Info.ModelContextWindow
+		}
+		u := ev.Info.LastTokenUsage
+		if u == nil || (u.Total == 0 && u.Input == 0) || len(b.msgs) == 0 {
+			return
+		}
+		// OpenAI's input_tokens include the cached ones; Usage counts
+		// them apart, like Anthropic's.
+		usage := &transcript.Usage{Input: max(u.Input-u.Cached, 0), CacheRead: min(u.Cached, u.Input), Output: u.Output, Reasoning: u.Reasoning, Total: u.Total}
+		last := len(b.msgs) - 1
+		if last < b.shared {
+			b.own()
+		}
+		b.msgs[last].Usage = usage
+	case "task_started":
+		if ev.ModelContextWindow > 0 {
+			s.meta.ContextWindow = ev.ModelContextWindow
+		}
+	case "thread_name_updated":
+		if ev.ThreadName != "" {
+			s.meta.Title = ev.ThreadName
+		}
+	}
+}
+
+// named records tool names of calls and fills them in on results. records
+// is the length of the transcript being built: entries past it come from
+// another transcript extended from the same one.
+func (s *state) named(parts []transcript.Part, idx, records int) []transcript.Part {
+	for k := range parts {
+		p := &parts[k]
+		switch p.Kind {
+		case transcript.PartToolCall:
+			if p.ToolCallID != "" {
+				s.calls[p.ToolCallID] = call{name: p.ToolName, rec: idx}
+			}
+		case transcript.PartToolResult:
+			if c, ok := s.calls[p.ToolCallID]; ok && p.ToolName == "" && c.rec < records {
+				p.ToolName = c.name
+			}
+		}
+	}
+	return parts
+}
+
+// extendTurns recomputes only the last turn onwards.
+func extendTurns(prev []transcript.Turn, msgs []transcript.Message, oldMsgs int) []transcript.Turn {
+	start, keep := 0, 0
+	if len(prev) > 0 {
+		keep = len(prev) - 1
+		start = prev[keep].Start
+	}
+	if start > len(msgs) || oldMsgs > len(msgs) {
+		return transcript.BuildTurns(msgs)
+	}
+	out := make([]transcript.Turn, keep, keep+4)
+	copy(out, prev[:keep])
+	for _, tn := range transcript.BuildTurns(msgs[start:]) {
+		out = append(out, transcript.Turn{Start: tn.Start + start, End: tn.End + start})
+	}
+	return out
+}

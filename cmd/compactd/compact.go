@@ -6,12 +6,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
 	_ "github.com/compactd/compactd/compaction/format/all" // every codec
 	_ "github.com/compactd/compactd/compaction/format/anthropic"
 	"github.com/compactd/compactd/compaction/strategy"
+	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/jobs"
 	"github.com/compactd/compactd/daemon/store"
 )
@@ -85,12 +88,13 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 	out := fs.String("out", "", "write the fork to this path")
 	inPlace := fs.Bool("in-place", false, "replace the transcript itself (its prior content is kept in the store)")
 	storePath := fs.String("store", "", "store database path")
+	window := fs.Int("window", 0, "the model's context window in tokens (default: from config, else the transcript's model)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("usage: compactd compact [--strategy S]... [--keep-last N] [--dry-run] [--json] [--out PATH] [--in-place] [--store P] PATH")
+		return usagef("usage: compactd compact [--strategy S]... [--keep-last N] [--window N] [--dry-run] [--json] [--out PATH] [--in-place] [--store P] PATH")
 	}
 	if *inPlace && (*out != "" || *dryRun) {
 		return usagef("--in-place cannot be combined with --out or --dry-run")
@@ -98,15 +102,44 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 	if err := strategy.ValidateStrategies(strategies); err != nil {
 		return usagef("%v", err)
 	}
+	// The config gives the defaults; flags the user typed override them.
+	workspace, err := findWorkspace(pos[0])
+	if err != nil {
+		return err
+	}
+	cfg, err := config.Load(workspace)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	opts := cfg.StrategyOptions(*window)
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["strategy"] {
+		opts.Strategies = strategies
+	}
+	if set["keep-last"] {
+		opts.KeepLast = *keepLast
+		if *keepLast == 0 {
+			opts.KeepLast = -1 // the user asked for none; Options reads 0 as the default
+		}
+	}
+	if set["window"] && *window < 0 {
+		return usagef("--window must be a positive number of tokens, not %d", *window)
+	}
+	if *storePath == "" && e.getenv("COMPACTD_STORE") == "" {
+		*storePath = cfg.Store.Path
+	}
 	r, closeStore, err := openRunner(ctx, e, *storePath)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
 	res, err := r.Compact(ctx, jobs.Request{
-		Path:    pos[0],
-		Options: strategy.Options{Strategies: strategies, KeepLast: *keepLast},
-		DryRun:  *dryRun, InPlace: *inPlace, Out: *out,
+		Path:      pos[0],
+		Options:   opts,
+		Summarize: cfg.Summarize,
+		Workspace: workspace,
+		DryRun:    *dryRun, InPlace: *inPlace, Out: *out,
 	})
 	if err != nil {
 		return err
@@ -116,6 +149,33 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 	}
 	printCompact(e.stdout, res)
 	return nil
+}
+
+// findWorkspace is the folder of the nearest .compactd.toml: from the
+// transcript's folder upward, else from the current directory upward; ""
+// when there is none (only the user config then applies).
+func findWorkspace(transcript string) (string, error) {
+	abs, err := filepath.Abs(transcript)
+	if err != nil {
+		return "", fmt.Errorf("resolve %s: %w", transcript, err)
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		cwd = ""
+	}
+	for _, start := range []string{filepath.Dir(abs), cwd} {
+		for dir := start; dir != ""; {
+			if fi, err := os.Stat(filepath.Join(dir, config.WorkspaceFile)); err == nil && fi.Mode().IsRegular() {
+				return dir, nil
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				break
+			}
+			dir = parent
+		}
+	}
+	return "", nil
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -149,6 +209,9 @@ func printCompact(w io.Writer, res *jobs.Result) {
 		fmt.Fprintf(w, " (lost: %s)", strings.Join(lost, "; "))
 	}
 	fmt.Fprintln(w)
+	if res.Summarizer != "" {
+		fmt.Fprintf(w, "summarizer: %s\n", res.Summarizer)
+	}
 	for _, n := range res.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}

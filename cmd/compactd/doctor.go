@@ -9,7 +9,7 @@ import (
 func init() {
 	register(&command{
 		name:    "doctor",
-		summary: "check the version store: integrity, size, vanished forks and sources",
+		summary: "check the version store: integrity, size, vanished forks and sources, stale temporary files",
 		run:     runDoctor,
 	})
 }
@@ -17,13 +17,14 @@ func init() {
 func runDoctor(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("doctor", e)
 	asJSON := fs.Bool("json", false, "print the findings as JSON")
+	fix := fs.Bool("fix", false, "remove the temporary files killed jobs left beside transcripts")
 	storePath := fs.String("store", "", "store database path")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 0 {
-		return usagef("usage: compactd doctor [--json] [--store P]")
+		return usagef("usage: compactd doctor [--fix] [--json] [--store P]")
 	}
 	r, closeStore, err := openRunner(ctx, e, *storePath)
 	if err != nil {
@@ -33,6 +34,10 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 	d, err := r.Doctor(ctx)
 	if err != nil {
 		return err
+	}
+	var fixErr error
+	if *fix {
+		fixErr = r.RemoveStaleTemps(d)
 	}
 	if *asJSON {
 		if err := writeJSON(e.stdout, d); err != nil {
@@ -53,6 +58,19 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 		for _, c := range d.VanishedSources {
 			fmt.Fprintf(w, "vanished source: %s (%s); its versions remain in the store\n", c.SourcePath, c.Key)
 		}
+		removed := map[string]bool{}
+		for _, p := range d.Removed {
+			removed[p] = true
+			fmt.Fprintf(w, "removed stale temporary file: %s\n", p)
+		}
+		for _, p := range d.StaleTemps {
+			if !removed[p] {
+				fmt.Fprintf(w, "stale temporary file: %s (left by a killed job; remove it with: compactd doctor --fix)\n", p)
+			}
+		}
+	}
+	if fixErr != nil {
+		return fixErr
 	}
 	if !d.OK() {
 		return errors.New("the store failed its integrity check; copy it aside before anything else writes to it")

@@ -156,8 +156,8 @@ func TestParseLegacyAndCheckpoint(t *testing.T) {
 	if len(got) != 9 || got[0] != "user/human text|Run a command|||false" || got[6] != "assistant/agent text|Captured multiline output.|||false" || !strings.HasPrefix(got[1], "assistant/agent reasoning|Placeholder") {
 		t.Fatalf("legacy messages:\n%s", strings.Join(got, "\n"))
 	}
-	if tr.Meta.SessionID != "session-2025-12-16T23-47-b4f17607" || tr.Records[4].Kind != transcript.RecordMeta {
-		t.Fatalf("meta %+v, record 4 %v", tr.Meta, tr.Records[4].Kind)
+	if tr.Meta.SessionID != "session-2025-12-16T23-47-b4f17607" || tr.Records[3].Kind != transcript.RecordMeta {
+		t.Fatalf("meta %+v, record 3 %v", tr.Meta, tr.Records[3].Kind)
 	}
 
 	ck := formattest.RoundTrip(t, Codec{}, "checkpoint", read(t, "testdata/checkpoint-calc.json"))

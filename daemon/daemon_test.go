@@ -219,3 +219,49 @@ func TestIgnoresNonTranscripts(t *testing.T) {
 		t.Fatalf("%d transcripts tracked, want 0", n)
 	}
 }
+
+// TestEvictedTranscriptStillServes: past the hot-bytes budget a transcript
+// keeps only its snapshot (hover still answers from it) and its next
+// change re-parses it correctly.
+func TestEvictedTranscriptStillServes(t *testing.T) {
+	ws := t.TempDir()
+	paths := []string{filepath.Join(ws, "a.jsonl"), filepath.Join(ws, "b.jsonl")}
+	var datas [][]byte
+	for i, p := range paths {
+		data := sessiongen.ClaudeCode(sessiongen.Options{Seed: uint64(i + 1), Turns: 6, Cwd: ws})
+		datas = append(datas, data)
+		os.WriteFile(p, data, 0o644)
+		mt := time.Now().Add(time.Duration(i-5) * time.Minute)
+		os.Chtimes(p, mt, mt)
+	}
+	rec := &recorder{ch: make(chan struct{}, 1)}
+	d, err := New(Options{Folders: []string{ws}, Env: Env{Home: t.TempDir()}, OnChange: rec.add, HotBytes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	<-d.ScanDone()
+	if got := d.Stats().Files; got != 1 {
+		t.Fatalf("%d transcripts parsed in memory, want 1 (the active one)", got)
+	}
+	old := d.Snapshot(paths[0])
+	if old == nil || len(old.Turns) == 0 {
+		t.Fatal("the evicted transcript lost its snapshot")
+	}
+	if _, ok := old.TurnAtLine(old.Lines() - 2); !ok {
+		t.Fatal("no turn for the evicted transcript's last line")
+	}
+	f, _ := os.OpenFile(paths[0], os.O_APPEND|os.O_WRONLY, 0)
+	f.Write(sessiongen.Continue(transcript.FormatClaudeCode, datas[0], 4, 8))
+	f.Close()
+	ev := rec.wait(t, func(ev Event) bool { return ev.Path == paths[0] && ev.Snapshot != nil && ev.Snapshot.Seq > old.Seq })
+	if ev.Snapshot.Messages <= old.Messages || len(ev.Snapshot.Turns) <= len(old.Turns) {
+		t.Fatalf("after re-parse: %d messages (was %d)", ev.Snapshot.Messages, old.Messages)
+	}
+	if d.Active() != paths[0] {
+		t.Fatalf("active = %s", d.Active())
+	}
+}

@@ -415,3 +415,7 @@ func TestModelMisconfigured(t *testing.T) {
 		t.Errorf("missing key: err = %v", err)
 	}
 }
+
+func sessiongenClaude(seed uint64, turns int) []byte {
+	return sessiongen.ClaudeCode(sessiongen.Options{Seed: seed, Turns: turns})
+}

@@ -86,7 +86,7 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 	if len(rest) > 0 && rest[0].rec >= 0 {
 		first = rest[0].rec
 	}
-	if tc := w.turnContextBefore(first); tc >= 0 {
+	if tc := w.turnContextBefore(first, compact); tc >= 0 {
 		w.line(src.Records[tc].Raw)
 		w.emitted[tc] = true
 	}
@@ -191,7 +191,14 @@ func (w *forkWriter) index() {
 			w.lastOwned = r
 			continue
 		}
-		if rec.Kind == transcript.RecordMalformed || rec.Type == typeSessionMeta || rec.Type == typeCompacted {
+		switch {
+		case rec.Type == typeCompacted:
+			// What came before was replaced, with the lines around it.
+			pending = nil
+			continue
+		case rec.Kind == transcript.RecordMalformed || rec.Kind == transcript.RecordMessage || rec.Type == typeSessionMeta:
+			// Garbage, items a compaction replaced, and the meta the
+			// fork writes itself.
 			continue
 		}
 		if rec.Type == typeTurnContext {
@@ -226,10 +233,12 @@ func eventType(raw []byte) string {
 
 // turnContextBefore returns the last turn_context line before record
 // first when the lines copied with the first item do not bring one, so
-// the fork's items keep their model; -1 when none is needed.
-func (w *forkWriter) turnContextBefore(first int) int {
+// the fork's items keep their model; -1 when none is needed. Before a
+// compacted record one is always wanted: the replacement history's items
+// belong to a turn too.
+func (w *forkWriter) turnContextBefore(first int, compact bool) int {
 	for _, r := range w.before[first] {
-		if w.src.Records[r].Type == typeTurnContext {
+		if w.src.Records[r].Type == typeTurnContext && !compact {
 			return -1
 		}
 	}

@@ -35,8 +35,7 @@ func crashChild(mode, path, storePath string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	r := New(s)
-	r.Pipeline = dropOldTurns
+	r := New(s) // the real pipeline and, through format/all, the real codec
 	fmt.Println("ready")
 	for i := 0; ; i++ {
 		if mode == "restore" && i%2 == 1 {
@@ -71,13 +70,10 @@ func TestCrashDuringInPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	storePath := os.Getenv("COMPACTD_STORE")
-	path := filepath.Join(root, "chat.tjsonl")
-	orig := conversationBytes("s-crash", 400, "z")
-	if err := os.WriteFile(path, orig, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path, orig := claudeSession(t, filepath.Join(root, "proj"), 77, 24)
 	rng := rand.New(rand.NewSource(1))
 	ctx := context.Background()
+	compacted := 0
 	for trial := 0; trial < crashTrials(); trial++ {
 		mode := "compact"
 		if trial%2 == 1 {
@@ -92,7 +88,7 @@ func TestCrashDuringInPlace(t *testing.T) {
 			t.Fatal(err)
 		}
 		bufio.NewReader(out).ReadString('\n') // "ready": the store is open
-		time.Sleep(time.Duration(rng.Intn(120)) * time.Millisecond)
+		time.Sleep(time.Duration(rng.Intn(400)) * time.Millisecond)
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 		if strings.TrimSpace(stderr.String()) != "" {
@@ -125,7 +121,15 @@ func TestCrashDuringInPlace(t *testing.T) {
 		if !known[store.ContentHash(got)] {
 			t.Fatalf("trial %d (%s): transcript is neither the old nor a recorded new content (%d bytes)", trial, mode, len(got))
 		}
+		if !bytes.Equal(got, orig) {
+			compacted++
+		}
 	}
+	// Kills must land during work that changes the file, not only before it.
+	if compacted == 0 {
+		t.Errorf("no trial found the transcript compacted: the kills all came before any write")
+	}
+	t.Logf("%d trials, %d found the transcript replaced", crashTrials(), compacted)
 }
 
 // TestConcurrentAppendLosesNothing appends lines at about 50 per second

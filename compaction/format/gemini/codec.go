@@ -239,7 +239,7 @@ func (Codec) Detect(name string, head []byte) int {
 // detectLines scores a JSONL head: the metadata line, message lines of
 // Gemini's types, $set and $rewindTo records.
 func detectLines(head []byte) int {
-	score := 0
+	score, bad := 0, 0
 	lines := bytes.Split(head, []byte("\n"))
 	for i, l := range lines {
 		if i >= 20 {
@@ -251,18 +251,22 @@ func detectLines(head []byte) int {
 		}
 		var k lineKind
 		if json.Unmarshal(l, &k) != nil {
-			if i == len(lines)-1 {
-				continue // cut by the head limit
+			// A line cut by a crash is kept and counted; more than a few
+			// mean this is not JSONL.
+			if bad++; bad > 2 {
+				return 0
 			}
-			return 0
+			continue
 		}
 		switch {
 		case k.SessionID != "" && k.ProjectHash != "" && k.Type == nil:
 			score = max(score, 95)
 		case k.RewindTo != nil || k.Set != nil && len(k.Set) > 0:
 			score = max(score, 60)
-		case k.Type != nil && k.ID != "" && (*k.Type == "gemini" || k.Tokens != nil || k.ToolCalls != nil):
+		case k.Type != nil && k.ID != "" && *k.Type == "gemini":
 			score = max(score, 80)
+		case k.Type != nil && k.ID != "" && *k.Type == "user" && k.Timestamp != "" && len(k.Content) > 0:
+			score = max(score, 40)
 		}
 	}
 	return score

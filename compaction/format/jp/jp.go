@@ -290,19 +290,15 @@ func (Codec) Detect(name string, head []byte) int {
 	if wrapper != nil || len(records) == 0 {
 		return 0
 	}
-	known := 0
+	known, odd := 0, 0
 	for _, r := range records {
 		o, ok := r.(map[string]any)
-		if !ok {
-			return 0
-		}
 		typ, _ := o["type"].(string)
 		ts, _ := o["timestamp"].(string)
-		if typ == "" || ts == "" {
-			return 0
-		}
-		if _, err := time.Parse(timeLayout, ts); err != nil {
-			return 0
+		if _, err := time.Parse(timeLayout, ts); !ok || typ == "" || err != nil {
+			// Malformed events are kept and counted; many mean another format.
+			odd++
+			continue
 		}
 		switch typ {
 		case "turn_start", "chat_request", "chat_response", "tool_call_request", "tool_call_response",
@@ -310,7 +306,7 @@ func (Codec) Detect(name string, head []byte) int {
 			known++
 		}
 	}
-	if known == 0 {
+	if known == 0 || odd > known/4 {
 		return 0
 	}
 	score := 90

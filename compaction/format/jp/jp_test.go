@@ -200,13 +200,13 @@ func golden(t *testing.T, name string, got []byte) {
 
 func TestBase64Rule(t *testing.T) {
 	for in, want := range map[string]string{
-		"dGVzdA==": "test",
-		"test":     "test", // valid base64, but its bytes are not UTF-8
-		"abcd":     "abcd",
-		"":         "",
-		"YQ":       "YQ", // unpadded: not what jp writes
+		"dGVzdA==":     "test",
+		"test":         "test", // valid base64, but its bytes are not UTF-8
+		"abcd":         "abcd",
+		"":             "",
+		"YQ":           "YQ", // unpadded: not what jp writes
 		"4pyTIOKckw==": "✓ ✓",
-		"not base64!": "not base64!",
+		"not base64!":  "not base64!",
 	} {
 		if got := decodeString(in); got != want {
 			t.Errorf("decode(%q) = %q, want %q", in, got, want)

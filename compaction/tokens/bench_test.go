@@ -4,6 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/compactd/compactd/compaction/sessiongen"
 	"testing"
 )
 
@@ -39,5 +42,27 @@ func BenchmarkCountMessagesCached(b *testing.B) {
 		if _, err := c.CountMessages(context.Background(), msgs); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// transcriptLines is generated Claude Code JSONL cut into lines, the way
+// the daemon and cmd/compactd-bench count it.
+func transcriptLines(size int) ([]string, int) {
+	text := sessiongen.ClaudeCode(sessiongen.Options{Seed: 20, TargetBytes: size})
+	return strings.Split(string(text), "\n"), len(text)
+}
+
+func BenchmarkCountTranscriptLines(b *testing.B) {
+	lines, size := transcriptLines(4 << 20)
+	for _, workers := range []int{1, 2} {
+		c := newCounter(b, O200kBase, WithWorkers(workers))
+		b.Run(map[int]string{1: "sequential", 2: "parallel2"}[workers], func(b *testing.B) {
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				if _, err := c.CountTexts(context.Background(), lines); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

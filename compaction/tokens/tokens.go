@@ -2,13 +2,8 @@ package tokens
 
 import (
 	"crypto/sha256"
-	"fmt"
 	"runtime"
-	"sync"
 	"sync/atomic"
-
-	"github.com/pkoukk/tiktoken-go"
-	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 
 	"github.com/compactd/compactd/compaction/transcript"
 )
@@ -44,7 +39,7 @@ func (c Count) Add(o Count) Count { return Count{N: c.N + o.N, Approx: c.Approx 
 // time per encoding), so create one per encoding and share it.
 type Counter struct {
 	encoding string
-	enc      *tiktoken.Tiktoken
+	bpe      *bpe
 	// slashJoins is true for encodings whose regex lets a '/' follow
 	// newlines in one piece (o200k_base), which moves the exact split points.
 	slashJoins bool
@@ -75,46 +70,15 @@ func WithWorkers(n int) Option {
 // WithImagePricing selects how images are priced (default ImageOpenAI).
 func WithImagePricing(p ImagePricing) Option { return func(k *Counter) { k.images = p } }
 
-// encoders memoizes loaded encodings: building one decodes and sorts the
-// whole rank table (~200k entries), and the result is immutable, so every
-// Counter of an encoding shares it.
-var encoders sync.Map // encoding name -> *encoderOnce
-
-type encoderOnce struct {
-	once sync.Once
-	enc  *tiktoken.Tiktoken
-	err  error
-}
-
-var setLoader sync.Once
-
-func loadEncoding(name string) (*tiktoken.Tiktoken, error) {
-	switch name {
-	case O200kBase, CL100kBase:
-	default:
-		return nil, fmt.Errorf("unknown token encoding %q (known: %s, %s)", name, O200kBase, CL100kBase)
-	}
-	setLoader.Do(func() { tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader()) })
-	v, _ := encoders.LoadOrStore(name, &encoderOnce{})
-	e := v.(*encoderOnce)
-	e.once.Do(func() {
-		e.enc, e.err = tiktoken.GetEncoding(name)
-		if e.err != nil {
-			e.err = fmt.Errorf("load token encoding %s: %w", name, e.err)
-		}
-	})
-	return e.enc, e.err
-}
-
 // New returns a counter for a BPE encoding name (O200kBase, CL100kBase).
 func New(encoding string, opts ...Option) (*Counter, error) {
-	enc, err := loadEncoding(encoding)
+	b, err := loadBPE(encoding)
 	if err != nil {
 		return nil, err
 	}
 	c := &Counter{
 		encoding:   encoding,
-		enc:        enc,
+		bpe:        b,
 		slashJoins: encoding == O200kBase,
 		workers:    runtime.GOMAXPROCS(0),
 	}
@@ -207,7 +171,7 @@ func (c *Counter) store(key Key, s string, n Count) {
 func (c *Counter) countPiece(p piece) Count {
 	if !p.run {
 		c.bytes.Add(int64(len(p.s)))
-		return Count{N: len(c.enc.EncodeOrdinary(p.s)), Approx: p.inexact}
+		return Count{N: c.bpe.count(p.s), Approx: p.inexact}
 	}
 	n, counted := 0, 0
 	s := p.s
@@ -216,7 +180,7 @@ func (c *Counter) countPiece(p piece) Count {
 		for cut < len(s) && cut > 1 && !isRuneStart(s[cut]) {
 			cut--
 		}
-		n += len(c.enc.EncodeOrdinary(s[:cut]))
+		n += c.bpe.count(s[:cut])
 		counted += cut
 		s = s[cut:]
 	}

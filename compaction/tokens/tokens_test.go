@@ -104,14 +104,14 @@ func TestSplitIsExact(t *testing.T) {
 					s = s[:len(s)-1]
 				}
 			}
-			whole := len(c.enc.EncodeOrdinary(s))
+			whole := referenceCount(t, enc, s)
 			for _, max := range []int{512, 4096, 65536} {
 				sum, inexact := 0, 0
 				for _, p := range splitExact(s, max, c.slashJoins, nil) {
 					if p.inexact {
 						inexact++
 					}
-					sum += len(c.enc.EncodeOrdinary(p.s))
+					sum += referenceCount(t, enc, p.s)
 				}
 				// Exact cuts change nothing; a fallback cut (a JSONL line
 				// longer than max) may shift a token or two, never more.
@@ -442,7 +442,7 @@ func FuzzCountText(f *testing.F) {
 			t.Fatalf("%q counted %+v", s, n)
 		}
 		if !n.Approx && len(s) <= 4096 {
-			if want := len(c.enc.EncodeOrdinary(s)); n.N != want {
+			if want := referenceCount(t, O200kBase, s); n.N != want {
 				t.Fatalf("%q: %d, BPE says %d", s, n.N, want)
 			}
 		}

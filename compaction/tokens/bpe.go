@@ -1,0 +1,134 @@
+package tokens
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
+)
+
+// bpe counts tokens with an encoding's merge ranks, as tiktoken does:
+// pretokenize, then byte-pair merge each piece. pkoukk/tiktoken-go exports
+// neither step, only Encode on whole texts, so bytePairCount follows its
+// bytePairMerge (itself tiktoken's Rust _byte_pair_merge) and returns how
+// many parts remain instead of the tokens. The ranks come from the same
+// embedded files through the library's offline loader.
+type bpe struct {
+	ranks  map[string]int
+	cl100k bool
+}
+
+// rankFiles are the tiktoken files the offline loader embeds, by encoding.
+var rankFiles = map[string]string{
+	O200kBase:  "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
+	CL100kBase: "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
+}
+
+// bpes memoizes loaded encodings: decoding a rank file (~200k entries)
+// takes a few hundred milliseconds and the result is immutable, so every
+// Counter of an encoding shares it.
+var bpes sync.Map // encoding name -> *bpeOnce
+
+type bpeOnce struct {
+	once sync.Once
+	bpe  *bpe
+	err  error
+}
+
+func loadBPE(name string) (*bpe, error) {
+	file, ok := rankFiles[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown token encoding %q (known: %s, %s)", name, O200kBase, CL100kBase)
+	}
+	v, _ := bpes.LoadOrStore(name, &bpeOnce{})
+	e := v.(*bpeOnce)
+	e.once.Do(func() {
+		ranks, err := tiktoken_loader.NewOfflineLoader().LoadTiktokenBpe(file)
+		if err != nil {
+			e.err = fmt.Errorf("load token encoding %s: %w", name, err)
+			return
+		}
+		e.bpe = &bpe{ranks: ranks, cl100k: name == CL100kBase}
+	})
+	return e.bpe, e.err
+}
+
+// count returns the number of tokens of s as ordinary text.
+func (b *bpe) count(s string) int {
+	s = validUTF8(s)
+	sc := newScanner(s)
+	n := 0
+	for i := 0; i < len(s); {
+		var e int
+		if b.cl100k {
+			e = sc.nextCL100k(i)
+		} else {
+			e = sc.nextO200k(i)
+		}
+		n += b.pieceCount(s[i:e])
+		i = e
+	}
+	return n
+}
+
+// pieceCount is the number of tokens of one pretokenized piece.
+func (b *bpe) pieceCount(p string) int {
+	if len(p) == 1 {
+		return 1 // every byte is a token
+	}
+	if _, ok := b.ranks[p]; ok {
+		return 1
+	}
+	return bytePairCount(p, b.ranks)
+}
+
+// mergePart is one part of a piece during merging: where it starts, and
+// the rank of merging it with the part after it.
+type mergePart struct{ start, rank int }
+
+// bytePairCount merges the bytes of piece by lowest rank first (leftmost
+// on ties) until no adjacent pair is a token, and returns the number of
+// parts left.
+func bytePairCount(piece string, ranks map[string]int) int {
+	var stack [64]mergePart
+	var parts []mergePart
+	if len(piece)+1 <= len(stack) {
+		parts = stack[:len(piece)+1]
+	} else {
+		parts = make([]mergePart, len(piece)+1)
+	}
+	for i := range parts {
+		parts[i] = mergePart{start: i, rank: math.MaxInt}
+	}
+	// rank of the bytes from part i to part i+skip+2, or MaxInt.
+	rank := func(i, skip int) int {
+		if i+skip+2 < len(parts) {
+			if r, ok := ranks[piece[parts[i].start:parts[i+skip+2].start]]; ok {
+				return r
+			}
+		}
+		return math.MaxInt
+	}
+	for i := 0; i < len(parts)-2; i++ {
+		parts[i].rank = rank(i, 0)
+	}
+	for len(parts) > 1 {
+		minRank, minIdx := math.MaxInt, -1
+		for i := 0; i < len(parts)-1; i++ {
+			if parts[i].rank < minRank {
+				minRank, minIdx = parts[i].rank, i
+			}
+		}
+		if minIdx < 0 {
+			break
+		}
+		i := minIdx
+		parts[i].rank = rank(i, 1)
+		if i > 0 {
+			parts[i-1].rank = rank(i-1, 1)
+		}
+		parts = append(parts[:i+1], parts[i+2:]...)
+	}
+	return len(parts) - 1
+}

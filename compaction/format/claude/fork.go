@@ -27,12 +27,10 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 	if w.ts == "" {
 		w.ts = time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
 	}
-	boundaryDone := false
 	if v.Cut || len(v.Summaries) > 0 {
 		w.boundary(opts.TokensBefore)
-		boundaryDone = true
 	}
-	_ = boundaryDone
+	keepUsage := v.UnchangedPrefix()
 	summaries := v.Summaries
 	for i := 0; i <= len(v.Messages); i++ {
 		for len(summaries) > 0 && summaries[0].Before <= i {
@@ -42,7 +40,7 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 		if i == len(v.Messages) {
 			break
 		}
-		if err := w.message(src, &v.Messages[i]); err != nil {
+		if err := w.message(src, &v.Messages[i], i < keepUsage); err != nil {
 			return nil, err
 		}
 	}
@@ -115,7 +113,8 @@ func (w *forkWriter) summary(text string) {
 }
 
 // message re-emits the records of one view message, block by block.
-func (w *forkWriter) message(src *transcript.Transcript, m *transcript.Message) error {
+// Usage is kept only when keepUsage says the context up to m is unchanged.
+func (w *forkWriter) message(src *transcript.Transcript, m *transcript.Message, keepUsage bool) error {
 	for _, r := range m.Records {
 		if r < 0 || r >= len(src.Records) {
 			return fmt.Errorf("fork: message %s refers to record %d outside the source", m.ID, r)
@@ -131,8 +130,10 @@ func (w *forkWriter) message(src *transcript.Transcript, m *transcript.Message) 
 		if !keep {
 			continue
 		}
-		if err := dropUsage(o); err != nil {
-			return fmt.Errorf("fork: record %d: %w", r, err)
+		if !keepUsage {
+			if err := dropUsage(o); err != nil {
+				return fmt.Errorf("fork: record %d: %w", r, err)
+			}
 		}
 		w.chain(o)
 		w.emit(o)
@@ -141,7 +142,8 @@ func (w *forkWriter) message(src *transcript.Transcript, m *transcript.Message) 
 }
 
 // dropUsage removes the API-reported usage from a kept assistant record.
-// It described the source's context, not the fork's: left in, the gauge
+// Past the view's unchanged prefix it describes the source's context, not
+// the fork's: left in, the gauge
 // (and Claude Code's own auto-compact check, which reads the last usage)
 // would see the pre-compaction size in a compacted conversation.
 func dropUsage(o *jsonx.Object) error {

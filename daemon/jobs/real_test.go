@@ -419,3 +419,37 @@ func TestModelMisconfigured(t *testing.T) {
 func sessiongenClaude(seed uint64, turns int) []byte {
 	return sessiongen.ClaudeCode(sessiongen.Options{Seed: seed, Turns: turns})
 }
+
+// A dry run on the real parts writes only its report: no fork, no version,
+// no summary in the archive.
+func TestDryRunRealWritesOnlyTheReport(t *testing.T) {
+	root := isolate(t)
+	ctx := context.Background()
+	r := realRunner(t)
+	dir := filepath.Join(root, "proj")
+	path, orig := claudeSession(t, dir, 17, 10)
+	srv := newOpenAIServer(t)
+	res, err := r.Compact(ctx, Request{Path: path, DryRun: true, Options: smallWindow, Summarize: srv.summarize()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.DryRun || res.ForkPath != "" || res.Version != "" || srv.count() != 1 {
+		t.Errorf("dry run = %+v after %d model requests", res, srv.count())
+	}
+	md, err := os.ReadFile(res.ReportPath)
+	if err != nil || !strings.Contains(string(md), "| summarize |") || !strings.Contains(string(md), "SPAN 1:") {
+		t.Errorf("report %s (%v) lacks the summarize step or its summary", res.ReportPath, err)
+	}
+	if got := dirNames(t, dir); len(got) != 1 {
+		t.Errorf("dry run wrote beside the transcript: %v", got)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, orig) {
+		t.Error("dry run changed the transcript")
+	}
+	if vs, _ := r.Store.AllVersions(ctx); len(vs) != 0 {
+		t.Errorf("dry run recorded %d versions", len(vs))
+	}
+	if kept, _ := r.Store.Summaries().Load(ctx, "session:"+parse(t, path, orig).Meta.SessionID); len(kept) != 0 {
+		t.Errorf("dry run saved summaries: %+v", kept)
+	}
+}

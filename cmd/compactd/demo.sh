@@ -15,6 +15,14 @@ cp -R "$src" "$tmp/workspace"
 cd "$tmp/workspace"
 
 step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; "$@"; }
+# brief: like step, but shows only the first lines of a long output.
+brief() {
+  printf '\n\033[1m$ %s\033[0m\n' "$*"
+  out=$("$@")
+  printf '%s\n' "$out" | head -n 24
+  n=$(printf '%s\n' "$out" | wc -l)
+  [ "$n" -le 24 ] || echo "… ($((n - 24)) more lines)"
+}
 
 echo "compactd demo — example workspace copied to $tmp/workspace"
 transcripts=$(find . -type f \( -name '*.jsonl' -o -name '*.json' -o -name '*.md' \) ! -name '*.meta.json' | sort)
@@ -26,7 +34,7 @@ step "$bin" compact --dry-run "$main"
 step "$bin" compact "$main"
 step "$bin" compact --strategy turn-window --keep-last 2 "$main"
 step "$bin" history "$main"
-step "$bin" diff "$main" v1 v2
+brief "$bin" diff "$main" v1 v2
 fork=$("$bin" history --json "$main" | sed -n 's/.*"forkPath": *"\([^"]*\)".*/\1/p' | tail -n 1)
 [ -n "$fork" ] && step "$bin" gauge "$fork"
 step "$bin" restore "$main" v1

@@ -3,6 +3,7 @@ package tokens
 import (
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
@@ -18,6 +19,16 @@ type bpe struct {
 	ranks  map[string]int
 	cl100k bool
 }
+
+// mergedCounts caches the counts of pieces that needed merging. Pieces
+// repeat a lot across a transcript (identifiers, paths, JSON keys) and a
+// lookup costs one hash where the merge costs a few per byte. A count is a
+// pure function of the piece, so the cache is exact. Each goroutine takes
+// its own from its Counter's pool: no locks on the hot path.
+type mergedCounts map[string]int
+
+// maxMergedCounts bounds one cache (a few MB); a full one is emptied.
+const maxMergedCounts = 1 << 16
 
 // rankFiles are the tiktoken files the offline loader embeds, by encoding.
 var rankFiles = map[string]string{
@@ -54,8 +65,9 @@ func loadBPE(name string) (*bpe, error) {
 	return e.bpe, e.err
 }
 
-// count returns the number of tokens of s as ordinary text.
-func (b *bpe) count(s string) int {
+// count returns the number of tokens of s as ordinary text, looking up
+// and storing the counts of merged pieces in cache.
+func (b *bpe) count(s string, cache mergedCounts) int {
 	s = validUTF8(s)
 	sc := newScanner(s)
 	n := 0
@@ -66,21 +78,30 @@ func (b *bpe) count(s string) int {
 		} else {
 			e = sc.nextO200k(i)
 		}
-		n += b.pieceCount(s[i:e])
+		n += b.pieceCount(s[i:e], cache)
 		i = e
 	}
 	return n
 }
 
 // pieceCount is the number of tokens of one pretokenized piece.
-func (b *bpe) pieceCount(p string) int {
+func (b *bpe) pieceCount(p string, cache mergedCounts) int {
 	if len(p) == 1 {
 		return 1 // every byte is a token
 	}
 	if _, ok := b.ranks[p]; ok {
 		return 1
 	}
-	return bytePairCount(p, b.ranks)
+	if n, ok := cache[p]; ok {
+		return n
+	}
+	n := bytePairCount(p, b.ranks)
+	if len(cache) >= maxMergedCounts {
+		clear(cache)
+	}
+	// Cloned: p points into the caller's text, which must not be retained.
+	cache[strings.Clone(p)] = n
+	return n
 }
 
 // mergePart is one part of a piece during merging: where it starts, and

@@ -1,12 +1,17 @@
 package tokens
 
 import (
+	"io/fs"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/dlclark/regexp2"
+
+	"github.com/compactd/compactd/compaction/sessiongen"
 )
 
 // The split regexes exactly as pkoukk/tiktoken-go compiles them.
@@ -118,4 +123,42 @@ func FuzzPretokenizerMatchesRegex(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The counter's pretokenizer and merge must give the library's count on
+// real transcript text, line by line as the daemon counts JSONL records.
+func TestCountMatchesLibrary(t *testing.T) {
+	texts := map[string]string{
+		"sessiongen/claude-code": string(sessiongen.ClaudeCode(sessiongen.Options{Seed: 7, TargetBytes: 1 << 20})),
+		"seeds":                  strings.Join(pretokenizerSeeds, "\n"),
+	}
+	corpus := filepath.Join(repoRoot(t), "..", "shared", "corpus")
+	_ = filepath.WalkDir(corpus, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && !strings.HasSuffix(path, ".md") {
+			if b, err := os.ReadFile(path); err == nil {
+				rel, _ := filepath.Rel(corpus, path)
+				texts["corpus/"+rel] = string(b)
+			}
+		}
+		return nil
+	})
+	for _, enc := range encodingsUnderTest {
+		b, err := loadBPE(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cache := mergedCounts{} // shared, so hits are checked too
+		for name, text := range texts {
+			lines := 0
+			for _, line := range strings.SplitAfter(text, "\n") {
+				if len(line) > UnbrokenRunLimit {
+					continue // the reference is quadratic on long runs
+				}
+				lines++
+				if got, want := b.count(line, cache), referenceCount(t, enc, line); got != want {
+					t.Fatalf("%s %s line %d: %d tokens, library %d: %.200q", enc, name, lines, got, want, line)
+				}
+			}
+		}
+	}
 }

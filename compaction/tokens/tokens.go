@@ -3,6 +3,7 @@ package tokens
 import (
 	"crypto/sha256"
 	"runtime"
+	"sync"
 	"sync/atomic"
 
 	"github.com/compactd/compactd/compaction/transcript"
@@ -46,6 +47,9 @@ type Counter struct {
 	cache      Cache
 	workers    int
 	images     ImagePricing
+
+	// merged pools the goroutines' mergedCounts caches.
+	merged sync.Pool
 
 	texts, cacheHits, approxTexts, bytes atomic.Int64
 }
@@ -169,9 +173,14 @@ func (c *Counter) store(key Key, s string, n Count) {
 // countPiece runs the BPE on one piece; long runs are cut at RunChunk and
 // extrapolated past RunSample.
 func (c *Counter) countPiece(p piece) Count {
+	cache, _ := c.merged.Get().(mergedCounts)
+	if cache == nil {
+		cache = mergedCounts{}
+	}
+	defer c.merged.Put(cache)
 	if !p.run {
 		c.bytes.Add(int64(len(p.s)))
-		return Count{N: c.bpe.count(p.s), Approx: p.inexact}
+		return Count{N: c.bpe.count(p.s, cache), Approx: p.inexact}
 	}
 	n, counted := 0, 0
 	s := p.s
@@ -180,7 +189,7 @@ func (c *Counter) countPiece(p piece) Count {
 		for cut < len(s) && cut > 1 && !isRuneStart(s[cut]) {
 			cut--
 		}
-		n += c.bpe.count(s[:cut])
+		n += c.bpe.count(s[:cut], cache)
 		counted += cut
 		s = s[cut:]
 	}

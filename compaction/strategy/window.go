@@ -62,8 +62,12 @@ func (r *run) bridgeCut(cut int) {
 				if r.msgs[k].Role != r.msgs[i].Role && len(r.msgs[k].Parts) > 0 {
 					m := &r.msgs[k]
 					p := transcript.Part{Kind: transcript.PartText, Text: placeholderPrefix + "earlier messages removed]", Ref: m.Parts[0].Ref, Changed: true}
-					m.Parts = []transcript.Part{p}
-					r.tok[k] = []int{r.counter.Part(&p)}
+					// A short message comes back whole: a stand-in that
+					// cost more than it would make the cut grow the view.
+					if n := r.counter.Part(&p); n < r.msgTokens(k)-tokens.MessageOverhead {
+						m.Parts = []transcript.Part{p}
+						r.tok[k] = []int{n}
+					}
 					r.gone[k] = false
 					break
 				}
@@ -220,17 +224,20 @@ func (r *run) summarize() (int, error) {
 		r.note("summarize skipped: %s returned a blank summary", name)
 		return 0, nil
 	}
-	saved := 0
-	for i := 0; i < cut; i++ {
-		if !r.protected[i] {
-			saved += r.msgTokens(i)
-		}
-	}
-	if sumTokens := r.counter.Text(sum.Text); sumTokens >= saved {
+	// Cut, then measure what actually went: the cut may bring a removed
+	// message back as a stand-in to keep roles alternating. A summary that
+	// would not make the view smaller is not worth its loss; undo the cut.
+	before := r.liveTokens(cut)
+	undo := r.snapshot(cut)
+	wasCut := r.cut
+	r.cutBefore(cut)
+	saved := before - r.liveTokens(cut)
+	if sumTokens := r.counter.Text(sum.Text) + tokens.MessageOverhead; sumTokens >= saved {
+		undo()
+		r.cut = wasCut
 		r.note("summarize skipped: the %d-token summary is no smaller than the %d tokens it would replace", sumTokens, saved)
 		return 0, nil
 	}
-	r.cutBefore(cut)
 	r.cut = true
 	r.summaries = append(r.summaries, anchoredSummary{
 		Summary: transcript.Summary{Text: sum.Text, FromTurn: from, ToTurn: to},
@@ -238,6 +245,35 @@ func (r *run) summarize() (int, error) {
 		tokens:  r.counter.Text(sum.Text),
 	})
 	return 0, nil
+}
+
+// liveTokens counts the messages before index end that are still in the view.
+func (r *run) liveTokens(end int) int {
+	n := 0
+	for i := 0; i < end && i < len(r.msgs); i++ {
+		if !r.gone[i] {
+			n += r.msgTokens(i)
+		}
+	}
+	return n
+}
+
+// snapshot records the view state of messages before end and returns a
+// function that puts it back.
+func (r *run) snapshot(end int) func() {
+	end = min(end, len(r.msgs))
+	gone := append([]bool(nil), r.gone[:end]...)
+	parts := make([][]transcript.Part, end)
+	toks := make([][]int, end)
+	for i := 0; i < end; i++ {
+		parts[i], toks[i] = r.msgs[i].Parts, r.tok[i]
+	}
+	return func() {
+		copy(r.gone, gone)
+		for i := 0; i < end; i++ {
+			r.msgs[i].Parts, r.tok[i] = parts[i], toks[i]
+		}
+	}
 }
 
 func (r *run) suffixTokens(from int) int {

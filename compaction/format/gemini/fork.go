@@ -62,6 +62,7 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 		out.Write(b)
 		out.WriteByte('\n')
 	}
+	keepUsage := v.UnchangedPrefix()
 	for _, s := range jsonx.PlanFork(v, f.skip()) {
 		switch {
 		case s.Summary >= 0:
@@ -76,6 +77,11 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 				b, ok, err := f.record(r)
 				if err != nil {
 					return nil, err
+				}
+				if ok && s.Message >= keepUsage {
+					if b, err = dropTokens(b); err != nil {
+						return nil, fmt.Errorf("fork: record %d: %w", r, err)
+					}
 				}
 				if ok {
 					line(b)
@@ -185,6 +191,21 @@ func (f *forker) record(r int) ([]byte, bool, error) {
 		return nil, false, fmt.Errorf("fork: record %d: %w", r, err)
 	}
 	return b, true, nil
+}
+
+// dropTokens removes a message's `tokens` past the view's unchanged prefix:
+// they counted a context the fork no longer has, and the gauge calibrates
+// on them.
+func dropTokens(raw []byte) ([]byte, error) {
+	o, err := jsonx.ParseObject(raw)
+	if err != nil {
+		return nil, err
+	}
+	if !o.Has("tokens") {
+		return raw, nil
+	}
+	o.Delete("tokens")
+	return o.Bytes(), nil
 }
 
 // renderRecord rewrites a message or Content record to hold exactly parts.

@@ -30,8 +30,10 @@ type tracked struct {
 	mu    sync.Mutex
 	codec format.Codec
 	t     *transcript.Transcript
-	// counts[i] is the token count of t.Messages[i].
+	// counts[i] is the token count of t.Messages[i]; the first same
+	// messages are unchanged since the previous snapshot.
 	counts []tokens.Count
+	same   int
 	ino    uint64
 	// scanned is how many source bytes lineStarts covers.
 	scanned    int64
@@ -52,7 +54,7 @@ type tracked struct {
 func (tr *tracked) evict() {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
-	tr.t, tr.counts = nil, nil
+	tr.t, tr.counts, tr.same = nil, nil, 0
 }
 
 // errNotTranscript marks files that no codec recognizes.
@@ -113,7 +115,7 @@ func (tr *tracked) appendTail(ix *indexer, app format.Appender, fi fs.FileInfo) 
 	if skip := tr.scanned - from; skip >= 0 && skip <= int64(len(tail)) {
 		tr.lineStarts, tr.scanned = scanLines(tr.lineStarts, tail[skip:], tr.scanned)
 	}
-	tr.counts = ix.recount(tr.t, tr.counts, nt)
+	tr.counts, tr.same = ix.recount(tr.t, tr.counts, nt)
 	tr.t = nt
 	tr.publish(ix, fi)
 	return true, nil
@@ -150,7 +152,7 @@ func (tr *tracked) fullParse(ix *indexer, fi fs.FileInfo) (bool, error) {
 	}
 	tr.codec, tr.ino = codec, inodeOf(fi)
 	tr.lineStarts, tr.scanned = scanLines(nil, data, 0)
-	tr.counts = ix.recount(old, oldCounts, nt)
+	tr.counts, tr.same = ix.recount(old, oldCounts, nt)
 	tr.t = nt
 	tr.publish(ix, fi)
 	return true, nil
@@ -188,7 +190,9 @@ func buildSnapshot(tr *tracked, ix *indexer, set Settings, size int64) *Snapshot
 	if opts.ContextWindow == 0 && len(set.Windows) > 0 {
 		opts.ContextWindow = longestPrefix(set.Windows, gauge.Resolve(t, opts).Model)
 	}
-	g := gauge.Compute(t, tr.counts, opts)
+	// Live needs only the counts after the last reported usage: the
+	// append path stays independent of the transcript's length.
+	g := gauge.Live(t, tr.counts[min(gauge.TailStart(t), len(tr.counts)):], opts)
 	s := &Snapshot{
 		Path: tr.path, Format: t.Format, Model: g.Model, Window: g.ContextWindow,
 		Tokens: g.Tokens, Ratio: g.Ratio, Level: Level(g.Level), Source: string(g.Source), Approx: g.Approx,
@@ -199,14 +203,41 @@ func buildSnapshot(tr *tracked, ix *indexer, set Settings, size int64) *Snapshot
 		s.AutoCompactAt = float64(g.AutoCompactAt) / float64(g.ContextWindow)
 		s.CriticalAt = float64(g.CriticalAt) / float64(g.ContextWindow)
 	}
+	s.Turns = turnInfos(tr, s)
+	return s
+}
+
+// turnInfos builds the per-turn figures, reusing the previous snapshot's
+// for the leading turns that did not change (an append touches the last
+// turn or two), so an append costs what it added.
+func turnInfos(tr *tracked, s *Snapshot) []TurnInfo {
+	t := tr.t
 	turns := t.Turns
 	if turns == nil {
 		turns = transcript.BuildTurns(t.Messages)
 	}
-	s.Turns = make([]TurnInfo, 0, len(turns))
+	var prev []TurnInfo
+	if p := tr.snap.Load(); p != nil {
+		prev = p.Turns
+	}
+	keep := 0
+	for keep < len(prev) && keep < len(turns) && prev[keep].endMsg <= tr.same &&
+		prev[keep].startMsg == turns[keep].Start && prev[keep].endMsg == turns[keep].End {
+		keep++
+	}
+	if keep == len(turns) && keep > 0 {
+		keep-- // the last turn is always rebuilt: its messages may have grown
+	}
+	// A fresh array: the previous snapshot still reads its own.
+	out := make([]TurnInfo, keep, len(turns))
+	copy(out, prev[:keep])
 	cum := 0
-	for i, tu := range turns {
-		ti := TurnInfo{Index: i, Messages: tu.End - tu.Start, StartByte: -1}
+	if keep > 0 {
+		cum = out[keep-1].Cumulative
+	}
+	for i := keep; i < len(turns); i++ {
+		tu := turns[i]
+		ti := TurnInfo{Index: i, Messages: tu.End - tu.Start, StartByte: -1, startMsg: tu.Start, endMsg: tu.End}
 		for m := tu.Start; m < tu.End && m < len(tr.counts); m++ {
 			ti.Tokens += tr.counts[m].N
 			if ti.StartByte < 0 && len(t.Messages[m].Records) > 0 {
@@ -216,8 +247,8 @@ func buildSnapshot(tr *tracked, ix *indexer, set Settings, size int64) *Snapshot
 			}
 		}
 		if ti.StartByte < 0 {
-			if len(s.Turns) > 0 {
-				ti.StartByte = s.Turns[len(s.Turns)-1].StartByte
+			if i > 0 {
+				ti.StartByte = out[i-1].StartByte
 			} else {
 				ti.StartByte = 0
 			}
@@ -226,9 +257,9 @@ func buildSnapshot(tr *tracked, ix *indexer, set Settings, size int64) *Snapshot
 		ti.Cumulative = cum
 		ti.StartLine = s.LineOf(ti.StartByte)
 		ti.Prompt = promptOf(&t.Messages[tu.Start])
-		s.Turns = append(s.Turns, ti)
+		out = append(out, ti)
 	}
-	return s
+	return out
 }
 
 func promptOf(m *transcript.Message) string {
@@ -290,15 +321,19 @@ type indexer struct {
 // recount returns per-message counts for nt, reusing old's counts for the
 // leading messages that did not change (an append leaves them alone), and
 // counting the rest on every core.
-func (ix *indexer) recount(old *transcript.Transcript, oldCounts []tokens.Count, nt *transcript.Transcript) []tokens.Count {
-	counts := make([]tokens.Count, len(nt.Messages))
-	same := 0
+func (ix *indexer) recount(old *transcript.Transcript, oldCounts []tokens.Count, nt *transcript.Transcript) (counts []tokens.Count, same int) {
 	if old != nil {
 		for same < len(old.Messages) && same < len(nt.Messages) && same < len(oldCounts) &&
 			sameMessage(&old.Messages[same], &nt.Messages[same]) {
-			counts[same] = oldCounts[same]
 			same++
 		}
+	}
+	// Only the entry's own updates touch oldCounts (snapshots copy what
+	// they need), so the unchanged prefix is extended in place.
+	if same > 0 {
+		counts = append(oldCounts[:same], make([]tokens.Count, len(nt.Messages)-same)...)
+	} else {
+		counts = make([]tokens.Count, len(nt.Messages))
 	}
 	rest := nt.Messages[same:]
 	count := func(i int) { counts[same+i] = ix.countMessage(nt, &rest[i]) }
@@ -320,7 +355,7 @@ func (ix *indexer) recount(old *transcript.Transcript, oldCounts []tokens.Count,
 		}
 		wg.Wait()
 	}
-	return counts
+	return counts, same
 }
 
 // countMessage counts one message, through the message cache when there

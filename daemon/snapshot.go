@@ -60,6 +60,9 @@ type TurnInfo struct {
 	Cumulative int
 	// Prompt is the start of the turn's first user text, for labels.
 	Prompt string
+	// startMsg and endMsg are the turn's message range, to reuse the
+	// entry when the next snapshot has the same turn.
+	startMsg, endMsg int
 }
 
 // Lines is the number of lines the snapshot knows.

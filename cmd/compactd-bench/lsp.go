@@ -1,9 +1,9 @@
 package main
 
-// The lsp section measures compactd serve the way an editor sees it: a
-// child process speaking LSP over stdio to a real jsonrpc2 client. The
-// child is this same binary, re-executed with benchChildEnv set, running
-// the server exactly as `compactd serve` wires it.
+// The lsp section measures compactd serve the way an editor sees it: the
+// built binary (bin/compactd, built into the temp dir when missing), run as
+// `compactd serve` with every home and state directory in a temp dir, and a
+// real jsonrpc2 client speaking LSP to it over its stdio.
 
 import (
 	"bytes"
@@ -12,10 +12,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,19 +27,11 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/compactd/compactd/compaction/sessiongen"
-	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
-	"github.com/compactd/compactd/daemon"
-	"github.com/compactd/compactd/daemon/store"
 	"github.com/compactd/compactd/lsp"
 )
 
-const benchChildEnv = "COMPACTD_BENCH_LSP_CHILD"
-
 func init() {
-	if os.Getenv(benchChildEnv) == "1" {
-		os.Exit(serveChild())
-	}
 	register(section{
 		Name:    "lsp",
 		Summary: "compactd serve over stdio: append → gauge latency, RSS while watching, cold-scan CPU, restart tokenization",
@@ -46,48 +39,64 @@ func init() {
 	})
 }
 
-// serveChild is the server side: what `compactd serve` does, on stdio,
-// with the store (and its token cache) at $COMPACTD_STORE.
-func serveChild() int {
-	ctx := context.Background()
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	var cache tokens.Cache = tokens.NewMemoryCache(0)
-	var tc *store.TokenCache
-	if p := os.Getenv("COMPACTD_STORE"); p != "" {
-		st, err := store.Open(ctx, p)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		defer st.Close()
-		tc = st.NewTokenCache(0)
-		cache = tc
-	}
-	counter, err := tokens.New("o200k_base", tokens.WithCache(cache))
+// serverBinary returns the compactd binary to spawn: bin/compactd under
+// the repository root (`make bench` builds it first), else one built now
+// into the bench's temp dir.
+func serverBinary(ctx context.Context, cfg *config) (string, error) {
+	root, err := repoRoot()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
+		return "", err
 	}
-	// Dry-run savings count with their own counter (same cache), so the
-	// index's tokenization is measured alone.
-	savingsCounter, err := tokens.New("o200k_base", tokens.WithCache(cache))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
+	bin := filepath.Join(root, "bin", "compactd")
+	if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() {
+		cfg.logf("lsp: server %s (built %s)", bin, fi.ModTime().Format(time.RFC3339))
+		return bin, nil
 	}
-	code := lsp.Serve(ctx, stdioRWC{}, lsp.Options{Env: daemon.EnvFromOS(os.Getenv), Logger: logger, Counter: counter, CountCache: cache,
-		Savings: daemon.StrategySavings(savingsCounter)})
-	if tc != nil {
-		_ = tc.Flush(ctx)
+	bin = filepath.Join(cfg.TempDir, "compactd")
+	cfg.logf("lsp: bin/compactd is missing; building %s", bin)
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/compactd")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build compactd: %w\n%s", err, out)
 	}
-	return code
+	return bin, nil
 }
 
-type stdioRWC struct{}
+// repoRoot walks up from the working directory to compactd's go.mod.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && bytes.Contains(b, []byte("module github.com/compactd/compactd\n")) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("cannot find the compactd repository (go.mod) above the working directory; run from the repository")
+		}
+		dir = parent
+	}
+}
 
-func (stdioRWC) Read(p []byte) (int, error)  { return os.Stdin.Read(p) }
-func (stdioRWC) Write(p []byte) (int, error) { return os.Stdout.Write(p) }
-func (stdioRWC) Close() error                { return nil }
+// serverEnv points every directory the server could read or write at the
+// bench's temp dir, so it never sees the real home.
+func serverEnv(cfg *config, storePath string) []string {
+	home := filepath.Join(cfg.TempDir, "home")
+	env := []string{}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "COMPACTD_STORE", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "HOME="+home, "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"), "CODEX_HOME="+filepath.Join(home, ".codex"),
+		"XDG_STATE_HOME="+filepath.Join(home, "state"), "XDG_CONFIG_HOME="+filepath.Join(home, "config"),
+		"XDG_DATA_HOME="+filepath.Join(home, "data"), "XDG_CACHE_HOME="+filepath.Join(home, "cache"), "COMPACTD_STORE="+storePath)
+}
 
 // child is a running server and the client connected to it.
 type child struct {
@@ -104,15 +113,9 @@ type gaugeSeen struct {
 	g  lsp.Gauge
 }
 
-func startChild(ctx context.Context, cfg *config, ws, storePath string) (*child, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	home := filepath.Join(cfg.TempDir, "home")
-	cmd := exec.CommandContext(ctx, self)
-	cmd.Env = append(os.Environ(), benchChildEnv+"=1", "HOME="+home, "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"),
-		"CODEX_HOME="+filepath.Join(home, ".codex"), "XDG_STATE_HOME="+filepath.Join(home, "state"), "COMPACTD_STORE="+storePath)
+func startChild(ctx context.Context, cfg *config, bin, ws, storePath string) (*child, error) {
+	cmd := exec.CommandContext(ctx, bin, "serve", "--log-level", "warn")
+	cmd.Env = serverEnv(cfg, storePath)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -242,6 +245,20 @@ func procStatus(pid int, field string) (int64, error) {
 	return 0, fmt.Errorf("no %s in /proc/%d/status", field, pid)
 }
 
+// loadAverage is the 1-minute load average (/proc/loadavg), the context
+// for any CPU figure on a shared machine.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return "?"
+	}
+	return f[0]
+}
+
 // cpuTime is the process's user+system CPU time (/proc/<pid>/stat).
 func cpuTime(pid int) (time.Duration, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
@@ -259,13 +276,17 @@ func cpuTime(pid int) (time.Duration, error) {
 }
 
 func benchLSP(ctx context.Context, cfg *config) ([]row, error) {
+	bin, err := serverBinary(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
 	var rows []row
-	r, err := benchLSPAppend(ctx, cfg)
+	r, err := benchLSPAppend(ctx, cfg, bin)
 	if err != nil {
 		return nil, err
 	}
 	rows = append(rows, r...)
-	r, err = benchLSPWatch(ctx, cfg)
+	r, err = benchLSPWatch(ctx, cfg, bin)
 	if err != nil {
 		return nil, err
 	}
@@ -274,12 +295,12 @@ func benchLSP(ctx context.Context, cfg *config) ([]row, error) {
 
 // benchLSPAppend: time from appending 10 KB to a transcript until its
 // compactd/gauge arrives, for a 1 MB and a 200 MB transcript.
-func benchLSPAppend(ctx context.Context, cfg *config) ([]row, error) {
+func benchLSPAppend(ctx context.Context, cfg *config, bin string) ([]row, error) {
 	large, largeName, runs := 200<<20, "200 MB", 21
 	if cfg.Quick {
 		large, largeName, runs = 20<<20, "20 MB", 11
 	}
-	p50 := map[int]time.Duration{}
+	p50, p90 := map[int]time.Duration{}, map[int]time.Duration{}
 	var all []time.Duration
 	for _, size := range []int{1 << 20, large} {
 		ws := filepath.Join(cfg.TempDir, fmt.Sprintf("append-%d", size))
@@ -293,7 +314,7 @@ func benchLSPAppend(ctx context.Context, cfg *config) ([]row, error) {
 		}
 		more := sessiongen.Continue(transcript.FormatClaudeCode, base, 11, 40*runs)
 		base = nil
-		c, err := startChild(ctx, cfg, ws, filepath.Join(cfg.TempDir, fmt.Sprintf("store-%d.db", size)))
+		c, err := startChild(ctx, cfg, bin, ws, filepath.Join(cfg.TempDir, fmt.Sprintf("store-%d.db", size)))
 		if err != nil {
 			return nil, err
 		}
@@ -332,9 +353,12 @@ func benchLSPAppend(ctx context.Context, cfg *config) ([]row, error) {
 		}
 		rss, _ := procStatus(c.cmd.Process.Pid, "VmRSS")
 		c.stop()
-		p50[size] = median(ds)
+		if err := os.RemoveAll(ws); err != nil {
+			return nil, err
+		}
+		p50[size], p90[size] = median(ds), percentile(ds, 0.9)
 		all = append(all, ds...)
-		cfg.logf("lsp: %s transcript: append → gauge p50 %v (RSS %d MB)", sizeName(size), p50[size], rss>>10)
+		cfg.logf("lsp: %s transcript: append → gauge p50 %v p90 %v (RSS %d MB)", sizeName(size), p50[size], p90[size], rss>>10)
 	}
 	ratio := float64(p50[large]) / float64(p50[1<<20])
 	worst := median(all)
@@ -342,15 +366,27 @@ func benchLSPAppend(ctx context.Context, cfg *config) ([]row, error) {
 		{Name: fmt.Sprintf("append 10 KB → compactd/gauge over stdio: %s / 1 MB p50 ratio", largeName), Value: fmt.Sprintf("%.2f×", ratio), Anchor: "≤ 1.5", Pass: ratio <= 1.5},
 		{Name: "append 10 KB → compactd/gauge, 1 MB transcript (p50)", Value: ms(p50[1<<20]), Anchor: "≤ 20 ms", Pass: p50[1<<20] <= 20*time.Millisecond},
 		{Name: fmt.Sprintf("append 10 KB → compactd/gauge, %s transcript (p50)", largeName), Value: ms(p50[large]), Anchor: "≤ 20 ms", Pass: p50[large] <= 20*time.Millisecond},
-		{Name: "append 10 KB → compactd/gauge, all runs (p50)", Value: ms(worst)},
+		{Name: "append 10 KB → compactd/gauge, 1 MB transcript (p90)", Value: ms(p90[1<<20])},
+		{Name: fmt.Sprintf("append 10 KB → compactd/gauge, %s transcript (p90)", largeName), Value: ms(p90[large])},
+		{Name: fmt.Sprintf("append 10 KB → compactd/gauge, all %d timed appends (p50)", len(all)), Value: ms(worst)},
 	}, nil
+}
+
+// percentile returns the q-quantile of d (nearest rank; sorts d).
+func percentile(d []time.Duration, q float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	slices.Sort(d)
+	i := int(math.Ceil(q*float64(len(d)))) - 1
+	return d[min(max(i, 0), len(d)-1)]
 }
 
 func sizeName(n int) string { return fmt.Sprintf("%d MB", n>>20) }
 
 // benchLSPWatch: RSS while watching 1 GB of transcripts, the cold scan's
 // CPU/wall ratio (both cores busy), and a restart with the store present.
-func benchLSPWatch(ctx context.Context, cfg *config) ([]row, error) {
+func benchLSPWatch(ctx context.Context, cfg *config, bin string) ([]row, error) {
 	files, each, total := 40, 25<<20, "1 GB"
 	if cfg.Quick {
 		files, each, total = 10, 10<<20, "100 MB"
@@ -366,14 +402,17 @@ func benchLSPWatch(ctx context.Context, cfg *config) ([]row, error) {
 			return nil, err
 		}
 	}
+	defer os.RemoveAll(ws)
 	storePath := filepath.Join(cfg.TempDir, "watch-store.db")
-	c, err := startChild(ctx, cfg, ws, storePath)
+	// The cold scan is timed from the spawn: wall and CPU both include
+	// start-up (loading the BPE ranks), as a user's editor sees it.
+	load0 := loadAverage()
+	t0 := time.Now()
+	c, err := startChild(ctx, cfg, bin, ws, storePath)
 	if err != nil {
 		return nil, err
 	}
 	pid := c.cmd.Process.Pid
-	cpu0, _ := cpuTime(pid)
-	t0 := time.Now()
 	st, err := c.waitScan(ctx, 30*time.Minute)
 	if err != nil {
 		c.stop()
@@ -381,28 +420,34 @@ func benchLSPWatch(ctx context.Context, cfg *config) ([]row, error) {
 	}
 	wall := time.Since(t0)
 	cpu1, _ := cpuTime(pid)
+	load1 := loadAverage()
 	time.Sleep(2 * time.Second) // let the heap settle after the scan
 	rss, _ := procStatus(pid, "VmRSS")
 	peak, _ := procStatus(pid, "VmHWM")
 	c.stop()
-	cpuRatio := float64(cpu1-cpu0) / float64(wall)
-	cfg.logf("lsp: cold scan of %s (%d transcripts): %v wall, %v CPU; RSS %d MB (peak %d MB); %d bytes tokenized",
-		total, st.Transcripts, wall.Round(time.Millisecond), (cpu1 - cpu0).Round(time.Millisecond), rss>>10, peak>>10, st.BytesTokenized)
+	cpuRatio := float64(cpu1) / float64(wall)
+	cfg.logf("lsp: cold scan of %s (%d transcripts): %v wall, %v CPU; RSS %d MB (peak %d MB); %d bytes tokenized; load %s → %s",
+		total, st.Transcripts, wall.Round(time.Millisecond), cpu1.Round(time.Millisecond), rss>>10, peak>>10, st.BytesTokenized, load0, load1)
 
-	c2, err := startChild(ctx, cfg, ws, storePath)
+	t1 := time.Now()
+	c2, err := startChild(ctx, cfg, bin, ws, storePath)
 	if err != nil {
 		return nil, err
 	}
 	st2, err := c2.waitScan(ctx, 30*time.Minute)
+	restart := time.Since(t1)
 	c2.stop()
 	if err != nil {
 		return nil, err
 	}
+	cfg.logf("lsp: restart with the store: scan %v, %d bytes tokenized, %d transcripts", restart.Round(time.Millisecond), st2.BytesTokenized, st2.Transcripts)
 	return []row{
 		{Name: fmt.Sprintf("RSS after indexing %s of transcripts (%d files)", total, st.Transcripts), Value: fmt.Sprintf("%d MB", rss>>10), Anchor: "≤ 150 MB", Pass: rss>>10 <= 150},
 		{Name: "peak RSS during the cold scan", Value: fmt.Sprintf("%d MB", peak>>10)},
-		{Name: fmt.Sprintf("cold scan CPU time / wall time (%s)", total), Value: fmt.Sprintf("%.2f (%v / %v)", cpuRatio, (cpu1 - cpu0).Round(time.Millisecond), wall.Round(time.Millisecond)), Anchor: "≥ 1.5 (2 cores busy)", Pass: cpuRatio >= 1.5},
-		{Name: "bytes tokenized on restart with the store", Value: fmt.Sprint(st2.BytesTokenized), Anchor: "= 0", Pass: st2.BytesTokenized == 0 && st2.Transcripts == st.Transcripts},
-		{Name: "bytes tokenized on the first scan", Value: fmt.Sprint(st.BytesTokenized)},
+		{Name: fmt.Sprintf("cold scan CPU time / wall time (%s, from spawn)", total), Value: fmt.Sprintf("%.2f (%v / %v)", cpuRatio, cpu1.Round(time.Millisecond), wall.Round(time.Millisecond)), Anchor: "≥ 1.6 (both cores busy)", Pass: cpuRatio >= 1.6},
+		{Name: "bytes tokenized on restart with the store", Value: fmt.Sprintf("%s (%d of %d transcripts back)", thousands(int(st2.BytesTokenized)), st2.Transcripts, st.Transcripts), Anchor: "= 0", Pass: st2.BytesTokenized == 0 && st2.Transcripts == st.Transcripts},
+		{Name: "bytes tokenized on the first scan", Value: thousands(int(st.BytesTokenized))},
+		{Name: "restart with the store: spawn to scan done", Value: seconds(restart)},
+		{Name: "machine load average (1 min) at cold scan start → end", Value: load0 + " → " + load1},
 	}, nil
 }

@@ -73,7 +73,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if path == "" {
 		path, _ = store.DefaultPath(e.getenv)
 	}
-	var cache tokens.Cache = tokens.NewMemoryCache(0)
+	var cache tokens.Cache = tokens.NewMemoryCache(1 << 16)
 	if path != "" {
 		st, err := store.Open(ctx, path)
 		if err != nil {
@@ -84,7 +84,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			defer st.Close()
 			opts.Jobs = daemon.RunnerJobs{Runner: jobs.New(st)}
 			// Counts survive restarts: a restart re-tokenizes nothing.
-			tc := st.NewTokenCache(0)
+			tc := st.NewTokenCache(1 << 16) // ~6 MB in memory; the store holds the rest
 			cache = tc
 			stop := flushEvery(ctx, tc, 5*time.Second, logger)
 			defer stop()

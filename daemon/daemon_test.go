@@ -254,6 +254,20 @@ func TestEvictedTranscriptStillServes(t *testing.T) {
 	if _, ok := old.TurnAtLine(old.Lines() - 2); !ok {
 		t.Fatal("no turn for the evicted transcript's last line")
 	}
+	// New settings reach the evicted transcript without a re-read.
+	read := d.Stats().BytesRead
+	d.SetSettings(Settings{ContextWindow: old.Tokens})
+	if s := d.Snapshot(paths[0]); s.Window != old.Tokens || s.Level != LevelCritical {
+		t.Fatalf("evicted transcript under new settings: window %d level %s", s.Window, s.Level)
+	}
+	d.SetSettings(Settings{})
+	if s := d.Snapshot(paths[0]); s.Window != old.Window || s.Level != old.Level {
+		t.Fatalf("evicted transcript back to defaults: window %d level %s, want %d %s", s.Window, s.Level, old.Window, old.Level)
+	}
+	if d.Stats().BytesRead != read {
+		t.Fatal("settings re-read an evicted transcript")
+	}
+	old = d.Snapshot(paths[0])
 	f, _ := os.OpenFile(paths[0], os.O_APPEND|os.O_WRONLY, 0)
 	f.Write(sessiongen.Continue(transcript.FormatClaudeCode, datas[0], 4, 8))
 	f.Close()

@@ -175,10 +175,16 @@ func (tr *tracked) rebuild(ix *indexer) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	prev := tr.snap.Load()
-	if tr.t == nil || prev == nil {
+	if prev == nil {
 		return
 	}
 	tr.seq++
+	if tr.t == nil {
+		// Evicted: re-derive the window and level from the snapshot
+		// rather than re-reading the file.
+		tr.snap.Store(prev.withSettings(ix.settings(), tr.seq))
+		return
+	}
 	s := buildSnapshot(tr, ix, ix.settings(), prev.Size)
 	s.Savings, s.SavingsPending = prev.Savings, true
 	tr.snap.Store(s)
@@ -193,11 +199,15 @@ func buildSnapshot(tr *tracked, ix *indexer, set Settings, size int64) *Snapshot
 	// Live needs only the counts after the last reported usage: the
 	// append path stays independent of the transcript's length.
 	g := gauge.Live(t, tr.counts[min(gauge.TailStart(t), len(tr.counts)):], opts)
+	natural := g.ContextWindow
+	if opts.ContextWindow > 0 {
+		natural = gauge.Resolve(t, gauge.Options{Model: set.Model, Registry: ix.registry}).ContextWindow
+	}
 	s := &Snapshot{
 		Path: tr.path, Format: t.Format, Model: g.Model, Window: g.ContextWindow,
 		Tokens: g.Tokens, Ratio: g.Ratio, Level: Level(g.Level), Source: string(g.Source), Approx: g.Approx,
 		UpdatedAt: time.Now(), Size: size, Messages: len(t.Messages), Problems: t.Skipped,
-		Seq: tr.seq, lineStarts: tr.lineStarts,
+		Seq: tr.seq, lineStarts: tr.lineStarts, naturalWindow: natural,
 	}
 	if g.ContextWindow > 0 {
 		s.AutoCompactAt = float64(g.AutoCompactAt) / float64(g.ContextWindow)

@@ -45,6 +45,39 @@ type Snapshot struct {
 
 	// lineStarts[i] is the byte offset where line i begins.
 	lineStarts []int64
+	// naturalWindow is the window without the settings' overrides.
+	naturalWindow int
+}
+
+// withSettings re-derives the window, ratio and level under new settings
+// (for transcripts whose parsed form was evicted).
+func (s *Snapshot) withSettings(set Settings, seq uint64) *Snapshot {
+	next := *s
+	next.Seq, next.UpdatedAt = seq, time.Now()
+	w := s.naturalWindow
+	if set.ContextWindow > 0 {
+		w = set.ContextWindow
+	} else if o := longestPrefix(set.Windows, s.Model); o > 0 {
+		w = o
+	}
+	if w <= 0 {
+		return &next
+	}
+	next.Window = w
+	next.Ratio = float64(s.Tokens) / float64(w)
+	next.CriticalAt = set.CriticalRatio
+	if s.AutoCompactAt > 0 && s.AutoCompactAt < next.CriticalAt {
+		next.CriticalAt = s.AutoCompactAt
+	}
+	switch {
+	case next.Ratio >= next.CriticalAt:
+		next.Level = LevelCritical
+	case next.Ratio >= set.WarnRatio:
+		next.Level = LevelWarn
+	default:
+		next.Level = LevelOK
+	}
+	return &next
 }
 
 // TurnInfo is one turn's share of the conversation.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/compactd/compactd/compaction/sessiongen"
 	"testing"
+	"time"
 )
 
 func corpusText(b *testing.B) string {
@@ -22,15 +23,24 @@ func corpusText(b *testing.B) string {
 // Benchmarks make a new Counter per iteration: its cache of merged pieces
 // starts cold, as when the daemon counts a transcript for the first time.
 
+// reportCPU adds MB per CPU second, measured from start, to b's results.
+func reportCPU(b *testing.B, start time.Duration, bytesPerOp int) {
+	if cpu := processCPUTime() - start; cpu > 0 {
+		b.ReportMetric(float64(bytesPerOp)*float64(b.N)/1e6/cpu.Seconds(), "MB/cpu-s")
+	}
+}
+
 func BenchmarkCountText(b *testing.B) {
 	s := corpusText(b)
 	newCounter(b, O200kBase) // loads the encoding outside the clock
 	for _, workers := range []int{1, 2} {
 		b.Run(map[int]string{1: "sequential", 2: "parallel2"}[workers], func(b *testing.B) {
 			b.SetBytes(int64(len(s)))
+			cpu := processCPUTime()
 			for b.Loop() {
 				newCounter(b, O200kBase, WithWorkers(workers)).CountText(s)
 			}
+			reportCPU(b, cpu, len(s))
 		})
 	}
 }
@@ -61,12 +71,14 @@ func BenchmarkCountTranscriptLines(b *testing.B) {
 	for _, workers := range []int{1, 2} {
 		b.Run(map[int]string{1: "sequential", 2: "parallel2"}[workers], func(b *testing.B) {
 			b.SetBytes(int64(size))
+			cpu := processCPUTime()
 			for b.Loop() {
 				c := newCounter(b, O200kBase, WithWorkers(workers))
 				if _, err := c.CountTexts(context.Background(), lines); err != nil {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, cpu, size)
 		})
 	}
 }

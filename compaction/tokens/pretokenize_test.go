@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/dlclark/regexp2"
@@ -159,6 +160,52 @@ func TestCountMatchesLibrary(t *testing.T) {
 					t.Fatalf("%s %s line %d: %d tokens, library %d: %.200q", enc, name, lines, got, want, line)
 				}
 			}
+		}
+	}
+}
+
+// FuzzCountMatchesLibrary holds pretokenizer, merge and cache together to
+// the library's count, on both encodings.
+func FuzzCountMatchesLibrary(f *testing.F) {
+	for _, s := range pretokenizerSeeds {
+		f.Add(s)
+	}
+	bpes := map[string]*bpe{}
+	for _, enc := range encodingsUnderTest {
+		b, err := loadBPE(enc)
+		if err != nil {
+			f.Fatal(err)
+		}
+		bpes[enc] = b
+		referenceEncoding(f, enc)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > 4096 {
+			return // the reference is quadratic on long runs
+		}
+		for _, enc := range encodingsUnderTest {
+			if got, want := bpes[enc].count(s, mergedCounts{}), referenceCount(t, enc, s); got != want {
+				t.Fatalf("%s %q: %d tokens, library %d", enc, s, got, want)
+			}
+		}
+	})
+}
+
+// classify reads the class table; it must say what the Unicode tables say.
+func TestClassifyMatchesUnicode(t *testing.T) {
+	bmp := bmpClasses()
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		want := classOther
+		switch {
+		case unicode.IsSpace(r):
+			want = classSpace
+		case unicode.IsLetter(r) || unicode.Is(unicode.M, r):
+			want = classLetter
+		case unicode.IsNumber(r):
+			want = classDigit
+		}
+		if got := classify(bmp, r); got != want {
+			t.Fatalf("classify(%U) = %d, want %d", r, got, want)
 		}
 	}
 }

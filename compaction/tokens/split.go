@@ -1,9 +1,6 @@
 package tokens
 
-import (
-	"unicode"
-	"unicode/utf8"
-)
+import "unicode/utf8"
 
 // Limits of what is handed to the BPE in one call. See DESIGN.md §4 for the
 // measurements behind them.
@@ -65,16 +62,23 @@ var asciiClass = func() (t [utf8.RuneSelf]charClass) {
 	return t
 }()
 
-func classify(r rune) charClass {
+// classify returns the class of r; bmp is bmpClasses().
+func classify(bmp *[1 << 16]runeClass, r rune) charClass {
 	if r < utf8.RuneSelf {
 		return asciiClass[r]
 	}
+	var rc runeClass
+	if r < 1<<16 {
+		rc = bmp[r]
+	} else {
+		rc = classOf(r)
+	}
 	switch {
-	case unicode.IsSpace(r):
+	case rc&rcSpace != 0:
 		return classSpace
-	case unicode.IsLetter(r) || unicode.Is(unicode.M, r):
+	case rc&rcLetter != 0 || rc&(rcUpper|rcLower) == rcUpper|rcLower: // letters and marks
 		return classLetter
-	case unicode.IsNumber(r):
+	case rc&rcNumber != 0:
 		return classDigit
 	default:
 		return classOther
@@ -89,6 +93,7 @@ type span struct{ start, end int }
 // UnbrokenRunLimit. The result is sorted and non-overlapping.
 func longRuns(s string) []span {
 	var runs []span
+	bmp := bmpClasses()
 	classStart, unbrokenStart := 0, 0
 	prev := classSpace
 	inUnbroken := false
@@ -112,7 +117,7 @@ func longRuns(s string) []span {
 		if r >= utf8.RuneSelf {
 			r, size = utf8.DecodeRuneInString(s[i:])
 		}
-		c := classify(r)
+		c := classify(bmp, r)
 		if i == 0 {
 			prev, classStart = c, 0
 		} else if c != prev {
@@ -161,7 +166,7 @@ func mergeSpans(runs []span) []span {
 // isSpaceAt reports whether the rune starting at s[i] is whitespace.
 func isSpaceAt(s string, i int) bool {
 	r, _ := utf8.DecodeRuneInString(s[i:])
-	return classify(r) == classSpace
+	return classify(bmpClasses(), r) == classSpace
 }
 
 // exactSplitAt reports whether cutting s before index i (0 < i < len(s))

@@ -3,6 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -57,5 +61,78 @@ func TestTenKBEndsOnLine(t *testing.T) {
 	got := tenKB(lines)
 	if len(got) < appendBytes || got[len(got)-1] != '\n' || len(got) > appendBytes+1000 {
 		t.Fatalf("tenKB gave %d bytes", len(got))
+	}
+}
+
+func TestPercentileNearestRank(t *testing.T) {
+	d := []time.Duration{10, 1, 9, 2, 8, 3, 7, 4, 6, 5}
+	for _, tc := range []struct {
+		q    float64
+		want time.Duration
+	}{{0.5, 5}, {0.9, 9}, {1, 10}, {0, 1}} {
+		if got := percentile(slices.Clone(d), tc.q); got != tc.want {
+			t.Errorf("percentile(%v) = %v, want %v", tc.q, got, tc.want)
+		}
+	}
+	if got := percentile(nil, 0.9); got != 0 {
+		t.Errorf("percentile of nothing = %v", got)
+	}
+}
+
+func TestServerEnvHidesTheRealHome(t *testing.T) {
+	t.Setenv("HOME", "/real/home")
+	t.Setenv("CODEX_HOME", "/real/codex")
+	t.Setenv("XDG_CONFIG_HOME", "/real/config")
+	cfg := &config{TempDir: t.TempDir()}
+	env := serverEnv(cfg, filepath.Join(cfg.TempDir, "s.db"))
+	seen := map[string]int{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "COMPACTD_STORE", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME":
+			seen[k]++
+			if !strings.HasPrefix(v, cfg.TempDir) {
+				t.Errorf("%s=%s is outside the bench's temp dir", k, v)
+			}
+		}
+	}
+	for _, k := range []string{"HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "COMPACTD_STORE", "XDG_STATE_HOME", "XDG_CONFIG_HOME"} {
+		if seen[k] != 1 {
+			t.Errorf("%s set %d times", k, seen[k])
+		}
+	}
+}
+
+func TestRepoRootFromPackageDir(t *testing.T) {
+	root, err := repoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "cmd", "compactd-bench", "main.go")); err != nil {
+		t.Errorf("repoRoot %s is not the compactd repository: %v", root, err)
+	}
+}
+
+// TestSummarySectionMeasures runs the cheapest real section end to end: it
+// must produce its three barred figures from a real summary.
+func TestSummarySectionMeasures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates ~100k-token sessions")
+	}
+	rows, err := benchSummary(context.Background(), &config{Quick: true, TempDir: t.TempDir(), Log: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	barred := 0
+	for _, r := range rows {
+		if r.Anchor != "" {
+			barred++
+		}
+		if r.Value == "" {
+			t.Errorf("row %q has no value", r.Name)
+		}
+	}
+	if barred != 3 {
+		t.Errorf("%d barred rows, want size, time and retention: %+v", barred, rows)
 	}
 }

@@ -1,9 +1,17 @@
 // Package tokens counts tokens the way model APIs do, offline.
 //
-// It uses real BPE (o200k_base, cl100k_base) from github.com/pkoukk/tiktoken-go
-// with the embedded loader of github.com/pkoukk/tiktoken-go-loader, so nothing
-// is ever downloaded. Around the BPE it adds what a daemon watching
-// multi-hundred-megabyte transcripts needs (DESIGN.md §4):
+// It counts with the real BPE ranks of o200k_base and cl100k_base, read by
+// the offline loader of github.com/pkoukk/tiktoken-go-loader, so nothing is
+// ever downloaded. The two steps of tiktoken are done here rather than by
+// pkoukk/tiktoken-go, whose backtracking regex engine made counting slower
+// than OpenAI's own tokenizer: pretokenize.go cuts text into the pieces the
+// encodings' split regexes give (held equal to regexp2's matches by a
+// differential fuzz test), and bpe.go merges each piece by rank exactly as
+// the library does, remembering the counts of pieces that needed merging.
+// The counts are the library's, token for token (and OpenAI's tiktoken's
+// on the reference table and the benchmark transcript).
+// Around the BPE it adds what a daemon watching multi-hundred-megabyte
+// transcripts needs (DESIGN.md §4):
 //
 //   - texts are never handed to the BPE whole: large texts are cut into
 //     pieces of at most MaxPiece bytes at exact split points (after a newline

@@ -5,8 +5,9 @@ import "unicode/utf8"
 // Limits of what is handed to the BPE in one call. See DESIGN.md §4 for the
 // measurements behind them.
 const (
-	// MaxPiece bounds one BPE call: pkoukk/tiktoken-go fed 20 MiB at once
-	// peaks at 1.47 GB RSS, fed 256 KiB pieces at 126 MB.
+	// MaxPiece bounds one BPE call, so a big text is counted in parallel
+	// pieces. (It also kept pkoukk/tiktoken-go, which this package used to
+	// call, from converting 20 MiB to runes at once: 1.47 GB RSS.)
 	MaxPiece = 256 << 10
 	// SameClassRunLimit is the longest run of same-class characters
 	// (letters, whitespace, punctuation) counted exactly. Such a run is one

@@ -47,7 +47,31 @@ func crashChild(mode, path, storePath string) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
+		fmt.Println("done")
 	}
+}
+
+// jobDuration runs one crash child until its first job completes and
+// returns how long that took, so kill times cover a whole job however
+// loaded the machine is.
+func jobDuration(t *testing.T, exe, path string) time.Duration {
+	t.Helper()
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), "COMPACTD_CRASH_CHILD=compact", "COMPACTD_CRASH_PATH="+path)
+	out, _ := cmd.StdoutPipe()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Signal(syscall.SIGKILL); cmd.Wait() }()
+	r := bufio.NewReader(out)
+	r.ReadString('\n') // ready
+	start := time.Now()
+	if line, err := r.ReadString('\n'); err != nil || strings.TrimSpace(line) != "done" {
+		t.Fatalf("calibration child: %q %v %s", line, err, stderr.String())
+	}
+	return time.Since(start)
 }
 
 func crashTrials() int {
@@ -73,6 +97,14 @@ func TestCrashDuringInPlace(t *testing.T) {
 	path, orig := claudeSession(t, filepath.Join(root, "proj"), 77, 24)
 	rng := rand.New(rand.NewSource(1))
 	ctx := context.Background()
+	// Kill anywhere in the first job and a half: before, during and after
+	// the write. The first job (v1 recorded, then the compaction) is the
+	// longest one, so measure it on a copy.
+	calib := filepath.Join(root, "calib", filepath.Base(path))
+	os.MkdirAll(filepath.Dir(calib), 0o755)
+	os.WriteFile(calib, orig, 0o644)
+	span := jobDuration(t, exe, calib) * 3 / 2
+	t.Logf("one in-place job takes %v; kills land in [0, %v)", span*2/3, span)
 	compacted := 0
 	for trial := 0; trial < crashTrials(); trial++ {
 		mode := "compact"
@@ -88,7 +120,7 @@ func TestCrashDuringInPlace(t *testing.T) {
 			t.Fatal(err)
 		}
 		bufio.NewReader(out).ReadString('\n') // "ready": the store is open
-		time.Sleep(time.Duration(rng.Intn(400)) * time.Millisecond)
+		time.Sleep(time.Duration(rng.Int63n(int64(span))))
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 		if strings.TrimSpace(stderr.String()) != "" {

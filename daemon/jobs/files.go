@@ -139,8 +139,7 @@ func replaceInPlace(path string, prefixLen int64, prefixSum [32]byte, content []
 	res.Carried = int64(len(tail))
 	if old != nil && appendOnly {
 		// A writer that opened the old file just before the rename writes
-		// into the replaced inode; move those bytes to the new file. Two
-		// looks, a moment apart, cover a write in flight.
+		// into the replaced inode; move those bytes to the new file.
 		n, err := rescueLateAppends(old, path)
 		res.Carried += n
 		if err != nil {
@@ -150,12 +149,18 @@ func replaceInPlace(path string, prefixLen int64, prefixSum [32]byte, content []
 	return res, nil
 }
 
+// rescueSchedule is when the replaced inode is watched for late appends.
+// Agents open, append and close in well under a millisecond, but a writer
+// descheduled between its open and its write (seen under load) can land
+// tens of milliseconds later. Looks are tight at first, so a rescued line
+// lands before that writer's next line in the new file.
+var rescueSchedule = []time.Duration{0, 5, 10, 20, 40, 80, 160, 250}
+
 func rescueLateAppends(old *os.File, path string) (int64, error) {
 	var total int64
-	for i := 0; i < 2; i++ {
-		if i > 0 {
-			time.Sleep(20 * time.Millisecond)
-		}
+	start := time.Now()
+	for _, at := range rescueSchedule {
+		time.Sleep(time.Until(start.Add(at * time.Millisecond)))
 		more, err := io.ReadAll(old)
 		if err != nil {
 			return total, fmt.Errorf("read replaced %s: %w", path, err)

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -230,11 +231,10 @@ func turnInfos(tr *tracked, s *Snapshot) []TurnInfo {
 	if p := tr.snap.Load(); p != nil {
 		prev = p.Turns
 	}
-	keep := 0
-	for keep < len(prev) && keep < len(turns) && prev[keep].endMsg <= tr.same &&
-		prev[keep].startMsg == turns[keep].Start && prev[keep].endMsg == turns[keep].End {
-		keep++
-	}
+	// Reusable turns form a prefix too (see recount).
+	keep := sort.Search(min(len(prev), len(turns)), func(k int) bool {
+		return prev[k].endMsg > tr.same || prev[k].startMsg != turns[k].Start || prev[k].endMsg != turns[k].End
+	})
 	if keep == len(turns) && keep > 0 {
 		keep-- // the last turn is always rebuilt: its messages may have grown
 	}
@@ -333,10 +333,12 @@ type indexer struct {
 // counting the rest on every core.
 func (ix *indexer) recount(old *transcript.Transcript, oldCounts []tokens.Count, nt *transcript.Transcript) (counts []tokens.Count, same int) {
 	if old != nil {
-		for same < len(old.Messages) && same < len(nt.Messages) && same < len(oldCounts) &&
-			sameMessage(&old.Messages[same], &nt.Messages[same]) {
-			same++
-		}
+		// The unchanged messages form a prefix (the active branch shares
+		// its start with the previous one and then diverges), so the end
+		// of that prefix is found by binary search: an append to a
+		// 200 MB transcript does not walk its 100k messages.
+		n := min(len(old.Messages), len(nt.Messages), len(oldCounts))
+		same = sort.Search(n, func(i int) bool { return !sameMessage(&old.Messages[i], &nt.Messages[i]) })
 	}
 	// Only the entry's own updates touch oldCounts (snapshots copy what
 	// they need), so the unchanged prefix is extended in place.

@@ -55,7 +55,16 @@ type savingsWorker struct {
 func newSavingsWorker(d *Daemon) *savingsWorker {
 	fn := d.opts.Savings
 	if fn == nil {
-		fn = StrategySavings(d.opts.Counter)
+		// A counter of its own, so the index's counter measures indexing alone.
+		c := d.opts.Counter
+		var opts []tokens.Option
+		if d.opts.CountCache != nil {
+			opts = append(opts, tokens.WithCache(d.opts.CountCache))
+		}
+		if own, err := tokens.New(c.Encoding(), opts...); err == nil {
+			c = own
+		}
+		fn = StrategySavings(c)
 	}
 	return &savingsWorker{d: d, fn: fn, pending: map[string]time.Time{}, wake: make(chan struct{}, 1)}
 }

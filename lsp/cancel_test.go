@@ -24,7 +24,7 @@ func TestCancelCompaction(t *testing.T) {
 			testEnv(t)
 			ws := t.TempDir()
 			path := filepath.Join(ws, "big.jsonl")
-			data := sessiongen.ClaudeCode(sessiongen.Options{Seed: 3, TargetBytes: 24 << 20, Cwd: ws})
+			data := sessiongen.ClaudeCode(sessiongen.Options{Seed: 3, TargetBytes: 8 << 20, Cwd: ws})
 			if err := os.WriteFile(path, data, 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -67,7 +67,7 @@ func TestCancelCompaction(t *testing.T) {
 			case <-time.After(30 * time.Second):
 				t.Fatal("the cancelled compaction did not stop")
 			}
-			c.waitNote(0, protocol.MethodWindowShowMessage, func(r json.RawMessage) bool { return strings.Contains(string(r), "cancelled") }, 10*time.Second)
+			c.waitNote(0, protocol.MethodWindowShowMessage, func(r json.RawMessage) bool { return strings.Contains(string(r), "cancelled") }, 60*time.Second)
 			if kinds := c.progressOf(token); kinds[len(kinds)-1] != "end" {
 				t.Fatalf("progress not ended: %v", kinds)
 			}

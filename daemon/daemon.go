@@ -295,12 +295,10 @@ type Stats struct {
 func (d *Daemon) Stats() Stats {
 	s := Stats{MessagesTokenized: d.ix.tokenized.Load()}
 	for _, tr := range d.all() {
-		tr.mu.Lock()
-		s.BytesRead += tr.bytesRead
-		if tr.t != nil {
+		s.BytesRead += tr.bytesRead.Load()
+		if tr.parsed.Load() {
 			s.Files++
 		}
-		tr.mu.Unlock()
 	}
 	return s
 }
@@ -404,7 +402,11 @@ func (d *Daemon) enforceBudget(keep *tracked) {
 	var total int64
 	active := d.Active()
 	for _, tr := range d.all() {
-		tr.mu.Lock()
+		// An entry being updated is busy, not idle: skip it rather than
+		// wait for its parse (waiting here serialized the cold scan).
+		if !tr.mu.TryLock() {
+			continue
+		}
 		if tr.t != nil {
 			list = append(list, hot{tr, tr.t.Size, tr.lastChange.Load()})
 			total += tr.t.Size
@@ -422,8 +424,9 @@ func (d *Daemon) enforceBudget(keep *tracked) {
 		if h.tr == keep || h.tr.path == active {
 			continue
 		}
-		h.tr.evict()
-		total -= h.size
+		if h.tr.evict() {
+			total -= h.size
+		}
 		d.freeSoon()
 	}
 }

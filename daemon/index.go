@@ -42,7 +42,9 @@ type tracked struct {
 	seq        uint64
 	// bytesRead counts source bytes read for this file since tracking began
 	// (full reads and tails), for the O(appended bytes) checks.
-	bytesRead int64
+	bytesRead atomic.Int64
+	// parsed mirrors t != nil for lock-free stats.
+	parsed atomic.Bool
 	// savingsFor is the Seq the current savings were computed for.
 	savingsFor uint64
 	opened     atomic.Bool
@@ -51,11 +53,16 @@ type tracked struct {
 }
 
 // evict drops the parsed transcript, keeping the snapshot: hovers and
-// gauges still work; the next change re-parses the file.
-func (tr *tracked) evict() {
-	tr.mu.Lock()
+// gauges still work; the next change re-parses the file. It reports
+// whether it did (an entry being updated is left alone).
+func (tr *tracked) evict() bool {
+	if !tr.mu.TryLock() {
+		return false // being updated: it is in use
+	}
 	defer tr.mu.Unlock()
 	tr.t, tr.counts, tr.same = nil, nil, 0
+	tr.parsed.Store(false)
+	return true
 }
 
 // errNotTranscript marks files that no codec recognizes.
@@ -101,7 +108,7 @@ func (tr *tracked) appendTail(ix *indexer, app format.Appender, fi fs.FileInfo) 
 		return false, fmt.Errorf("read %s at %d: %w", tr.path, from, err)
 	}
 	tail = tail[:n]
-	tr.bytesRead += int64(n)
+	tr.bytesRead.Add(int64(n))
 	nt, err := app.Append(tr.t, tail)
 	if err != nil {
 		// An append the codec cannot follow (a rewrite that kept the size
@@ -118,6 +125,7 @@ func (tr *tracked) appendTail(ix *indexer, app format.Appender, fi fs.FileInfo) 
 	}
 	tr.counts, tr.same = ix.recount(tr.t, tr.counts, nt)
 	tr.t = nt
+	tr.parsed.Store(true)
 	tr.publish(ix, fi)
 	return true, nil
 }
@@ -131,7 +139,7 @@ func (tr *tracked) fullParse(ix *indexer, fi fs.FileInfo) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		tr.bytesRead += int64(len(head))
+		tr.bytesRead.Add(int64(len(head)))
 		c, err := format.Detect(tr.path, head)
 		if err != nil {
 			return false, fmt.Errorf("%w: %w", errNotTranscript, err)
@@ -142,7 +150,7 @@ func (tr *tracked) fullParse(ix *indexer, fi fs.FileInfo) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("read %s: %w", tr.path, err)
 	}
-	tr.bytesRead += int64(len(data))
+	tr.bytesRead.Add(int64(len(data)))
 	nt, err := codec.Parse(data)
 	if err != nil {
 		return false, fmt.Errorf("parse %s as %s: %w", tr.path, codec.Format(), err)
@@ -155,6 +163,7 @@ func (tr *tracked) fullParse(ix *indexer, fi fs.FileInfo) (bool, error) {
 	tr.lineStarts, tr.scanned = scanLines(nil, data, 0)
 	tr.counts, tr.same = ix.recount(old, oldCounts, nt)
 	tr.t = nt
+	tr.parsed.Store(true)
 	tr.publish(ix, fi)
 	return true, nil
 }

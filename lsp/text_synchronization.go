@@ -14,7 +14,10 @@ func (s *Server) didOpen(ctx context.Context, params json.RawMessage) (any, erro
 	if err := decode(params, &p); err != nil {
 		return nil, err
 	}
-	s.track(p.TextDocument.URI)
+	// Indexing a large transcript takes seconds: do it aside so the
+	// messages after didOpen are not held back; the gauge and diagnostic
+	// follow when it is ready.
+	go s.track(p.TextDocument.URI)
 	return nil, nil
 }
 

@@ -72,12 +72,7 @@ func (b *bpe) count(s string, cache mergedCounts) int {
 	sc := newScanner(s)
 	n := 0
 	for i := 0; i < len(s); {
-		var e int
-		if b.cl100k {
-			e = sc.nextCL100k(i)
-		} else {
-			e = sc.nextO200k(i)
-		}
+		e := sc.next(i, b.cl100k)
 		n += b.pieceCount(s[i:e], cache)
 		i = e
 	}

@@ -193,8 +193,8 @@ func (sc *scanner) digits(i int) int {
 }
 
 // punctuation matches ` ?[^\s\p{L}\p{N}]+[\r\n]*` (with '/' in the last
-// class when slash is set) at i, whose rune has class c0 and size n0.
-func (sc *scanner) punctuation(i int, c0 runeClass, n0 int, slash bool) (int, bool) {
+// class when slash is set) at i, whose rune is n0 bytes long.
+func (sc *scanner) punctuation(i, n0 int, slash bool) (int, bool) {
 	p := i
 	if sc.s[i] == ' ' {
 		if c1, n1 := sc.at(i + n0); n1 > 0 && c1.punct() {
@@ -265,7 +265,7 @@ func (sc *scanner) nextO200k(i int) int {
 	if c0&rcNumber != 0 {
 		return sc.digits(i)
 	}
-	if e, ok := sc.punctuation(i, c0, n0, true); ok {
+	if e, ok := sc.punctuation(i, n0, true); ok {
 		return e
 	}
 	if c0&rcSpace != 0 {
@@ -291,7 +291,7 @@ func (sc *scanner) nextCL100k(i int) int {
 	if c0&rcNumber != 0 {
 		return sc.digits(i)
 	}
-	if e, ok := sc.punctuation(i, c0, n0, false); ok {
+	if e, ok := sc.punctuation(i, n0, false); ok {
 		return e
 	}
 	if c0&rcSpace != 0 {
@@ -300,19 +300,13 @@ func (sc *scanner) nextCL100k(i int) int {
 	return i + n0
 }
 
-// pretokenize calls fn with each piece of s (valid UTF-8) in order.
-func pretokenize(s string, cl100k bool, fn func(piece string)) {
-	sc := newScanner(s)
-	for i := 0; i < len(s); {
-		var e int
-		if cl100k {
-			e = sc.nextCL100k(i)
-		} else {
-			e = sc.nextO200k(i)
-		}
-		fn(s[i:e])
-		i = e
+// next returns the end of the piece of the encoding's split regex that
+// starts at i (< len(sc.s)).
+func (sc *scanner) next(i int, cl100k bool) int {
+	if cl100k {
+		return sc.nextCL100k(i)
 	}
+	return sc.nextO200k(i)
 }
 
 // validUTF8 returns s with each byte that is not part of valid UTF-8

@@ -2,6 +2,7 @@ package tokens
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,6 +80,57 @@ func BenchmarkCountTranscriptLines(b *testing.B) {
 				}
 			}
 			reportCPU(b, cpu, size)
+		})
+	}
+}
+
+// corpusLines is every file of the shared corpus of real transcripts, cut
+// into lines; cmd/compactd-bench/node/throughput.js counts the same file
+// (written to corpus.txt when TOKENS_CORPUS_OUT names a path) for the
+// comparison with OpenAI's tiktoken on real rather than generated text.
+func corpusLines(b *testing.B) ([]string, int) {
+	root := filepath.Join(repoRoot(b), "..", "shared", "corpus")
+	var all strings.Builder
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(path, ".md") {
+			return err
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		all.Write(raw)
+		all.WriteByte('\n')
+		return nil
+	})
+	if err != nil || all.Len() == 0 {
+		b.Skip("corpus not available:", err)
+	}
+	if out := os.Getenv("TOKENS_CORPUS_OUT"); out != "" {
+		if err := os.WriteFile(out, []byte(all.String()), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return strings.Split(all.String(), "\n"), all.Len()
+}
+
+func BenchmarkCountCorpusLines(b *testing.B) {
+	lines, size := corpusLines(b)
+	newCounter(b, O200kBase)
+	for _, workers := range []int{1, 2} {
+		b.Run(map[int]string{1: "sequential", 2: "parallel2"}[workers], func(b *testing.B) {
+			b.SetBytes(int64(size))
+			cpu := processCPUTime()
+			var total Count
+			for b.Loop() {
+				counts, err := newCounter(b, O200kBase, WithWorkers(workers)).CountTexts(context.Background(), lines)
+				if err != nil {
+					b.Fatal(err)
+				}
+				total = Sum(counts)
+			}
+			reportCPU(b, cpu, size)
+			b.ReportMetric(float64(total.N), "tokens")
 		})
 	}
 }

@@ -1,14 +1,8 @@
 package daemon
 
 import (
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
+	"slices"
 	"strings"
-
-	"github.com/BurntSushi/toml"
 )
 
 // Settings are the user's choices that shape watching, the gauge and
@@ -65,7 +59,7 @@ func (s Settings) withDefaults() Settings {
 		s.CriticalRatio = max(DefaultCriticalRatio, s.WarnRatio)
 	}
 	if len(s.Strategies) == 0 {
-		s.Strategies = append([]string(nil), defaultStrategies...)
+		s.Strategies = []string{"auto"}
 	}
 	if s.KeepLast <= 0 {
 		s.KeepLast = DefaultKeepLast
@@ -74,31 +68,15 @@ func (s Settings) withDefaults() Settings {
 	return s
 }
 
-// SavingsStrategies is the list dry-run savings are computed for; "auto" is
-// always among them because the gauge notification reports it.
+// SavingsStrategies is the list dry-run savings are computed for: the
+// common strategies, the configured pipeline's, and always "auto" (the
+// gauge notification reports it).
 func (s Settings) SavingsStrategies() []string {
-	out := append([]string(nil), s.withDefaults().Strategies...)
-	for _, x := range out {
-		if x == "auto" {
-			return out
+	out := append([]string(nil), defaultStrategies...)
+	for _, x := range s.Strategies {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
 		}
 	}
-	return append(out, "auto")
-}
-
-// ConfigFile is the per-folder settings file.
-const ConfigFile = ".compactd.toml"
-
-// LoadFolderConfig applies folder's .compactd.toml over base; a missing
-// file leaves base as it is.
-func LoadFolderConfig(folder string, base Settings) (Settings, error) {
-	path := filepath.Join(folder, ConfigFile)
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return base, nil
-	}
-	next := base
-	if _, err := toml.DecodeFile(path, &next); err != nil {
-		return base, fmt.Errorf("read %s: %w", path, err)
-	}
-	return next, nil
+	return out
 }

@@ -10,31 +10,46 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/compactd/compactd/daemon"
+	"github.com/compactd/compactd/daemon/config"
 )
 
-// resolveSettings layers the sources of settings, later ones winning: the
-// server's flags, each folder's .compactd.toml, then what the client sent
-// (initializationOptions, replaced by workspace/didChangeConfiguration).
+// resolveSettings layers the sources of settings (daemon/config):
+// defaults, the user's config file, the first folder's .compactd.toml, then
+// what the client sent (initializationOptions, replaced by
+// workspace/didChangeConfiguration); the server's flags (store, log level)
+// win last. Client settings that do not validate are ignored as a whole,
+// with the reason returned.
 func (s *Server) resolveSettings(folders []string, client json.RawMessage) (daemon.Settings, error) {
-	set := s.opts.Settings
-	var errs []string
-	if s.opts.LoadConfig != nil {
-		for _, f := range folders {
-			next, err := s.opts.LoadConfig(f, set)
-			if err != nil {
-				errs = append(errs, err.Error())
-				continue
-			}
-			set = next
-		}
-	}
 	if client == nil {
 		s.mu.Lock()
 		client = s.initOptions
 		s.mu.Unlock()
 	}
-	if err := mergeClientSettings(&set, client); err != nil {
+	load := s.opts.LoadConfig
+	if load == nil {
+		load = func(string) (*config.Config, error) { return config.Default(), nil }
+	}
+	workspace := ""
+	if len(folders) > 0 {
+		workspace = folders[0]
+	}
+	var errs []string
+	cfg, err := load(workspace)
+	if err != nil {
 		errs = append(errs, err.Error())
+		cfg = config.Default()
+	}
+	base := *cfg
+	if err := cfg.ApplyJSON(client); err != nil {
+		errs = append(errs, err.Error())
+		cfg = &base
+	}
+	set := settingsOf(cfg)
+	if s.opts.Settings.StorePath != "" {
+		set.StorePath = s.opts.Settings.StorePath
+	}
+	if s.opts.Settings.LogLevel != "" {
+		set.LogLevel = s.opts.Settings.LogLevel
 	}
 	s.logLevel.Store(int32(parseLevel(set.LogLevel)))
 	if len(errs) > 0 {
@@ -43,24 +58,25 @@ func (s *Server) resolveSettings(folders []string, client json.RawMessage) (daem
 	return set, nil
 }
 
-// mergeClientSettings applies the client's JSON over set. Clients send
-// either the settings object itself or it under a "compactd" key (VS Code
-// sends the whole section).
-func mergeClientSettings(set *daemon.Settings, raw json.RawMessage) error {
-	if len(raw) == 0 || string(raw) == "null" || string(raw) == "{}" {
-		return nil
+// settingsOf maps the configuration onto what the daemon uses.
+func settingsOf(c *config.Config) daemon.Settings {
+	set := daemon.Settings{
+		WarnRatio: c.Gauge.Warn, CriticalRatio: c.Gauge.Critical,
+		Model: c.Gauge.Model, ContextWindow: c.Gauge.ContextWindow,
+		Strategies: c.Compact.Strategies, KeepLast: c.Compact.KeepLast,
+		LogLevel: c.Log.Level, StorePath: c.Store.Path,
 	}
-	var wrapper map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &wrapper); err != nil {
-		return fmt.Errorf("settings must be a JSON object: %v", err)
+	for name, m := range c.Models {
+		if m.ContextWindow > 0 {
+			if set.Windows == nil {
+				set.Windows = map[string]int{}
+			}
+			set.Windows[name] = m.ContextWindow
+		}
 	}
-	if inner, ok := wrapper["compactd"]; ok {
-		raw = inner
-	}
-	if err := json.Unmarshal(raw, set); err != nil {
-		return fmt.Errorf("invalid settings: %v", err)
-	}
-	return nil
+	ws, claude, codex := c.Watch.Workspace, c.Watch.Claude, c.Watch.Codex
+	set.Watch = daemon.Watch{Workspace: &ws, Claude: &claude, Codex: &codex, Globs: c.Watch.Globs}
+	return set
 }
 
 func (s *Server) didChangeConfiguration(ctx context.Context, params json.RawMessage) (any, error) {

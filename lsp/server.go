@@ -17,6 +17,7 @@ import (
 
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/daemon"
+	"github.com/compactd/compactd/daemon/config"
 )
 
 // Options configure a server.
@@ -30,9 +31,11 @@ type Options struct {
 	// CountCache remembers per-message counts across restarts (the store's
 	// token cache); nil disables it.
 	CountCache tokens.Cache
-	// LoadConfig reads a folder's .compactd.toml into base; nil skips files.
-	LoadConfig func(folder string, base daemon.Settings) (daemon.Settings, error)
-	// Settings are the starting settings (from flags and config files).
+	// LoadConfig reads the configuration files for a workspace folder
+	// (config.Load); nil uses the built-in defaults only.
+	LoadConfig func(workspace string) (*config.Config, error)
+	// Settings carries the server's flags (StorePath, LogLevel), which win
+	// over every configuration layer.
 	Settings daemon.Settings
 	// Savings overrides the dry-run savings function (nil: the pipeline's).
 	Savings daemon.SavingsFunc

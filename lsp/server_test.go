@@ -192,7 +192,7 @@ func TestTranscriptFeatures(t *testing.T) {
 	u := pathURI(path)
 	c := startServer(t, Options{})
 	// A small window so the session is over the critical point.
-	c.initialize(ws, map[string]any{"compactd": map[string]any{"contextWindow": 4000}})
+	c.initialize(ws, map[string]any{"compactd": map[string]any{"gauge": map[string]any{"contextWindow": 4000}}})
 
 	c.notify(protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "jsonl", Version: 1, Text: string(data)}})
 	raw, next := c.waitNote(0, methodGauge, gaugeFor(u), 10*time.Second)

@@ -12,6 +12,7 @@ import (
 	_ "github.com/compactd/compactd/compaction/format/all" // every codec
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/daemon"
+	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/jobs"
 	"github.com/compactd/compactd/daemon/store"
 	"github.com/compactd/compactd/lsp"
@@ -67,7 +68,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		Env:        daemon.EnvFromOS(e.getenv),
 		Logger:     logger,
 		Settings:   settings,
-		LoadConfig: daemon.LoadFolderConfig,
+		LoadConfig: config.Load,
 	}
 	path := *storePath
 	if path == "" {

@@ -52,7 +52,7 @@ before(async () => {
     processId: process.pid, rootUri: pathToFileURL(dir).href,
     workspaceFolders: [{ uri: pathToFileURL(dir).href, name: 'ws' }],
     // A small window puts the 4-turn session past the critical point.
-    initializationOptions: { compactd: { contextWindow: 20000, strategies: ['strip-tool-results', 'auto'] } },
+    initializationOptions: { compactd: { gauge: { contextWindow: 20000 }, compact: { strategies: ['strip-tool-results'] } } },
     capabilities: { window: { workDoneProgress: true, showDocument: { support: true } }, textDocument: { hover: { contentFormat: ['markdown'] } } },
   });
   await conn.sendNotification(InitializedNotification.type, {});

@@ -33,7 +33,7 @@ local function main()
   local exited, exit_code, initialized = false, nil, false
   local id = vim.lsp.start_client({
     name = 'compactd', cmd = cmd, root_dir = ws,
-    init_options = { compactd = { contextWindow = 20000 } },
+    init_options = { compactd = { gauge = { contextWindow = 20000 } } },
     handlers = {
       ['compactd/gauge'] = function(_, result) seen.gauges[#seen.gauges + 1] = result end,
       ['textDocument/publishDiagnostics'] = function(err, result, ctx, config)

@@ -42,10 +42,14 @@ func TestServeLifecycle(t *testing.T) {
 			logFile := filepath.Join(home, "serve.log")
 			store := filepath.Join(home, "store", "c.db")
 			code := make(chan int, 1)
-			go func() { code <- run(t.Context(), e, []string{"serve", "--log-file", logFile, "--store", store, "--log-level", "debug"}) }()
+			go func() {
+				code <- run(t.Context(), e, []string{"serve", "--log-file", logFile, "--store", store, "--log-level", "debug"})
+			}()
 
 			conn := jsonrpc2.NewConn(jsonrpc2.NewStream(pipeRWC{outR, inW}))
-			conn.Go(t.Context(), func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error { return reply(ctx, nil, nil) })
+			conn.Go(t.Context(), func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+				return reply(ctx, nil, nil)
+			})
 			ws := t.TempDir()
 			var res protocol.InitializeResult
 			if _, err := conn.Call(t.Context(), protocol.MethodInitialize, map[string]any{"processId": os.Getpid(), "rootUri": "file://" + ws, "capabilities": map[string]any{}}, &res); err != nil {

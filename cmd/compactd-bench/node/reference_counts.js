@@ -98,6 +98,30 @@ function bigText() {
   return out.join("\n");
 }
 
+// Edges of the split regexes compaction/tokens cuts pieces with itself:
+// contractions in any case, marks and modifier/title-case letters around
+// upper and lower case, Unicode spaces, newlines after punctuation.
+const regexEdges = [
+  "THE'S they'RE i'Ll we'VE I'M he'D 'S 'x 'r 'l ''s don't",
+  "e\u0301 a\u0300\u0301B \u0301\u0301 x\u0301Y .\u0301 \u0301A",
+  "ABCdef ABC ABC\u01c5def \u01c5\u01c5 \u02b0\u02b0a a\u02b0B \u01c7\u01c8\u01c9",
+  "\u00a0nbsp\u2003em\u3000ideo\u0085nel\u2028ls \t\v\f\r x  \n  y",
+  " !!!\n\n/x ;;\n/\n a/b//c\n/d",
+  "\u0661\u0662\u0663\u0664 \u00b2\u00b3 \u216b 12345 1234567",
+];
+
+// A deterministic mix of every script and edge above, cut by newlines.
+function mixedScripts() {
+  const parts = [...regexEdges, "漢字かなカナ한국어 ", "Привет мир ", "नमस्ते दुनिया ", "😀👍🏽🇫🇷 ", "Straße İstanbul ſ K Å ", "  \n\n \t "];
+  const next = lcg(42);
+  const out = [];
+  for (let i = 0; i < 400; i++) {
+    out.push(parts[next() % parts.length]);
+    if (next() % 10 === 0) out.push("\n");
+  }
+  return out.join("");
+}
+
 const cases = [
   // The whitespace case tiktoken-go/tokenizer gets wrong (2 instead of 1).
   ["newline-space-newline", "\n \n"],
@@ -125,6 +149,8 @@ const cases = [
   ["url-and-path", "See https://example.com/a/b?c=d&e=f#g and /home/user/.config/compactd/config.toml"],
   ["base64-short", base64Run(3000, 7)],
   ["big-multiline-300k", bigText()],
+  ...regexEdges.map((text, i) => [`regex-edge-${i + 1}`, text]),
+  ["mixed-scripts", mixedScripts()],
   // Long runs: compactd cuts these at a fixed width and marks them
   // approximate; the test checks the estimate's error, not equality.
   ["run-letters-8k", "a".repeat(8192)],

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -88,11 +89,13 @@ func (s *stream) readBody() ([]byte, int64, error) {
 		s.writeError(context.Background(), jsonrpc2.InvalidRequest, fmt.Sprintf("message of %d bytes is over the %d-byte limit", length, maxMessage))
 		return nil, total + length, nil
 	}
-	body := make([]byte, length)
-	if _, err := io.ReadFull(s.r, body); err != nil {
+	// Grow with the data rather than trusting the header for one
+	// allocation: a lying Content-Length costs what was actually sent.
+	var body bytes.Buffer
+	if _, err := io.CopyN(&body, s.r, length); err != nil {
 		return nil, total, fmt.Errorf("read body: %w", err)
 	}
-	return body, total + length, nil
+	return body.Bytes(), total + length, nil
 }
 
 func (s *stream) writeParseError(ctx context.Context, body []byte, err error) {

@@ -133,11 +133,7 @@ func WriteFrame(t *transcript.Transcript) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("write %s: transcript was not parsed by this codec", t.Format)
 	}
-	raws := make([][]byte, len(t.Records))
-	for i := range t.Records {
-		raws[i] = t.Records[i].Raw
-	}
-	out, err := fr.Gaps.Join(raws)
+	out, err := fr.Gaps.JoinRecords(t.Records)
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", t.Format, err)
 	}

@@ -5,13 +5,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"image"
-	_ "image/gif"  // image.DecodeConfig reads GIF headers for image dimensions
-	_ "image/jpeg" // … and JPEG
-	_ "image/png"  // … and PNG
 	"strings"
 
 	"github.com/compactd/compactd/compaction/format/internal/jsonx"
+	"github.com/compactd/compactd/compaction/format/internal/media"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -188,12 +185,7 @@ func imagePart(src *wireSource, ref transcript.Ref) transcript.Part {
 // ImageInfo returns a base64 image's decoded size and, when its header is
 // readable (PNG, JPEG, GIF), its dimensions; only the header is decoded.
 func ImageInfo(b64 string) (size, width, height int) {
-	size = base64.StdEncoding.DecodedLen(len(b64)) - strings.Count(b64[max(0, len(b64)-2):], "=")
-	dec := base64.NewDecoder(base64.StdEncoding, strings.NewReader(b64))
-	if cfg, _, err := image.DecodeConfig(dec); err == nil {
-		width, height = cfg.Width, cfg.Height
-	}
-	return size, width, height
+	return media.Image(b64)
 }
 
 // compactJSON returns raw without insignificant whitespace, as the model

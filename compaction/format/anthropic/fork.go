@@ -47,12 +47,7 @@ func ForkDocument(v *transcript.View, d Dialect) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("fork %s: transcript was not parsed by this codec", src.Format)
 	}
-	srcParts := map[int][]transcript.Part{}
-	for _, m := range src.Messages {
-		for _, p := range m.Parts {
-			srcParts[p.Ref.Record] = append(srcParts[p.Ref.Record], p)
-		}
-	}
+	srcParts := jsonx.PartsByRecord(src)
 	var edits []jsonx.Edit
 	var items []item
 	keepUsage := v.UnchangedPrefix()

@@ -4,13 +4,10 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"image"
-	_ "image/gif" // registers GIF headers for image.DecodeConfig
-	_ "image/jpeg"
-	_ "image/png"
 	"strings"
 	"time"
 
+	"github.com/compactd/compactd/compaction/format/internal/media"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -285,23 +282,13 @@ func mediaPart(typ string, src *source, ref transcript.Ref) transcript.Part {
 	if src.Type == "base64" {
 		p.Size = base64.StdEncoding.DecodedLen(len(src.Data))
 		if p.Kind == transcript.PartImage {
-			p.Width, p.Height = imageDims(src.Data)
+			p.Width, p.Height = media.Dimensions(src.Data)
 		}
 	} else if src.Type == "text" {
 		p.Text = src.Data
 		p.Size = len(src.Data)
 	}
 	return p
-}
-
-// imageDims reads a base64 image's dimensions from its header only; 0, 0
-// when the format is unknown (WebP is not among the standard decoders).
-func imageDims(b64 string) (int, int) {
-	cfg, _, err := image.DecodeConfig(base64.NewDecoder(base64.StdEncoding, strings.NewReader(b64)))
-	if err != nil {
-		return 0, 0
-	}
-	return cfg.Width, cfg.Height
 }
 
 // attachmentText gathers the model-visible text of an attachment record:

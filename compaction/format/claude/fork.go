@@ -1,13 +1,13 @@
 package claude
 
 import (
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/format/internal/jsonx"
+	"github.com/compactd/compactd/compaction/format/internal/newid"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -22,7 +22,7 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 	}
 	w := forkWriter{session: opts.SessionID, ts: opts.Timestamp, meta: src.Meta}
 	if w.session == "" {
-		w.session = newUUID()
+		w.session = newid.UUID()
 	}
 	if w.ts == "" {
 		w.ts = time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
@@ -61,7 +61,7 @@ func (w *forkWriter) emit(o *jsonx.Object) {
 }
 
 func (w *forkWriter) chain(o *jsonx.Object) {
-	id := newUUID()
+	id := newid.UUID()
 	if w.parent == "" {
 		o.SetRaw("parentUuid", json.RawMessage("null"))
 	} else {
@@ -96,7 +96,7 @@ func (w *forkWriter) boundary(preTokens int) {
 	_ = o.Set("compactMetadata", map[string]any{"trigger": "manual", "preTokens": preTokens})
 	_ = o.Set("level", "info")
 	_ = o.Set("timestamp", w.ts)
-	id := newUUID()
+	id := newid.UUID()
 	_ = o.Set("uuid", id)
 	w.parent = id
 	w.emit(o)
@@ -254,13 +254,4 @@ func isToolResult(raw json.RawMessage) bool {
 		Type string `json:"type"`
 	}
 	return json.Unmarshal(raw, &b) == nil && b.Type == "tool_result"
-}
-
-// newUUID returns a random RFC 4122 version 4 uuid.
-func newUUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }

@@ -1,8 +1,6 @@
 package cline
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"path/filepath"
 	"regexp"
@@ -12,6 +10,7 @@ import (
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/format/anthropic"
 	"github.com/compactd/compactd/compaction/format/internal/jsonx"
+	"github.com/compactd/compactd/compaction/format/internal/newid"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -214,7 +213,7 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 	}
 	condenseID := opts.SessionID
 	if condenseID == "" {
-		condenseID = newID()
+		condenseID = newid.Hex()
 	}
 	msg := func(role, text string, summary bool) ([]byte, error) {
 		o := &jsonx.Object{}
@@ -241,12 +240,6 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 			return o.Bytes(), nil
 		},
 	})
-}
-
-func newID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 // Detect implements format.Codec: a bare array of Anthropic MessageParams

@@ -2,17 +2,13 @@ package codex
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"image"
-	_ "image/gif" // registers GIF headers for image.DecodeConfig
-	_ "image/jpeg"
-	_ "image/png"
 	"strings"
 	"time"
 
+	"github.com/compactd/compactd/compaction/format/internal/media"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -430,7 +426,7 @@ func blockPart(raw json.RawMessage, ref transcript.Ref) transcript.Part {
 		return transcript.Part{Kind: transcript.PartText, Text: b.Text, Ref: ref}
 	case "input_image":
 		p := transcript.Part{Kind: transcript.PartImage, Ref: ref}
-		p.MIME, p.Size, p.Width, p.Height = dataURL(jsonString(b.ImageURL))
+		p.MIME, p.Size, p.Width, p.Height = media.DataURL(jsonString(b.ImageURL))
 		return p
 	case "encrypted_content":
 		return transcript.Part{Kind: transcript.PartOpaque, Signed: true, Opaque: len(jsonString(b.EncryptedContent)), Ref: ref}
@@ -506,28 +502,6 @@ func stringOrJSON(raw json.RawMessage) string {
 		return string(raw)
 	}
 	return b.String()
-}
-
-// dataURL reads a data: URL's MIME type, decoded size and, when the header
-// is a standard image format, dimensions; remote URLs give nothing.
-func dataURL(url string) (mime string, size, width, height int) {
-	rest, ok := strings.CutPrefix(url, "data:")
-	if !ok {
-		return "", 0, 0, 0
-	}
-	meta, data, ok := strings.Cut(rest, ",")
-	if !ok {
-		return "", 0, 0, 0
-	}
-	mime, _, _ = strings.Cut(meta, ";")
-	if !strings.HasSuffix(meta, ";base64") {
-		return mime, len(data), 0, 0
-	}
-	size = base64.StdEncoding.DecodedLen(len(data)) - strings.Count(data[max(0, len(data)-2):], "=")
-	if cfg, _, err := image.DecodeConfig(base64.NewDecoder(base64.StdEncoding, strings.NewReader(data))); err == nil {
-		width, height = cfg.Width, cfg.Height
-	}
-	return mime, size, width, height
 }
 
 // instructionsText is the system prompt a session_meta carries:

@@ -2,13 +2,13 @@ package codex
 
 import (
 	"bytes"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/format/internal/jsonx"
+	"github.com/compactd/compactd/compaction/format/internal/newid"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -31,7 +31,7 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 	}
 	w := forkWriter{src: src, id: opts.SessionID, ts: opts.Timestamp}
 	if w.id == "" {
-		w.id = newUUID()
+		w.id = newid.UUID()
 	}
 	if w.ts == "" {
 		w.ts = time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
@@ -660,13 +660,4 @@ type textBlock struct {
 func userMessage(text string) []byte {
 	b, _ := jsonx.Marshal(messageItem{"message", "user", []textBlock{{"input_text", text}}})
 	return b
-}
-
-// newUUID returns a random RFC 4122 version 4 uuid.
-func newUUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }

@@ -61,11 +61,7 @@ func (Codec) Write(t *transcript.Transcript) ([]byte, error) {
 	case *jsonl.Frame:
 		return jsonl.Write(f, t.Records), nil
 	case *docFrame:
-		raws := make([][]byte, len(t.Records))
-		for i := range t.Records {
-			raws[i] = t.Records[i].Raw
-		}
-		out, err := f.gaps.Join(raws)
+		out, err := f.gaps.JoinRecords(t.Records)
 		if err != nil {
 			return nil, fmt.Errorf("write gemini-cli document: %w", err)
 		}

@@ -2,13 +2,13 @@ package gemini
 
 import (
 	"bytes"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/format/internal/jsonx"
+	"github.com/compactd/compactd/compaction/format/internal/newid"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -33,7 +33,7 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 	}
 	session := opts.SessionID
 	if session == "" {
-		session = newID()
+		session = newid.UUID()
 	}
 	f := forker{v: v, src: src, ts: ts, session: session, count: jsonx.SourceParts(src), kept: map[int][]transcript.Part{}, done: map[int]bool{}}
 	for i := range v.Messages {
@@ -381,13 +381,4 @@ func (f *forker) checkpoint(fr *docFrame) ([]byte, error) {
 func quote(s string) string {
 	b, _ := jsonx.Marshal(s)
 	return string(b)
-}
-
-// newID returns a random RFC 4122 version 4 uuid, Gemini CLI's session id form.
-func newID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }

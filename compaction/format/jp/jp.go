@@ -271,11 +271,7 @@ func (Codec) Write(t *transcript.Transcript) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("write jp: transcript was not parsed by this codec")
 	}
-	raws := make([][]byte, len(t.Records))
-	for i := range t.Records {
-		raws[i] = t.Records[i].Raw
-	}
-	out, err := fr.gaps.Join(raws)
+	out, err := fr.gaps.JoinRecords(t.Records)
 	if err != nil {
 		return nil, fmt.Errorf("write jp: %w", err)
 	}

@@ -5,16 +5,12 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"image"
-	_ "image/gif"  // image.DecodeConfig reads GIF headers for image dimensions
-	_ "image/jpeg" // … and JPEG
-	_ "image/png"  // … and PNG
 	"math"
-	"strings"
 	"time"
 
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/format/internal/jsonx"
+	"github.com/compactd/compactd/compaction/format/internal/media"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -313,23 +309,7 @@ func decodePart(raw json.RawMessage, ref transcript.Ref) transcript.Part {
 // DataURLImage reads a data: URL's MIME type, decoded size and, for images
 // whose header is readable, dimensions. Other URLs give zero values.
 func DataURLImage(url string) (mime string, size, width, height int) {
-	rest, ok := strings.CutPrefix(url, "data:")
-	if !ok {
-		return "", 0, 0, 0
-	}
-	meta, data, ok := strings.Cut(rest, ",")
-	if !ok {
-		return "", 0, 0, 0
-	}
-	mime, _, _ = strings.Cut(meta, ";")
-	if !strings.HasSuffix(meta, ";base64") {
-		return mime, len(data), 0, 0
-	}
-	size = base64.StdEncoding.DecodedLen(len(data)) - strings.Count(data[max(0, len(data)-2):], "=")
-	if cfg, _, err := image.DecodeConfig(base64.NewDecoder(base64.StdEncoding, strings.NewReader(data))); err == nil {
-		width, height = cfg.Width, cfg.Height
-	}
-	return mime, size, width, height
+	return media.DataURL(url)
 }
 
 // Write implements format.Codec.
@@ -338,11 +318,7 @@ func (Codec) Write(t *transcript.Transcript) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("write openai-chat: transcript was not parsed by this codec")
 	}
-	raws := make([][]byte, len(t.Records))
-	for i := range t.Records {
-		raws[i] = t.Records[i].Raw
-	}
-	out, err := fr.gaps.Join(raws)
+	out, err := fr.gaps.JoinRecords(t.Records)
 	if err != nil {
 		return nil, fmt.Errorf("write openai-chat: %w", err)
 	}

@@ -23,12 +23,7 @@ func (Codec) Fork(v *transcript.View, _ format.ForkOptions) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("fork openai-responses: transcript was not parsed by this codec")
 	}
-	srcParts := map[int][]transcript.Part{}
-	for _, m := range src.Messages {
-		for _, p := range m.Parts {
-			srcParts[p.Ref.Record] = append(srcParts[p.Ref.Record], p)
-		}
-	}
+	srcParts := jsonx.PartsByRecord(src)
 	layout := jsonx.LayoutOf(fr.src, fr.doc)
 	var elems []jsonx.Elem
 	source := func(r transcript.Record) jsonx.Elem {

@@ -2,17 +2,13 @@ package openairesponses
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"image"
-	_ "image/gif"  // image.DecodeConfig reads GIF headers for image dimensions
-	_ "image/jpeg" // … and JPEG
-	_ "image/png"  // … and PNG
 	"strings"
 
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/format/internal/jsonx"
+	"github.com/compactd/compactd/compaction/format/internal/media"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -235,12 +231,12 @@ func decodePart(raw json.RawMessage, ref transcript.Ref) transcript.Part {
 		out := transcript.Part{Kind: transcript.PartImage, Ref: ref}
 		var url string
 		if json.Unmarshal(p.ImageURL, &url) == nil {
-			out.MIME, out.Size, out.Width, out.Height = dataURL(url)
+			out.MIME, out.Size, out.Width, out.Height = media.DataURL(url)
 		}
 		return out
 	case "input_file":
 		out := transcript.Part{Kind: transcript.PartDocument, Text: p.Filename, Ref: ref}
-		out.MIME, out.Size, _, _ = dataURL(p.FileData)
+		out.MIME, out.Size, _, _ = media.DataURL(p.FileData)
 		return out
 	}
 	if p.Text != "" {
@@ -305,39 +301,13 @@ func compactJSON(raw json.RawMessage) string {
 	return b.String()
 }
 
-// dataURL reads a data: URL's MIME type, decoded size and, for images
-// whose header is readable, dimensions.
-func dataURL(url string) (mime string, size, width, height int) {
-	rest, ok := strings.CutPrefix(url, "data:")
-	if !ok {
-		return "", 0, 0, 0
-	}
-	meta, data, ok := strings.Cut(rest, ",")
-	if !ok {
-		return "", 0, 0, 0
-	}
-	mime, _, _ = strings.Cut(meta, ";")
-	if !strings.HasSuffix(meta, ";base64") {
-		return mime, len(data), 0, 0
-	}
-	size = base64.StdEncoding.DecodedLen(len(data)) - strings.Count(data[max(0, len(data)-2):], "=")
-	if cfg, _, err := image.DecodeConfig(base64.NewDecoder(base64.StdEncoding, strings.NewReader(data))); err == nil {
-		width, height = cfg.Width, cfg.Height
-	}
-	return mime, size, width, height
-}
-
 // Write implements format.Codec.
 func (Codec) Write(t *transcript.Transcript) ([]byte, error) {
 	fr, ok := t.Frame.(*frame)
 	if !ok {
 		return nil, fmt.Errorf("write openai-responses: transcript was not parsed by this codec")
 	}
-	raws := make([][]byte, len(t.Records))
-	for i := range t.Records {
-		raws[i] = t.Records[i].Raw
-	}
-	out, err := fr.gaps.Join(raws)
+	out, err := fr.gaps.JoinRecords(t.Records)
 	if err != nil {
 		return nil, fmt.Errorf("write openai-responses: %w", err)
 	}

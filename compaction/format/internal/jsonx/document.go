@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+
+	"github.com/compactd/compactd/compaction/transcript"
 )
 
 // This file serves codecs of whole-document formats (a JSON array of
@@ -388,6 +390,16 @@ func (g Gaps) Join(records [][]byte) ([]byte, error) {
 		out = append(out, r...)
 	}
 	return append(out, g[len(g)-1]...), nil
+}
+
+// JoinRecords interleaves the gaps with the records' exact bytes: the
+// document as read, for a transcript straight from its parse.
+func (g Gaps) JoinRecords(records []transcript.Record) ([]byte, error) {
+	raws := make([][]byte, len(records))
+	for i := range records {
+		raws[i] = records[i].Raw
+	}
+	return g.Join(raws)
 }
 
 // SortSpans sorts spans by start, for documents whose records come from

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"testing"
+
+	"github.com/compactd/compactd/compaction/transcript"
 )
 
 func TestScanArrayDocument(t *testing.T) {
@@ -22,6 +24,13 @@ func TestScanArrayDocument(t *testing.T) {
 	out, err := GapsOf(src, doc.Elements).Join(raws)
 	if err != nil || !bytes.Equal(out, src) {
 		t.Fatalf("gaps do not rebuild the source: %v", err)
+	}
+	recs := []transcript.Record{{Raw: raws[0]}, {Raw: raws[1]}}
+	if out, err := GapsOf(src, doc.Elements).JoinRecords(recs); err != nil || !bytes.Equal(out, src) {
+		t.Fatalf("gaps and records do not rebuild the source: %v", err)
+	}
+	if _, err := GapsOf(src, doc.Elements).JoinRecords(recs[:1]); err == nil {
+		t.Fatal("one record for two places joined without error")
 	}
 	elems := []Elem{{Bytes: raws[0], Source: 0}, {Bytes: raws[1], Source: 1}}
 	if got := Splice(src, []Edit{{Span: doc.Array, Bytes: doc.ArrayBytes(src, LayoutOf(src, doc), elems)}}); !bytes.Equal(got, src) {

@@ -94,6 +94,18 @@ func SourceParts(t *transcript.Transcript) map[int]int {
 	return n
 }
 
+// PartsByRecord groups the source's message parts by record, in order,
+// so a fork can re-render a record from all of its parts.
+func PartsByRecord(t *transcript.Transcript) map[int][]transcript.Part {
+	out := map[int][]transcript.Part{}
+	for _, m := range t.Messages {
+		for _, p := range m.Parts {
+			out[p.Ref.Record] = append(out[p.Ref.Record], p)
+		}
+	}
+	return out
+}
+
 // KeptParts groups a view message's parts by record, in order.
 func KeptParts(m *transcript.Message) map[int][]transcript.Part {
 	out := map[int][]transcript.Part{}

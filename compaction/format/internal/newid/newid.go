@@ -1,0 +1,33 @@
+// Package newid makes the random identifiers forks need (session ids,
+// record uuids, condense ids). It is pure apart from reading
+// crypto/rand, and imports nothing of compactd.
+package newid
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+)
+
+// UUID returns a random RFC 4122 version 4 uuid in its canonical
+// lower-case 8-4-4-4-12 form.
+func UUID() string {
+	b := random16()
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// Hex returns 128 random bits as 32 lower-case hex digits.
+func Hex() string {
+	b := random16()
+	return hex.EncodeToString(b[:])
+}
+
+func random16() [16]byte {
+	var b [16]byte
+	// crypto/rand.Read never returns an error (it crashes the program
+	// instead when the system source fails).
+	_, _ = rand.Read(b[:])
+	return b
+}

@@ -3,80 +3,26 @@ package anthropic
 import (
 	"bytes"
 	"errors"
-	"flag"
-	"fmt"
-	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/format/formattest"
 	"github.com/compactd/compactd/compaction/format/internal/jsonx"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files in testdata")
-
-func read(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func roundTrip(t testing.TB, src []byte) *transcript.Transcript {
-	t.Helper()
-	tr, err := Codec{}.Parse(src)
-	if err != nil {
-		t.Fatalf("parse: %v", err)
-	}
-	out, err := Codec{}.Write(tr)
-	if err != nil {
-		t.Fatalf("write: %v", err)
-	}
-	if !bytes.Equal(out, src) {
-		t.Fatalf("Write(Parse(src)) is not byte-identical (%d vs %d bytes)", len(out), len(src))
-	}
-	return tr
-}
-
-func corpus(t *testing.T, dir string) []string {
-	_, file, _, _ := runtime.Caller(0)
-	base := filepath.Join(filepath.Dir(file), "..", "..", "..", "..", "shared", "corpus", dir)
-	files, _ := filepath.Glob(filepath.Join(base, "*"))
-	if len(files) == 0 {
-		t.Skipf("corpus %s not present", base)
-	}
-	return files
-}
-
 func TestRoundTripFixturesAndCorpus(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*.json")
-	if len(files) == 0 {
-		t.Fatal("no fixtures")
-	}
-	for _, f := range files {
-		t.Run(f, func(t *testing.T) {
-			src, _ := os.ReadFile(f)
-			roundTrip(t, src)
-		})
-	}
-	for _, f := range corpus(t, "anthropic-messages") {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			src, _ := os.ReadFile(f)
-			tr := roundTrip(t, src)
-			if len(tr.Messages) < 2 || tr.Skipped != 0 {
-				t.Fatalf("corpus file gave %d messages, %d skipped", len(tr.Messages), tr.Skipped)
-			}
-		})
-	}
+	formattest.RoundTripFiles(t, Codec{}, formattest.Fixtures(t, "*.json"), nil)
+	formattest.RoundTripFiles(t, Codec{}, formattest.Corpus(t, "anthropic-messages"), func(t *testing.T, _ string, _ []byte, tr *transcript.Transcript) {
+		if len(tr.Messages) < 2 || tr.Skipped != 0 {
+			t.Fatalf("corpus file gave %d messages, %d skipped", len(tr.Messages), tr.Skipped)
+		}
+	})
 }
 
 func TestParseRequest(t *testing.T) {
-	tr := roundTrip(t, read(t, "request.json"))
+	tr := formattest.RoundTrip(t, Codec{}, "request.json", formattest.Fixture(t, "request.json"))
 	if tr.Meta.Model != "claude-sonnet-4-5" {
 		t.Errorf("model %q", tr.Meta.Model)
 	}
@@ -138,8 +84,7 @@ func TestParseRequest(t *testing.T) {
 }
 
 func TestParseOddInput(t *testing.T) {
-	src := read(t, "bare-odd.json")
-	tr := roundTrip(t, src)
+	tr := formattest.RoundTrip(t, Codec{}, "bare-odd.json", formattest.Fixture(t, "bare-odd.json"))
 	if tr.Skipped != 1 || len(tr.Problems) != 1 || !strings.Contains(tr.Problems[0].Message, "not a JSON object") {
 		t.Errorf("problems %+v", tr.Problems)
 	}
@@ -174,45 +119,9 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
-// flatten lists a message sequence's parts as comparable strings.
-func flatten(msgs []transcript.Message) []string {
-	var out []string
-	for _, m := range msgs {
-		for _, p := range m.Parts {
-			out = append(out, fmt.Sprintf("%s %s|%s|%s|%s", m.Role, p.Kind, p.Text, p.ToolCallID, p.Args))
-		}
-	}
-	return out
-}
-
-// expected is what a fork of v must re-parse to: the view's messages with
-// each summary's text where it was placed, acks left out.
-func expected(v *transcript.View) []string {
-	var out []string
-	for i, m := range v.Messages {
-		for _, s := range v.Summaries {
-			if s.Before == i {
-				out = append(out, fmt.Sprintf("user text|%s||", s.Text))
-			}
-		}
-		out = append(out, flatten([]transcript.Message{m})...)
-	}
-	return out
-}
-
-func withoutAcks(parts []string) []string {
-	var out []string
-	for _, p := range parts {
-		if !strings.Contains(p, AckText("assistant")) && !strings.Contains(p, AckText("user")) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 func TestForkGolden(t *testing.T) {
-	src := read(t, "request.json")
-	tr := roundTrip(t, src)
+	src := formattest.Fixture(t, "request.json")
+	tr := formattest.RoundTrip(t, Codec{}, "request.json", src)
 	for _, tc := range []struct {
 		name string
 		edit func(v *transcript.View)
@@ -255,61 +164,21 @@ func TestForkGolden(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			v := transcript.NewView(tr)
 			tc.edit(v)
-			out, err := Codec{}.Fork(v, format.ForkOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			out, back := formattest.ForkParse(t, Codec{}, v, format.ForkOptions{})
 			if tc.name == "unchanged" && !bytes.Equal(out, src) {
 				t.Fatal("fork of an unchanged view differs from the source")
 			}
-			golden(t, "fork-"+tc.name+".golden.json", out)
-			back, err := Codec{}.Parse(out)
-			if err != nil {
-				t.Fatalf("fork does not re-parse: %v", err)
-			}
-			got, want := withoutAcks(flatten(back.Messages)), expected(v)
-			if strings.Join(got, "\n") != strings.Join(want, "\n") {
-				t.Fatalf("re-parsed fork:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-			}
-			assertAlternates(t, back)
+			formattest.Golden(t, "fork-"+tc.name+".golden.json", out)
+			// Acks the fork adds for alternation are not in the view.
+			got := formattest.Lines(back.Messages, AckText("assistant"), AckText("user"))
+			formattest.SameLines(t, got, formattest.ViewLines(v))
+			formattest.Alternates(t, back.Messages)
 		})
 	}
 }
 
-func assertAlternates(t *testing.T, tr *transcript.Transcript) {
-	t.Helper()
-	prev := transcript.Role("")
-	for _, m := range tr.Messages {
-		if m.Role == transcript.RoleSystem {
-			continue
-		}
-		if m.Role == prev {
-			t.Errorf("two %s messages in a row", m.Role)
-		}
-		prev = m.Role
-	}
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s differs from golden:\n%s", name, got)
-	}
-}
-
 func TestForkRefusesAlteredSignature(t *testing.T) {
-	tr := roundTrip(t, read(t, "request.json"))
+	tr := formattest.RoundTrip(t, Codec{}, "request.json", formattest.Fixture(t, "request.json"))
 	v := transcript.NewView(tr)
 	v.Messages[2].Parts[0].Text, v.Messages[2].Parts[0].Changed = "edited", true
 	if _, err := (Codec{}).Fork(v, format.ForkOptions{}); !errors.Is(err, ErrSignedChanged) {
@@ -322,8 +191,8 @@ func TestDetect(t *testing.T) {
 		name, src string
 		min, max  int
 	}{
-		{"request", string(read(t, "request.json")), 80, 100},
-		{"truncated head", string(read(t, "request.json")[:700]), 80, 100},
+		{"request", string(formattest.Fixture(t, "request.json")), 80, 100},
+		{"truncated head", string(formattest.Fixture(t, "request.json")[:700]), 80, 100},
 		{"text only", `[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]`, 1, 49},
 		{"chat tool_calls", `[{"role":"assistant","content":null,"tool_calls":[]}]`, 0, 0},
 		{"cline", `[{"role":"user","content":[{"type":"text","text":"x"}],"ts":1}]`, 1, 50},
@@ -341,29 +210,21 @@ func TestDetect(t *testing.T) {
 
 func FuzzParseAnthropic(f *testing.F) {
 	for _, name := range []string{"request.json", "bare-odd.json"} {
-		b, _ := os.ReadFile(filepath.Join("testdata", name))
-		f.Add(b)
+		f.Add(formattest.Fixture(f, name))
 	}
 	f.Add([]byte(`{"system":"s","messages":[{"role":"user","content":[{"type":"tool_result","content":[{"type":"image","source":{"type":"base64","data":"!!"}}]}]}]}`))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		tr, err := Codec{}.Parse(src)
-		if err != nil {
+		tr := formattest.WriteBack(t, Codec{}, src)
+		if tr == nil {
 			return
 		}
-		out, err := Codec{}.Write(tr)
-		if err != nil || !bytes.Equal(out, src) {
-			t.Fatalf("round trip failed: %v", err)
-		}
-		fork, err := Codec{}.Fork(transcript.NewView(tr), format.ForkOptions{})
-		if err != nil || !bytes.Equal(fork, src) {
-			t.Fatalf("fork of unchanged view differs: %v", err)
-		}
+		formattest.UnchangedForkIsSource(t, Codec{}, tr, src, format.ForkOptions{})
 		Codec{}.Detect("x", src)
 	})
 }
 
 func BenchmarkParse(b *testing.B) {
-	src := read(b, "request.json")
+	src := formattest.Fixture(b, "request.json")
 	b.SetBytes(int64(len(src)))
 	for b.Loop() {
 		if _, err := (Codec{}).Parse(src); err != nil {

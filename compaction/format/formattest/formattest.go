@@ -1,15 +1,14 @@
-// Package formattest holds checks every codec's tests share: a byte-exact
-// round trip, Append-in-random-chunks equals Parse, and a walker over the
-// shared sample corpus. It is imported by tests only.
+// Package formattest holds what every codec's tests share: reading
+// fixtures and the shared sample corpus, golden files with -update, a
+// byte-exact round trip, fork → re-parse → compare with the view,
+// Append-in-random-chunks equals Parse, and the sample files every
+// detector is tried on. It is imported by tests only, and imports no codec.
 package formattest
 
 import (
 	"bytes"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"reflect"
-	"runtime"
 	"testing"
 
 	"github.com/compactd/compactd/compaction/format"
@@ -35,26 +34,6 @@ func RoundTrip(t testing.TB, c format.Codec, name string, src []byte) *transcrip
 		t.Fatalf("%s: Write(Parse(src)) differs from src at byte %d of %d (got %d bytes)", name, i, len(src), len(out))
 	}
 	return tr
-}
-
-// Corpus returns the files of ../shared/corpus/<dir> relative to the
-// repository root, skipping the test when the corpus is absent.
-func Corpus(t *testing.T, dir string) []string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..", "..")
-	base := filepath.Join(root, "..", "shared", "corpus", dir)
-	if _, err := os.Stat(base); err != nil {
-		t.Skipf("corpus %s not present", base)
-	}
-	var files []string
-	_ = filepath.WalkDir(base, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && filepath.Ext(p) == ".jsonl" {
-			files = append(files, p)
-		}
-		return nil
-	})
-	return files
 }
 
 // Semantic is the part of a transcript Append must agree with Parse on.

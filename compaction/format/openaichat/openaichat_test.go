@@ -2,79 +2,30 @@ package openaichat
 
 import (
 	"bytes"
-	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/format/formattest"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files in testdata")
-
-func read(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func roundTrip(t testing.TB, src []byte) *transcript.Transcript {
-	t.Helper()
-	tr, err := Codec{}.Parse(src)
-	if err != nil {
-		t.Fatalf("parse: %v", err)
-	}
-	out, err := Codec{}.Write(tr)
-	if err != nil {
-		t.Fatalf("write: %v", err)
-	}
-	if !bytes.Equal(out, src) {
-		t.Fatalf("Write(Parse(src)) is not byte-identical (%d vs %d bytes)", len(out), len(src))
-	}
-	return tr
-}
-
-func corpus(t *testing.T, dir string) []string {
-	_, file, _, _ := runtime.Caller(0)
-	base := filepath.Join(filepath.Dir(file), "..", "..", "..", "..", "shared", "corpus", dir)
-	files, _ := filepath.Glob(filepath.Join(base, "*"))
-	if len(files) == 0 {
-		t.Skipf("corpus %s not present", base)
-	}
-	return files
-}
-
 func TestRoundTripFixturesAndCorpus(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*.json")
-	for _, f := range files {
-		t.Run(f, func(t *testing.T) {
-			src, _ := os.ReadFile(f)
-			roundTrip(t, src)
-		})
-	}
-	for _, f := range corpus(t, "openai-chat") {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			src, _ := os.ReadFile(f)
-			tr := roundTrip(t, src)
-			if len(tr.Messages) < 3 || tr.Skipped != 0 {
-				t.Fatalf("%d messages, %d skipped", len(tr.Messages), tr.Skipped)
-			}
-			if (Codec{}).Detect(f, src[:min(len(src), format.DetectBytes)]) < 50 {
-				t.Fatal("corpus file not detected")
-			}
-		})
-	}
+	formattest.RoundTripFiles(t, Codec{}, formattest.Fixtures(t, "*.json"), nil)
+	formattest.RoundTripFiles(t, Codec{}, formattest.Corpus(t, "openai-chat"), func(t *testing.T, f string, src []byte, tr *transcript.Transcript) {
+		if len(tr.Messages) < 3 || tr.Skipped != 0 {
+			t.Fatalf("%d messages, %d skipped", len(tr.Messages), tr.Skipped)
+		}
+		if (Codec{}).Detect(f, src[:min(len(src), format.DetectBytes)]) < 50 {
+			t.Fatal("corpus file not detected")
+		}
+	})
 }
 
 func TestParseTrajectory(t *testing.T) {
-	tr := roundTrip(t, read(t, "traj.json"))
+	tr := formattest.RoundTrip(t, Codec{}, "traj.json", formattest.Fixture(t, "traj.json"))
 	if tr.Meta.Model != "deepseek/deepseek-chat" {
 		t.Errorf("model %q", tr.Meta.Model)
 	}
@@ -104,7 +55,7 @@ func TestParseTrajectory(t *testing.T) {
 }
 
 func TestParseBare(t *testing.T) {
-	tr := roundTrip(t, read(t, "bare.json"))
+	tr := formattest.RoundTrip(t, Codec{}, "bare.json", formattest.Fixture(t, "bare.json"))
 	if tr.Messages[0].Origin != transcript.OriginInjected {
 		t.Error("developer message not injected")
 	}
@@ -129,47 +80,6 @@ func TestParseErrors(t *testing.T) {
 	tr, err := Codec{}.Parse([]byte(`[{"role":"user","content":"x"},"stray",{"role":"assistant","content":7}]`))
 	if err != nil || tr.Skipped != 1 || len(tr.Messages) != 2 {
 		t.Fatalf("err %v skipped %d messages %d", err, tr.Skipped, len(tr.Messages))
-	}
-}
-
-func flatten(msgs []transcript.Message) []string {
-	var out []string
-	for _, m := range msgs {
-		for _, p := range m.Parts {
-			out = append(out, fmt.Sprintf("%s %s|%s|%s|%s", m.Role, p.Kind, p.Text, p.ToolCallID, p.Args))
-		}
-	}
-	return out
-}
-
-func expected(v *transcript.View) []string {
-	var out []string
-	for i, m := range v.Messages {
-		for _, s := range v.Summaries {
-			if s.Before == i {
-				out = append(out, fmt.Sprintf("user text|%s||", s.Text))
-			}
-		}
-		out = append(out, flatten([]transcript.Message{m})...)
-	}
-	return out
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s differs from golden:\n%s", name, got)
 	}
 }
 
@@ -209,30 +119,21 @@ func TestForkGolden(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			src := read(t, tc.src)
-			tr := roundTrip(t, src)
+			src := formattest.Fixture(t, tc.src)
+			tr := formattest.RoundTrip(t, Codec{}, tc.src, src)
 			v := transcript.NewView(tr)
 			tc.edit(v)
-			out, err := Codec{}.Fork(v, format.ForkOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			out, back := formattest.ForkParse(t, Codec{}, v, format.ForkOptions{})
 			if tc.name == "unchanged" && !bytes.Equal(out, src) {
 				t.Fatal("fork of an unchanged view differs from the source")
 			}
-			golden(t, "fork-"+tc.name+".golden.json", out)
-			back, err := Codec{}.Parse(out)
-			if err != nil {
-				t.Fatalf("fork does not re-parse: %v", err)
-			}
-			got, want := flatten(back.Messages), expected(v)
+			formattest.Golden(t, "fork-"+tc.name+".golden.json", out)
+			want := formattest.ViewLines(v)
 			if tc.name == "compact-drop-call" {
 				// The replaced image comes back as the text standing in for it.
 				want[2] = strings.Replace(want[2], "image|", "text|", 1)
 			}
-			if strings.Join(got, "\n") != strings.Join(want, "\n") {
-				t.Fatalf("re-parsed fork:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-			}
+			formattest.SameLines(t, formattest.Lines(back.Messages), want)
 		})
 	}
 }
@@ -242,9 +143,9 @@ func TestDetect(t *testing.T) {
 		name, src string
 		min, max  int
 	}{
-		{"trajectory", string(read(t, "traj.json")), 85, 100},
-		{"trajectory head", string(read(t, "traj.json")[:1200]), 85, 100},
-		{"bare", string(read(t, "bare.json")), 85, 100},
+		{"trajectory", string(formattest.Fixture(t, "traj.json")), 85, 100},
+		{"trajectory head", string(formattest.Fixture(t, "traj.json")[:1200]), 85, 100},
+		{"bare", string(formattest.Fixture(t, "bare.json")), 85, 100},
 		{"plain", `[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]`, 50, 60},
 		{"anthropic", `[{"role":"user","content":[{"type":"tool_result","tool_use_id":"x","content":"y"}]}]`, 0, 0},
 		{"cline", `[{"role":"user","content":"x","ts":1}]`, 0, 0},
@@ -262,29 +163,21 @@ func TestDetect(t *testing.T) {
 
 func FuzzParseOpenAIChat(f *testing.F) {
 	for _, name := range []string{"traj.json", "bare.json"} {
-		b, _ := os.ReadFile(filepath.Join("testdata", name))
-		f.Add(b)
+		f.Add(formattest.Fixture(f, name))
 	}
 	f.Add([]byte(`[{"role":"tool","content":[{"type":"file","file":{"file_data":"data:application/pdf;base64,JVBER"}}]}]`))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		tr, err := Codec{}.Parse(src)
-		if err != nil {
+		tr := formattest.WriteBack(t, Codec{}, src)
+		if tr == nil {
 			return
 		}
-		out, err := Codec{}.Write(tr)
-		if err != nil || !bytes.Equal(out, src) {
-			t.Fatalf("round trip failed: %v", err)
-		}
-		fork, err := Codec{}.Fork(transcript.NewView(tr), format.ForkOptions{})
-		if err != nil || !bytes.Equal(fork, src) {
-			t.Fatalf("fork of unchanged view differs: %v", err)
-		}
+		formattest.UnchangedForkIsSource(t, Codec{}, tr, src, format.ForkOptions{})
 		Codec{}.Detect("x", src)
 	})
 }
 
 func BenchmarkParse(b *testing.B) {
-	src := read(b, "traj.json")
+	src := formattest.Fixture(b, "traj.json")
 	b.SetBytes(int64(len(src)))
 	for b.Loop() {
 		if _, err := (Codec{}).Parse(src); err != nil {
@@ -295,8 +188,7 @@ func BenchmarkParse(b *testing.B) {
 
 // BenchmarkParseCorpus measures the real 196 KB mini-swe-agent trajectory.
 func BenchmarkParseCorpus(b *testing.B) {
-	_, file, _, _ := runtime.Caller(0)
-	src, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "..", "..", "shared", "corpus", "openai-chat", "real-mini-swe-agent-toolcalls.traj.json"))
+	src, err := os.ReadFile(filepath.Join(formattest.CorpusDir(), "openai-chat", "real-mini-swe-agent-toolcalls.traj.json"))
 	if err != nil {
 		b.Skip("corpus absent")
 	}

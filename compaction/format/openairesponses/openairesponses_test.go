@@ -2,79 +2,29 @@ package openairesponses
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/format/formattest"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files in testdata")
-
-func read(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func roundTrip(t testing.TB, src []byte) *transcript.Transcript {
-	t.Helper()
-	tr, err := Codec{}.Parse(src)
-	if err != nil {
-		t.Fatalf("parse: %v", err)
-	}
-	out, err := Codec{}.Write(tr)
-	if err != nil {
-		t.Fatalf("write: %v", err)
-	}
-	if !bytes.Equal(out, src) {
-		t.Fatalf("Write(Parse(src)) is not byte-identical (%d vs %d bytes)", len(out), len(src))
-	}
-	return tr
-}
-
-func corpus(t *testing.T, dir string) []string {
-	_, file, _, _ := runtime.Caller(0)
-	base := filepath.Join(filepath.Dir(file), "..", "..", "..", "..", "shared", "corpus", dir)
-	files, _ := filepath.Glob(filepath.Join(base, "*"))
-	if len(files) == 0 {
-		t.Skipf("corpus %s not present", base)
-	}
-	return files
-}
-
 func TestRoundTripFixturesAndCorpus(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*.json")
-	for _, f := range files {
-		t.Run(f, func(t *testing.T) {
-			src, _ := os.ReadFile(f)
-			roundTrip(t, src)
-		})
-	}
-	for _, f := range corpus(t, "openai-responses") {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			src, _ := os.ReadFile(f)
-			tr := roundTrip(t, src)
-			if len(tr.Messages) < 3 || tr.Skipped != 0 {
-				t.Fatalf("%d messages, %d skipped", len(tr.Messages), tr.Skipped)
-			}
-			if (Codec{}).Detect(f, src) < 80 {
-				t.Fatal("corpus file not detected")
-			}
-		})
-	}
+	formattest.RoundTripFiles(t, Codec{}, formattest.Fixtures(t, "*.json"), nil)
+	formattest.RoundTripFiles(t, Codec{}, formattest.Corpus(t, "openai-responses"), func(t *testing.T, f string, src []byte, tr *transcript.Transcript) {
+		if len(tr.Messages) < 3 || tr.Skipped != 0 {
+			t.Fatalf("%d messages, %d skipped", len(tr.Messages), tr.Skipped)
+		}
+		if (Codec{}).Detect(f, src) < 80 {
+			t.Fatal("corpus file not detected")
+		}
+	})
 }
 
 func TestParseItems(t *testing.T) {
-	tr := roundTrip(t, read(t, "items.json"))
+	tr := formattest.RoundTrip(t, Codec{}, "items.json", formattest.Fixture(t, "items.json"))
 	kinds := map[int]transcript.RecordKind{8: transcript.RecordMeta, 9: transcript.RecordUnknown}
 	for i, r := range tr.Records {
 		want, ok := kinds[i]
@@ -114,7 +64,7 @@ func TestParseItems(t *testing.T) {
 }
 
 func TestParseRequest(t *testing.T) {
-	tr := roundTrip(t, read(t, "request.json"))
+	tr := formattest.RoundTrip(t, Codec{}, "request.json", formattest.Fixture(t, "request.json"))
 	if tr.Meta.Model != "gpt-5-codex" || len(tr.Messages) != 4 || tr.Messages[0].Role != transcript.RoleSystem || tr.Messages[0].Parts[0].Text != "You are Codex." {
 		t.Fatalf("meta %+v messages %+v", tr.Meta, tr.Messages)
 	}
@@ -125,47 +75,6 @@ func TestParseErrors(t *testing.T) {
 		if _, err := (Codec{}).Parse([]byte(src)); err == nil || !strings.Contains(err.Error(), "byte ") {
 			t.Errorf("%q: err = %v, want an error naming the byte offset", src, err)
 		}
-	}
-}
-
-func flatten(msgs []transcript.Message) []string {
-	var out []string
-	for _, m := range msgs {
-		for _, p := range m.Parts {
-			out = append(out, fmt.Sprintf("%s %s|%s|%s|%s", m.Role, p.Kind, p.Text, p.ToolCallID, p.Args))
-		}
-	}
-	return out
-}
-
-func expected(v *transcript.View) []string {
-	var out []string
-	for i, m := range v.Messages {
-		for _, s := range v.Summaries {
-			if s.Before == i {
-				out = append(out, fmt.Sprintf("user text|%s||", s.Text))
-			}
-		}
-		out = append(out, flatten([]transcript.Message{m})...)
-	}
-	return out
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s differs from golden:\n%s", name, got)
 	}
 }
 
@@ -214,31 +123,22 @@ func TestForkGolden(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			src := read(t, tc.src)
-			tr := roundTrip(t, src)
+			src := formattest.Fixture(t, tc.src)
+			tr := formattest.RoundTrip(t, Codec{}, tc.src, src)
 			v := transcript.NewView(tr)
 			tc.edit(v)
-			out, err := Codec{}.Fork(v, format.ForkOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			out, back := formattest.ForkParse(t, Codec{}, v, format.ForkOptions{})
 			if tc.name == "unchanged" && !bytes.Equal(out, src) {
 				t.Fatal("fork of an unchanged view differs from the source")
 			}
-			golden(t, "fork-"+tc.name+".golden.json", out)
-			back, err := Codec{}.Parse(out)
-			if err != nil {
-				t.Fatalf("fork does not re-parse: %v", err)
-			}
-			if got, want := flatten(back.Messages), expected(v); strings.Join(got, "\n") != strings.Join(want, "\n") {
-				t.Fatalf("re-parsed fork:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-			}
+			formattest.Golden(t, "fork-"+tc.name+".golden.json", out)
+			formattest.SameLines(t, formattest.Lines(back.Messages), formattest.ViewLines(v))
 		})
 	}
 }
 
 func TestForkRefusesAlteredEncryptedReasoning(t *testing.T) {
-	tr := roundTrip(t, read(t, "items.json"))
+	tr := formattest.RoundTrip(t, Codec{}, "items.json", formattest.Fixture(t, "items.json"))
 	v := transcript.NewView(tr)
 	v.Messages[1].Parts[0].Text, v.Messages[1].Parts[0].Changed = "edited", true
 	if _, err := (Codec{}).Fork(v, format.ForkOptions{}); err != ErrSignedChanged && !strings.Contains(fmt.Sprint(err), ErrSignedChanged.Error()) {
@@ -251,9 +151,9 @@ func TestDetect(t *testing.T) {
 		name, src string
 		min, max  int
 	}{
-		{"items", string(read(t, "items.json")), 85, 100},
-		{"items head", string(read(t, "items.json")[:300]), 85, 100},
-		{"request", string(read(t, "request.json")), 60, 100},
+		{"items", string(formattest.Fixture(t, "items.json")), 85, 100},
+		{"items head", string(formattest.Fixture(t, "items.json")[:300]), 85, 100},
+		{"request", string(formattest.Fixture(t, "request.json")), 60, 100},
 		{"chat", `[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]`, 0, 0},
 		{"jp events", `[{"timestamp":"t","type":"turn_start"},{"timestamp":"t","type":"chat_request","content":"x"}]`, 0, 0},
 		{"codex jsonl", "{\"timestamp\":\"t\",\"type\":\"response_item\",\"payload\":{\"type\":\"message\"}}\n{}\n", 0, 0},
@@ -269,22 +169,14 @@ func TestDetect(t *testing.T) {
 
 func FuzzParseOpenAIResponses(f *testing.F) {
 	for _, name := range []string{"items.json", "request.json"} {
-		b, _ := os.ReadFile(filepath.Join("testdata", name))
-		f.Add(b)
+		f.Add(formattest.Fixture(f, name))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		tr, err := Codec{}.Parse(src)
-		if err != nil {
+		tr := formattest.WriteBack(t, Codec{}, src)
+		if tr == nil {
 			return
 		}
-		out, err := Codec{}.Write(tr)
-		if err != nil || !bytes.Equal(out, src) {
-			t.Fatalf("round trip failed: %v", err)
-		}
-		fork, err := Codec{}.Fork(transcript.NewView(tr), format.ForkOptions{})
-		if err != nil || !bytes.Equal(fork, src) {
-			t.Fatalf("fork of unchanged view differs: %v", err)
-		}
+		formattest.UnchangedForkIsSource(t, Codec{}, tr, src, format.ForkOptions{})
 		Codec{}.Detect("x", src)
 	})
 }

@@ -1,0 +1,127 @@
+package formattest
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+// RoundTripFiles checks RoundTrip on each file in its own subtest (named
+// by the base name) and hands the parse to check, when not nil, for the
+// codec's own assertions.
+func RoundTripFiles(t *testing.T, c format.Codec, files []string, check func(t *testing.T, path string, src []byte, tr *transcript.Transcript)) {
+	t.Helper()
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			src := Read(t, f)
+			tr := RoundTrip(t, c, f, src)
+			if check != nil {
+				check(t, f, src, tr)
+			}
+		})
+	}
+}
+
+// WriteBack parses src and, when it parses, checks Write gives it back
+// byte for byte; it returns nil when src is not in c's format. It is the
+// core of every FuzzParse target.
+func WriteBack(t testing.TB, c format.Codec, src []byte) *transcript.Transcript {
+	t.Helper()
+	tr, err := c.Parse(src)
+	if err != nil {
+		return nil
+	}
+	out, err := c.Write(tr)
+	if err != nil || !bytes.Equal(out, src) {
+		t.Fatalf("Write(Parse(src)) is not src (write error %v; %d vs %d bytes)", err, len(out), len(src))
+	}
+	return tr
+}
+
+// UnchangedForkIsSource checks that forking tr's unchanged view gives src
+// back, for codecs whose fork of an untouched view is the source itself.
+func UnchangedForkIsSource(t testing.TB, c format.Codec, tr *transcript.Transcript, src []byte, opts format.ForkOptions) {
+	t.Helper()
+	out, err := c.Fork(transcript.NewView(tr), opts)
+	if err != nil || !bytes.Equal(out, src) {
+		t.Fatalf("fork of an unchanged view differs from the source (error %v; %d vs %d bytes)", err, len(out), len(src))
+	}
+}
+
+// ForkParse forks v and parses the fork, failing the test when either
+// step errs.
+func ForkParse(t testing.TB, c format.Codec, v *transcript.View, opts format.ForkOptions) ([]byte, *transcript.Transcript) {
+	t.Helper()
+	out, err := c.Fork(v, opts)
+	if err != nil {
+		t.Fatalf("fork: %v", err)
+	}
+	back, err := c.Parse(out)
+	if err != nil {
+		t.Fatalf("fork does not re-parse: %v\n%s", err, out)
+	}
+	return out, back
+}
+
+// Lines renders messages one line per part, "role kind|text|call id|args",
+// leaving out parts whose text is one of omit (a codec's filler, such as
+// an acknowledgement it adds to keep roles alternating).
+func Lines(msgs []transcript.Message, omit ...string) []string {
+	var out []string
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if p.Text != "" && slices.Contains(omit, p.Text) {
+				continue
+			}
+			out = append(out, fmt.Sprintf("%s %s|%s|%s|%s", m.Role, p.Kind, p.Text, p.ToolCallID, p.Args))
+		}
+	}
+	return out
+}
+
+// ViewLines is what a fork of v must re-parse to, in Lines form: the
+// view's messages, each summary a user text part before the message it
+// names. Parts whose text is one of omit are left out, as in Lines.
+func ViewLines(v *transcript.View, omit ...string) []string {
+	var out []string
+	for i, m := range v.Messages {
+		for _, s := range v.Summaries {
+			if s.Before == i {
+				out = append(out, fmt.Sprintf("user text|%s||", s.Text))
+			}
+		}
+		out = append(out, Lines([]transcript.Message{m}, omit...)...)
+	}
+	return out
+}
+
+// SameLines fails the test when a re-parsed fork's lines differ from the
+// wanted ones, listing both.
+func SameLines(t testing.TB, got, want []string) {
+	t.Helper()
+	if !slices.Equal(got, want) {
+		t.Fatalf("re-parsed fork:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// Alternates fails the test when two non-system messages in a row have
+// the same role, which APIs that demand alternation reject.
+func Alternates(t testing.TB, msgs []transcript.Message) {
+	t.Helper()
+	prev := transcript.Role("")
+	for _, m := range msgs {
+		if m.Role == transcript.RoleSystem {
+			continue
+		}
+		if m.Role == prev {
+			t.Errorf("two %s messages in a row", m.Role)
+		}
+		prev = m.Role
+	}
+}

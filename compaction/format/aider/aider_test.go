@@ -2,10 +2,6 @@ package aider
 
 import (
 	"bytes"
-	"flag"
-	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -16,18 +12,7 @@ import (
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files in testdata")
-
 const fixture = "testdata/webserver.aider.chat.history.md"
-
-func read(t testing.TB, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 // splitChatHistory is aider/utils.py split_chat_history_markdown
 // (include_tool=False) applied to a file read with errors="ignore",
@@ -113,7 +98,7 @@ func texts(msgs []transcript.Message) []string {
 }
 
 func TestParseMatchesSplitter(t *testing.T) {
-	src := read(t, fixture)
+	src := formattest.Read(t, fixture)
 	tr := formattest.RoundTrip(t, Codec{}, fixture, src)
 	got, want := texts(tr.Messages), splitChatHistory(src)
 	if !slices.Equal(got, want) {
@@ -177,7 +162,7 @@ func TestSplitterEdgeCases(t *testing.T) {
 }
 
 func TestAppendInChunks(t *testing.T) {
-	src := read(t, fixture)
+	src := formattest.Read(t, fixture)
 	for seed := range uint64(30) {
 		formattest.AppendInChunks(t, Codec{}, src, seed)
 	}
@@ -195,7 +180,7 @@ func TestAppendGrowsLastRecord(t *testing.T) {
 }
 
 func TestForkGolden(t *testing.T) {
-	src := read(t, fixture)
+	src := formattest.Read(t, fixture)
 	tr := formattest.RoundTrip(t, Codec{}, fixture, src)
 	for _, tc := range []struct {
 		name string
@@ -217,11 +202,8 @@ func TestForkGolden(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			v := transcript.NewView(tr)
 			tc.edit(v)
-			out, err := Codec{}.Fork(v, format.ForkOptions{Timestamp: "2026-05-01T10:00:00Z"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			golden(t, "fork-"+tc.name+".golden.md", out)
+			out, _ := formattest.ForkParse(t, Codec{}, v, format.ForkOptions{Timestamp: "2026-05-01T10:00:00Z"})
+			formattest.Golden(t, "fork-"+tc.name+".golden.md", out)
 			if c, err := format.Detect("fork.md", out); err != nil || c.Format() != transcript.FormatAider {
 				t.Fatalf("fork not detected as aider: %v %v", c, err)
 			}
@@ -249,24 +231,6 @@ func TestForkGolden(t *testing.T) {
 	}
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s differs from golden:\n%s", name, got)
-	}
-}
-
 func TestDetect(t *testing.T) {
 	for _, tc := range []struct {
 		name, src string
@@ -286,17 +250,13 @@ func TestDetect(t *testing.T) {
 }
 
 func FuzzParseAider(f *testing.F) {
-	f.Add(read(f, fixture))
+	f.Add(formattest.Read(f, fixture))
 	f.Add([]byte("#### a\r\n> b  \n#\xff### c\n\x85x\u2028"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		Codec{}.Detect(FileName, src)
-		tr, err := Codec{}.Parse(src)
-		if err != nil {
+		tr := formattest.WriteBack(t, Codec{}, src)
+		if tr == nil {
 			return
-		}
-		out, _ := Codec{}.Write(tr)
-		if !bytes.Equal(out, src) {
-			t.Fatal("round trip failed")
 		}
 		if got, want := texts(tr.Messages), splitChatHistory(src); !slices.Equal(got, want) {
 			t.Fatalf("got %q, splitter %q", got, want)
@@ -312,7 +272,7 @@ func FuzzParseAider(f *testing.F) {
 }
 
 func BenchmarkParse(b *testing.B) {
-	src := bytes.Repeat(read(b, fixture), 100)
+	src := bytes.Repeat(formattest.Read(b, fixture), 100)
 	b.SetBytes(int64(len(src)))
 	for b.Loop() {
 		if _, err := (Codec{}).Parse(src); err != nil {
@@ -320,5 +280,3 @@ func BenchmarkParse(b *testing.B) {
 		}
 	}
 }
-
-var _ = fmt.Sprint

@@ -2,9 +2,7 @@ package claude
 
 import (
 	"bytes"
-	"flag"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,19 +12,8 @@ import (
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
-func read(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func TestMixedFixture(t *testing.T) {
-	tr := formattest.RoundTrip(t, Codec{}, "mixed", read(t, "mixed.jsonl"))
+	tr := formattest.RoundTrip(t, Codec{}, "mixed", formattest.Fixture(t, "mixed.jsonl"))
 	if tr.Skipped != 1 || len(tr.Problems) != 1 || tr.Problems[0].Line != 9 {
 		t.Errorf("problems = %+v, want the malformed line 9", tr.Problems)
 	}
@@ -81,7 +68,7 @@ func TestMixedFixture(t *testing.T) {
 }
 
 func TestCompactAfterRewind(t *testing.T) {
-	tr := formattest.RoundTrip(t, Codec{}, "rewind", read(t, "compact-after-rewind.jsonl"))
+	tr := formattest.RoundTrip(t, Codec{}, "rewind", formattest.Fixture(t, "compact-after-rewind.jsonl"))
 	var texts []string
 	for _, m := range tr.Messages {
 		texts = append(texts, m.Parts[0].Text)
@@ -92,7 +79,7 @@ func TestCompactAfterRewind(t *testing.T) {
 }
 
 func TestPartialLastLine(t *testing.T) {
-	src := read(t, "mixed.jsonl")
+	src := formattest.Fixture(t, "mixed.jsonl")
 	cut := append(bytes.Clone(src), []byte(`{"type":"user","uuid":"half`)...)
 	tr := formattest.RoundTrip(t, Codec{}, "partial", cut)
 	if tr.Size != int64(len(src)) {
@@ -111,7 +98,7 @@ func TestPartialLastLine(t *testing.T) {
 
 func TestHugeLine(t *testing.T) {
 	big := strings.Repeat("x", 5<<20)
-	src := append(read(t, "mixed.jsonl"), []byte(`{"parentUuid":"a3","isSidechain":false,"type":"user","uuid":"big","sessionId":"sess-1","message":{"role":"user","content":"`+big+`"}}`+"\n")...)
+	src := append(formattest.Fixture(t, "mixed.jsonl"), []byte(`{"parentUuid":"a3","isSidechain":false,"type":"user","uuid":"big","sessionId":"sess-1","message":{"role":"user","content":"`+big+`"}}`+"\n")...)
 	tr := formattest.RoundTrip(t, Codec{}, "huge", src)
 	last := tr.Messages[len(tr.Messages)-1]
 	if len(last.Parts[0].Text) != 5<<20 {
@@ -120,7 +107,7 @@ func TestHugeLine(t *testing.T) {
 }
 
 func TestCorpus(t *testing.T) {
-	for _, f := range formattest.Corpus(t, "claude-code") {
+	for _, f := range formattest.Corpus(t, "claude-code", "*.jsonl") {
 		src, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -137,8 +124,8 @@ func TestCorpus(t *testing.T) {
 
 func TestAppendInChunks(t *testing.T) {
 	inputs := map[string][]byte{
-		"mixed":     read(t, "mixed.jsonl"),
-		"rewind":    read(t, "compact-after-rewind.jsonl"),
+		"mixed":     formattest.Fixture(t, "mixed.jsonl"),
+		"rewind":    formattest.Fixture(t, "compact-after-rewind.jsonl"),
 		"generated": sessiongen.ClaudeCode(sessiongen.Options{Seed: 11, Turns: 15}),
 	}
 	for name, src := range inputs {
@@ -217,7 +204,7 @@ func TestForkReparses(t *testing.T) {
 }
 
 func TestForkGolden(t *testing.T) {
-	tr, err := Codec{}.Parse(read(t, "mixed.jsonl"))
+	tr, err := Codec{}.Parse(formattest.Fixture(t, "mixed.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,30 +221,15 @@ func TestForkGolden(t *testing.T) {
 			out = bytes.ReplaceAll(out, []byte(r.ID), []byte("uuid-"+string(rune('a'+i))))
 		}
 	}
-	golden := filepath.Join("testdata", "mixed.fork.golden.jsonl")
-	if *update {
-		if err := os.WriteFile(golden, out, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if want := read(t, "mixed.fork.golden.jsonl"); !bytes.Equal(out, want) {
-		t.Errorf("fork differs from %s (run with -update after checking):\n%s", golden, out)
-	}
+	formattest.Golden(t, "mixed.fork.golden.jsonl", out)
 }
 
 func FuzzParseClaudeCode(f *testing.F) {
-	f.Add(read(f, "mixed.jsonl"))
-	f.Add(read(f, "compact-after-rewind.jsonl"))
+	f.Add(formattest.Fixture(f, "mixed.jsonl"))
+	f.Add(formattest.Fixture(f, "compact-after-rewind.jsonl"))
 	f.Add([]byte("{\"type\":\"user\"}\n\n{"))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		tr, err := Codec{}.Parse(src)
-		if err != nil {
-			return
-		}
-		out, err := Codec{}.Write(tr)
-		if err != nil || !bytes.Equal(out, src) {
-			t.Fatalf("Write(Parse(x)) != x: %q", out)
-		}
+		formattest.WriteBack(t, Codec{}, src)
 	})
 }
 

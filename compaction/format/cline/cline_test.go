@@ -2,56 +2,20 @@ package cline
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/format/anthropic"
+	"github.com/compactd/compactd/compaction/format/formattest"
 	_ "github.com/compactd/compactd/compaction/format/openaichat"
 	_ "github.com/compactd/compactd/compaction/format/openairesponses"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files in testdata")
-
-func read(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func roundTrip(t testing.TB, src []byte) *transcript.Transcript {
-	t.Helper()
-	tr, err := Codec{}.Parse(src)
-	if err != nil {
-		t.Fatalf("parse: %v", err)
-	}
-	out, err := Codec{}.Write(tr)
-	if err != nil {
-		t.Fatalf("write: %v", err)
-	}
-	if !bytes.Equal(out, src) {
-		t.Fatalf("Write(Parse(src)) is not byte-identical (%d vs %d bytes)", len(out), len(src))
-	}
-	return tr
-}
-
 func TestRoundTripFixtures(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*.json")
-	for _, f := range files {
-		t.Run(f, func(t *testing.T) {
-			src, _ := os.ReadFile(f)
-			roundTrip(t, src)
-		})
-	}
+	formattest.RoundTripFiles(t, Codec{}, formattest.Fixtures(t, "*.json"), nil)
 }
 
 func kinds(m transcript.Message) string {
@@ -63,7 +27,7 @@ func kinds(m transcript.Message) string {
 }
 
 func TestParseCline(t *testing.T) {
-	tr := roundTrip(t, read(t, FileName))
+	tr := formattest.RoundTrip(t, Codec{}, FileName, formattest.Fixture(t, FileName))
 	want := []struct {
 		origin transcript.Origin
 		kinds  string
@@ -102,7 +66,7 @@ func TestParseCline(t *testing.T) {
 }
 
 func TestParseRooCondensed(t *testing.T) {
-	tr := roundTrip(t, read(t, "roo-condensed.json"))
+	tr := formattest.RoundTrip(t, Codec{}, "roo-condensed.json", formattest.Fixture(t, "roo-condensed.json"))
 	var texts []string
 	for _, m := range tr.Messages {
 		texts = append(texts, fmt.Sprintf("%s/%s", m.Role, m.Origin))
@@ -113,50 +77,6 @@ func TestParseRooCondensed(t *testing.T) {
 	}
 	if len(tr.Records) != 8 {
 		t.Fatalf("%d records", len(tr.Records))
-	}
-}
-
-func flatten(msgs []transcript.Message) []string {
-	var out []string
-	for _, m := range msgs {
-		for _, p := range m.Parts {
-			if p.Text == anthropic.AckText("assistant") || p.Text == anthropic.AckText("user") {
-				continue
-			}
-			out = append(out, fmt.Sprintf("%s %s|%s|%s|%s", m.Role, p.Kind, p.Text, p.ToolCallID, p.Args))
-		}
-	}
-	return out
-}
-
-func expected(v *transcript.View) []string {
-	var out []string
-	for i, m := range v.Messages {
-		for _, s := range v.Summaries {
-			if s.Before == i {
-				out = append(out, fmt.Sprintf("user text|%s||", s.Text))
-			}
-		}
-		out = append(out, flatten([]transcript.Message{m})...)
-	}
-	return out
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s differs from golden:\n%s", name, got)
 	}
 }
 
@@ -190,25 +110,17 @@ func TestForkGolden(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			src := read(t, tc.src)
-			tr := roundTrip(t, src)
+			src := formattest.Fixture(t, tc.src)
+			tr := formattest.RoundTrip(t, Codec{}, tc.src, src)
 			v := transcript.NewView(tr)
 			tc.edit(v)
-			out, err := Codec{}.Fork(v, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			out, back := formattest.ForkParse(t, Codec{}, v, opts)
 			if strings.HasSuffix(tc.name, "unchanged") && !bytes.Equal(out, src) {
 				t.Fatal("fork of an unchanged view differs from the source")
 			}
-			golden(t, "fork-"+tc.name+".golden.json", out)
-			back, err := Codec{}.Parse(out)
-			if err != nil {
-				t.Fatalf("fork does not re-parse: %v", err)
-			}
-			if got, want := flatten(back.Messages), expected(v); strings.Join(got, "\n") != strings.Join(want, "\n") {
-				t.Fatalf("re-parsed fork:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-			}
+			formattest.Golden(t, "fork-"+tc.name+".golden.json", out)
+			acks := []string{anthropic.AckText("assistant"), anthropic.AckText("user")}
+			formattest.SameLines(t, formattest.Lines(back.Messages, acks...), formattest.ViewLines(v, acks...))
 			if len(v.Summaries) > 0 {
 				found := false
 				for _, m := range back.Messages {
@@ -218,13 +130,7 @@ func TestForkGolden(t *testing.T) {
 					t.Error("summary not marked the Roo way (isSummary, condenseId)")
 				}
 			}
-			prev := transcript.Role("")
-			for _, m := range back.Messages {
-				if m.Role == prev {
-					t.Errorf("two %s messages in a row", m.Role)
-				}
-				prev = m.Role
-			}
+			formattest.Alternates(t, back.Messages)
 		})
 	}
 }
@@ -245,10 +151,7 @@ func TestDetectAcrossFormats(t *testing.T) {
 	}
 	for path, want := range cases {
 		t.Run(path, func(t *testing.T) {
-			src, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			src := formattest.Read(t, path)
 			for _, head := range [][]byte{src, src[:len(src)*2/3]} {
 				c, err := format.Detect(path, head)
 				if err != nil || c.Format() != want {
@@ -263,61 +166,41 @@ func TestDetectAcrossFormats(t *testing.T) {
 		t.Errorf("file name did not break the tie: %v", c)
 	}
 
-	_, file, _, _ := runtime.Caller(0)
-	corpus := filepath.Join(filepath.Dir(file), "..", "..", "..", "..", "shared", "corpus")
 	mine := map[transcript.Format]bool{transcript.FormatCline: true, transcript.FormatAnthropicMessages: true,
 		transcript.FormatOpenAIChat: true, transcript.FormatOpenAIResponses: true}
 	wantOf := map[string]transcript.Format{"openai-chat": transcript.FormatOpenAIChat, "openai-responses": transcript.FormatOpenAIResponses,
 		"anthropic-messages": transcript.FormatAnthropicMessages}
-	seen := 0
-	_ = filepath.WalkDir(corpus, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".json") && !strings.HasSuffix(p, ".jsonl") {
-			return nil
+	for _, s := range formattest.Samples(t) {
+		if !s.Corpus || !strings.HasSuffix(s.Path, ".json") && !strings.HasSuffix(s.Path, ".jsonl") {
+			continue
 		}
-		seen++
-		dir := filepath.Base(filepath.Dir(p))
-		src, _ := os.ReadFile(p)
-		if len(src) > format.DetectBytes {
-			src = src[:format.DetectBytes]
-		}
+		head := formattest.Head(t, s.Path)
 		for f := range mine {
 			c, _ := format.Lookup(f)
-			score := c.Detect(p, src)
-			if want, ok := wantOf[dir]; ok {
+			score := c.Detect(s.Path, head)
+			if want, ok := wantOf[s.Owner]; ok {
 				if f == want && score < 50 {
-					t.Errorf("%s: %s scored %d on its own corpus", p, f, score)
+					t.Errorf("%s: %s scored %d on its own corpus", s.Path, f, score)
 				}
 				continue
 			}
 			if score > 0 {
-				t.Errorf("%s: %s claims it with score %d", p, f, score)
+				t.Errorf("%s: %s claims it with score %d", s.Path, f, score)
 			}
 		}
-		return nil
-	})
-	if seen == 0 {
-		t.Log("shared corpus absent: foreign-format checks skipped")
 	}
 }
 
 func FuzzParseCline(f *testing.F) {
 	for _, name := range []string{FileName, "roo-condensed.json"} {
-		b, _ := os.ReadFile(filepath.Join("testdata", name))
-		f.Add(b)
+		f.Add(formattest.Fixture(f, name))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		tr, err := Codec{}.Parse(src)
-		if err != nil {
+		tr := formattest.WriteBack(t, Codec{}, src)
+		if tr == nil {
 			return
 		}
-		out, err := Codec{}.Write(tr)
-		if err != nil || !bytes.Equal(out, src) {
-			t.Fatalf("round trip failed: %v", err)
-		}
-		fork, err := Codec{}.Fork(transcript.NewView(tr), format.ForkOptions{})
-		if err != nil || !bytes.Equal(fork, src) {
-			t.Fatalf("fork of unchanged view differs: %v", err)
-		}
+		formattest.UnchangedForkIsSource(t, Codec{}, tr, src, format.ForkOptions{})
 		Codec{}.Detect(FileName, src)
 	})
 }

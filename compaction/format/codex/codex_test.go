@@ -3,10 +3,8 @@ package codex
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -15,17 +13,6 @@ import (
 	"github.com/compactd/compactd/compaction/sessiongen"
 	"github.com/compactd/compactd/compaction/transcript"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-func read(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 type wantMsg struct {
 	role   transcript.Role
@@ -71,7 +58,7 @@ const (
 )
 
 func TestMixedFixture(t *testing.T) {
-	tr := formattest.RoundTrip(t, Codec{}, "mixed", read(t, "mixed.jsonl"))
+	tr := formattest.RoundTrip(t, Codec{}, "mixed", formattest.Fixture(t, "mixed.jsonl"))
 	if tr.Skipped != 1 || len(tr.Problems) != 1 || tr.Problems[0].Line != 15 || !strings.Contains(tr.Problems[0].Message, "line 15") {
 		t.Errorf("problems = %+v, want the malformed line 15", tr.Problems)
 	}
@@ -153,7 +140,7 @@ func TestMixedFixture(t *testing.T) {
 }
 
 func TestCompactedReplacesHistory(t *testing.T) {
-	tr := formattest.RoundTrip(t, Codec{}, "compacted", read(t, "compacted.jsonl"))
+	tr := formattest.RoundTrip(t, Codec{}, "compacted", formattest.Fixture(t, "compacted.jsonl"))
 	checkMessages(t, tr.Messages, []wantMsg{
 		{sys, injected, "text"},
 		{user, human, "text"},
@@ -203,7 +190,7 @@ func TestCompactedWithoutReplacementHistory(t *testing.T) {
 }
 
 func TestBareOldRollout(t *testing.T) {
-	tr := formattest.RoundTrip(t, Codec{}, "bare", read(t, "bare-old.jsonl"))
+	tr := formattest.RoundTrip(t, Codec{}, "bare", formattest.Fixture(t, "bare-old.jsonl"))
 	checkMessages(t, tr.Messages, []wantMsg{
 		{sys, injected, "text"},
 		{user, human, "text"},
@@ -214,13 +201,13 @@ func TestBareOldRollout(t *testing.T) {
 	if tr.Meta.SessionID != "old-session-1" || tr.Messages[3].Parts[0].ToolName != "shell" || tr.Skipped != 0 {
 		t.Errorf("meta %+v, result %+v, skipped %d", tr.Meta, tr.Messages[3].Parts[0], tr.Skipped)
 	}
-	if s := (Codec{}).Detect("x.jsonl", read(t, "bare-old.jsonl")); s < 50 {
+	if s := (Codec{}).Detect("x.jsonl", formattest.Fixture(t, "bare-old.jsonl")); s < 50 {
 		t.Errorf("older rollout detected with score %d", s)
 	}
 }
 
 func TestBadInput(t *testing.T) {
-	src := read(t, "mixed.jsonl")
+	src := formattest.Fixture(t, "mixed.jsonl")
 	cut := append(bytes.Clone(src), []byte(`{"timestamp":"t","type":"response_item","payload":{"ty`)...)
 	tr := formattest.RoundTrip(t, Codec{}, "partial", cut)
 	if tr.Size != int64(len(src)) {
@@ -255,7 +242,7 @@ func TestBadInput(t *testing.T) {
 func TestHugeLine(t *testing.T) {
 	big := strings.Repeat("x", 8<<20)
 	line := `{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"call_A","output":"` + big + `"}}` + "\n"
-	src := append(read(t, "mixed.jsonl"), line...)
+	src := append(formattest.Fixture(t, "mixed.jsonl"), line...)
 	tr := formattest.RoundTrip(t, Codec{}, "huge", src)
 	last := tr.Messages[len(tr.Messages)-1]
 	if len(last.Parts[0].Text) != 8<<20 || last.Parts[0].ToolName != "shell" {
@@ -264,7 +251,7 @@ func TestHugeLine(t *testing.T) {
 }
 
 func TestCorpus(t *testing.T) {
-	for _, f := range formattest.Corpus(t, "codex") {
+	for _, f := range formattest.Corpus(t, "codex", "*.jsonl") {
 		src, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -288,32 +275,20 @@ func TestCorpus(t *testing.T) {
 // Detect must not claim other agents' files: Claude Code sessions are
 // JSONL too.
 func TestDetectRefusesOtherFormats(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	repo := filepath.Join(filepath.Dir(file), "..", "..", "..")
-	var files []string
-	claude, _ := filepath.Glob(filepath.Join(repo, "compaction", "format", "claude", "testdata", "*.jsonl"))
-	files = append(files, claude...)
-	corpus := filepath.Join(repo, "..", "shared", "corpus")
-	_ = filepath.WalkDir(corpus, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && !strings.Contains(p, string(filepath.Separator)+"codex"+string(filepath.Separator)) && filepath.Ext(p) != ".md" {
-			files = append(files, p)
+	claude := 0
+	for _, s := range formattest.Samples(t) {
+		if s.Owner == "codex" || filepath.Ext(s.Path) == ".md" || !s.Corpus && s.Owner != "claude" {
+			continue
 		}
-		return nil
-	})
-	if len(claude) == 0 {
-		t.Fatal("no Claude Code fixtures found")
+		if s.Owner == "claude" {
+			claude++
+		}
+		if score := (Codec{}).Detect(s.Path, formattest.Head(t, s.Path)); score != 0 {
+			t.Errorf("%s: codex detect score %d, want 0", s.Path, score)
+		}
 	}
-	for _, f := range files {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(src) > format.DetectBytes {
-			src = src[:format.DetectBytes]
-		}
-		if s := (Codec{}).Detect(f, src); s != 0 {
-			t.Errorf("%s: codex detect score %d, want 0", f, s)
-		}
+	if claude == 0 {
+		t.Fatal("no Claude Code fixtures found")
 	}
 	gen := sessiongen.ClaudeCode(sessiongen.Options{Seed: 2, Turns: 3})
 	if s := (Codec{}).Detect("rollout-x.jsonl", gen); s != 0 {
@@ -328,9 +303,9 @@ func TestDetectRefusesOtherFormats(t *testing.T) {
 
 func TestAppendInChunks(t *testing.T) {
 	inputs := map[string][]byte{
-		"mixed":     read(t, "mixed.jsonl"),
-		"compacted": read(t, "compacted.jsonl"),
-		"bare":      read(t, "bare-old.jsonl"),
+		"mixed":     formattest.Fixture(t, "mixed.jsonl"),
+		"compacted": formattest.Fixture(t, "compacted.jsonl"),
+		"bare":      formattest.Fixture(t, "bare-old.jsonl"),
 		"generated": sessiongen.Codex(sessiongen.Options{Seed: 11, Turns: 12}),
 	}
 	for name, src := range inputs {
@@ -390,18 +365,14 @@ func TestSessiongen(t *testing.T) {
 
 func FuzzParseCodex(f *testing.F) {
 	for _, name := range []string{"mixed.jsonl", "compacted.jsonl", "bare-old.jsonl"} {
-		f.Add(read(f, name))
+		f.Add(formattest.Fixture(f, name))
 	}
 	f.Add([]byte("{\"type\":\"session_meta\",\"payload\":{}}\n\n{"))
 	f.Add([]byte(`{"timestamp":"t","type":"compacted","payload":{"message":"m","replacement_history":[1,{"type":"message"}]}}`))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		tr, err := Codec{}.Parse(src)
-		if err != nil {
+		tr := formattest.WriteBack(t, Codec{}, src)
+		if tr == nil {
 			return
-		}
-		out, err := Codec{}.Write(tr)
-		if err != nil || !bytes.Equal(out, src) {
-			t.Fatalf("Write(Parse(x)) != x: %q", out)
 		}
 		if _, err := (Codec{}).Fork(transcript.NewView(tr), format.ForkOptions{SessionID: "f", Timestamp: "t"}); err != nil {
 			t.Logf("fork: %v", err)
@@ -441,7 +412,7 @@ func BenchmarkAppend10KB(b *testing.B) {
 // a deterministic complement to FuzzParseCodex.
 func TestMutatedInputs(t *testing.T) {
 	for _, name := range []string{"mixed.jsonl", "compacted.jsonl", "bare-old.jsonl"} {
-		src := read(t, name)
+		src := formattest.Fixture(t, name)
 		check := func(what string, b []byte) {
 			tr, err := Codec{}.Parse(b)
 			if err != nil {

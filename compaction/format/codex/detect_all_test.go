@@ -1,9 +1,7 @@
 package codex_test
 
 import (
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/compactd/compactd/compaction/format"
@@ -16,21 +14,17 @@ import (
 // With every codec registered, rollouts go to the Codex codec and Claude
 // Code sessions do not.
 func TestDetectAmongAllCodecs(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
 	var rollouts []string
-	for _, f := range files {
-		if filepath.Ext(f) == ".jsonl" && !strings.Contains(f, "golden") {
+	for _, f := range formattest.Fixtures(t, "*.jsonl") {
+		if !formattest.IsGolden(f) {
 			rollouts = append(rollouts, f)
 		}
 	}
-	if _, err := os.Stat(filepath.Join("..", "..", "..", "..", "shared", "corpus", "codex")); err == nil {
-		rollouts = append(rollouts, formattest.Corpus(t, "codex")...)
+	if formattest.CorpusDir() != "" {
+		rollouts = append(rollouts, formattest.Corpus(t, "codex", "*.jsonl")...)
 	}
 	for _, f := range rollouts {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		src := formattest.Read(t, f)
 		if c, err := format.Detect(f, src); err != nil || c.Format() != transcript.FormatCodex {
 			t.Errorf("%s: detected as %v, %v", f, c, err)
 		}
@@ -44,10 +38,7 @@ func TestDetectAmongAllCodecs(t *testing.T) {
 	for _, f := range claude {
 		src := sessiongen.ClaudeCode(sessiongen.Options{Seed: 9, Turns: 2})
 		if f != "generated" {
-			var err error
-			if src, err = os.ReadFile(f); err != nil {
-				t.Fatal(err)
-			}
+			src = formattest.Read(t, f)
 		}
 		if c, err := format.Detect(f, src); err == nil && c.Format() == transcript.FormatCodex {
 			t.Errorf("%s: a Claude Code session detected as Codex", f)

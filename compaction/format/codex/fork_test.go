@@ -3,8 +3,6 @@ package codex
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -57,21 +55,8 @@ func summaryMessage(text string) transcript.Message {
 	return transcript.Message{Role: transcript.RoleUser, Origin: transcript.OriginSummary, Parts: []transcript.Part{{Kind: transcript.PartText, Text: text}}}
 }
 
-func golden(t *testing.T, name string, out []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, out, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if want := read(t, name); !bytes.Equal(out, want) {
-		t.Errorf("fork differs from %s (run with -update after checking):\n%s", path, out)
-	}
-}
-
 func TestForkUnchangedKeepsEveryItemLine(t *testing.T) {
-	src := read(t, "mixed.jsonl")
+	src := formattest.Fixture(t, "mixed.jsonl")
 	tr, err := Codec{}.Parse(src)
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +84,7 @@ func TestForkUnchangedKeepsEveryItemLine(t *testing.T) {
 }
 
 func TestForkGoldenStrip(t *testing.T) {
-	tr, err := Codec{}.Parse(read(t, "mixed.jsonl"))
+	tr, err := Codec{}.Parse(formattest.Fixture(t, "mixed.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,11 +101,11 @@ func TestForkGoldenStrip(t *testing.T) {
 	if bytes.Contains(items, []byte("gAAAAABpZ3")) || bytes.Contains(items, []byte("image/png")) {
 		t.Errorf("dropped reasoning or image still in the fork")
 	}
-	golden(t, "mixed.fork-strip.golden.jsonl", out)
+	formattest.Golden(t, "mixed.fork-strip.golden.jsonl", out)
 }
 
 func TestForkGoldenCompacted(t *testing.T) {
-	src := read(t, "compacted.jsonl")
+	src := formattest.Fixture(t, "compacted.jsonl")
 	tr, err := Codec{}.Parse(src)
 	if err != nil {
 		t.Fatal(err)
@@ -141,11 +126,11 @@ func TestForkGoldenCompacted(t *testing.T) {
 	if re.Records[1].Type != typeTurnContext || re.Meta.Model != "gpt-5-codex" {
 		t.Errorf("fork lost the turn context: records %v, meta %+v", re.Records[1].Type, re.Meta)
 	}
-	golden(t, "compacted.fork-summary.golden.jsonl", out)
+	formattest.Golden(t, "compacted.fork-summary.golden.jsonl", out)
 }
 
 func TestForkCutWithoutSummary(t *testing.T) {
-	tr, err := Codec{}.Parse(read(t, "mixed.jsonl"))
+	tr, err := Codec{}.Parse(formattest.Fixture(t, "mixed.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +152,7 @@ func TestForkCutWithoutSummary(t *testing.T) {
 }
 
 func TestForkRefusesAlteredEncryptedReasoning(t *testing.T) {
-	tr, err := Codec{}.Parse(read(t, "mixed.jsonl"))
+	tr, err := Codec{}.Parse(formattest.Fixture(t, "mixed.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +166,7 @@ func TestForkRefusesAlteredEncryptedReasoning(t *testing.T) {
 // A strategy's stand-in text on a tool call (alternation bridge) becomes a
 // message item of the call's role.
 func TestForkStandInText(t *testing.T) {
-	tr, err := Codec{}.Parse(read(t, "mixed.jsonl"))
+	tr, err := Codec{}.Parse(formattest.Fixture(t, "mixed.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +256,7 @@ func TestForkGenerated(t *testing.T) {
 }
 
 func TestForkRandomSessionID(t *testing.T) {
-	tr, err := Codec{}.Parse(read(t, "compacted.jsonl"))
+	tr, err := Codec{}.Parse(formattest.Fixture(t, "compacted.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,13 +1,13 @@
 package gemini_test
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/compactd/compactd/compaction/format"
 	_ "github.com/compactd/compactd/compaction/format/all"
+	"github.com/compactd/compactd/compaction/format/formattest"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -19,13 +19,7 @@ func TestDetectAcrossFormats(t *testing.T) {
 		"gemini-cli": transcript.FormatGeminiCLI}
 	ours := []transcript.Format{transcript.FormatGeminiCLI, transcript.FormatJP, transcript.FormatAider}
 	check := func(path, owner string) {
-		src, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(src) > format.DetectBytes {
-			src = src[:format.DetectBytes]
-		}
+		src := formattest.Head(t, path)
 		want, isMine := mine[owner]
 		base := filepath.Base(path)
 		if isMine && (strings.Contains(base, "metadata") || strings.Contains(base, "base_config") || strings.HasSuffix(base, ".md") && want != transcript.FormatAider || base == "SOURCES.md") {
@@ -48,33 +42,11 @@ func TestDetectAcrossFormats(t *testing.T) {
 			}
 		}
 	}
-	dirs, _ := filepath.Glob("../*/testdata")
-	for _, d := range dirs {
-		owner := filepath.Base(filepath.Dir(d))
-		_ = filepath.WalkDir(d, func(p string, e os.DirEntry, err error) error {
-			if err != nil || e.IsDir() && e.Name() == "fuzz" {
-				return filepath.SkipDir
-			}
-			if !e.IsDir() {
-				check(p, owner)
-			}
-			return nil
-		})
-	}
-	corpus := filepath.Join("..", "..", "..", "..", "shared", "corpus")
-	if _, err := os.Stat(corpus); err != nil {
-		t.Log("shared corpus absent: corpus checks skipped")
-		return
-	}
-	_ = filepath.WalkDir(corpus, func(p string, e os.DirEntry, err error) error {
-		if err == nil && !e.IsDir() && filepath.Base(p) != "SOURCES.md" {
-			rel, _ := filepath.Rel(corpus, p)
-			owner := strings.Split(filepath.ToSlash(rel), "/")[0]
-			if owner == "aider" {
-				owner = "" // an input history, not a chat log
-			}
-			check(p, owner)
+	for _, s := range formattest.Samples(t) {
+		owner := s.Owner
+		if s.Corpus && owner == "aider" {
+			owner = "" // an input history, not a chat log
 		}
-		return nil
-	})
+		check(s.Path, owner)
+	}
 }

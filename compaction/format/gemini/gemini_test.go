@@ -2,10 +2,8 @@ package gemini
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,50 +12,19 @@ import (
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files in testdata")
-
 const session = "testdata/session-2026-04-29T21-39-5f1c2a9e.jsonl"
 
-func read(t testing.TB, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// corpus lists ../shared/corpus/gemini-cli, skipping when it is absent.
-func corpus(t *testing.T) []string {
-	formattest.Corpus(t, "gemini-cli")
-	files, _ := filepath.Glob(filepath.Join(corpusDir(), "gemini-cli", "*.json*"))
-	return files
-}
-
-func corpusDir() string {
-	wd, _ := os.Getwd()
-	return filepath.Join(wd, "..", "..", "..", "..", "shared", "corpus")
-}
-
 func TestRoundTripFixturesAndCorpus(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*.json*")
+	files := slices.DeleteFunc(formattest.Fixtures(t, "*.json*"), formattest.IsGolden)
 	if len(files) < 4 {
 		t.Fatalf("fixtures missing: %v", files)
 	}
-	for _, f := range files {
-		if strings.Contains(f, ".golden.") {
-			continue
+	formattest.RoundTripFiles(t, Codec{}, files, nil)
+	formattest.RoundTripFiles(t, Codec{}, formattest.Corpus(t, "gemini-cli", "*.json*"), func(t *testing.T, _ string, _ []byte, tr *transcript.Transcript) {
+		if len(tr.Messages) < 3 || tr.Skipped != 0 {
+			t.Fatalf("corpus file gave %d messages, %d skipped", len(tr.Messages), tr.Skipped)
 		}
-		t.Run(f, func(t *testing.T) { formattest.RoundTrip(t, Codec{}, f, read(t, f)) })
-	}
-	for _, f := range corpus(t) {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			tr := formattest.RoundTrip(t, Codec{}, f, read(t, f))
-			if len(tr.Messages) < 3 || tr.Skipped != 0 {
-				t.Fatalf("corpus file gave %d messages, %d skipped", len(tr.Messages), tr.Skipped)
-			}
-		})
-	}
+	})
 }
 
 // flatten renders messages as one line per part, for comparisons.
@@ -72,7 +39,7 @@ func flatten(msgs []transcript.Message) []string {
 }
 
 func TestParseRecording(t *testing.T) {
-	tr := formattest.RoundTrip(t, Codec{}, session, read(t, session))
+	tr := formattest.RoundTrip(t, Codec{}, session, formattest.Read(t, session))
 	var ids []string
 	for _, m := range tr.Messages {
 		ids = append(ids, m.ID)
@@ -115,7 +82,7 @@ func TestParseRecording(t *testing.T) {
 }
 
 func TestPartialLastLineAndBadBytes(t *testing.T) {
-	src := read(t, "testdata/partial.jsonl")
+	src := formattest.Read(t, "testdata/partial.jsonl")
 	tr := formattest.RoundTrip(t, Codec{}, "partial", src)
 	if tr.Size != int64(bytes.LastIndexByte(src, '\n')+1) {
 		t.Fatalf("size %d consumed the partial line", tr.Size)
@@ -137,21 +104,21 @@ func TestPartialLastLineAndBadBytes(t *testing.T) {
 }
 
 func TestAppendInChunks(t *testing.T) {
-	src := read(t, session)
+	src := formattest.Read(t, session)
 	for seed := range uint64(20) {
 		formattest.AppendInChunks(t, Codec{}, src, seed)
 	}
 }
 
 func TestAppendRefusesDocuments(t *testing.T) {
-	tr := formattest.RoundTrip(t, Codec{}, "legacy", read(t, "testdata/legacy-session.json"))
+	tr := formattest.RoundTrip(t, Codec{}, "legacy", formattest.Read(t, "testdata/legacy-session.json"))
 	if _, err := (Codec{}).Append(tr, []byte("{}\n")); err == nil {
 		t.Fatal("append to a whole-file session succeeded")
 	}
 }
 
 func TestParseLegacyAndCheckpoint(t *testing.T) {
-	tr := formattest.RoundTrip(t, Codec{}, "legacy", read(t, "testdata/legacy-session.json"))
+	tr := formattest.RoundTrip(t, Codec{}, "legacy", formattest.Read(t, "testdata/legacy-session.json"))
 	got := flatten(tr.Messages)
 	if len(got) != 9 || got[0] != "user/human text|Run a command|||false" || got[6] != "assistant/agent text|Captured multiline output.|||false" || !strings.HasPrefix(got[1], "assistant/agent reasoning|Placeholder") {
 		t.Fatalf("legacy messages:\n%s", strings.Join(got, "\n"))
@@ -160,7 +127,7 @@ func TestParseLegacyAndCheckpoint(t *testing.T) {
 		t.Fatalf("meta %+v, record 3 %v", tr.Meta, tr.Records[3].Kind)
 	}
 
-	ck := formattest.RoundTrip(t, Codec{}, "checkpoint", read(t, "testdata/checkpoint-calc.json"))
+	ck := formattest.RoundTrip(t, Codec{}, "checkpoint", formattest.Read(t, "testdata/checkpoint-calc.json"))
 	if len(ck.Messages) != 8 || ck.Messages[4].Origin != transcript.OriginToolResult {
 		t.Fatalf("checkpoint: %s", strings.Join(flatten(ck.Messages), "\n"))
 	}
@@ -235,27 +202,18 @@ func TestForkGolden(t *testing.T) {
 		{"legacy", "testdata/legacy-session.json", "jsonl"},
 		{"checkpoint", "testdata/checkpoint-calc.json", "json"},
 	} {
-		src := read(t, fx.path)
+		src := formattest.Read(t, fx.path)
 		tr := formattest.RoundTrip(t, Codec{}, fx.path, src)
 		for _, tc := range edits {
 			t.Run(fx.name+"-"+tc.name, func(t *testing.T) {
 				v := transcript.NewView(tr)
 				tc.edit(v)
-				out, err := Codec{}.Fork(v, format.ForkOptions{SessionID: "fork-0001", Timestamp: "2026-05-01T10:00:00.000Z"})
-				if err != nil {
-					t.Fatal(err)
-				}
-				golden(t, "fork-"+fx.name+"-"+tc.name+".golden."+fx.ext, out)
-				back, err := Codec{}.Parse(out)
-				if err != nil {
-					t.Fatalf("fork does not re-parse: %v", err)
-				}
+				out, back := formattest.ForkParse(t, Codec{}, v, format.ForkOptions{SessionID: "fork-0001", Timestamp: "2026-05-01T10:00:00.000Z"})
+				formattest.Golden(t, "fork-"+fx.name+"-"+tc.name+".golden."+fx.ext, out)
 				if back.Skipped != 0 {
 					t.Fatalf("fork has %d bad records: %v", back.Skipped, back.Problems)
 				}
-				if got, want := flatten(back.Messages), expected(v); strings.Join(got, "\n") != strings.Join(want, "\n") {
-					t.Fatalf("re-parsed fork:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-				}
+				formattest.SameLines(t, flatten(back.Messages), expected(v))
 				if fx.ext == "jsonl" && back.Meta.SessionID != "fork-0001" {
 					t.Fatalf("fork session %q", back.Meta.SessionID)
 				}
@@ -267,39 +225,16 @@ func TestForkGolden(t *testing.T) {
 	}
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s differs from golden:\n%s", name, got)
-	}
-}
-
 func FuzzParseGemini(f *testing.F) {
 	for _, name := range []string{session, "testdata/partial.jsonl", "testdata/legacy-session.json", "testdata/checkpoint-calc.json"} {
-		b, _ := os.ReadFile(name)
-		f.Add(b)
+		f.Add(formattest.Read(f, name))
 	}
 	f.Add([]byte("{\"$rewindTo\":\"x\"}\n{\"id\":\"x\",\"type\":\"user\",\"content\":{\"text\":\"a\"}}\n{\"id\":\"x\",\"type\":\"gemini\",\"toolCalls\":[{\"id\":1}]}\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		Codec{}.Detect("session-x.jsonl", src)
-		tr, err := Codec{}.Parse(src)
-		if err != nil {
+		tr := formattest.WriteBack(t, Codec{}, src)
+		if tr == nil {
 			return
-		}
-		out, err := Codec{}.Write(tr)
-		if err != nil || !bytes.Equal(out, src) {
-			t.Fatalf("round trip failed: %v", err)
 		}
 		if _, err := (Codec{}).Fork(transcript.NewView(tr), format.ForkOptions{SessionID: "s"}); err != nil {
 			t.Fatalf("fork of an unchanged view: %v", err)
@@ -308,7 +243,7 @@ func FuzzParseGemini(f *testing.F) {
 }
 
 func BenchmarkParse(b *testing.B) {
-	src := bytes.Repeat(read(b, session), 200)
+	src := bytes.Repeat(formattest.Read(b, session), 200)
 	b.SetBytes(int64(len(src)))
 	for b.Loop() {
 		if _, err := (Codec{}).Parse(src); err != nil {

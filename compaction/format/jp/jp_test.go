@@ -2,9 +2,7 @@ package jp
 
 import (
 	"bytes"
-	"flag"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,55 +12,35 @@ import (
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files in testdata")
-
-func read(t testing.TB, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func TestRoundTripFixturesAndCorpus(t *testing.T) {
-	for _, f := range []string{"testdata/events.json", "testdata/overlays.events.json"} {
-		formattest.RoundTrip(t, Codec{}, f, read(t, f))
-	}
-	formattest.Corpus(t, "jp")
-	wd, _ := os.Getwd()
-	files, _ := filepath.Glob(filepath.Join(wd, "..", "..", "..", "..", "shared", "corpus", "jp", "*events.json"))
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			src := read(t, f)
-			formattest.RoundTrip(t, Codec{}, f, src)
-			stem := strings.TrimSuffix(strings.TrimSuffix(f, ".events.json"), ".legacy")
-			base, _ := os.ReadFile(stem + ".base_config.json")
-			meta, _ := os.ReadFile(stem + ".metadata.json")
-			tr, err := Codec{}.ParseWithSiblings(src, base, meta)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tr.Skipped != 0 || len(tr.Messages) < 3 || tr.Meta.Title == "" || tr.Meta.Model == "" {
-				t.Fatalf("%d messages, %d skipped, meta %+v", len(tr.Messages), tr.Skipped, tr.Meta)
-			}
-			if tr.Messages[0].Role != transcript.RoleSystem {
-				t.Fatalf("no system prompt: %+v", tr.Messages[0])
-			}
-			for _, m := range tr.Messages {
-				for _, p := range m.Parts {
-					if p.Kind == transcript.PartToolCall && strings.Contains(p.Args, "==") {
-						t.Fatalf("arguments still encoded: %s", p.Args)
-					}
+	formattest.RoundTripFiles(t, Codec{}, []string{"testdata/events.json", "testdata/overlays.events.json"}, nil)
+	formattest.RoundTripFiles(t, Codec{}, formattest.Corpus(t, "jp", "*events.json"), func(t *testing.T, f string, src []byte, _ *transcript.Transcript) {
+		stem := strings.TrimSuffix(strings.TrimSuffix(f, ".events.json"), ".legacy")
+		base, _ := os.ReadFile(stem + ".base_config.json")
+		meta, _ := os.ReadFile(stem + ".metadata.json")
+		tr, err := Codec{}.ParseWithSiblings(src, base, meta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr.Skipped != 0 || len(tr.Messages) < 3 || tr.Meta.Title == "" || tr.Meta.Model == "" {
+			t.Fatalf("%d messages, %d skipped, meta %+v", len(tr.Messages), tr.Skipped, tr.Meta)
+		}
+		if tr.Messages[0].Role != transcript.RoleSystem {
+			t.Fatalf("no system prompt: %+v", tr.Messages[0])
+		}
+		for _, m := range tr.Messages {
+			for _, p := range m.Parts {
+				if p.Kind == transcript.PartToolCall && strings.Contains(p.Args, "==") {
+					t.Fatalf("arguments still encoded: %s", p.Args)
 				}
 			}
-		})
-	}
+		}
+	})
 }
 
 func TestParseEvents(t *testing.T) {
-	src := read(t, "testdata/events.json")
-	tr, err := Codec{}.ParseWithSiblings(src, read(t, "testdata/base_config.json"), read(t, "testdata/metadata.json"))
+	src := formattest.Read(t, "testdata/events.json")
+	tr, err := Codec{}.ParseWithSiblings(src, formattest.Read(t, "testdata/base_config.json"), formattest.Read(t, "testdata/metadata.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +76,7 @@ func TestParseEvents(t *testing.T) {
 }
 
 func TestOverlaysProject(t *testing.T) {
-	tr := formattest.RoundTrip(t, Codec{}, "overlays", read(t, "testdata/overlays.events.json"))
+	tr := formattest.RoundTrip(t, Codec{}, "overlays", formattest.Read(t, "testdata/overlays.events.json"))
 	got := flatten(tr.Messages)
 	want := []string{
 		"user text|[Summary of previous conversation]|||",
@@ -154,47 +132,20 @@ func TestForkGolden(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			src := read(t, filepath.Join("testdata", tc.src))
+			src := formattest.Fixture(t, tc.src)
 			tr := formattest.RoundTrip(t, Codec{}, tc.src, src)
 			v := transcript.NewView(tr)
 			tc.edit(v)
-			out, err := Codec{}.Fork(v, format.ForkOptions{Timestamp: "2026-05-01T10:00:00Z"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			golden(t, "fork-"+tc.name+".golden.json", out)
+			out, back := formattest.ForkParse(t, Codec{}, v, format.ForkOptions{Timestamp: "2026-05-01T10:00:00Z"})
+			formattest.Golden(t, "fork-"+tc.name+".golden.json", out)
 			if tc.native != bytes.HasPrefix(out, src[:len(src)-2]) {
 				t.Fatalf("native overlay = %v, want %v", !tc.native, tc.native)
 			}
-			back, err := Codec{}.Parse(out)
-			if err != nil {
-				t.Fatalf("fork does not re-parse: %v", err)
-			}
-			if got, want := flatten(back.Messages), expected(v); !slices.Equal(got, want) {
-				t.Fatalf("re-parsed fork:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-			}
+			formattest.SameLines(t, flatten(back.Messages), expected(v))
 			if tc.name == "edited-result" && !bytes.Contains(out, []byte(encodeString("[output removed]"))) {
 				t.Fatal("rewritten tool content is not base64-encoded")
 			}
 		})
-	}
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s differs from golden:\n%s", name, got)
 	}
 }
 
@@ -232,19 +183,14 @@ func TestParseErrors(t *testing.T) {
 
 func FuzzParseJP(f *testing.F) {
 	for _, name := range []string{"testdata/events.json", "testdata/overlays.events.json"} {
-		b, _ := os.ReadFile(name)
-		f.Add(b)
+		f.Add(formattest.Read(f, name))
 	}
 	f.Add([]byte(`[{"timestamp":"2026-01-01 00:00:00.0","type":"compaction","from_turn":0,"to_turn":99,"summary":{"summary":"s"}},{"type":"tool_call_response","content":{"a":"YQ=="}}]`))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		Codec{}.Detect(EventsFile, src)
-		tr, err := Codec{}.Parse(src)
-		if err != nil {
+		tr := formattest.WriteBack(t, Codec{}, src)
+		if tr == nil {
 			return
-		}
-		out, err := Codec{}.Write(tr)
-		if err != nil || !bytes.Equal(out, src) {
-			t.Fatalf("round trip failed: %v", err)
 		}
 		if _, err := (Codec{}).Fork(transcript.NewView(tr), format.ForkOptions{}); err != nil {
 			t.Fatalf("fork of an unchanged view: %v", err)
@@ -253,7 +199,7 @@ func FuzzParseJP(f *testing.F) {
 }
 
 func BenchmarkParse(b *testing.B) {
-	src := read(b, "testdata/events.json")
+	src := formattest.Read(b, "testdata/events.json")
 	b.SetBytes(int64(len(src)))
 	for b.Loop() {
 		if _, err := (Codec{}).Parse(src); err != nil {

@@ -60,10 +60,7 @@ func Scan(src []byte, f transcript.Format) (*transcript.Transcript, *Frame, erro
 
 // Malformed marks record i as unusable and reports why.
 func Malformed(t *transcript.Transcript, i int, why string) {
-	r := &t.Records[i]
-	r.Kind, r.Err = transcript.RecordMalformed, why
-	t.Problems = append(t.Problems, transcript.Problem{Record: i, Message: fmt.Sprintf("record at byte %d: %s", r.Start, why)})
-	t.Skipped++
+	jsonx.MarkMalformed(t, i, "record", why)
 }
 
 // RoleOf returns an element's role, or "" when it is not a JSON object

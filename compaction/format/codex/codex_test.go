@@ -380,31 +380,12 @@ func FuzzParseCodex(f *testing.F) {
 	})
 }
 
-func benchmarkAppend(b *testing.B, size int) {
-	src := sessiongen.Codex(sessiongen.Options{Seed: 1, TargetBytes: size})
-	tr, err := Codec{}.Parse(src)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var tail []byte
-	for n := 10; len(tail) < 10<<10; n += 10 {
-		tail = sessiongen.Continue(transcript.FormatCodex, src, 2, n)
-	}
-	b.SetBytes(int64(len(tail)))
-	b.ResetTimer()
-	for b.Loop() {
-		if _, err := (Codec{}).Append(tr, tail); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
 func BenchmarkAppend10KB(b *testing.B) {
-	b.Run("1MB", func(b *testing.B) { benchmarkAppend(b, 1<<20) })
+	b.Run("1MB", func(b *testing.B) { formattest.BenchmarkAppendTail(b, Codec{}, sessiongen.Codex, 1<<20) })
 	if testing.Short() {
 		return
 	}
-	b.Run("200MB", func(b *testing.B) { benchmarkAppend(b, 200<<20) })
+	b.Run("200MB", func(b *testing.B) { formattest.BenchmarkAppendTail(b, Codec{}, sessiongen.Codex, 200<<20) })
 }
 
 // Every prefix and many byte-flipped variants of the fixtures parse

@@ -143,10 +143,7 @@ func (Codec) Parse(src []byte) (*transcript.Transcript, error) {
 }
 
 func malformed(t *transcript.Transcript, i int, why string) {
-	r := &t.Records[i]
-	r.Kind, r.Err = transcript.RecordMalformed, why
-	t.Problems = append(t.Problems, transcript.Problem{Record: i, Message: fmt.Sprintf("message at byte %d: %s", r.Start, why)})
-	t.Skipped++
+	jsonx.MarkMalformed(t, i, "message", why)
 }
 
 // wrapperModel reads the model a wrapper names: a top-level "model", or

@@ -129,10 +129,7 @@ func (Codec) Parse(src []byte) (*transcript.Transcript, error) {
 }
 
 func malformed(t *transcript.Transcript, i int, why string) {
-	r := &t.Records[i]
-	r.Kind, r.Err = transcript.RecordMalformed, why
-	t.Problems = append(t.Problems, transcript.Problem{Record: i, Message: fmt.Sprintf("item at byte %d: %s", r.Start, why)})
-	t.Skipped++
+	jsonx.MarkMalformed(t, i, "item", why)
 }
 
 func decode(w *wireItem, rec int, callNames map[string]string) (transcript.Message, transcript.RecordKind) {

@@ -392,6 +392,17 @@ func (g Gaps) Join(records [][]byte) ([]byte, error) {
 	return append(out, g[len(g)-1]...), nil
 }
 
+// MarkMalformed marks record i of a document transcript malformed: it
+// stays in Records (and so in Write's output) as read, is counted in
+// Skipped and is reported in Problems as "<noun> at byte N: why", noun
+// being what the format calls a record ("message", "item").
+func MarkMalformed(t *transcript.Transcript, i int, noun, why string) {
+	r := &t.Records[i]
+	r.Kind, r.Err = transcript.RecordMalformed, why
+	t.Problems = append(t.Problems, transcript.Problem{Record: i, Message: fmt.Sprintf("%s at byte %d: %s", noun, r.Start, why)})
+	t.Skipped++
+}
+
 // JoinRecords interleaves the gaps with the records' exact bytes: the
 // document as read, for a transcript straight from its parse.
 func (g Gaps) JoinRecords(records []transcript.Record) ([]byte, error) {

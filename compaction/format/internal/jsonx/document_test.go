@@ -94,3 +94,16 @@ func TestPeekTruncatedHead(t *testing.T) {
 		t.Fatal("markdown not flagged bad")
 	}
 }
+
+func TestMarkMalformedKeepsTheRecord(t *testing.T) {
+	raw := []byte(`"stray"`)
+	tr := &transcript.Transcript{Records: []transcript.Record{{Raw: []byte("{}")}, {Raw: raw, Start: 7}}}
+	MarkMalformed(tr, 1, "message", "not a JSON object")
+	r := tr.Records[1]
+	if r.Kind != transcript.RecordMalformed || r.Err != "not a JSON object" || !bytes.Equal(r.Raw, raw) || tr.Skipped != 1 {
+		t.Fatalf("record %+v, skipped %d", r, tr.Skipped)
+	}
+	if len(tr.Problems) != 1 || tr.Problems[0].Record != 1 || tr.Problems[0].Message != "message at byte 7: not a JSON object" {
+		t.Fatalf("problems %+v", tr.Problems)
+	}
+}

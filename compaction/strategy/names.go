@@ -23,6 +23,10 @@ const (
 	// pipeline runs them exactly like summarize.
 	StrategyExtractive = "extractive"
 	StrategyNotes      = "notes"
+	// StrategyClassifyTangents asks Options.Tangents which turns are
+	// unrelated to the current task; it lists them and removes only the
+	// confirmed ones.
+	StrategyClassifyTangents = "classify-tangents"
 )
 
 // autoPipeline is auto's mechanical order: cheap, lossless-ish steps first
@@ -42,6 +46,7 @@ func Names() []string {
 		StrategyAuto, StrategyStripReasoning, StrategyStripToolResults, StrategyDedupTools,
 		StrategyStripAttachments, StrategyPruneTools, StrategySlidingWindow, StrategyTurnWindow,
 		StrategyTokenBudget, StrategySummarize, StrategyExtractive, StrategyNotes,
+		StrategyClassifyTangents,
 	}
 	sort.Strings(names)
 	return names

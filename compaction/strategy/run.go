@@ -41,6 +41,7 @@ type run struct {
 	summaries []anchoredSummary
 	cut       bool
 	notes     []string
+	tangents  []Tangent
 }
 
 // anchoredSummary places a summary before the source message anchor, so it
@@ -284,6 +285,7 @@ func (r *run) apply(name string) ([]Step, error) {
 		StrategySummarize:        r.summarize,
 		StrategyExtractive:       r.summarize,
 		StrategyNotes:            r.summarize,
+		StrategyClassifyTangents: r.classifyTangents,
 	}[name]
 	if fn == nil {
 		return nil, fmt.Errorf("unknown strategy %q (valid: %s)", name, strings.Join(Names(), ", "))

@@ -47,6 +47,17 @@ type Options struct {
 	// SummaryBudget caps a summary's tokens (passed to the Summarizer); 0
 	// lets the summarizer choose.
 	SummaryBudget int
+
+	// Tangents backs classify-tangents; nil skips that step with a note.
+	Tangents TangentClassifier `json:"-"`
+	// ConfirmedTangents are the source turn numbers (Tangent.Turn) the
+	// user approved removing. classify-tangents removes a turn only when
+	// it is confirmed and the classifier names it in this run too;
+	// otherwise it only lists it in Report.Tangents.
+	ConfirmedTangents []int `json:",omitempty"`
+	// ConfirmAllTangents approves every tangent the classifier names in
+	// this run (the CLI's --remove-tangents).
+	ConfirmAllTangents bool `json:",omitempty"`
 }
 
 // ToolHint says how compaction treats one tool's calls.
@@ -102,6 +113,9 @@ type Report struct {
 	// MessagesBefore and MessagesAfter count model-visible messages.
 	MessagesBefore int `json:"messagesBefore"`
 	MessagesAfter  int `json:"messagesAfter"`
+	// Tangents are the turns classify-tangents found, removed or (when not
+	// confirmed) only listed, in turn order.
+	Tangents []Tangent `json:"tangents,omitempty"`
 }
 
 // ErrNotImplemented was returned by the provisional Run; kept so callers
@@ -151,6 +165,7 @@ func Run(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, opts 
 	rep.TokensAfter = r.total()
 	rep.MessagesAfter = len(v.Messages)
 	rep.Notes = r.notes
+	rep.Tangents = r.tangents
 	rep.Retention = Retain(t.Messages, v)
 	return v, rep, nil
 }

@@ -235,7 +235,7 @@ func TestValidation(t *testing.T) {
 		opts Options
 		want string
 	}{
-		{"unknown strategy", Options{Strategies: []string{"foo"}}, `unknown strategy "foo" (valid: auto, dedup-tools, extractive,`},
+		{"unknown strategy", Options{Strategies: []string{"foo"}}, `unknown strategy "foo" (valid: auto, classify-tangents, dedup-tools, extractive,`},
 		{"bad hint mode", Options{Hints: map[string]ToolHint{"Read": {Response: "drop"}}}, `tool hint "Read": response = "drop" is not a valid mode (valid: keep, remove, strip)`},
 		{"bad glob", Options{Hints: map[string]ToolHint{"[Read": {Response: "keep"}}}, `tool hint "[Read" is not a valid glob pattern`},
 		{"token-budget without budget", Options{Strategies: []string{"token-budget"}}, "token-budget: needs a budget"},

@@ -38,6 +38,12 @@ type Request struct {
 	// "" means the transcript's folder.
 	Workspace string
 	Progress  Progress
+	// ConfirmedTangents are the turns (Result.Tangents[i].Turn, from an
+	// earlier dry run) the user approved removing; classify-tangents
+	// removes them when the model names them again. See PendingTangents.
+	ConfirmedTangents []int
+	// ConfirmAllTangents approves every tangent the model names in this run.
+	ConfirmAllTangents bool
 }
 
 // Result is what a compaction did (or, for a dry run, would do).
@@ -59,6 +65,9 @@ type Result struct {
 	// Carried is how many bytes the agent appended during an in-place
 	// compaction; they follow the compacted content.
 	Carried int64 `json:"carried,omitempty"`
+	// Tangents are the turns classify-tangents found: removed when
+	// confirmed, else only listed for the user to confirm.
+	Tangents []strategy.Tangent `json:"tangents,omitempty"`
 }
 
 // maxAttempts bounds retries when the source is rewritten under us.
@@ -172,7 +181,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	res := &Result{
 		Format: string(src.codec.Format()), ForkPath: target, Version: v.Label, Parent: srcVersion.Label,
 		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, Steps: rep.Steps,
-		Retention: rep.Retention, Notes: rep.Notes, Summarizer: out.summarizer,
+		Retention: rep.Retention, Notes: rep.Notes, Summarizer: out.summarizer, Tangents: rep.Tangents,
 	}
 
 	report(req.Progress, "write", 90)
@@ -222,6 +231,9 @@ func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, 
 		return nil, nil, err
 	}
 	opts.Summarizer = sum
+	if err := r.tangentOptions(&opts, req); err != nil {
+		return nil, nil, err
+	}
 	if opts.Window <= 0 {
 		// The summarize threshold is a fraction of the window: without
 		// one, auto would never summarize.
@@ -328,6 +340,7 @@ func (r *Runner) dryRun(ctx context.Context, src *source, req Request) (*Result,
 	return &Result{
 		DryRun: true, Format: string(src.codec.Format()), TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter,
 		Steps: rep.Steps, Retention: rep.Retention, Notes: rep.Notes, ReportPath: reportPath, Summarizer: out.summarizer,
+		Tangents: rep.Tangents,
 	}, nil
 }
 

@@ -30,6 +30,7 @@ func renderDryRun(ctx context.Context, r *Runner, src *source, out *compacted, r
 	for _, n := range rep.Notes {
 		fmt.Fprintf(&b, "\n> %s\n", n)
 	}
+	renderTangents(&b, rep.Tangents)
 	b.WriteString("\n## Report\n\n```\n")
 	if err := strategy.RenderReport(&b, rep); err != nil {
 		fmt.Fprintf(&b, "(report unavailable: %v)\n", err)

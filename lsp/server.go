@@ -41,6 +41,9 @@ type Options struct {
 	Savings daemon.SavingsFunc
 	// ProcessPollInterval is how often the client's processId is checked; 0 means 2 s.
 	ProcessPollInterval time.Duration
+	// MaxMessageBytes refuses (unread, in constant memory) any message
+	// whose body is larger; 0 means DefaultMaxMessageBytes.
+	MaxMessageBytes int64
 }
 
 // Server is one language server session over one connection.
@@ -80,7 +83,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	s := newServer(opts)
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	defer s.cancel()
-	s.conn = jsonrpc2.NewConn(newStream(rwc))
+	s.conn = jsonrpc2.NewConn(newStream(rwc, opts.MaxMessageBytes))
 	s.conn.Go(s.ctx, s.handler())
 	code := 1
 	select {

@@ -32,7 +32,7 @@ func FuzzParseLSPFrame(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		conn := &bufRWC{in: bytes.NewReader(data)}
-		s := newStream(conn)
+		s := newStream(conn, 1<<20)
 		for i := 0; i < 1000; i++ {
 			if _, _, err := s.Read(context.Background()); err != nil {
 				return

@@ -46,6 +46,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	logFile := fs.String("log-file", "", "write logs to `file` instead of stderr")
 	storePath := fs.String("store", "", "the version store (default $COMPACTD_STORE or the XDG state dir)")
 	logLevel := fs.String("log-level", "", "debug, info, warn or error (default info)")
+	maxMessage := fs.Int64("max-message-bytes", lsp.DefaultMaxMessageBytes, "refuse, unread, any LSP message whose body is larger than `n` bytes")
 	_ = fs.Bool("stdio", true, "speak LSP on stdin/stdout (the only transport; accepted for editors that pass it)")
 	if err := fs.Parse(args); err != nil {
 		return usagef("%v", err)
@@ -69,6 +70,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		Logger:     logger,
 		Settings:   settings,
 		LoadConfig: config.Load,
+		// A header declaring a gigabyte is answered and skipped unread.
+		MaxMessageBytes: *maxMessage,
 	}
 	path := *storePath
 	if path == "" {

@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	_ "github.com/compactd/compactd/compaction/format/all" // every codec
@@ -36,6 +38,25 @@ func (l *listFlag) Set(v string) error {
 		if s = strings.TrimSpace(s); s != "" {
 			*l = append(*l, s)
 		}
+	}
+	return nil
+}
+
+// turnsFlag collects turn numbers from a repeatable flag; commas also
+// separate values.
+type turnsFlag []int
+
+func (l *turnsFlag) String() string { return fmt.Sprint([]int(*l)) }
+func (l *turnsFlag) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return fmt.Errorf("%q is not a turn number", s)
+		}
+		*l = append(*l, n)
 	}
 	return nil
 }
@@ -89,12 +110,15 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 	inPlace := fs.Bool("in-place", false, "replace the transcript itself (its prior content is kept in the store)")
 	storePath := fs.String("store", "", "store database path")
 	window := fs.Int("window", 0, "the model's context window in tokens (default: from config, else the transcript's model)")
+	removeTangents := fs.Bool("remove-tangents", false, "with classify-tangents: remove every turn the model lists as a tangent")
+	var removeTangent turnsFlag
+	fs.Var(&removeTangent, "remove-tangent", "with classify-tangents: remove this tangent turn if the model lists it (repeatable)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("usage: compactd compact [--strategy S]... [--keep-last N] [--window N] [--dry-run] [--json] [--out PATH] [--in-place] [--store P] PATH")
+		return usagef("usage: compactd compact [--strategy S]... [--keep-last N] [--window N] [--dry-run] [--json] [--out PATH] [--in-place] [--store P] [--remove-tangents | --remove-tangent N]... PATH")
 	}
 	if *inPlace && (*out != "" || *dryRun) {
 		return usagef("--in-place cannot be combined with --out or --dry-run")
@@ -123,6 +147,9 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 			opts.KeepLast = -1 // the user asked for none; Options reads 0 as the default
 		}
 	}
+	if (*removeTangents || len(removeTangent) > 0) && !slices.Contains(opts.Strategies, strategy.StrategyClassifyTangents) {
+		return usagef("--remove-tangents and --remove-tangent need --strategy %s", strategy.StrategyClassifyTangents)
+	}
 	if set["window"] && *window < 0 {
 		return usagef("--window must be a positive number of tokens, not %d", *window)
 	}
@@ -140,6 +167,7 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 		Summarize: cfg.Summarize,
 		Workspace: workspace,
 		DryRun:    *dryRun, InPlace: *inPlace, Out: *out,
+		ConfirmedTangents: removeTangent, ConfirmAllTangents: *removeTangents,
 	})
 	if err != nil {
 		return err
@@ -215,10 +243,47 @@ func printCompact(w io.Writer, res *jobs.Result) {
 	for _, n := range res.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
+	printTangents(w, res)
 	if res.Carried > 0 {
 		fmt.Fprintf(w, "kept %d bytes the agent appended meanwhile\n", res.Carried)
 	}
 	if res.ReportPath != "" {
 		fmt.Fprintf(w, "report: %s\n", res.ReportPath)
 	}
+}
+
+// printTangents lists the turns classify-tangents found, one line each,
+// and says what became of them.
+func printTangents(w io.Writer, res *jobs.Result) {
+	if len(res.Tangents) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "tangents (turns the model judged unrelated to the current task):")
+	for _, t := range res.Tangents {
+		state := "kept"
+		switch {
+		case t.Removed && res.DryRun:
+			state = "would be removed"
+		case t.Removed:
+			state = "removed"
+		}
+		fmt.Fprintf(w, "  turn %-4d %7d tokens  %-16s %s\n", t.Turn, t.Tokens, state, t.Preview)
+	}
+	pending := res.PendingTangents()
+	if len(pending) == 0 {
+		return
+	}
+	tokens := 0
+	for _, t := range pending {
+		tokens += t.Tokens
+	}
+	turns := fmt.Sprintf("%d tangent turn", len(pending))
+	if len(pending) != 1 {
+		turns += "s"
+	}
+	if res.DryRun {
+		fmt.Fprintf(w, "would remove %s (%d tokens) only when confirmed: add --remove-tangents, or --remove-tangent N per turn\n", turns, tokens)
+		return
+	}
+	fmt.Fprintf(w, "kept %s (%d tokens), since not confirmed: rerun with --remove-tangents, or --remove-tangent N per turn, to remove them\n", turns, tokens)
 }

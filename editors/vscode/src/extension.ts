@@ -74,25 +74,11 @@ export function unwrapResult(r: unknown): Record<string, unknown> | undefined {
 }
 
 /**
- * The `compactd` settings section as the protocol names it (camelCase mirror of .compactd.toml),
- * plus the flat names daemon.Settings decodes today (warnRatio, contextWindow, ...), so either
- * reading of the section gets the same values.
+ * The `compactd` settings section as the server reads it: the camelCase mirror of .compactd.toml.
+ * The server rejects unknown keys, so nothing else goes in.
  */
 export function serverSettings(): Record<string, unknown> {
-  const nested = protocolSettings();
-  const g = nested.gauge as Record<string, unknown>;
-  const k = nested.compact as Record<string, unknown>;
-  return {
-    ...nested,
-    warnRatio: g.warn,
-    criticalRatio: g.critical,
-    model: g.model,
-    contextWindow: g.contextWindow,
-    strategies: k.strategies,
-    keepLast: k.keepLast,
-    logLevel: (nested.log as Record<string, unknown>).level,
-    storePath: (nested.store as Record<string, unknown>).path,
-  };
+  return protocolSettings();
 }
 
 function protocolSettings(): Record<string, unknown> {

@@ -117,16 +117,21 @@ local function root_dir(bufnr)
   return config.root_dir or vim.fn.getcwd()
 end
 
--- The settings as the protocol nests them ({gauge = {warn, contextWindow, ...}, ...}) plus the
--- flat names daemon.Settings decodes today (warnRatio, contextWindow, ...): either reading of
--- the section gets the same values.
+-- The settings as the server reads them: the camelCase mirror of .compactd.toml
+-- ({gauge = {warn, contextWindow, ...}, compact = {...}, ...}). The server rejects unknown keys,
+-- so nothing else goes in.
 function M.server_settings(settings)
-  local s = vim.deepcopy(settings or {})
-  local g, c, l, st = s.gauge or {}, s.compact or {}, s.log or {}, s.store or {}
-  local flat = { warnRatio = g.warn, criticalRatio = g.critical, model = g.model, contextWindow = g.contextWindow,
-    strategies = c.strategies, keepLast = c.keepLast, logLevel = l.level, storePath = st.path }
-  for k, v in pairs(flat) do if s[k] == nil then s[k] = v end end
-  return s
+  return vim.deepcopy(settings or {})
+end
+
+-- The client's capabilities, plus window/showDocument, which this plugin handles itself:
+-- Neovim only advertises it from 0.10, and the server opens forks and reports only for
+-- clients that do.
+local function capabilities()
+  local caps = vim.lsp.protocol.make_client_capabilities()
+  caps.window = caps.window or {}
+  caps.window.showDocument = { support = true }
+  return vim.tbl_deep_extend('force', caps, config.capabilities or {})
 end
 
 local function client_config(bufnr)
@@ -134,6 +139,7 @@ local function client_config(bufnr)
   return {
     name = 'compactd',
     cmd = M.server_cmd(),
+    capabilities = capabilities(),
     root_dir = root_dir(bufnr),
     init_options = settings,
     settings = { compactd = settings },

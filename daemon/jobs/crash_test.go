@@ -210,8 +210,13 @@ func TestConcurrentAppendLosesNothing(t *testing.T) {
 		}
 	}()
 	deadline := time.Now().Add(duration)
+	// make stress: 1,000 compactions under the appender, however long that takes.
+	minRuns := 4
+	if os.Getenv("COMPACTD_STRESS") == "1" {
+		minRuns = 1000
+	}
 	runs := 0
-	for runs < 4 || time.Now().Before(deadline) {
+	for runs < minRuns || time.Now().Before(deadline) {
 		_, err := r.Compact(ctx, Request{Path: path, InPlace: runs%2 == 0})
 		if err != nil {
 			t.Fatal(err)

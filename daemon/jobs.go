@@ -1,6 +1,11 @@
 package daemon
 
-import "context"
+import (
+	"context"
+
+	"github.com/compactd/compactd/compaction/strategy"
+	"github.com/compactd/compactd/daemon/config"
+)
 
 // A JobRequest is one compaction command's arguments, as the editor sent
 // them (see the README's command list).
@@ -14,6 +19,16 @@ type JobRequest struct {
 	DryRun     bool
 	// Window is the transcript's context window (for ratio triggers).
 	Window int
+	// Config is the resolved configuration for the transcript's
+	// workspace; nil uses the fields above alone. Its [compact] and
+	// [tools] shape the pipeline (Strategies and KeepLast above still
+	// win), its [summarize] picks the summarizer and the tangent model.
+	Config *config.Config
+	// Workspace is the workspace root ("" = the transcript's folder).
+	Workspace string
+	// ConfirmedTangents are the turns (Tangent.Turn, from a dry run) the
+	// user approved removing.
+	ConfirmedTangents []int
 }
 
 // A JobResult is what a finished command reports.
@@ -24,6 +39,9 @@ type JobResult struct {
 	Open string
 	// Data is the command's JSON result.
 	Data any
+	// Tangents are the turns classify-tangents found and did not remove:
+	// what to ask the user about.
+	Tangents []strategy.Tangent
 }
 
 // Progress reports a running job: a message and a percentage (0–100, -1

@@ -17,17 +17,29 @@ type RunnerJobs struct {
 var _ Jobs = RunnerJobs{}
 
 func (j RunnerJobs) Compact(ctx context.Context, req JobRequest, progress Progress) (*JobResult, error) {
-	res, err := j.Runner.Compact(ctx, jobs.Request{
-		Path:    req.Path,
-		Options: strategy.Options{Strategies: req.Strategies, KeepLast: req.KeepLast, Window: req.Window},
-		DryRun:  req.DryRun, InPlace: req.InPlace,
+	opts := strategy.Options{Strategies: req.Strategies, KeepLast: req.KeepLast, Window: req.Window}
+	jr := jobs.Request{
+		Path: req.Path, DryRun: req.DryRun, InPlace: req.InPlace,
+		Workspace: req.Workspace, ConfirmedTangents: req.ConfirmedTangents,
 		Progress: jobs.Progress(progress),
-	})
+	}
+	if req.Config != nil {
+		opts = req.Config.StrategyOptions(req.Window)
+		if len(req.Strategies) > 0 {
+			opts.Strategies = req.Strategies
+		}
+		if req.KeepLast != 0 {
+			opts.KeepLast = req.KeepLast
+		}
+		jr.Summarize = req.Config.Summarize
+	}
+	jr.Options = opts
+	res, err := j.Runner.Compact(ctx, jr)
 	if err != nil {
 		return nil, err
 	}
 	saved := res.TokensBefore - res.TokensAfter
-	out := &JobResult{Data: res}
+	out := &JobResult{Data: res, Tangents: res.PendingTangents()}
 	switch {
 	case res.DryRun:
 		out.Message = fmt.Sprintf("dry run: compaction would save %s tokens (%s → %s); nothing was written", Short(saved), Short(res.TokensBefore), Short(res.TokensAfter))

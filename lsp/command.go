@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
+	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/daemon"
 )
 
@@ -74,17 +76,8 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 	case s.opts.Jobs == nil:
 		return nil, s.fail(p.Command, errors.New("compaction is not available in this build"))
 	}
-	req := daemon.JobRequest{Path: path, Strategies: args.Strategies, KeepLast: args.KeepLast, Version: args.Version, From: args.From, To: args.To}
-	set := d.Settings()
-	if len(req.Strategies) == 0 {
-		req.Strategies = set.Strategies
-	}
-	if req.KeepLast == 0 {
-		req.KeepLast = set.KeepLast
-	}
-	if snap := d.Snapshot(path); snap != nil {
-		req.Window = snap.Window
-	}
+	req := s.jobRequest(path, args.Strategies, args.KeepLast)
+	req.Version, req.From, req.To = args.Version, args.From, args.To
 
 	var (
 		res   *daemon.JobResult
@@ -114,7 +107,16 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 	}
 	report := func(msg string, pct int) { prog.report(msg, pct) }
 	switch p.Command {
-	case cmdCompact, cmdDryRun, cmdCompactInPlace:
+	case cmdCompact, cmdCompactInPlace:
+		if slices.Contains(req.Strategies, strategy.StrategyClassifyTangents) {
+			// Tangents are removed only with the user's yes: a dry run
+			// finds them, the user confirms, the real run removes those.
+			if req.ConfirmedTangents, err = s.confirmTangents(jobCtx, req, report); err != nil {
+				break
+			}
+		}
+		res, err = jobs.Compact(jobCtx, req, report)
+	case cmdDryRun:
 		res, err = jobs.Compact(jobCtx, req, report)
 	case cmdRestore:
 		if req.Version == "" {

@@ -45,6 +45,9 @@ func (s *Server) resolveSettings(folders []string, client json.RawMessage) (daem
 		cfg = &base
 	}
 	set := settingsOf(cfg)
+	s.mu.Lock()
+	s.config = cfg
+	s.mu.Unlock()
 	if s.opts.Settings.StorePath != "" {
 		set.StorePath = s.opts.Settings.StorePath
 	}

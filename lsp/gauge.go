@@ -61,6 +61,7 @@ func gaugeOf(snap *daemon.Snapshot, active string) Gauge {
 // notification and, when the level calls for it, a diagnostic.
 func (s *Server) onChange(ev daemon.Event) {
 	if ev.Snapshot == nil {
+		s.auto.Forget(ev.Path)
 		s.notify(methodGauge, Gauge{URI: pathURI(ev.Path), Removed: true, Savings: map[string]int{}})
 		s.publishDiagnostics(pathURI(ev.Path), nil)
 		return
@@ -71,6 +72,7 @@ func (s *Server) onChange(ev daemon.Event) {
 	}
 	s.notify(methodGauge, gaugeOf(ev.Snapshot, active))
 	s.publishDiagnostics(pathURI(ev.Path), ev.Snapshot)
+	s.auto.Observe(s.ctx, ev.Snapshot)
 }
 
 func (s *Server) gauges(ctx context.Context, _ json.RawMessage) (any, error) {

@@ -58,7 +58,11 @@ type Server struct {
 	folders     []string
 	settings    daemon.Settings
 	initOptions json.RawMessage
+	// config is the resolved configuration the settings came from: jobs
+	// read its [compact], [tools], [summarize] and [auto_compact].
+	config      *config.Config
 	daemon      *daemon.Daemon
+	auto        *daemon.AutoCompactor
 	diagSent    map[protocol.DocumentURI]string
 	progress    map[string]context.CancelFunc
 	logLevel    atomic.Int32
@@ -94,6 +98,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	}
 	s.cancel()
 	s.stopDaemon()
+	s.auto.Wait() // cancelled above; the store must outlive its writers
 	_ = s.conn.Close()
 	return code
 }
@@ -112,6 +117,7 @@ func newServer(opts Options) *Server {
 		exitCode: make(chan int, 1),
 	}
 	s.logLevel.Store(int32(parseLevel(opts.Settings.LogLevel)))
+	s.auto = &daemon.AutoCompactor{Jobs: opts.Jobs, Plan: s.autoCompactPlan, Done: s.autoCompacted, Log: opts.Logger}
 	// Logs go both to the process log and, at the configured level, to
 	// the client's window/logMessage.
 	s.log = slog.New(&clientLogHandler{s: s, next: opts.Logger.Handler()})

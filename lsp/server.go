@@ -60,12 +60,12 @@ type Server struct {
 	initOptions json.RawMessage
 	// config is the resolved configuration the settings came from: jobs
 	// read its [compact], [tools], [summarize] and [auto_compact].
-	config      *config.Config
-	daemon      *daemon.Daemon
-	auto        *daemon.AutoCompactor
-	diagSent    map[protocol.DocumentURI]string
-	progress    map[string]context.CancelFunc
-	logLevel    atomic.Int32
+	config   *config.Config
+	daemon   *daemon.Daemon
+	auto     *daemon.AutoCompactor
+	diagSent map[protocol.DocumentURI]string
+	progress map[string]context.CancelFunc
+	logLevel atomic.Int32
 
 	exitCode chan int
 	ctx      context.Context

@@ -17,12 +17,12 @@ build:
 demo: build
 	@bash cmd/compactd/demo.sh $(BIN)
 
-## check: the fast loop — formatting, vet, unit tests.
+## check: the fast loop — formatting, vet, unit tests (-short: fewer crash trials, no 100 MB benchmarks).
 check:
 	@files="$$(gofmt -l cmd daemon lsp compaction)"; \
 	  if [ -n "$$files" ]; then echo "gofmt: these files need formatting:"; echo "$$files"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) test -count=1 ./...
+	$(GO) test -short -count=1 ./...
 
 ## race: the whole Go suite under the race detector.
 race:

@@ -16,11 +16,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compactd/compactd/compaction/format/claude"
 	"github.com/compactd/compactd/daemon/store"
 )
 
 // The crash child: when COMPACTD_CRASH_CHILD is set, the test binary runs
-// in-place jobs on COMPACTD_CRASH_PATH in a loop until killed.
+// jobs on COMPACTD_CRASH_PATH in a loop until killed: in-place compactions
+// ("compact"), in-place compactions and restores ("restore"), or fork
+// compactions ("fork").
 func TestMain(m *testing.M) {
 	if mode := os.Getenv("COMPACTD_CRASH_CHILD"); mode != "" {
 		os.Exit(crashChild(mode, os.Getenv("COMPACTD_CRASH_PATH"), os.Getenv("COMPACTD_STORE")))
@@ -38,9 +41,12 @@ func crashChild(mode, path, storePath string) int {
 	r := New(s) // the real pipeline and, through format/all, the real codec
 	fmt.Println("ready")
 	for i := 0; ; i++ {
-		if mode == "restore" && i%2 == 1 {
+		switch {
+		case mode == "restore" && i%2 == 1:
 			_, err = r.Restore(ctx, path, "v1", true)
-		} else {
+		case mode == "fork":
+			_, err = r.Compact(ctx, Request{Path: path})
+		default:
 			_, err = r.Compact(ctx, Request{Path: path, InPlace: true})
 		}
 		if err != nil {
@@ -48,6 +54,33 @@ func crashChild(mode, path, storePath string) int {
 			return 1
 		}
 		fmt.Println("done")
+	}
+}
+
+// assertForksWhole checks that every fork a killed job left beside the
+// transcript is a complete transcript: forks appear whole or not at all.
+func assertForksWhole(t *testing.T, trial int, path string) {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || name == filepath.Base(path) || !strings.HasSuffix(name, ".jsonl") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(filepath.Dir(path), name))
+		if err != nil {
+			t.Fatalf("trial %d: fork %s: %v", trial, name, err)
+		}
+		if len(b) == 0 || b[len(b)-1] != '\n' {
+			t.Fatalf("trial %d: fork %s is torn (%d bytes, no final newline)", trial, name, len(b))
+		}
+		tr, err := claude.Codec{}.Parse(b)
+		if err != nil || tr.Skipped > 0 || len(tr.Messages) == 0 {
+			t.Fatalf("trial %d: fork %s does not parse whole: %v (%d skipped)", trial, name, err, tr.Skipped)
+		}
 	}
 }
 
@@ -107,10 +140,7 @@ func TestCrashDuringInPlace(t *testing.T) {
 	t.Logf("one in-place job takes %v; kills land in [0, %v)", span*2/3, span)
 	compacted := 0
 	for trial := 0; trial < crashTrials(); trial++ {
-		mode := "compact"
-		if trial%2 == 1 {
-			mode = "restore"
-		}
+		mode := []string{"compact", "restore", "fork"}[trial%3]
 		cmd := exec.Command(exe, "-test.run=^$")
 		cmd.Env = append(os.Environ(), "COMPACTD_CRASH_CHILD="+mode, "COMPACTD_CRASH_PATH="+path)
 		out, _ := cmd.StdoutPipe()
@@ -156,6 +186,7 @@ func TestCrashDuringInPlace(t *testing.T) {
 		if !bytes.Equal(got, orig) {
 			compacted++
 		}
+		assertForksWhole(t, trial, path)
 	}
 	// Kills must land during work that changes the file, not only before it.
 	if compacted == 0 {

@@ -27,6 +27,10 @@ type client struct {
 	exited chan struct{}
 	code   int
 
+	// answer picks the action of a window/showMessageRequest; nil picks
+	// the first.
+	answer func(protocol.ShowMessageRequestParams) *protocol.MessageActionItem
+
 	mu       sync.Mutex
 	notes    []note
 	requests []note
@@ -107,6 +111,9 @@ func (c *client) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 	case protocol.MethodWindowShowMessageRequest:
 		var p protocol.ShowMessageRequestParams
 		_ = json.Unmarshal(req.Params(), &p)
+		if c.answer != nil {
+			return reply(ctx, c.answer(p), nil)
+		}
 		if len(p.Actions) > 0 {
 			return reply(ctx, p.Actions[0], nil)
 		}

@@ -132,10 +132,11 @@ func (r *run) classifyTangents() (int, error) {
 	keptTokens := 0
 	for _, c := range found {
 		if r.tangentConfirmed(c.Turn) {
-			for m := turns[c.at].Start; m < turns[c.at].End; m++ {
-				r.gone[m] = true
+			if r.removeTurn(turns[c.at], &c.Tokens) {
+				c.Removed = true
+			} else {
+				r.note("classify-tangents: turn %d kept: removing it would leave two messages of the same role side by side, which the %s API rejects", c.Turn, r.src.Format)
 			}
-			c.Removed = true
 		} else {
 			kept = append(kept, c.Turn)
 			keptTokens += c.Tokens
@@ -152,6 +153,46 @@ func (r *run) classifyTangents() (int, error) {
 	}
 	r.confirmedButUnnamed(seenSrc)
 	return 0, nil
+}
+
+// removeTurn marks turn t gone. Where the API needs roles to alternate
+// and the messages around the turn share a role, one message of the other
+// role stays as a one-line stand-in, and saved drops by what it costs; if
+// the turn has none, nothing is removed and removeTurn reports false.
+func (r *run) removeTurn(t transcript.Turn, saved *int) bool {
+	if r.alternation {
+		prev, next := t.Start-1, t.End
+		for prev >= 0 && r.gone[prev] {
+			prev--
+		}
+		for next < len(r.msgs) && r.gone[next] {
+			next++
+		}
+		if prev >= 0 && next < len(r.msgs) && r.msgs[prev].Role == r.msgs[next].Role {
+			bridge := -1
+			for k := t.Start; k < t.End && bridge < 0; k++ {
+				if r.msgs[k].Role != r.msgs[next].Role && len(r.msgs[k].Parts) > 0 {
+					bridge = k
+				}
+			}
+			if bridge < 0 {
+				return false
+			}
+			for m := t.Start; m < t.End; m++ {
+				r.gone[m] = m != bridge
+			}
+			m := &r.msgs[bridge]
+			p := transcript.Part{Kind: transcript.PartText, Text: placeholderPrefix + "a turn unrelated to the task was removed]", Ref: m.Parts[0].Ref, Changed: true}
+			m.Parts = []transcript.Part{p}
+			r.tok[bridge] = []int{r.counter.Part(&p)}
+			*saved -= r.msgTokens(bridge)
+			return true
+		}
+	}
+	for m := t.Start; m < t.End; m++ {
+		r.gone[m] = true
+	}
+	return true
 }
 
 // Why a turn the classifier named is kept anyway.

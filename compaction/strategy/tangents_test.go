@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"regexp"
 	"slices"
@@ -342,4 +343,109 @@ func TestClassifyTangentsKeepsPairs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// randomClassifier names random turns, some outside the span.
+type randomClassifier struct{ rng *rand.Rand }
+
+func (c randomClassifier) Name() string { return "random" }
+func (c randomClassifier) Classify(_ context.Context, msgs []transcript.Message, first int) ([]int, error) {
+	n := len(transcript.BuildTurns(msgs))
+	var out []int
+	for t := first - 2; t < first+n+2; t++ {
+		if c.rng.IntN(2) == 0 {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// TestClassifyTangentsProperties: over generated transcripts in every API
+// family, whatever turns a classifier names and whatever is confirmed, the
+// result passes Check, removed turns are gone whole, only confirmed turns
+// go, and protected messages and the keep-last turns stay.
+func TestClassifyTangentsProperties(t *testing.T) {
+	formats := []transcript.Format{
+		transcript.FormatClaudeCode, transcript.FormatCodex, transcript.FormatOpenAIResponses,
+		transcript.FormatAnthropicMessages, transcript.FormatGeminiCLI, transcript.FormatOpenAIChat,
+	}
+	n := 300
+	if testing.Short() {
+		n = 60
+	}
+	for seed := 0; seed < n; seed++ {
+		rng := rand.New(rand.NewPCG(uint64(seed), 11))
+		f := formats[seed%len(formats)]
+		src := randomTranscript(rng, f)
+		keepLast := 1 + rng.IntN(2)
+		opts := Options{
+			Strategies: []string{StrategyClassifyTangents}, KeepLast: keepLast,
+			Tangents: randomClassifier{rng}, ConfirmAllTangents: rng.IntN(3) == 0,
+		}
+		if !opts.ConfirmAllTangents {
+			for t := range src.Turns {
+				if rng.IntN(2) == 0 {
+					opts.ConfirmedTangents = append(opts.ConfirmedTangents, t)
+				}
+			}
+		}
+		if pipe := rng.IntN(3); pipe == 1 {
+			opts.Strategies = []string{StrategyDedupTools, StrategyClassifyTangents, StrategyStripToolResults}
+		} else if pipe == 2 {
+			opts.Strategies = []string{StrategyTurnWindow, StrategyClassifyTangents}
+			opts.Turns = 2 + rng.IntN(3)
+		}
+		name := fmt.Sprintf("seed %d %s %v", seed, f, opts.Strategies)
+		v, rep, err := Run(t.Context(), src, counter(t), opts)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := Check(v); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		inView := sourceTurnsIn(v)
+		x := newSourceIndex(src)
+		present := map[int]bool{}
+		for i := range v.Messages {
+			present[x.message(&v.Messages[i])] = true
+		}
+		protected := protectedMessages(src.Messages)
+		for i := range src.Messages {
+			if protected[i] && !present[i] {
+				t.Errorf("%s: protected message %d removed", name, i)
+			}
+		}
+		lastKept := max(len(src.Turns)-keepLast, 0)
+		for _, tg := range rep.Tangents {
+			if tg.Turn >= lastKept {
+				t.Errorf("%s: keep-last turn %d listed as a tangent", name, tg.Turn)
+			}
+			confirmed := opts.ConfirmAllTangents || slices.Contains(opts.ConfirmedTangents, tg.Turn)
+			if tg.Removed != confirmed {
+				t.Errorf("%s: turn %d removed %v, confirmed %v", name, tg.Turn, tg.Removed, confirmed)
+			}
+			if tg.Removed && slices.Contains(inView, tg.Turn) {
+				// Only a stand-in keeping roles alternating may stay.
+				for i := range v.Messages {
+					m := &v.Messages[i]
+					if transcript.TurnOf(src.Turns, x.message(m)) == tg.Turn && !isStandIn(m) {
+						t.Errorf("%s: removed turn %d left message %d in the view", name, tg.Turn, x.message(m))
+					}
+				}
+			}
+		}
+		for i := src.Turns[lastKept].Start; i < len(src.Messages); i++ {
+			if !present[i] && len(src.Messages[i].Parts) > 0 && opts.Strategies[0] == StrategyClassifyTangents {
+				// Only sanitize may touch the tail, for a source that
+				// broke the API's rules there already.
+				if CheckTranscript(src) == nil {
+					t.Errorf("%s: keep-last message %d removed", name, i)
+				}
+			}
+		}
+	}
+}
+
+func isStandIn(m *transcript.Message) bool {
+	return len(m.Parts) == 1 && m.Parts[0].Changed && strings.HasPrefix(m.Parts[0].Text, placeholderPrefix)
 }

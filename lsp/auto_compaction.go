@@ -28,6 +28,11 @@ func (s *Server) autoCompactPlan(snap *daemon.Snapshot) (strategy.Trigger, bool,
 	if !on {
 		return trig, false, daemon.JobRequest{}
 	}
+	// The same rule as commands: transcripts shown from elsewhere (or
+	// reached through a link leading out) are never compacted.
+	if d := s.currentDaemon(); d == nil || !d.Allowed(snap.Path) {
+		return trig, false, daemon.JobRequest{}
+	}
 	return trig, true, s.jobRequest(snap.Path, nil, 0)
 }
 

@@ -61,6 +61,7 @@ func (s *Server) track(u protocol.DocumentURI) {
 		return
 	}
 	s.notify(methodGauge, gaugeOf(snap, d.Active()))
+	s.auto.Observe(s.ctx, snap) // a baseline for auto-compaction
 	s.mu.Lock()
 	delete(s.diagSent, u)
 	s.mu.Unlock()

@@ -57,6 +57,26 @@ type Options struct {
 	// AutoCompact is the agent's own auto-compact ratio; 0 takes the
 	// format's from the registry, a negative value ignores it.
 	AutoCompact float64
+	// Stats are the figures of the transcript's messages when the caller
+	// carries them forward from the previous parse (transcript.Stats.Advance);
+	// nil, or figures of another message count, walks every message: what a
+	// live gauge on a growing file must not do on every append.
+	Stats *transcript.Stats
+}
+
+// stats returns the figures of t, from opts when they describe it.
+func (opts Options) stats(t *transcript.Transcript) transcript.Stats {
+	if opts.Stats != nil && opts.Stats.Messages == len(t.Messages) {
+		return *opts.Stats
+	}
+	return transcript.StatsOf(t.Messages)
+}
+
+func (opts Options) registry() *tokens.Registry {
+	if opts.Registry != nil {
+		return opts.Registry
+	}
+	return tokens.NewRegistry()
 }
 
 // Resolved is which model and window a gauge uses, and why.
@@ -90,13 +110,13 @@ type Resolved struct {
 // A reported usage above the resolved window means the session runs with
 // the model's extended window (Claude's 1M beta), which is then used.
 func Resolve(t *transcript.Transcript, opts Options) Resolved {
-	reg := opts.Registry
-	if reg == nil {
-		reg = tokens.NewRegistry()
-	}
+	return resolve(t, opts, opts.registry(), opts.stats(t))
+}
+
+func resolve(t *transcript.Transcript, opts Options, reg *tokens.Registry, st transcript.Stats) Resolved {
 	r := Resolved{Model: opts.Model}
 	if r.Model == "" {
-		r.Model = transcriptModel(t)
+		r.Model = transcriptModel(t, st)
 	}
 	if r.Model == "" {
 		r.Model = reg.Format(t.Format).DefaultModel
@@ -115,7 +135,7 @@ func Resolve(t *transcript.Transcript, opts Options) Resolved {
 		r.ContextWindow, r.WindowSource = r.Info.ContextWindow, "default"
 	}
 	if r.WindowSource == "registry" && r.Info.ExtendedWindow > r.ContextWindow {
-		if last := t.LastUsage(); last >= 0 && t.Messages[last].Usage.ContextTokens() > r.ContextWindow {
+		if last := st.LastUsage; last >= 0 && t.Messages[last].Usage.ContextTokens() > r.ContextWindow {
 			r.ContextWindow = r.Info.ExtendedWindow
 		}
 	}
@@ -124,16 +144,11 @@ func Resolve(t *transcript.Transcript, opts Options) Resolved {
 
 // transcriptModel is the model the transcript names: its meta, else the
 // last message that carries one (Claude Code records it per message).
-func transcriptModel(t *transcript.Transcript) string {
+func transcriptModel(t *transcript.Transcript, st transcript.Stats) string {
 	if t.Meta.Model != "" {
 		return t.Meta.Model
 	}
-	for i := len(t.Messages) - 1; i >= 0; i-- {
-		if m := t.Messages[i].Model; m != "" && m != "<synthetic>" {
-			return m
-		}
-	}
-	return ""
+	return st.Model
 }
 
 // TurnTokens are one turn's figures.
@@ -188,7 +203,8 @@ type Gauge struct {
 }
 
 // TailStart is the first message the calibrated gauge needs counted: the
-// one after the last reported usage, or 0 without usage.
+// one after the last reported usage, or 0 without usage. It reads the
+// messages from the end back to that usage only.
 func TailStart(t *transcript.Transcript) int { return t.LastUsage() + 1 }
 
 // Compute returns the gauge of t from counts, its messages' token counts
@@ -259,18 +275,20 @@ func CountLive(ctx context.Context, c *tokens.Counter, t *transcript.Transcript,
 	return Live(t, tail, opts), nil
 }
 
-// base fills what does not depend on counts.
+// base fills what does not depend on counts. With opts.Stats it reads no
+// message but the last usage's: its cost does not grow with the transcript.
 func base(t *transcript.Transcript, opts Options) Gauge {
-	r := Resolve(t, opts)
+	reg, st := opts.registry(), opts.stats(t)
+	r := resolve(t, opts, reg, st)
 	g := Gauge{
 		Format:         t.Format,
 		Model:          r.Model,
 		ContextWindow:  r.ContextWindow,
 		WindowSource:   r.WindowSource,
-		ReportedAt:     t.LastUsage(),
+		ReportedAt:     st.LastUsage,
 		Turns:          len(t.Turns),
 		Messages:       len(t.Messages),
-		ToolCalls:      t.ToolCalls(),
+		ToolCalls:      st.ToolCalls,
 		SkippedRecords: t.Skipped,
 		Source:         SourceEstimate,
 	}
@@ -287,10 +305,6 @@ func base(t *transcript.Transcript, opts Options) Gauge {
 	}
 	auto := opts.AutoCompact
 	if auto == 0 {
-		reg := opts.Registry
-		if reg == nil {
-			reg = tokens.NewRegistry()
-		}
 		auto = reg.Format(t.Format).AutoCompactRatio
 	}
 	w := float64(g.ContextWindow)

@@ -236,4 +236,9 @@ type Transcript struct {
 	Frame any
 	// State is codec-private incremental parsing state.
 	State any
+	// Kept is set by incremental parsing (format.Appender.Append): how
+	// many leading Messages are exactly those of the transcript appended
+	// to, unchanged, so figures over them (token counts, Stats) carry
+	// forward. 0 after a full parse or from a codec that does not track it.
+	Kept int
 }

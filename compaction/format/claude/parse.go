@@ -93,6 +93,7 @@ func (c Codec) append(prev *transcript.Transcript, tail []byte, whole bool) (*tr
 		// Nothing new: hand back an equal transcript.
 		cp := *prev
 		cp.Size = t.Size
+		cp.Kept = len(prev.Messages)
 		return &cp, nil
 	}
 	t.Frame = &fr
@@ -101,10 +102,10 @@ func (c Codec) append(prev *transcript.Transcript, tail []byte, whole bool) (*tr
 
 	st.leaf = st.chooseLeaf()
 	if seg, ok := st.extends(ps.leaf, oldLen); ok {
-		t.Messages = st.appendMessages(prev.Messages, seg)
+		t.Messages, t.Kept = st.appendMessages(prev.Messages, seg)
 		t.Turns = extendTurns(prev.Turns, t.Messages, len(prev.Messages))
 	} else {
-		t.Messages = st.appendMessages(nil, st.path(st.leaf))
+		t.Messages, _ = st.appendMessages(nil, st.path(st.leaf))
 		t.Turns = transcript.BuildTurns(t.Messages)
 	}
 	return t, nil
@@ -233,10 +234,16 @@ func (s *state) extends(oldLeaf, oldLen int) ([]int, bool) {
 }
 
 // appendMessages adds the messages of records seg to msgs, merging split
-// assistant lines into the message they continue. msgs belongs to an
-// earlier transcript: it is copied before any of its elements changes.
-func (s *state) appendMessages(msgs []transcript.Message, seg []int) []transcript.Message {
+// assistant lines into the message they continue, and returns how many
+// leading messages of msgs it left unchanged. msgs belongs to an earlier
+// transcript whose readers must never see a change: a merge into one of
+// its messages copies the slice first. That copy is the one cost of an
+// append that grows with the transcript (a memmove of its message
+// headers, not of their parts); a slice whose element changes cannot
+// share that element's backing array with the old one.
+func (s *state) appendMessages(msgs []transcript.Message, seg []int) ([]transcript.Message, int) {
 	shared := len(msgs)
+	kept := len(msgs)
 	for _, i := range seg {
 		n := &s.nodes[i]
 		if n.msg == nil {
@@ -245,9 +252,11 @@ func (s *state) appendMessages(msgs []transcript.Message, seg []int) []transcrip
 		m := *n.msg
 		if j := s.mergeTarget(msgs, &m); j >= 0 {
 			if j < shared {
-				msgs = slices.Clone(msgs)
+				// Room for the rest of seg, so it does not copy again.
+				msgs = append(make([]transcript.Message, 0, len(msgs)+len(seg)), msgs...)
 				shared = 0
 			}
+			kept = min(kept, j)
 			t := msgs[j]
 			t.Records = append(slices.Clip(t.Records), i)
 			t.Parts = append(slices.Clip(t.Parts), s.named(m.Parts)...)
@@ -260,7 +269,7 @@ func (s *state) appendMessages(msgs []transcript.Message, seg []int) []transcrip
 		m.Parts = s.named(m.Parts)
 		msgs = append(msgs, m)
 	}
-	return msgs
+	return msgs, kept
 }
 
 // mergeTarget finds the message a split assistant line belongs to: the

@@ -6,12 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -59,7 +62,14 @@ type serveProc struct {
 
 func spawnServe(t *testing.T, bin string, envs map[string]string, args ...string) *serveProc {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"serve"}, args...)...)
+	return spawnArgv(t, envs, append([]string{bin, "serve"}, args...))
+}
+
+// spawnArgv starts argv (compactd serve, possibly under a tracer) with
+// only envs and PATH in its environment.
+func spawnArgv(t *testing.T, envs map[string]string, argv []string) *serveProc {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
 	for k, v := range envs {
 		cmd.Env = append(cmd.Env, k+"="+v)
@@ -345,4 +355,104 @@ func TestServeClientVanishes(t *testing.T) {
 	if err != nil || len(versions) < 2 {
 		t.Fatalf("versions after the compaction: %d, %v", len(versions), err)
 	}
+}
+
+// TestServeOpensNoNetworkWithoutModel runs a whole editor session
+// (initialize, didOpen, the gauge, hover, compact with classify-tangents,
+// shutdown, exit) through `compactd serve` under strace: with no model
+// configured no AF_INET/AF_INET6 socket is ever created; with a model
+// configured (a local server speaking the OpenAI shape) the same trace
+// shows one, so the check can fail. The store it wrote is private.
+func TestServeOpensNoNetworkWithoutModel(t *testing.T) {
+	bin := compactdBinary(t)
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		t.Skip("strace is not installed (apt-get install -y strace); cannot watch the server's sockets")
+	}
+	var hits atomic.Int32
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":"chatcmpl-1","object":"chat.completion","created":1731840000,"model":"gpt-4o-mini","choices":[{"index":0,"message":{"role":"assistant","content":"[]"},"finish_reason":"stop"}],"usage":{"prompt_tokens":100,"completion_tokens":2,"total_tokens":102}}`)
+	}))
+	defer model.Close()
+
+	session := func(t *testing.T, settings map[string]any) (trace string, storePath string) {
+		envs, storePath := serveEnv(t)
+		ws := t.TempDir()
+		path, _ := writeSession(t, ws, "chat.jsonl", 21, 8)
+		uri := "file://" + path
+		traceFile := filepath.Join(t.TempDir(), "trace")
+		p := spawnArgv(t, envs, []string{strace, "-f", "-qq", "-e", "trace=execve,socket,connect", "-e", "signal=none", "-o", traceFile, bin, "serve"})
+		init, _ := json.Marshal(map[string]any{"processId": os.Getpid(), "rootUri": "file://" + ws, "capabilities": map[string]any{}, "initializationOptions": settings})
+		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":%s}`, init))
+		if r := p.reply(30 * time.Second); r.Code != 0 {
+			if strings.Contains(p.stderr.String(), "ptrace") {
+				t.Skipf("strace cannot trace here: %s", p.stderr.String())
+			}
+			t.Fatalf("initialize: %+v", r)
+		}
+		p.send(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)
+		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":%q,"languageId":"jsonl","version":1,"text":""}}}`, uri))
+		for id := 2; ; id++ { // the gauge is there once indexing finished
+			p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"compactd/gauges"}`, id))
+			if r := p.reply(10 * time.Second); strings.Contains(string(r.Result), path) {
+				break
+			}
+			if id > 200 {
+				t.Fatal("the transcript was never indexed")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":300,"method":"textDocument/hover","params":{"textDocument":{"uri":%q},"position":{"line":3,"character":0}}}`, uri))
+		if r := p.reply(10 * time.Second); !strings.Contains(string(r.Result), "compactd") {
+			t.Fatalf("hover: %+v", r)
+		}
+		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":301,"method":"workspace/executeCommand","params":{"command":"compactd.compact","arguments":[{"uri":%q,"strategies":["strip-tool-results","classify-tangents"]}]}}`, uri))
+		if r := p.reply(60 * time.Second); r.Code != 0 || !strings.Contains(string(r.Result), "compacted") {
+			t.Fatalf("compact: %+v", r)
+		}
+		p.send(`{"jsonrpc":"2.0","id":302,"method":"shutdown"}`)
+		p.reply(10 * time.Second)
+		p.send(`{"jsonrpc":"2.0","method":"exit"}`)
+		if code := p.exitCode(20 * time.Second); code != 0 {
+			t.Fatalf("exit code %d; stderr:\n%s", code, p.stderr.String())
+		}
+		b, err := os.ReadFile(traceFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b), storePath
+	}
+
+	t.Run("no model", func(t *testing.T) {
+		trace, storePath := session(t, nil)
+		if !strings.Contains(trace, "execve(\""+bin) {
+			t.Fatalf("the trace does not show the server starting; is strace tracing it?\n%s", trace)
+		}
+		if m := inetSocket.FindAllString(trace, -1); len(m) > 0 {
+			t.Errorf("compactd serve without a model opened %d network sockets:\n%s", len(m), trace)
+		}
+		if hits.Load() != 0 {
+			t.Errorf("the model server was called %d times", hits.Load())
+		}
+		fi, err := os.Stat(storePath)
+		if err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("store %s: %v, mode %v; want 0600", storePath, err, fi.Mode().Perm())
+		}
+		if di, err := os.Stat(filepath.Dir(storePath)); err != nil || di.Mode().Perm() != 0o700 {
+			t.Errorf("store folder: %v, mode %v; want 0700", err, di.Mode().Perm())
+		}
+	})
+	t.Run("model configured", func(t *testing.T) {
+		trace, _ := session(t, map[string]any{
+			"summarize": map[string]any{"provider": "openai", "baseUrl": model.URL + "/v1", "model": "gpt-4o-mini"},
+		})
+		if hits.Load() == 0 {
+			t.Fatal("the configured model was never called; the converse shows nothing")
+		}
+		if !inetSocket.MatchString(trace) {
+			t.Errorf("with a model configured the trace shows no network socket; the check cannot fail:\n%s", trace)
+		}
+	})
 }

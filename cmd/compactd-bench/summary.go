@@ -71,7 +71,7 @@ func benchSummary(ctx context.Context, cfg *config) ([]row, error) {
 			lostKinds[f.Kind]++
 		}
 		cfg.logf("summary: seed %d: %d turns, %s tokens → %s tokens; retention %d/%d (lost %v)", seed, turns,
-			thousands(n), thousands(counter.Text(s.Text)), ret.Kept, ret.Total, kindsOf(ret.Lost))
+			tokens.Thousands(n), tokens.Thousands(counter.Text(s.Text)), ret.Kept, ret.Total, kindsOf(ret.Lost))
 	}
 	if total == 0 {
 		return nil, errors.New("the generated spans hold no key facts to retain")
@@ -79,13 +79,13 @@ func benchSummary(ctx context.Context, cfg *config) ([]row, error) {
 	score := float64(kept) / float64(total)
 	p50, worst := median(times), slowest(times)
 	return []row{
-		{Name: fmt.Sprintf("extractive summary size, ~%s-token span (largest of %d)", thousands(summarySpanTokens), len(seeds)),
-			Value: fmt.Sprintf("%s tokens", thousands(worstTokens)), Anchor: "≤ 3,000 tokens", Pass: worstTokens > 0 && worstTokens <= 3000},
+		{Name: fmt.Sprintf("extractive summary size, ~%s-token span (largest of %d)", tokens.Thousands(summarySpanTokens), len(seeds)),
+			Value: fmt.Sprintf("%s tokens", tokens.Thousands(worstTokens)), Anchor: "≤ 3,000 tokens", Pass: worstTokens > 0 && worstTokens <= 3000},
 		{Name: fmt.Sprintf("extractive summary time (slowest of %d)", len(times)), Value: ms(worst), Anchor: "≤ 1 s", Pass: worst <= time.Second},
 		{Name: "key facts kept (strategy.Retain over strategy.ExtractFacts, all seeds)",
 			Value: fmt.Sprintf("%.1f %% (%d of %d; lost: %s)", 100*score, kept, total, lostSummary(lostKinds)), Anchor: "≥ 95 %", Pass: score >= 0.95},
 		{Name: "extractive summary time (median)", Value: ms(p50)},
-		{Name: "largest span summarized", Value: fmt.Sprintf("%s tokens", thousands(spanTokens))},
+		{Name: "largest span summarized", Value: fmt.Sprintf("%s tokens", tokens.Thousands(spanTokens))},
 	}, nil
 }
 

@@ -84,7 +84,7 @@ func benchTokens(ctx context.Context, cfg *config) ([]row, error) {
 		}
 		rows = append(rows,
 			row{Name: fmt.Sprintf("count throughput ours/tiktoken, %s, %.0f MB", label, mb), Value: fmt.Sprintf("%.2f×", ratio), Anchor: "≥ 1.0", Pass: ratio >= 1.0},
-			row{Name: fmt.Sprintf("token counts ours = tiktoken, %s", label), Value: fmt.Sprintf("%s = %s%s", thousands(ours.N), thousands(ref.Tokens), countNote), Anchor: "equal", Pass: ours.N == ref.Tokens},
+			row{Name: fmt.Sprintf("token counts ours = tiktoken, %s", label), Value: fmt.Sprintf("%s = %s%s", tokens.Thousands(ours.N), tokens.Thousands(ref.Tokens), countNote), Anchor: "equal", Pass: ours.N == ref.Tokens},
 			row{Name: fmt.Sprintf("ours o200k_base, %s", label), Value: fmt.Sprintf("%.2f MB/s", mb/goSecs)},
 			row{Name: fmt.Sprintf("tiktoken (npm) o200k_base, %s", label), Value: fmt.Sprintf("%.2f MB/s", mb/ref.Seconds)},
 		)
@@ -142,17 +142,4 @@ func runNode(ctx context.Context, dir, file string, workers int) (nodeResult, er
 		return nodeResult{}, fmt.Errorf("node throughput.js printed %q: %w", out, err)
 	}
 	return r, nil
-}
-
-// thousands renders n with comma separators.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && c != '-' && (len(s)-i)%3 == 0 && s[i-1] != '-' {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/compactd/compactd/compaction/tokens"
 	"io"
 	"os"
 	"path/filepath"
@@ -223,9 +224,14 @@ func printCompact(w io.Writer, res *jobs.Result) {
 	default:
 		fmt.Fprintf(w, "%s (from %s) written to %s\n", res.Version, res.Parent, res.ForkPath)
 	}
-	fmt.Fprintf(w, "tokens: %d → %d (%.1f%% saved)\n", res.TokensBefore, res.TokensAfter, saved)
+	fmt.Fprintf(w, "tokens: %s → %s (%.1f%% saved)\n", tokens.Thousands(res.TokensBefore), tokens.Thousands(res.TokensAfter), saved)
+	summarized := false
 	for _, s := range res.Steps {
-		fmt.Fprintf(w, "  %-20s removed %d events, saved %d tokens\n", s.Strategy, s.EventsRemoved, s.TokensSaved)
+		fmt.Fprintf(w, "  %-20s removed %s events, saved %s tokens\n", s.Strategy, tokens.Thousands(s.EventsRemoved), tokens.Thousands(s.TokensSaved))
+		switch s.Strategy {
+		case strategy.StrategySummarize, strategy.StrategyExtractive, strategy.StrategyNotes:
+			summarized = true
+		}
 	}
 	fmt.Fprintf(w, "retention: %.2f", res.Retention.Score)
 	if n := len(res.Retention.Lost); n > 0 {
@@ -237,7 +243,9 @@ func printCompact(w io.Writer, res *jobs.Result) {
 		fmt.Fprintf(w, " (lost: %s)", strings.Join(lost, "; "))
 	}
 	fmt.Fprintln(w)
-	if res.Summarizer != "" {
+	// Name the summarizer only when a summary step ran: auto summarizes
+	// only above its threshold.
+	if res.Summarizer != "" && summarized {
 		fmt.Fprintf(w, "summarizer: %s\n", res.Summarizer)
 	}
 	for _, n := range res.Notes {

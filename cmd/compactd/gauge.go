@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -155,25 +154,7 @@ func printGauges(w io.Writer, rows []gaugeRow) {
 			notes = append(notes, fmt.Sprintf("%d records skipped", r.SkippedRecords))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s / %s\t%.1f%%\t%s\t(%s)\n",
-			r.Path, r.Format, r.Model, thousands(r.Tokens), thousands(r.ContextWindow), 100*r.Ratio, r.Level, strings.Join(notes, ", "))
+			r.Path, r.Format, r.Model, tokens.Thousands(r.Tokens), tokens.Thousands(r.ContextWindow), 100*r.Ratio, r.Level, strings.Join(notes, ", "))
 	}
 	tw.Flush()
-}
-
-// thousands renders n with comma separators: 156234 → "156,234".
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }

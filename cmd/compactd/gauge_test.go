@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/compactd/compactd/compaction/tokens"
 	"math"
 	"path/filepath"
 	"strings"
@@ -189,8 +190,8 @@ func TestGaugeErrors(t *testing.T) {
 
 func TestThousands(t *testing.T) {
 	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 156234: "156,234", 1048576: "1,048,576", -1234: "-1,234"} {
-		if got := thousands(n); got != want {
-			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		if got := tokens.Thousands(n); got != want {
+			t.Errorf("tokens.Thousands(%d) = %q, want %q", n, got, want)
 		}
 	}
 }

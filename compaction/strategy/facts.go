@@ -195,6 +195,6 @@ func RetentionAtBudget(ctx context.Context, w io.Writer, t *transcript.Transcrip
 		return nil, nil, err
 	}
 	fmt.Fprintf(w, "at %s tokens (from %s): auto keeps %.1f %% of key facts, a window of the newest turns %.1f %%\n",
-		thousands(auto.TokensAfter), thousands(auto.TokensBefore), 100*auto.Retention.Score, 100*window.Retention.Score)
+		tokens.Thousands(auto.TokensAfter), tokens.Thousands(auto.TokensBefore), 100*auto.Retention.Score, 100*window.Retention.Score)
 	return auto, window, nil
 }

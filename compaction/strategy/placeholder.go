@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/compactd/compactd/compaction/tokens"
 	"regexp"
 	"strconv"
 	"strings"
@@ -54,7 +55,7 @@ func resultPlaceholder(call, res *transcript.Part, toks int) string {
 		if to < from {
 			to = from
 		}
-		fmt.Fprintf(&b, "%s %s lines %d-%d, %s tokens", name, rd.display, from, to, thousands(toks))
+		fmt.Fprintf(&b, "%s %s lines %d-%d, %s tokens", name, rd.display, from, to, tokens.Thousands(toks))
 	} else if cmd := commandOf(call.Args); cmd != "" {
 		fmt.Fprintf(&b, "%s %q", name, truncate(cmd, maxCommandBytes))
 		if m := exitCode.FindStringSubmatch(edges(res.Text)); m != nil {
@@ -62,7 +63,7 @@ func resultPlaceholder(call, res *transcript.Part, toks int) string {
 		} else if res.IsError {
 			b.WriteString(" failed")
 		}
-		fmt.Fprintf(&b, ", %d lines, %s tokens", lines, thousands(toks))
+		fmt.Fprintf(&b, ", %d lines, %s tokens", lines, tokens.Thousands(toks))
 	} else {
 		b.WriteString(name)
 		if target := targetOf(call.Args); target != "" {
@@ -71,7 +72,7 @@ func resultPlaceholder(call, res *transcript.Part, toks int) string {
 		if res.IsError {
 			b.WriteString(" failed")
 		}
-		fmt.Fprintf(&b, ", %d lines, %s tokens", lines, thousands(toks))
+		fmt.Fprintf(&b, ", %d lines, %s tokens", lines, tokens.Thousands(toks))
 	}
 	var errs []string
 	if failed(res) {
@@ -103,7 +104,7 @@ func attachmentPlaceholder(p *transcript.Part, toks int) string {
 			s += fmt.Sprintf(" %dx%d", p.Width, p.Height)
 		}
 		if p.Size > 0 {
-			s += fmt.Sprintf(", %s bytes", thousands(p.Size))
+			s += fmt.Sprintf(", %s bytes", tokens.Thousands(p.Size))
 		}
 		return s + "]"
 	default:
@@ -111,7 +112,7 @@ func attachmentPlaceholder(p *transcript.Part, toks int) string {
 		if first := firstLine(p.Text); first != "" {
 			s += " " + first
 		}
-		return s + fmt.Sprintf(", %d lines, %s tokens]", countLines(p.Text), thousands(toks))
+		return s + fmt.Sprintf(", %d lines, %s tokens]", countLines(p.Text), tokens.Thousands(toks))
 	}
 }
 
@@ -173,7 +174,7 @@ func isBulk(s string) bool {
 }
 
 func bulkPlaceholder(s string, count func(string) int) string {
-	return fmt.Sprintf("%s%d lines, %s tokens]", placeholderPrefix, countLines(s), thousands(count(s)))
+	return fmt.Sprintf("%s%d lines, %s tokens]", placeholderPrefix, countLines(s), tokens.Thousands(count(s)))
 }
 
 type member struct {
@@ -388,23 +389,3 @@ func truncate(s string, n int) string {
 }
 
 func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
-
-// thousands formats n with comma separators: 5210 → "5,210".
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}

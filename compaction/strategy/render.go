@@ -57,7 +57,7 @@ func RenderDiff(w io.Writer, v *transcript.View, counts *Counts) error {
 		if counts == nil {
 			return ""
 		}
-		return thousands(n) + " tokens"
+		return tokens.Thousands(n) + " tokens"
 	}
 
 	bw := bufio.NewWriter(w)
@@ -125,7 +125,7 @@ func RenderDiff(w io.Writer, v *transcript.View, counts *Counts) error {
 					}
 					change := ""
 					if counts != nil {
-						change = fmt.Sprintf(" (%s → %s tokens)", thousands(srcTok(si, pj)), thousands(viewTok(si, p)))
+						change = fmt.Sprintf(" (%s → %s tokens)", tokens.Thousands(srcTok(si, pj)), tokens.Thousands(viewTok(si, p)))
 					}
 					d.lines = append(d.lines, fmt.Sprintf("- stripped: %s%s: `%s`", describePart(sp), change, truncate(what, 200)))
 				}
@@ -144,7 +144,7 @@ func RenderDiff(w io.Writer, v *transcript.View, counts *Counts) error {
 
 	fmt.Fprintf(bw, "# Compaction diff: %s, %d turns\n\n", src.Format, len(turns))
 	if counts != nil {
-		fmt.Fprintf(bw, "%s → %s tokens (saves %s, %s)\n\n", thousands(before), thousands(after), thousands(before-after), percent(before-after, before))
+		fmt.Fprintf(bw, "%s → %s tokens (saves %s, %s)\n\n", tokens.Thousands(before), tokens.Thousands(after), tokens.Thousands(before-after), percent(before-after, before))
 	}
 	writeSummaries := func(si int) {
 		for _, s := range summaryAt[si] {
@@ -176,7 +176,7 @@ func RenderDiff(w io.Writer, v *transcript.View, counts *Counts) error {
 		}
 		fmt.Fprintf(bw, "## Turn %d", t)
 		if counts != nil {
-			fmt.Fprintf(bw, ": %s → %s tokens", thousands(d.before), thousands(d.after))
+			fmt.Fprintf(bw, ": %s → %s tokens", tokens.Thousands(d.before), tokens.Thousands(d.after))
 		}
 		bw.WriteString("\n\n")
 		if p := promptOf(src, turns[t]); p != "" {
@@ -260,8 +260,8 @@ func RenderReport(w io.Writer, r *Report) error {
 		return fmt.Errorf("render report: no report")
 	}
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "tokens: %s → %s (saved %s, %s)\n", thousands(r.TokensBefore), thousands(r.TokensAfter),
-		thousands(r.TokensBefore-r.TokensAfter), percent(r.TokensBefore-r.TokensAfter, r.TokensBefore))
+	fmt.Fprintf(bw, "tokens: %s → %s (saved %s, %s)\n", tokens.Thousands(r.TokensBefore), tokens.Thousands(r.TokensAfter),
+		tokens.Thousands(r.TokensBefore-r.TokensAfter), percent(r.TokensBefore-r.TokensAfter, r.TokensBefore))
 	fmt.Fprintf(bw, "messages: %d → %d\n", r.MessagesBefore, r.MessagesAfter)
 	if len(r.Steps) > 0 {
 		width := len("strategy")
@@ -270,7 +270,7 @@ func RenderReport(w io.Writer, r *Report) error {
 		}
 		fmt.Fprintf(bw, "\n%-*s  %8s  %8s  %12s\n", width, "strategy", "removed", "stripped", "tokens saved")
 		for _, s := range r.Steps {
-			fmt.Fprintf(bw, "%-*s  %8d  %8d  %12s\n", width, s.Strategy, s.EventsRemoved, s.EventsStripped, thousands(s.TokensSaved))
+			fmt.Fprintf(bw, "%-*s  %8d  %8d  %12s\n", width, s.Strategy, s.EventsRemoved, s.EventsStripped, tokens.Thousands(s.TokensSaved))
 		}
 	}
 	ret := r.Retention

@@ -3,6 +3,7 @@ package strategy
 import (
 	"context"
 	"fmt"
+	"github.com/compactd/compactd/compaction/tokens"
 	"slices"
 	"strings"
 
@@ -149,7 +150,7 @@ func (r *run) classifyTangents() (int, error) {
 	r.tangents = append(r.tangents, listed...)
 	if len(kept) > 0 {
 		r.note("classify-tangents: %s judged %s unrelated to the current task (%s tokens); kept, since removal was not confirmed",
-			cls.Name(), turnList(kept), thousands(keptTokens))
+			cls.Name(), turnList(kept), tokens.Thousands(keptTokens))
 	}
 	r.confirmedButUnnamed(seenSrc)
 	return 0, nil

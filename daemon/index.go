@@ -35,6 +35,9 @@ type tracked struct {
 	// messages are unchanged since the previous snapshot.
 	counts []tokens.Count
 	same   int
+	// stats are t's gauge figures, carried forward from append to append
+	// so the gauge never walks every message.
+	stats transcript.Stats
 	ino    uint64
 	// scanned is how many source bytes lineStarts covers.
 	scanned    int64
@@ -60,7 +63,7 @@ func (tr *tracked) evict() bool {
 		return false // being updated: it is in use
 	}
 	defer tr.mu.Unlock()
-	tr.t, tr.counts, tr.same = nil, nil, 0
+	tr.t, tr.counts, tr.same, tr.stats = nil, nil, 0, transcript.Stats{}
 	tr.parsed.Store(false)
 	return true
 }
@@ -124,6 +127,7 @@ func (tr *tracked) appendTail(ix *indexer, app format.Appender, fi fs.FileInfo) 
 		tr.lineStarts, tr.scanned = scanLines(tr.lineStarts, tail[skip:], tr.scanned)
 	}
 	tr.counts, tr.same = ix.recount(tr.t, tr.counts, nt)
+	tr.stats = tr.stats.Advance(tr.t.Messages, nt.Messages, tr.same)
 	tr.t = nt
 	tr.parsed.Store(true)
 	tr.publish(ix, fi)
@@ -162,6 +166,7 @@ func (tr *tracked) fullParse(ix *indexer, fi fs.FileInfo) (bool, error) {
 	tr.codec, tr.ino = codec, inodeOf(fi)
 	tr.lineStarts, tr.scanned = scanLines(nil, data, 0)
 	tr.counts, tr.same = ix.recount(old, oldCounts, nt)
+	tr.stats = transcript.StatsOf(nt.Messages)
 	tr.t = nt
 	tr.parsed.Store(true)
 	tr.publish(ix, fi)
@@ -202,7 +207,7 @@ func (tr *tracked) rebuild(ix *indexer) {
 
 func buildSnapshot(tr *tracked, ix *indexer, set Settings, size int64) *Snapshot {
 	t := tr.t
-	opts := gauge.Options{Model: set.Model, ContextWindow: set.ContextWindow, Registry: ix.registry, Warn: set.WarnRatio, Critical: set.CriticalRatio}
+	opts := gauge.Options{Model: set.Model, ContextWindow: set.ContextWindow, Registry: ix.registry, Warn: set.WarnRatio, Critical: set.CriticalRatio, Stats: &tr.stats}
 	if opts.ContextWindow == 0 && len(set.Windows) > 0 {
 		opts.ContextWindow = longestPrefix(set.Windows, gauge.Resolve(t, opts).Model)
 	}
@@ -211,7 +216,7 @@ func buildSnapshot(tr *tracked, ix *indexer, set Settings, size int64) *Snapshot
 	g := gauge.Live(t, tr.counts[min(gauge.TailStart(t), len(tr.counts)):], opts)
 	natural := g.ContextWindow
 	if opts.ContextWindow > 0 {
-		natural = gauge.Resolve(t, gauge.Options{Model: set.Model, Registry: ix.registry}).ContextWindow
+		natural = gauge.Resolve(t, gauge.Options{Model: set.Model, Registry: ix.registry, Stats: &tr.stats}).ContextWindow
 	}
 	s := &Snapshot{
 		Path: tr.path, Format: t.Format, Model: g.Model, Window: g.ContextWindow,
@@ -341,7 +346,13 @@ type indexer struct {
 // leading messages that did not change (an append leaves them alone), and
 // counting the rest on every core.
 func (ix *indexer) recount(old *transcript.Transcript, oldCounts []tokens.Count, nt *transcript.Transcript) (counts []tokens.Count, same int) {
-	if old != nil {
+	switch {
+	case old != nil && nt.Kept > 0:
+		// The codec says which leading messages its Append left as they
+		// were (a merge into an earlier message ends them there, even if
+		// the tool results after it are unchanged).
+		same = min(nt.Kept, len(old.Messages), len(oldCounts))
+	case old != nil:
 		// The unchanged messages form a prefix (the active branch shares
 		// its start with the previous one and then diverges), so the end
 		// of that prefix is found by binary search: an append to a

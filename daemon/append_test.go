@@ -1,0 +1,82 @@
+package daemon
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/compactd/compactd/compaction/sessiongen"
+	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+func testIndexer(t *testing.T) *indexer {
+	t.Helper()
+	counter, err := tokens.New("o200k_base", tokens.WithCache(tokens.NewMemoryCache(0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &indexer{counter: counter, registry: tokens.NewRegistry(), settings: func() Settings { return Settings{}.withDefaults() }, log: discard{}}
+}
+
+// TestAppendPiecesMatchFullIndex writes a session to a real file in random
+// pieces (many ending inside a response split over several lines, whose
+// next piece merges into an earlier message) and checks after each update
+// that what the entry carries forward — gauge figures, per-message counts,
+// the snapshot — equals indexing the file from scratch.
+func TestAppendPiecesMatchFullIndex(t *testing.T) {
+	ix := testIndexer(t)
+	for seed := range uint64(2) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "s.jsonl")
+		src := sessiongen.ClaudeCode(sessiongen.Options{Seed: seed, Turns: 3, Cwd: dir})
+		r := rand.New(rand.NewPCG(seed, 7))
+		cut := min(4000, len(src))
+		if err := os.WriteFile(path, src[:cut], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tr := &tracked{path: path}
+		if _, err := tr.update(ix); err != nil {
+			t.Fatal(err)
+		}
+		for step := 0; cut < len(src); step++ {
+			next := min(cut+1+r.IntN(2500), len(src))
+			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.Write(src[cut:next])
+			f.Close()
+			cut = next
+			if _, err := tr.update(ix); err != nil {
+				t.Fatalf("seed %d step %d: %v", seed, step, err)
+			}
+			if want := transcript.StatsOf(tr.t.Messages); tr.stats != want {
+				t.Fatalf("seed %d step %d: carried stats %+v, recomputed %+v", seed, step, tr.stats, want)
+			}
+			fresh := &tracked{path: path}
+			if _, err := fresh.update(ix); err != nil {
+				t.Fatal(err)
+			}
+			if len(fresh.counts) != len(tr.counts) {
+				t.Fatalf("seed %d step %d: %d counts, a fresh index has %d", seed, step, len(tr.counts), len(fresh.counts))
+			}
+			for i := range fresh.counts {
+				if fresh.counts[i] != tr.counts[i] {
+					t.Fatalf("seed %d step %d: message %d counted %v, a fresh index counts %v", seed, step, i, tr.counts[i], fresh.counts[i])
+				}
+			}
+			got, want := *tr.snap.Load(), *fresh.snap.Load()
+			if got.Tokens != want.Tokens || got.Model != want.Model || got.Source != want.Source || got.Window != want.Window || len(got.Turns) != len(want.Turns) {
+				t.Fatalf("seed %d step %d: snapshot %d tokens (%s, %s, %d turns), a fresh index %d (%s, %s, %d turns)",
+					seed, step, got.Tokens, got.Model, got.Source, len(got.Turns), want.Tokens, want.Model, want.Source, len(want.Turns))
+			}
+			for i := range want.Turns {
+				if got.Turns[i].Tokens != want.Turns[i].Tokens || got.Turns[i].StartLine != want.Turns[i].StartLine {
+					t.Fatalf("seed %d step %d: turn %d is %+v, a fresh index says %+v", seed, step, i, got.Turns[i], want.Turns[i])
+				}
+			}
+		}
+	}
+}

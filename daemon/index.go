@@ -38,7 +38,7 @@ type tracked struct {
 	// stats are t's gauge figures, carried forward from append to append
 	// so the gauge never walks every message.
 	stats transcript.Stats
-	ino    uint64
+	ino   uint64
 	// scanned is how many source bytes lineStarts covers.
 	scanned    int64
 	lineStarts []int64

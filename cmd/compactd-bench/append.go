@@ -62,8 +62,9 @@ func benchAppend(ctx context.Context, cfg *config) ([]row, error) {
 }
 
 // appendTime builds a session of size bytes, parses it once, then times
-// runs appends of the same 10 KB: codec Append, counting the messages the
-// calibrated gauge needs, and the gauge itself. It returns the median.
+// runs appends of the same 10 KB: codec Append, carrying the gauge's
+// figures forward, counting the messages the calibrated gauge needs, and
+// the gauge itself. It returns the median.
 func appendTime(ctx context.Context, cfg *config, codec format.Codec, appender format.Appender, size, runs int) (time.Duration, error) {
 	start := time.Now()
 	base := sessiongen.ClaudeCode(sessiongen.Options{Seed: uint64(size), TargetBytes: size})
@@ -73,7 +74,11 @@ func appendTime(ctx context.Context, cfg *config, codec format.Codec, appender f
 		return 0, fmt.Errorf("parse generated %d-byte session: %w", len(base), err)
 	}
 	cfg.logf("append: %.1f MB session (%d messages) generated and parsed in %v", float64(len(base))/(1<<20), len(prev.Messages), time.Since(start).Round(time.Millisecond))
-	model, _ := tokens.NewRegistry().Lookup(gauge.Resolve(prev, gauge.Options{}).Model)
+	// What the daemon keeps per transcript: a registry, and the gauge's
+	// figures of the previous parse, carried forward on each append.
+	registry := tokens.NewRegistry()
+	stats := transcript.StatsOf(prev.Messages)
+	model, _ := registry.Lookup(gauge.Resolve(prev, gauge.Options{Registry: registry, Stats: &stats}).Model)
 	durations := make([]time.Duration, 0, runs)
 	for range runs {
 		// A fresh cache per run, so every run counts the new text.
@@ -86,7 +91,8 @@ func appendTime(ctx context.Context, cfg *config, codec format.Codec, appender f
 		if err != nil {
 			return 0, fmt.Errorf("append to %d-byte session: %w", len(base), err)
 		}
-		g, err := gauge.CountLive(ctx, counter, next, gauge.Options{})
+		st := stats.Advance(prev.Messages, next.Messages, next.Kept)
+		g, err := gauge.CountLive(ctx, counter, next, gauge.Options{Registry: registry, Stats: &st})
 		if err != nil {
 			return 0, err
 		}

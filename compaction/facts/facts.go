@@ -1,0 +1,201 @@
+package facts
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+// Fact is a key fact of a conversation: what a compaction or a summary
+// must not lose. Text is how it appears in the conversation, so keeping it
+// means containing Text verbatim.
+type Fact struct {
+	Kind string `json:"kind"` // one of Kinds
+	Text string `json:"text"`
+}
+
+// Fact kinds.
+const (
+	Path        = "path"
+	Command     = "command"
+	Error       = "error"
+	Identifier  = "identifier"
+	Instruction = "instruction"
+	Decision    = "decision"
+	Task        = "task"
+)
+
+// Kinds lists the fact kinds in the order reports print them.
+func Kinds() []string {
+	return []string{Path, Command, Error, Identifier, Instruction, Decision, Task}
+}
+
+// maxFactBytes drops longer texts: a fact is a line, not a file.
+const maxFactBytes = 300
+
+// MaxErrorLines is how many error lines of one failed result are facts.
+const MaxErrorLines = 3
+
+var (
+	// pathToken matches a file path with a directory and an extension.
+	pathToken = regexp.MustCompile(`(?:[A-Za-z]:)?(?:[\w.@~-]+)?(?:/[\w.@-]+)+\.[A-Za-z][\w]{0,7}\b|\b[\w.-]+/[\w./-]*\.[A-Za-z]\w{0,7}\b`)
+	// identToken matches backticked identifiers: `ReconcileLedger`, `ledger.Apply`.
+	identToken   = regexp.MustCompile("`([A-Za-z_][A-Za-z0-9_]*(?:\\.[A-Za-z_][A-Za-z0-9_]*)*)`")
+	decisionLine = regexp.MustCompile(`(?i)\b(decided|decision|we'll go with|going with|instead of|let's use|we will use|chose|settled on)\b`)
+	taskLine     = regexp.MustCompile(`(?i)^\s*(?:[-*]\s*\[ \]|TODO\b|next step|remaining:)`)
+	// ruleWord marks a line that lays down a rule.
+	ruleWord = regexp.MustCompile(`(?i)\b(must|never|always)\b`)
+)
+
+// standingMarkers identify injected standing instructions: the memory files
+// agents load (CLAUDE.md, AGENTS.md, GEMINI.md, .clinerules) and the tags
+// harnesses wrap them in.
+var standingMarkers = []string{
+	"CLAUDE.md", "AGENTS.md", "GEMINI.md", ".clinerules", "CONVENTIONS.md",
+	"<INSTRUCTIONS>", "<user_instructions>", "# AGENTS.md instructions", "claudeMd",
+}
+
+// IsStandingInstruction reports whether injected text carries standing
+// instructions (a memory file's contents) rather than harness boilerplate.
+func IsStandingInstruction(text string) bool {
+	for _, m := range standingMarkers {
+		if strings.Contains(text, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// LaysDownRule reports whether text says must, never or always: the
+// lines of a prompt or memory file that are instructions.
+func LaysDownRule(text string) bool { return ruleWord.MatchString(text) }
+
+// Extract lists the key facts of msgs: file paths touched or named,
+// commands run, the error lines of failed results, backticked identifiers,
+// standing instructions, decisions and open tasks. Each fact appears once,
+// in order of first mention. Extraction is per part — a part yields the
+// same facts wherever it stands — which the retention report relies on to
+// credit parts a compaction kept unchanged.
+func Extract(msgs []transcript.Message) []Fact {
+	var s Set
+	for i := range msgs {
+		s.AddMessage(&msgs[i])
+	}
+	return s.List()
+}
+
+// Set collects facts part by part, each once, in order of first mention.
+// The zero value is empty and ready to use.
+type Set struct {
+	seen map[Fact]bool
+	list []Fact
+}
+
+// List returns the facts collected, in order of first mention.
+func (s *Set) List() []Fact { return s.list }
+
+// Len is the number of distinct facts collected.
+func (s *Set) Len() int { return len(s.list) }
+
+// Has reports whether f was collected.
+func (s *Set) Has(f Fact) bool { return s.seen[f] }
+
+// AddMessage collects the facts of every part of m.
+func (s *Set) AddMessage(m *transcript.Message) {
+	for j := range m.Parts {
+		s.AddPart(m, &m.Parts[j])
+	}
+}
+
+// AddPart collects the facts of part p of message m. Compaction
+// placeholders are skipped: they are compaction's words, not the
+// conversation's.
+func (s *Set) AddPart(m *transcript.Message, p *transcript.Part) {
+	switch p.Kind {
+	case transcript.PartToolCall:
+		s.toolCall(p)
+	case transcript.PartToolResult:
+		if Failed(p) {
+			for _, line := range ErrorLines(p.Text, MaxErrorLines) {
+				s.add(Error, line)
+			}
+		}
+	case transcript.PartText, transcript.PartAttachment:
+		if IsPlaceholder(p.Text) {
+			return
+		}
+		s.text(m, p.Text)
+	}
+}
+
+func (s *Set) add(kind, text string) {
+	text = strings.TrimSpace(text)
+	if text == "" || len(text) > maxFactBytes {
+		return
+	}
+	f := Fact{Kind: kind, Text: text}
+	if s.seen == nil {
+		s.seen = map[Fact]bool{}
+	}
+	if !s.seen[f] {
+		s.seen[f] = true
+		s.list = append(s.list, f)
+	}
+}
+
+func (s *Set) toolCall(p *transcript.Part) {
+	if rd, ok := ParseRead(p.ToolName, p.Args, ""); ok {
+		s.add(Path, rd.Display)
+	}
+	if obj := Args(p.Args); obj != nil {
+		for _, k := range PathKeys {
+			if v, ok := obj[k].(string); ok {
+				s.add(Path, v)
+			}
+		}
+		for _, t := range OpenTodos(obj) {
+			s.add(Task, t)
+		}
+		if !isEditorTool(p.ToolName) {
+			s.add(Command, CommandText(obj))
+		}
+	}
+	for _, pf := range PatchFiles(PatchText(p.Args)) {
+		s.add(Path, pf.Path)
+	}
+}
+
+func (s *Set) text(m *transcript.Message, text string) {
+	human := m.Role == transcript.RoleUser && (m.Origin == transcript.OriginHuman || m.Origin == "")
+	injected := m.Origin == transcript.OriginInjected || m.Role == transcript.RoleSystem || m.Role == transcript.RoleDeveloper
+	standing := injected && IsStandingInstruction(text)
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		if (human || standing) && LaysDownRule(line) {
+			s.add(Instruction, line)
+		}
+		if m.Role == transcript.RoleAssistant && decisionLine.MatchString(line) {
+			s.add(Decision, line)
+		}
+		if taskLine.MatchString(line) {
+			s.add(Task, line)
+		}
+	}
+	if injected && !standing {
+		return // harness boilerplate: environment listings, reminders
+	}
+	for _, p := range pathToken.FindAllString(text, -1) {
+		if !strings.Contains(p, "://") {
+			s.add(Path, p)
+		}
+	}
+	for _, mm := range identToken.FindAllStringSubmatch(text, -1) {
+		if len(mm[1]) >= 3 {
+			s.add(Identifier, mm[1])
+		}
+	}
+}

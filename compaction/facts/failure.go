@@ -1,0 +1,108 @@
+package facts
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+// maxErrorLineBytes caps one error line: the diagnosis, not the dump.
+const maxErrorLineBytes = 160
+
+var (
+	// errorLine matches lines that report a failure. Bare "error" is left
+	// out: it is Go's error type in every other line of code.
+	errorLine = regexp.MustCompile(`(?i)(\berror(:|\[| TS\d)|^error\b|\bfail(ed|ure|s)?\b|--- FAIL|\bpanic:|\bfatal\b|exception\b|traceback|\bundefined:|\bcannot (find|use|open|load|read|write|import|assign|convert)|no such file|permission denied|^\S+\.\w+:\d+(:\d+)?: )`)
+	exitCode  = regexp.MustCompile(`(?i)\bexit(?:[ _]code|ed with(?: code)?| status)"?[:= ]+(-?\d+)`)
+)
+
+// errorHints are substrings every errorLine match contains (in one of
+// these cases), so most lines skip the regexp.
+var errorHints = []string{"rror", "RROR", "ail", "AIL", "anic", "atal", "ATAL", "xception", "raceback", "ndefined", "annot", "o such file", "ermission denied"}
+
+// Failed reports whether a tool result reports a failure: flagged by the
+// agent, or a non-zero exit code stated at its start or end (Claude
+// "Exit code 1", Codex "Exit code: 1", "Process exited with code 1" and
+// "exit_code":1). Only failed results have error facts: a file listing of
+// Go code says "error" everywhere and reports nothing.
+func Failed(p *transcript.Part) bool {
+	if p.IsError {
+		return true
+	}
+	code, ok := ExitCode(p.Text)
+	return ok && code != "0"
+}
+
+// ExitCode returns the exit code a tool result states at its start or
+// end, as written.
+func ExitCode(text string) (string, bool) {
+	m := exitCode.FindStringSubmatch(edges(text))
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}
+
+// edges is the start and end of s, where tools state exit codes.
+func edges(s string) string {
+	const n = 256
+	if len(s) <= 2*n {
+		return s
+	}
+	return s[:n] + "\n" + s[len(s)-n:]
+}
+
+// IsErrorLine reports whether one line of output reports a failure.
+func IsErrorLine(line string) bool { return mayReportError(line) && errorLine.MatchString(line) }
+
+// ErrorLines returns up to limit distinct error lines of text, trimmed and
+// capped, in order.
+func ErrorLines(text string, limit int) []string {
+	var out []string
+	seen := map[string]bool{}
+	for len(text) > 0 && len(out) < limit {
+		line := text
+		if k := strings.IndexByte(text, '\n'); k >= 0 {
+			line, text = text[:k], text[k+1:]
+		} else {
+			text = ""
+		}
+		line = strings.TrimSpace(line)
+		if line == "" || !IsErrorLine(line) {
+			continue
+		}
+		line = Truncate(line, maxErrorLineBytes)
+		if !seen[line] {
+			seen[line] = true
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+func mayReportError(line string) bool {
+	for _, h := range errorHints {
+		if strings.Contains(line, h) {
+			return true
+		}
+	}
+	// file.go:12: style locations.
+	if k := strings.IndexByte(line, ':'); k > 0 && k+1 < len(line) && line[k+1] >= '0' && line[k+1] <= '9' {
+		return true
+	}
+	return false
+}
+
+// Truncate cuts s to one line of at most n bytes on a rune boundary,
+// marking the cut.
+func Truncate(s string, n int) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/compactd/compactd/compaction/facts"
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/sessiongen"
 	"github.com/compactd/compactd/compaction/strategy"
@@ -30,7 +31,7 @@ const summarySpanTokens = 100_000
 // benchSummary summarizes the leading turns of generated Claude Code
 // sessions, about 100k tokens each, with the offline extractive
 // summarizer and checks the summary against the pipeline's own retention
-// report (strategy.Retain over strategy.ExtractFacts).
+// report (strategy.Retain over facts.Extract).
 func benchSummary(ctx context.Context, cfg *config) ([]row, error) {
 	seeds, runs := []uint64{1, 2, 3}, 5
 	if cfg.Quick {
@@ -82,7 +83,7 @@ func benchSummary(ctx context.Context, cfg *config) ([]row, error) {
 		{Name: fmt.Sprintf("extractive summary size, ~%s-token span (largest of %d)", tokens.Thousands(summarySpanTokens), len(seeds)),
 			Value: fmt.Sprintf("%s tokens", tokens.Thousands(worstTokens)), Anchor: "≤ 3,000 tokens", Pass: worstTokens > 0 && worstTokens <= 3000},
 		{Name: fmt.Sprintf("extractive summary time (slowest of %d)", len(times)), Value: ms(worst), Anchor: "≤ 1 s", Pass: worst <= time.Second},
-		{Name: "key facts kept (strategy.Retain over strategy.ExtractFacts, all seeds)",
+		{Name: "key facts kept (strategy.Retain over facts.Extract, all seeds)",
 			Value: fmt.Sprintf("%.1f %% (%d of %d; lost: %s)", 100*score, kept, total, lostSummary(lostKinds)), Anchor: "≥ 95 %", Pass: score >= 0.95},
 		{Name: "extractive summary time (median)", Value: ms(p50)},
 		{Name: "largest span summarized", Value: fmt.Sprintf("%s tokens", tokens.Thousands(spanTokens))},
@@ -118,9 +119,9 @@ func summarySpan(seed uint64, c *tokens.Counter) ([]transcript.Message, int, int
 	return nil, 0, 0, fmt.Errorf("generated session %d never reached %d tokens", seed, summarySpanTokens)
 }
 
-func kindsOf(facts []strategy.Fact) map[string]int {
+func kindsOf(list []facts.Fact) map[string]int {
 	out := map[string]int{}
-	for _, f := range facts {
+	for _, f := range list {
 		out[f.Kind]++
 	}
 	return out
@@ -131,8 +132,7 @@ func lostSummary(kinds map[string]int) string {
 		return "none"
 	}
 	var parts []string
-	for _, k := range []string{strategy.FactPath, strategy.FactCommand, strategy.FactError, strategy.FactIdentifier,
-		strategy.FactInstruction, strategy.FactDecision, strategy.FactTask} {
+	for _, k := range facts.Kinds() {
 		if kinds[k] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", kinds[k], k))
 		}

@@ -1,8 +1,7 @@
 package strategy
 
 import (
-	"strings"
-
+	"github.com/compactd/compactd/compaction/facts"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -100,7 +99,7 @@ func (r *run) stripToolResults() (int, error) {
 		call := r.part(tp.call)
 		if h.response != HintKeep && tp.result != noLoc {
 			res := r.part(tp.result)
-			if !isPlaceholder(res.Text) {
+			if !facts.IsPlaceholder(res.Text) {
 				text := resultPlaceholder(call, res, r.tok[tp.result.msg][tp.result.part])
 				if r.counter.Text(text) < r.tok[tp.result.msg][tp.result.part] {
 					r.setText(tp.result.msg, tp.result.part, text)
@@ -154,10 +153,10 @@ func (r *run) dedupTools() (int, error) {
 	pairs := r.pairs()
 	type seen struct {
 		exact map[string]bool
-		reads map[string][]lineRange
+		reads map[string][]facts.LineRange
 		state map[string]bool
 	}
-	s := seen{exact: map[string]bool{}, reads: map[string][]lineRange{}, state: map[string]bool{}}
+	s := seen{exact: map[string]bool{}, reads: map[string][]facts.LineRange{}, state: map[string]bool{}}
 	cwd := r.src.Meta.Cwd
 	for k := len(pairs) - 1; k >= 0; k-- {
 		tp := pairs[k]
@@ -167,15 +166,15 @@ func (r *run) dedupTools() (int, error) {
 		h := r.hints.get(tp.name)
 		call, res := r.part(tp.call), r.part(tp.result)
 		key := tp.name + "\x00" + canonicalJSON(call.Args)
-		read, isRead := parseRead(tp.name, call.Args, cwd)
+		read, isRead := facts.ParseRead(tp.name, call.Args, cwd)
 		if h.dedup && !res.IsError && r.pairEditable(tp) {
 			obsolete := s.exact[key]
 			if !obsolete && h.subsumes {
 				if stateTools[tp.name] {
 					obsolete = s.state[tp.name]
 				} else if isRead {
-					for _, later := range s.reads[read.path] {
-						if later.covers(read.lines) {
+					for _, later := range s.reads[read.Path] {
+						if later.Covers(read.Lines) {
 							obsolete = true
 							break
 						}
@@ -190,7 +189,7 @@ func (r *run) dedupTools() (int, error) {
 		s.exact[key] = true
 		s.state[tp.name] = true
 		if isRead && !res.IsError {
-			s.reads[read.path] = append(s.reads[read.path], read.lines)
+			s.reads[read.Path] = append(s.reads[read.Path], read.Lines)
 		}
 	}
 	return 0, nil
@@ -210,7 +209,7 @@ func (r *run) stripAttachments() (int, error) {
 			switch p.Kind {
 			case transcript.PartImage, transcript.PartDocument:
 			case transcript.PartAttachment:
-				if isStandingInstruction(p.Text) {
+				if facts.IsStandingInstruction(p.Text) {
 					continue
 				}
 			default:
@@ -248,6 +247,3 @@ func sharesRef(parts []transcript.Part, j int) bool {
 	}
 	return false
 }
-
-// isPlaceholder reports whether text is already a compaction stand-in.
-func isPlaceholder(text string) bool { return strings.HasPrefix(text, placeholderPrefix) }

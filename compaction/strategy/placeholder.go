@@ -4,32 +4,25 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/compactd/compactd/compaction/tokens"
-	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/compactd/compactd/compaction/facts"
+	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
 // placeholderPrefix starts every stand-in compaction writes, so later steps
 // and the retention report can recognise them.
-const placeholderPrefix = "[compacted: "
+const placeholderPrefix = facts.PlaceholderPrefix
 
 const (
-	maxErrorLines   = 3
+	maxErrorLines   = facts.MaxErrorLines
 	maxLineBytes    = 160
 	maxCommandBytes = 100
 	// Argument strings longer than this (or of more lines) are bulk.
 	bulkArgBytes = 200
 	bulkArgLines = 3
-)
-
-var (
-	// errorLine matches lines that report a failure. Bare "error" is left
-	// out: it is Go's error type in every other line of code.
-	errorLine = regexp.MustCompile(`(?i)(\berror(:|\[| TS\d)|^error\b|\bfail(ed|ure|s)?\b|--- FAIL|\bpanic:|\bfatal\b|exception\b|traceback|\bundefined:|\bcannot (find|use|open|load|read|write|import|assign|convert)|no such file|permission denied|^\S+\.\w+:\d+(:\d+)?: )`)
-	exitCode  = regexp.MustCompile(`(?i)\bexit(?:[ _]code|ed with(?: code)?| status)"?[:= ]+(-?\d+)`)
 )
 
 // resultPlaceholder writes the one-line stand-in for a stripped tool result:
@@ -43,23 +36,23 @@ func resultPlaceholder(call, res *transcript.Part, toks int) string {
 		name = res.ToolName
 	}
 	lines := countLines(res.Text)
-	if rd, ok := parseRead(name, call.Args, ""); ok {
-		from := rd.lines.from
+	if rd, ok := facts.ParseRead(name, call.Args, ""); ok {
+		from := rd.Lines.From
 		if from < 1 {
 			from = 1
 		}
-		to := rd.lines.to
-		if to == wholeFile || (lines > 0 && from+lines-1 < to) {
+		to := rd.Lines.To
+		if to == facts.WholeFile || (lines > 0 && from+lines-1 < to) {
 			to = from + lines - 1
 		}
 		if to < from {
 			to = from
 		}
-		fmt.Fprintf(&b, "%s %s lines %d-%d, %s tokens", name, rd.display, from, to, tokens.Thousands(toks))
-	} else if cmd := commandOf(call.Args); cmd != "" {
-		fmt.Fprintf(&b, "%s %q", name, truncate(cmd, maxCommandBytes))
-		if m := exitCode.FindStringSubmatch(edges(res.Text)); m != nil {
-			fmt.Fprintf(&b, " exit %s", m[1])
+		fmt.Fprintf(&b, "%s %s lines %d-%d, %s tokens", name, rd.Display, from, to, tokens.Thousands(toks))
+	} else if cmd := facts.CommandOf(call.Args); cmd != "" {
+		fmt.Fprintf(&b, "%s %q", name, facts.Truncate(cmd, maxCommandBytes))
+		if code, ok := facts.ExitCode(res.Text); ok {
+			fmt.Fprintf(&b, " exit %s", code)
 		} else if res.IsError {
 			b.WriteString(" failed")
 		}
@@ -67,7 +60,7 @@ func resultPlaceholder(call, res *transcript.Part, toks int) string {
 	} else {
 		b.WriteString(name)
 		if target := targetOf(call.Args); target != "" {
-			fmt.Fprintf(&b, " %s", truncate(target, maxCommandBytes))
+			fmt.Fprintf(&b, " %s", facts.Truncate(target, maxCommandBytes))
 		}
 		if res.IsError {
 			b.WriteString(" failed")
@@ -75,8 +68,8 @@ func resultPlaceholder(call, res *transcript.Part, toks int) string {
 		fmt.Fprintf(&b, ", %d lines, %s tokens", lines, tokens.Thousands(toks))
 	}
 	var errs []string
-	if failed(res) {
-		errs = errorLines(res.Text, maxErrorLines+1)
+	if facts.Failed(res) {
+		errs = facts.ErrorLines(res.Text, maxErrorLines+1)
 	}
 	switch {
 	case len(errs) > 0 && len(errs) <= maxErrorLines:
@@ -229,52 +222,9 @@ func canonicalJSON(args string) string {
 	return string(b)
 }
 
-// argsObject decodes args as a JSON object; a JSON string holding an object
-// (Codex arguments) is unwrapped.
-func argsObject(args string) map[string]any {
-	var v any
-	if json.Unmarshal([]byte(args), &v) != nil {
-		return nil
-	}
-	if s, ok := v.(string); ok {
-		if json.Unmarshal([]byte(s), &v) != nil {
-			return nil
-		}
-	}
-	m, _ := v.(map[string]any)
-	return m
-}
-
-// commandOf returns the shell command a call ran, or "".
-func commandOf(args string) string {
-	m := argsObject(args)
-	if m == nil {
-		return ""
-	}
-	for _, k := range []string{"command", "cmd"} {
-		switch c := m[k].(type) {
-		case string:
-			return c
-		case []any:
-			parts := make([]string, 0, len(c))
-			for _, x := range c {
-				if s, ok := x.(string); ok {
-					parts = append(parts, s)
-				}
-			}
-			// ["bash", "-lc", "script"]: the script is what matters.
-			if len(parts) == 3 && (parts[1] == "-lc" || parts[1] == "-c") {
-				return parts[2]
-			}
-			return strings.Join(parts, " ")
-		}
-	}
-	return ""
-}
-
 // targetOf returns the argument that best says what a call acted on.
 func targetOf(args string) string {
-	m := argsObject(args)
+	m := facts.Args(args)
 	if m == nil {
 		return ""
 	}
@@ -290,76 +240,10 @@ func targetOf(args string) string {
 	return strings.Join(out, " ")
 }
 
-func errorLines(text string, limit int) []string {
-	var out []string
-	seen := map[string]bool{}
-	for len(text) > 0 {
-		line := text
-		if k := strings.IndexByte(text, '\n'); k >= 0 {
-			line, text = text[:k], text[k+1:]
-		} else {
-			text = ""
-		}
-		line = strings.TrimSpace(line)
-		if line == "" || !mayReportError(line) || !errorLine.MatchString(line) {
-			continue
-		}
-		line = truncate(line, maxLineBytes)
-		if seen[line] {
-			continue
-		}
-		seen[line] = true
-		out = append(out, line)
-		if len(out) >= limit {
-			break
-		}
-	}
-	return out
-}
-
-// failed reports whether a tool result reports a failure: flagged by the
-// agent, or a non-zero exit code stated at its start or end (Claude
-// "Exit code 1", Codex "Exit code: 1" and "exit_code":1). Only failed
-// results are searched for error lines: a file listing of Go code has
-// "error" everywhere and reports nothing.
-func failed(p *transcript.Part) bool {
-	if p.IsError {
-		return true
-	}
-	m := exitCode.FindStringSubmatch(edges(p.Text))
-	return m != nil && m[1] != "0"
-}
-
-// edges is the start and end of s, where tools state exit codes.
-func edges(s string) string {
-	const n = 256
-	if len(s) <= 2*n {
-		return s
-	}
-	return s[:n] + "\n" + s[len(s)-n:]
-}
-
-// errorHints are substrings every errorLine match contains (in one of
-// these cases), so most lines skip the regexp.
-var errorHints = []string{"rror", "RROR", "ail", "AIL", "anic", "atal", "ATAL", "xception", "raceback", "ndefined", "annot", "o such file", "ermission denied"}
-
-func mayReportError(line string) bool {
-	for _, h := range errorHints {
-		if strings.Contains(line, h) {
-			return true
-		}
-	}
-	// file.go:12: style locations.
-	if k := strings.IndexByte(line, ':'); k > 0 && k+1 < len(line) && line[k+1] >= '0' && line[k+1] <= '9' {
-		return true
-	}
-	return false
-}
-
 func firstLine(s string) string {
 	for _, line := range strings.Split(s, "\n") {
 		if line = strings.TrimSpace(line); line != "" {
-			return truncate(line, maxLineBytes)
+			return facts.Truncate(line, maxLineBytes)
 		}
 	}
 	return ""
@@ -375,17 +259,3 @@ func countLines(s string) int {
 	}
 	return n
 }
-
-// truncate cuts s to at most n bytes on a rune boundary, marking the cut.
-func truncate(s string, n int) string {
-	s = strings.ReplaceAll(s, "\n", " ")
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

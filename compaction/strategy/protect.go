@@ -1,33 +1,11 @@
 package strategy
 
 import (
-	"regexp"
 	"strings"
 
+	"github.com/compactd/compactd/compaction/facts"
 	"github.com/compactd/compactd/compaction/transcript"
 )
-
-// standingMarkers identify injected standing instructions: the memory files
-// agents load (CLAUDE.md, AGENTS.md, GEMINI.md, .clinerules) and the tags
-// harnesses wrap them in.
-var standingMarkers = []string{
-	"CLAUDE.md", "AGENTS.md", "GEMINI.md", ".clinerules", "CONVENTIONS.md",
-	"<INSTRUCTIONS>", "<user_instructions>", "# AGENTS.md instructions", "claudeMd",
-}
-
-// instructionLine matches a line that lays down a rule.
-var instructionLine = regexp.MustCompile(`(?i)\b(must|never|always)\b`)
-
-// isStandingInstruction reports whether injected text carries standing
-// instructions.
-func isStandingInstruction(text string) bool {
-	for _, m := range standingMarkers {
-		if strings.Contains(text, m) {
-			return true
-		}
-	}
-	return false
-}
 
 // protectedMessages marks what survives every strategy but explicit
 // removal: system and developer prompts, the first user prompt, injected
@@ -50,7 +28,7 @@ func protectedMessages(msgs []transcript.Message) []bool {
 				out[i] = hasInstructionLine(m)
 			}
 		case m.Role == transcript.RoleUser && m.Origin == transcript.OriginInjected:
-			out[i] = isStandingInstruction(messageText(m))
+			out[i] = facts.IsStandingInstruction(messageText(m))
 		}
 	}
 	return out
@@ -58,7 +36,7 @@ func protectedMessages(msgs []transcript.Message) []bool {
 
 func hasInstructionLine(m *transcript.Message) bool {
 	for _, p := range m.Parts {
-		if p.Kind == transcript.PartText && instructionLine.MatchString(p.Text) {
+		if p.Kind == transcript.PartText && facts.LaysDownRule(p.Text) {
 			return true
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/compactd/compactd/compaction/facts"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
 )
@@ -95,7 +96,7 @@ func RenderDiff(w io.Writer, v *transcript.View, counts *Counts) error {
 				for pj := range sm.Parts {
 					what = append(what, describePart(&sm.Parts[pj]))
 				}
-				d.lines = append(d.lines, fmt.Sprintf("- removed: %s %s%s", sm.Role, truncate(strings.Join(what, ", "), 160), paren(num(msgBefore))))
+				d.lines = append(d.lines, fmt.Sprintf("- removed: %s %s%s", sm.Role, facts.Truncate(strings.Join(what, ", "), 160), paren(num(msgBefore))))
 				continue
 			}
 			d.after += tokens.MessageOverhead
@@ -107,7 +108,7 @@ func RenderDiff(w io.Writer, v *transcript.View, counts *Counts) error {
 					kept[pj] = p
 				} else {
 					d.untouched = false
-					d.lines = append(d.lines, fmt.Sprintf("- added: %s `%s`", p.Kind, truncate(p.Text, 120)))
+					d.lines = append(d.lines, fmt.Sprintf("- added: %s `%s`", p.Kind, facts.Truncate(p.Text, 120)))
 				}
 			}
 			for pj := range sm.Parts {
@@ -127,7 +128,7 @@ func RenderDiff(w io.Writer, v *transcript.View, counts *Counts) error {
 					if counts != nil {
 						change = fmt.Sprintf(" (%s → %s tokens)", tokens.Thousands(srcTok(si, pj)), tokens.Thousands(viewTok(si, p)))
 					}
-					d.lines = append(d.lines, fmt.Sprintf("- stripped: %s%s: `%s`", describePart(sp), change, truncate(what, 200)))
+					d.lines = append(d.lines, fmt.Sprintf("- stripped: %s%s: `%s`", describePart(sp), change, facts.Truncate(what, 200)))
 				}
 			}
 		}
@@ -231,7 +232,7 @@ func promptOf(t *transcript.Transcript, turn transcript.Turn) string {
 func describePart(p *transcript.Part) string {
 	switch p.Kind {
 	case transcript.PartToolCall:
-		return fmt.Sprintf("tool call %s %s", p.ToolName, truncate(p.Args, 100))
+		return fmt.Sprintf("tool call %s %s", p.ToolName, facts.Truncate(p.Args, 100))
 	case transcript.PartToolResult:
 		name := p.ToolName
 		if name == "" {
@@ -248,7 +249,7 @@ func describePart(p *transcript.Part) string {
 			return string(p.Kind) + " " + p.MIME
 		}
 	case transcript.PartText:
-		return "text “" + truncate(firstLine(p.Text), 60) + "”"
+		return "text “" + facts.Truncate(firstLine(p.Text), 60) + "”"
 	}
 	return string(p.Kind)
 }
@@ -281,7 +282,7 @@ func RenderReport(w io.Writer, r *Report) error {
 			fmt.Fprintf(bw, "  … and %d more\n", len(ret.Lost)-showLost)
 			break
 		}
-		fmt.Fprintf(bw, "  lost %s: %s\n", f.Kind, truncate(f.Text, 120))
+		fmt.Fprintf(bw, "  lost %s: %s\n", f.Kind, facts.Truncate(f.Text, 120))
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(bw, "note: %s\n", n)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compactd/compactd/compaction/facts"
 	"github.com/compactd/compactd/compaction/format/claude"
 	"github.com/compactd/compactd/compaction/sessiongen"
 	"github.com/compactd/compactd/compaction/transcript"
@@ -34,7 +35,7 @@ func TestAutoOnGeneratedSessions(t *testing.T) {
 				t.Errorf("auto saved %.1f %%, want ≥ 60 %%", 100*saved)
 			}
 			for _, f := range rep.Retention.Lost {
-				if f.Kind == FactInstruction || f.Kind == FactPath {
+				if f.Kind == facts.Instruction || f.Kind == facts.Path {
 					t.Errorf("lost %s: %q", f.Kind, f.Text)
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/compactd/compactd/compaction/facts"
 	"github.com/compactd/compactd/compaction/summarize"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
@@ -77,29 +78,13 @@ type Step struct {
 	EventsStripped int `json:"eventsStripped,omitempty"`
 }
 
-// Fact is a key fact of the original the retention report looks for.
-type Fact struct {
-	Kind string `json:"kind"` // path, command, error, identifier, instruction, decision, task
-	Text string `json:"text"`
-}
-
-// Fact kinds.
-const (
-	FactPath        = "path"
-	FactCommand     = "command"
-	FactError       = "error"
-	FactIdentifier  = "identifier"
-	FactInstruction = "instruction"
-	FactDecision    = "decision"
-	FactTask        = "task"
-)
-
-// Retention says how many key facts of the original survive.
+// Retention says how many key facts of the original (facts.Extract)
+// survive.
 type Retention struct {
-	Score float64 `json:"score"`
-	Kept  int     `json:"kept"`
-	Total int     `json:"total"`
-	Lost  []Fact  `json:"lost"`
+	Score float64      `json:"score"`
+	Kept  int          `json:"kept"`
+	Total int          `json:"total"`
+	Lost  []facts.Fact `json:"lost"`
 }
 
 // Report is what a run did.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/compactd/compactd/compaction/facts"
 	"github.com/compactd/compactd/compaction/summarize"
 	"github.com/compactd/compactd/compaction/transcript"
 )
@@ -260,7 +261,7 @@ func TestKeepLast(t *testing.T) {
 	// Keeping none lets strip-tool-results reach the last turn.
 	v, _ = run1(t, src, Options{KeepLast: -1, Strategies: []string{"strip-tool-results"}})
 	last := v.Messages[len(v.Messages)-2]
-	if !isPlaceholder(last.Parts[0].Text) {
+	if !facts.IsPlaceholder(last.Parts[0].Text) {
 		t.Errorf("keep-last -1 left the last read unstripped")
 	}
 }

@@ -3,6 +3,7 @@ package strategy
 import (
 	"context"
 	"fmt"
+	"github.com/compactd/compactd/compaction/facts"
 	"github.com/compactd/compactd/compaction/tokens"
 	"slices"
 	"strings"
@@ -275,7 +276,7 @@ func (r *run) turnPreview(t transcript.Turn) string {
 	for i := t.Start; i < t.End; i++ {
 		if line := firstLine(messageText(&r.msgs[i])); line != "" {
 			line, _ = summarize.Redact(strings.ToValidUTF8(line, "\uFFFD"))
-			return truncate(line, maxPreviewBytes)
+			return facts.Truncate(line, maxPreviewBytes)
 		}
 	}
 	return ""

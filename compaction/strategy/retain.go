@@ -1,0 +1,74 @@
+package strategy
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/compactd/compactd/compaction/facts"
+	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+// Retain checks the key facts of original (facts.Extract) against what
+// view v keeps. A part kept unchanged keeps its facts (extraction is per
+// part); for the rest, a fact survives if its text appears in a rewritten
+// part, an argument or a summary.
+func Retain(original []transcript.Message, v *transcript.View) Retention {
+	want := facts.Extract(original)
+	if len(want) == 0 {
+		return Retention{Score: 1}
+	}
+	var kept facts.Set
+	var rewritten strings.Builder
+	for i := range v.Messages {
+		m := &v.Messages[i]
+		for j := range m.Parts {
+			p := &m.Parts[j]
+			if p.Changed {
+				rewritten.WriteString(p.Text)
+				rewritten.WriteByte('\n')
+				rewritten.WriteString(p.Args)
+				rewritten.WriteByte('\n')
+			}
+			kept.AddPart(m, p)
+		}
+	}
+	for _, s := range v.Summaries {
+		rewritten.WriteString(s.Text)
+		rewritten.WriteByte('\n')
+	}
+	hay := rewritten.String()
+	ret := Retention{Total: len(want)}
+	for _, f := range want {
+		if kept.Has(f) || (hay != "" && strings.Contains(hay, f.Text)) {
+			ret.Kept++
+			continue
+		}
+		ret.Lost = append(ret.Lost, f)
+	}
+	ret.Score = float64(ret.Kept) / float64(ret.Total)
+	return ret
+}
+
+// RetentionAtBudget compacts t with auto and with token-budget (the newest whole turns) cut
+// to the same token count auto reached, and writes both retention scores: the
+// figure the bench report quotes. It returns the two reports.
+func RetentionAtBudget(ctx context.Context, w io.Writer, t *transcript.Transcript, c *tokens.Counter) (auto, window *Report, err error) {
+	counts, err := CountTranscript(ctx, t, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	_, auto, err = Run(ctx, t, c, Options{Counts: counts})
+	if err != nil {
+		return nil, nil, err
+	}
+	_, window, err = Run(ctx, t, c, Options{Counts: counts, Strategies: []string{StrategyTokenBudget}, Budget: auto.TokensAfter})
+	if err != nil {
+		return nil, nil, err
+	}
+	fmt.Fprintf(w, "at %s tokens (from %s): auto keeps %.1f %% of key facts, a window of the newest turns %.1f %%\n",
+		tokens.Thousands(auto.TokensAfter), tokens.Thousands(auto.TokensBefore), 100*auto.Retention.Score, 100*window.Retention.Score)
+	return auto, window, nil
+}

@@ -1,38 +1,19 @@
 package summarize
 
 import (
-	"encoding/json"
 	"regexp"
-	"strconv"
 	"strings"
 
+	"github.com/compactd/compactd/compaction/facts"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
-// Kinds of Fact, matching strategy.Fact's kinds.
-const (
-	FactPath        = "path"
-	FactCommand     = "command"
-	FactError       = "error"
-	FactIdentifier  = "identifier"
-	FactInstruction = "instruction"
-	FactDecision    = "decision"
-	FactTask        = "task"
-)
-
-// A Fact is a key fact of a span — what a summary must not lose. Its Text
-// is normalized (one line, capped) so a summary that keeps it contains it
-// verbatim.
-type Fact struct {
-	Kind string `json:"kind"`
-	Text string `json:"text"`
-}
-
-// Widths facts are capped to; a summary keeps them whole.
+// Widths notes are capped to. Error lines are capped by facts.ErrorLines,
+// so the summary quotes them exactly as the retention report finds them.
 const (
 	maxSentence = 240
 	maxCommand  = 200
-	maxErrLine  = 160
+	maxErrLine  = 160 // a first line standing in for a failure without error lines
 	maxProse    = 160
 	maxLine     = 300
 )
@@ -100,6 +81,9 @@ type digest struct {
 	errors       []errorNote
 	identifiers  []string
 	seen         map[string]bool
+	// facts are the span's key facts (facts.Extract): the summary keeps
+	// every one it can within its budget.
+	facts []facts.Fact
 }
 
 type pendingCall struct {
@@ -119,13 +103,11 @@ var (
 	reInstruct   = regexp.MustCompile(`(?i)^(?:[-*>]\s*)?(?:please\s+|and\s+)?(?:always|never|don't|do not|must|make sure|remember to|ensure|avoid|from now on|keep using|only use|stick to|no more)\b|(?i)\bfrom now on\b`)
 	reDecision   = regexp.MustCompile(`(?i)\b(?:decided|decide to|decision|i'll use|i will use|we'll use|we will use|let's use|let's go with|let's keep|going with|go with|i'm going to use|chose|choosing|opted|opt for|instead of|rather than|switch(?:ed|ing)? to|the fix is|the root cause|because)\b`)
 	reTask       = regexp.MustCompile(`(?i)(?:\b(?:TODO|FIXME)\b[:\s]|^\s*[-*]\s*\[ \]\s+|^\s*(?:next steps?|remaining|still need to|left to do|open question|follow[- ]up)\b)`)
-	reErrorLine  = regexp.MustCompile(`(?i)(?:\berror\b|\bpanic:|\bfatal\b|\bfailed\b|^\s*FAIL\b|--- FAIL|\bexception\b|traceback|undefined:|cannot find|no such file|permission denied|segmentation fault|command not found|\bnot found\b|\bdenied\b|\bcannot\b|\bunable to\b)`)
-	reExitCode   = regexp.MustCompile(`(?i)(?:exit(?:ed)?(?: with)? (?:code|status)|exit_code|exitcode|process exited with code)[:=\s]+(-?\d+)`)
 )
 
 // digestOf reads a span; firstTurn numbers its first turn.
 func digestOf(msgs []transcript.Message, firstTurn int) *digest {
-	d := &digest{files: map[string]*fileUse{}, commands: map[string]*commandUse{}, seen: map[string]bool{}}
+	d := &digest{files: map[string]*fileUse{}, commands: map[string]*commandUse{}, seen: map[string]bool{}, facts: facts.Extract(msgs)}
 	calls := map[string]pendingCall{}
 	turns := transcript.BuildTurns(msgs)
 	for ti, t := range turns {
@@ -220,7 +202,7 @@ func (d *digest) prose(m *transcript.Message, turn int, text string) {
 			case reDecision.MatchString(s):
 				d.decisions = appendNote(d.decisions, d.seen, "decision", note{turn: turn, who: who, text: capText(s, maxSentence)})
 			}
-			if human && reErrorLine.MatchString(s) && strings.Contains(strings.ToLower(s), "error") {
+			if human && facts.IsErrorLine(s) && strings.Contains(strings.ToLower(s), "error") {
 				d.addError(errorNote{turn: turn, key: "user", source: "reported by the user", line: capText(s, maxErrLine), resolved: -1})
 			}
 		}
@@ -303,13 +285,11 @@ func (d *digest) file(path, action string, turn int) {
 // Tool families by lower-cased name, across agents (Claude Code, Codex,
 // Gemini CLI, Cline, jp, OpenAI/Anthropic examples).
 var (
-	shellTools  = set("bash", "shell", "exec_command", "local_shell", "local_shell_call", "run_terminal_cmd", "run_shell_command", "execute_command", "terminal", "run_command", "container.exec", "shell_command", "cmd")
 	readTools   = set("read", "read_file", "view", "cat", "fs_read_file", "readfile", "open_file", "notebookread", "read_many_files", "view_file")
 	editTools   = set("edit", "multiedit", "replace", "edit_file", "fs_modify_file", "apply_diff", "replace_in_file", "notebookedit", "str_replace", "search_replace")
 	writeTools  = set("write", "write_file", "create_file", "fs_create_file", "write_to_file")
 	searchTools = set("grep", "glob", "search", "find", "list_files", "ls", "search_files", "codebase_search", "fs_list_files", "fs_grep_files", "list_directory", "search_file_content", "grep_search", "file_search")
 	todoTools   = set("todowrite", "update_plan", "write_todos", "todo_write")
-	pathKeys    = []string{"file_path", "path", "filePath", "notebook_path", "target_file", "absolute_path", "filename", "file", "dir_path"}
 )
 
 func set(names ...string) map[string]bool {
@@ -323,14 +303,11 @@ func set(names ...string) map[string]bool {
 func (d *digest) toolCall(turn int, p *transcript.Part) pendingCall {
 	tool := strings.ToLower(p.ToolName)
 	c := pendingCall{turn: turn, tool: p.ToolName, source: p.ToolName}
-	var args map[string]any
-	if json.Unmarshal([]byte(p.Args), &args) != nil {
-		args = nil
-	}
-	path := firstString(args, pathKeys...)
+	args := facts.Args(p.Args)
+	path := facts.TargetPath(args)
 	switch {
-	case shellTools[tool]:
-		cmd := commandText(args)
+	case facts.IsShellTool(tool):
+		cmd := facts.CommandText(args)
 		if cmd == "" && args == nil {
 			cmd = p.Args
 		}
@@ -347,22 +324,16 @@ func (d *digest) toolCall(turn int, p *transcript.Part) pendingCall {
 		}
 		u.runs++
 		u.pending = true
-		if patch := patchFiles(cmd); len(patch) > 0 {
-			for _, pf := range patch {
-				d.file(pf[1], pf[0], turn)
-			}
+		for _, pf := range facts.PatchFiles(cmd) {
+			d.file(pf.Path, pf.Action, turn)
 		}
 		return c
 	case tool == "apply_patch":
-		text := p.Args
-		if s := firstString(args, "input", "patch"); s != "" {
-			text = s
-		}
-		for _, pf := range patchFiles(text) {
-			d.file(pf[1], pf[0], turn)
+		for _, pf := range facts.PatchFiles(facts.PatchText(p.Args)) {
+			d.file(pf.Path, pf.Action, turn)
 		}
 	case tool == "str_replace_editor" || tool == "str_replace_based_edit_tool":
-		switch firstString(args, "command") {
+		switch facts.StringArg(args, "command") {
 		case "view":
 			d.file(path, "read", turn)
 		case "create":
@@ -395,34 +366,18 @@ func (d *digest) toolCall(turn int, p *transcript.Part) pendingCall {
 // todos reads a todo-list tool call (Claude TodoWrite, Codex update_plan,
 // Gemini write_todos): the latest list is the plan's state.
 func (d *digest) todos(turn int, args map[string]any) {
-	for _, key := range []string{"todos", "plan"} {
-		list, _ := args[key].([]any)
-		for _, it := range list {
-			obj, _ := it.(map[string]any)
-			text := firstString(obj, "content", "step", "description", "title")
-			if text == "" {
-				continue
-			}
-			status := firstString(obj, "status")
-			if status == "" || status == "pending" {
-				status = "open"
-			}
-			d.addTask(task{turn: turn, who: "plan", text: capText(normalize(text), maxSentence), status: status})
+	for _, t := range facts.Todos(args) {
+		status := strings.TrimSpace(t.Status)
+		if status == "" || status == "pending" {
+			status = "open"
 		}
+		d.addTask(task{turn: turn, who: "plan", text: capText(normalize(t.Text), maxSentence), status: status})
 	}
 }
 
 func (d *digest) toolResult(turn int, c pendingCall, p *transcript.Part) {
-	failed := p.IsError
-	if m := reExitCode.FindStringSubmatch(p.Text); m != nil {
-		if code, err := strconv.Atoi(m[1]); err == nil && code != 0 {
-			failed = true
-		}
-	}
+	failed := facts.Failed(p)
 	if c.command != "" {
-		if !failed && hasFailLine(p.Text) {
-			failed = true
-		}
 		if u := d.commands[c.command]; u != nil {
 			u.pending = false
 			u.lastOK = !failed
@@ -439,7 +394,7 @@ func (d *digest) toolResult(turn int, c pendingCall, p *transcript.Part) {
 		}
 		return
 	}
-	lines := errorLines(p.Text, 3)
+	lines := facts.ErrorLines(p.Text, facts.MaxErrorLines)
 	if len(lines) == 0 {
 		lines = []string{capText(firstLine(p.Text), maxErrLine)}
 	}
@@ -448,85 +403,6 @@ func (d *digest) toolResult(turn int, c pendingCall, p *transcript.Part) {
 			d.addError(errorNote{turn: turn, key: c.key, source: c.source, line: l, resolved: -1})
 		}
 	}
-}
-
-func hasFailLine(s string) bool {
-	for _, l := range strings.Split(s, "\n") {
-		l = strings.TrimSpace(l)
-		if strings.HasPrefix(l, "FAIL") || strings.HasPrefix(l, "--- FAIL") || strings.HasPrefix(l, "panic:") || strings.HasPrefix(l, "Traceback") {
-			return true
-		}
-	}
-	return false
-}
-
-// errorLines picks up to n distinct error lines from tool output.
-func errorLines(s string, n int) []string {
-	var out []string
-	for _, l := range strings.Split(s, "\n") {
-		if len(out) == n {
-			break
-		}
-		// Inner whitespace is kept: "FAIL\tpkg" is quoted as the tool wrote it.
-		l = strings.TrimSpace(strings.ToValidUTF8(l, "\uFFFD"))
-		if l == "" || l == "FAIL" || !reErrorLine.MatchString(l) {
-			continue
-		}
-		l = capText(l, maxErrLine)
-		dup := false
-		for _, o := range out {
-			dup = dup || o == l
-		}
-		if !dup {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
-// patchFiles lists (action, path) pairs of an apply_patch envelope.
-func patchFiles(s string) [][2]string {
-	var out [][2]string
-	for _, l := range strings.Split(s, "\n") {
-		l = strings.TrimSpace(l)
-		for prefix, action := range map[string]string{"*** Add File: ": "wrote", "*** Update File: ": "edited", "*** Delete File: ": "deleted"} {
-			if strings.HasPrefix(l, prefix) {
-				out = append(out, [2]string{action, strings.TrimSpace(strings.TrimPrefix(l, prefix))})
-			}
-		}
-	}
-	return out
-}
-
-func commandText(args map[string]any) string {
-	for _, k := range []string{"command", "cmd", "commandLine", "script"} {
-		switch v := args[k].(type) {
-		case string:
-			return v
-		case []any:
-			parts := make([]string, 0, len(v))
-			for _, x := range v {
-				if s, ok := x.(string); ok {
-					parts = append(parts, s)
-				}
-			}
-			// Codex wraps commands as ["bash", "-lc", "…"]: the script is what ran.
-			if len(parts) == 3 && (parts[1] == "-lc" || parts[1] == "-c") {
-				return parts[2]
-			}
-			return strings.Join(parts, " ")
-		}
-	}
-	return ""
-}
-
-func firstString(m map[string]any, keys ...string) string {
-	for _, k := range keys {
-		if s, ok := m[k].(string); ok && strings.TrimSpace(s) != "" {
-			return strings.TrimSpace(s)
-		}
-	}
-	return ""
 }
 
 func isPathLike(p string) bool {
@@ -590,46 +466,6 @@ func sentences(line string) []string {
 	}
 	if s := normalize(line[start:]); s != "" {
 		out = append(out, s)
-	}
-	return out
-}
-
-// ExtractFacts lists the key facts of a span — file paths, commands, error
-// lines, identifiers, standing instructions, decisions and open tasks —
-// in order of first appearance within each kind. The retention report
-// checks a compaction's result for them; the extractive summarizer keeps
-// them.
-func ExtractFacts(msgs []transcript.Message) []Fact {
-	return digestOf(msgs, 0).facts()
-}
-
-func (d *digest) facts() []Fact {
-	var out []Fact
-	for _, p := range d.fileOrder {
-		out = append(out, Fact{FactPath, p})
-	}
-	for _, c := range d.commandOrder {
-		out = append(out, Fact{FactCommand, c})
-	}
-	for _, e := range d.errors {
-		out = append(out, Fact{FactError, e.line})
-	}
-	for _, id := range d.identifiers {
-		out = append(out, Fact{FactIdentifier, id})
-	}
-	if d.goal != nil {
-		out = append(out, Fact{FactInstruction, capText(d.goal.text, maxSentence)})
-	}
-	for _, n := range d.instructions {
-		out = append(out, Fact{FactInstruction, n.text})
-	}
-	for _, n := range d.decisions {
-		out = append(out, Fact{FactDecision, n.text})
-	}
-	for _, t := range d.tasks {
-		if t.status != "completed" {
-			out = append(out, Fact{FactTask, t.text})
-		}
 	}
 	return out
 }

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/compactd/compactd/compaction/facts"
 )
 
 // DefaultExtractiveBudget is the extractive summary's size when the request
@@ -18,6 +20,9 @@ const DefaultExtractiveBudget = 3000
 // commands with outcomes, errors and whether they were resolved, open
 // tasks, identifiers, and who said what — and fits it to the budget by
 // dropping the least factual lines first (who said what, then details).
+// What it keeps is chosen by the span's key facts (facts.Extract, the
+// retention report's definition): every fact gets a line, and a line that
+// alone carries a fact goes only after every line that does not.
 // No model, no network; the same span always gives the same summary.
 type Extractive struct {
 	// Counter measures the summary against the budget; nil estimates.
@@ -91,6 +96,7 @@ type line struct {
 	prio   int
 	tokens int
 	drop   bool
+	facts  []int // indices of the outline's facts this line contains
 }
 
 type section struct {
@@ -102,6 +108,7 @@ type section struct {
 type outline struct {
 	header   string
 	sections []*section
+	nfacts   int // facts carried by lines (line.facts index them)
 }
 
 func (o *outline) add(title string, prio int, text string) {
@@ -127,6 +134,7 @@ const (
 	titleTasks        = "Tasks"
 	titleIdentifiers  = "Identifiers"
 	titleConversation = "Who said what"
+	titleOtherFacts   = "Other key facts"
 )
 
 func (d *digest) outline(from, to int) *outline {
@@ -209,7 +217,33 @@ func (d *digest) outline(from, to int) *outline {
 		}
 		o.add(titleConversation, prio, fmt.Sprintf("T%d %s: %s", n.turn, n.who, n.text))
 	}
+	o.carry(d.facts)
 	return o
+}
+
+// carry links each fact to the lines that contain it verbatim and gives a
+// line of its own to any fact no line contains (a multi-line command, a
+// path only a shell read named), so fit can keep every fact.
+func (o *outline) carry(list []facts.Fact) {
+	var all []*line
+	for _, s := range o.sections {
+		all = append(all, s.lines...)
+	}
+	o.nfacts = len(list)
+	for i, f := range list {
+		carried := false
+		for _, l := range all {
+			if strings.Contains(l.text, f.Text) {
+				l.facts = append(l.facts, i)
+				carried = true
+			}
+		}
+		if !carried {
+			o.add(titleOtherFacts, prioFact, f.Kind+": "+f.Text)
+			s := o.sections[len(o.sections)-1]
+			s.lines[len(s.lines)-1].facts = []int{i}
+		}
+	}
 }
 
 // mergeOutline folds earlier summaries: lines under the same heading are
@@ -289,8 +323,9 @@ func (o *outline) render() string {
 }
 
 // fit renders the outline within budget tokens, dropping lines by
-// priority. It counts each line once and re-counts the whole only to
-// confirm, so fitting stays linear in the outline's size.
+// priority — but a line that is the last to carry a key fact only after
+// every other line. It counts each line once and re-counts the whole only
+// to confirm, so fitting stays linear in the outline's size.
 func (o *outline) fit(c TokenCounter, budget int) (string, int) {
 	text := o.render()
 	n := countTokens(c, text)
@@ -307,14 +342,40 @@ func (o *outline) fit(c TokenCounter, budget int) (string, int) {
 	// Stable: within a priority, older lines (earlier in the outline) go
 	// first, since recent history sits nearer the kept turns.
 	sort.SliceStable(all, func(i, j int) bool { return all[i].prio < all[j].prio })
-	for i := 0; n > budget && i < len(all); {
-		excess := n - budget
-		for freed := 0; freed < excess && i < len(all); i++ {
-			all[i].drop = true
-			freed += all[i].tokens
+	// carriers counts, per fact, the lines still kept that contain it.
+	carriers := make([]int, o.nfacts)
+	for _, l := range all {
+		for _, f := range l.facts {
+			carriers[f]++
 		}
-		text = o.render()
-		n = countTokens(c, text)
+	}
+	lastCarrier := func(l *line) bool {
+		for _, f := range l.facts {
+			if carriers[f] == 1 {
+				return true
+			}
+		}
+		return false
+	}
+	// First pass spares the last carriers of facts; the second drops
+	// whatever it must.
+	for pass := 0; pass < 2 && n > budget; pass++ {
+		for i := 0; n > budget && i < len(all); {
+			excess := n - budget
+			for freed := 0; freed < excess && i < len(all); i++ {
+				l := all[i]
+				if l.drop || (pass == 0 && lastCarrier(l)) {
+					continue
+				}
+				l.drop = true
+				freed += l.tokens
+				for _, f := range l.facts {
+					carriers[f]--
+				}
+			}
+			text = o.render()
+			n = countTokens(c, text)
+		}
 	}
 	return text, n
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compactd/compactd/compaction/facts"
 	"github.com/compactd/compactd/compaction/summarize"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
@@ -42,11 +43,11 @@ func spanOfTokens(tb testing.TB, seed uint64, target int) ([]transcript.Message,
 	}
 }
 
-// retained returns the facts of msgs that summary keeps verbatim.
-func retained(facts []summarize.Fact, summary string) (kept int, lost []summarize.Fact) {
-	low := strings.ToLower(summary)
-	for _, f := range facts {
-		if strings.Contains(low, strings.ToLower(f.Text)) {
+// retained counts the facts summary keeps verbatim (case and all, as the
+// retention report checks them).
+func retained(list []facts.Fact, summary string) (kept int, lost []facts.Fact) {
+	for _, f := range list {
+		if strings.Contains(summary, f.Text) {
 			kept++
 		} else {
 			lost = append(lost, f)
@@ -60,12 +61,12 @@ func TestExtractiveKeepsKeyFactsWithinBudget(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {
 		msgs, spanTokens := spanOfTokens(t, seed, 100_000)
 		turns := transcript.BuildTurns(msgs)
-		facts := summarize.ExtractFacts(msgs)
+		list := facts.Extract(msgs)
 		kinds := map[string]int{}
-		for _, f := range facts {
+		for _, f := range list {
 			kinds[f.Kind]++
 		}
-		for _, k := range []string{summarize.FactPath, summarize.FactCommand, summarize.FactError, summarize.FactIdentifier, summarize.FactInstruction, summarize.FactDecision, summarize.FactTask} {
+		for _, k := range facts.Kinds() {
 			if kinds[k] == 0 {
 				t.Fatalf("seed %d: the generated session yields no %s facts (%v): the test would prove nothing", seed, k, kinds)
 			}
@@ -77,10 +78,10 @@ func TestExtractiveKeepsKeyFactsWithinBudget(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
-		kept, lost := retained(facts, s.Text)
-		score := float64(kept) / float64(len(facts))
+		kept, lost := retained(list, s.Text)
+		score := float64(kept) / float64(len(list))
 		t.Logf("seed %d: span %d tokens, %d turns → summary %d tokens in %v; facts kept %d/%d (%.1f%%) %v",
-			seed, spanTokens, len(turns), s.Tokens, elapsed, kept, len(facts), 100*score, kinds)
+			seed, spanTokens, len(turns), s.Tokens, elapsed, kept, len(list), 100*score, kinds)
 		if s.Tokens > 3000 || c.Text(s.Text) > 3000 {
 			t.Errorf("seed %d: summary is %d tokens, want ≤ 3000", seed, c.Text(s.Text))
 		}
@@ -109,7 +110,7 @@ func TestExtractiveIsDeterministic(t *testing.T) {
 func TestExtractiveHonoursSmallBudgets(t *testing.T) {
 	c := newCounter(t)
 	msgs := genSession(5, 30)
-	facts := summarize.ExtractFacts(msgs)
+	list := facts.Extract(msgs)
 	var prevKept int
 	for _, budget := range []int{200, 600, 1500, 4000} {
 		s, err := (&summarize.Extractive{Counter: c}).Summarize(context.Background(), summarize.Request{Messages: msgs, ToTurn: 31, Budget: budget})
@@ -119,7 +120,7 @@ func TestExtractiveHonoursSmallBudgets(t *testing.T) {
 		if got := c.Text(s.Text); got > budget {
 			t.Errorf("budget %d: summary has %d tokens", budget, got)
 		}
-		kept, _ := retained(facts, s.Text)
+		kept, _ := retained(list, s.Text)
 		if kept < prevKept {
 			t.Errorf("budget %d kept %d facts, fewer than a smaller budget (%d)", budget, kept, prevKept)
 		}

@@ -39,6 +39,8 @@ const MaxErrorLines = 3
 
 var (
 	// pathToken matches a file path with a directory and an extension.
+	// urlToken matches a URL, whose path part is no file of the project.
+	urlToken  = regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://\S+`)
 	pathToken = regexp.MustCompile(`(?:[A-Za-z]:)?(?:[\w.@~-]+)?(?:/[\w.@-]+)+\.[A-Za-z][\w]{0,7}\b|\b[\w.-]+/[\w./-]*\.[A-Za-z]\w{0,7}\b`)
 	// identToken matches backticked identifiers: `ReconcileLedger`, `ledger.Apply`.
 	identToken   = regexp.MustCompile("`([A-Za-z_][A-Za-z0-9_]*(?:\\.[A-Za-z_][A-Za-z0-9_]*)*)`")
@@ -130,7 +132,9 @@ func (s *Set) AddPart(m *transcript.Message, p *transcript.Part) {
 }
 
 func (s *Set) add(kind, text string) {
-	text = strings.TrimSpace(text)
+	// Facts are compared and quoted as valid UTF-8: a summary can only
+	// quote what it can write.
+	text = strings.TrimSpace(strings.ToValidUTF8(text, "\uFFFD"))
 	if text == "" || len(text) > maxFactBytes {
 		return
 	}
@@ -188,10 +192,8 @@ func (s *Set) text(m *transcript.Message, text string) {
 	if injected && !standing {
 		return // harness boilerplate: environment listings, reminders
 	}
-	for _, p := range pathToken.FindAllString(text, -1) {
-		if !strings.Contains(p, "://") {
-			s.add(Path, p)
-		}
+	for _, p := range pathToken.FindAllString(urlToken.ReplaceAllString(text, " "), -1) {
+		s.add(Path, p)
 	}
 	for _, mm := range identToken.FindAllStringSubmatch(text, -1) {
 		if len(mm[1]) >= 3 {

@@ -7,7 +7,7 @@ E2E_HOME  ?= $(CURDIR)/.cache/e2e
 FUZZTIME  ?= 10s
 export E2E_HOME COMPACTD_E2E_HOME=$(E2E_HOME)
 
-.PHONY: build demo test check unit race fuzz fuzz-short stress bench bench-quick e2e e2e-setup clean
+.PHONY: build demo test check lint unit race fuzz fuzz-short stress bench bench-quick e2e e2e-setup clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/compactd
@@ -17,19 +17,25 @@ build:
 demo: build
 	@bash cmd/compactd/demo.sh $(BIN)
 
-## check: the fast loop — formatting, vet, unit tests (-short: fewer crash trials, no 100 MB benchmarks).
-check:
+## check: the fast loop — formatting, vet, unit tests (-short: fewer crash trials, no 100 MB runs).
+check: lint
+	$(GO) test -short -count=1 ./...
+
+lint:
 	@files="$$(gofmt -l cmd daemon lsp compaction)"; \
 	  if [ -n "$$files" ]; then echo "gofmt: these files need formatting:"; echo "$$files"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) test -short -count=1 ./...
 
-## race: the whole Go suite under the race detector.
+## unit: the whole Go suite once, in full (50 kill -9 crash trials, concurrent appends, 1 GB frames).
+unit:
+	$(GO) test -count=1 ./...
+
+## race: the suite under the race detector (-short keeps it within CI's time).
 race:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -short -count=1 ./...
 
 ## test: everything — CI runs this on a clean clone.
-test: check race fuzz-short e2e
+test: lint unit race fuzz-short e2e
 	@echo "make test: all suites passed"
 
 fuzz-short:

@@ -131,3 +131,19 @@ func run1(t *testing.T, tr *transcript.Transcript, opts Options) (*transcript.Vi
 	}
 	return v, rep
 }
+
+// apiFamilies are the formats property tests generate transcripts in.
+func apiFamilies() []transcript.Format {
+	return []transcript.Format{
+		transcript.FormatClaudeCode, transcript.FormatCodex, transcript.FormatOpenAIResponses,
+		transcript.FormatAnthropicMessages, transcript.FormatGeminiCLI, transcript.FormatOpenAIChat,
+	}
+}
+
+// propertyRuns is how many generated transcripts a property test checks.
+func propertyRuns() int {
+	if testing.Short() {
+		return 60
+	}
+	return 300
+}

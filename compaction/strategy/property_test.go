@@ -84,14 +84,7 @@ var propertyPipelines = [][]string{
 // dangling call, alters a signature, separates reasoning from its item or
 // breaks alternation, whatever state the source was in.
 func TestPropertyInvariants(t *testing.T) {
-	formats := []transcript.Format{
-		transcript.FormatClaudeCode, transcript.FormatCodex, transcript.FormatOpenAIResponses,
-		transcript.FormatAnthropicMessages, transcript.FormatGeminiCLI, transcript.FormatOpenAIChat,
-	}
-	n := 300
-	if testing.Short() {
-		n = 60
-	}
+	formats, n := apiFamilies(), propertyRuns()
 	c := counter(t)
 	for seed := 0; seed < n; seed++ {
 		rng := rand.New(rand.NewPCG(uint64(seed), 7))

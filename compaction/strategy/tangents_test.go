@@ -365,14 +365,7 @@ func (c randomClassifier) Classify(_ context.Context, msgs []transcript.Message,
 // result passes Check, removed turns are gone whole, only confirmed turns
 // go, and protected messages and the keep-last turns stay.
 func TestClassifyTangentsProperties(t *testing.T) {
-	formats := []transcript.Format{
-		transcript.FormatClaudeCode, transcript.FormatCodex, transcript.FormatOpenAIResponses,
-		transcript.FormatAnthropicMessages, transcript.FormatGeminiCLI, transcript.FormatOpenAIChat,
-	}
-	n := 300
-	if testing.Short() {
-		n = 60
-	}
+	formats, n := apiFamilies(), propertyRuns()
 	for seed := 0; seed < n; seed++ {
 		rng := rand.New(rand.NewPCG(uint64(seed), 11))
 		f := formats[seed%len(formats)]

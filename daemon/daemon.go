@@ -342,6 +342,12 @@ func (d *Daemon) all() []*tracked {
 	return out
 }
 
+// opened reports whether the editor opened path.
+func (d *Daemon) opened(path string) bool {
+	tr := d.entry(path, false)
+	return tr != nil && tr.opened.Load()
+}
+
 func (d *Daemon) entry(path string, create bool) *tracked {
 	d.mu.Lock()
 	defer d.mu.Unlock()

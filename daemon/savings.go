@@ -86,8 +86,9 @@ func (w *savingsWorker) run(ctx context.Context) {
 	delay := w.d.opts.SavingsDelay
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	scanDone := w.d.scanDone
 	for {
-		path, wait := w.next(delay)
+		path, wait := w.next(delay, scanDone == nil)
 		if path != "" {
 			w.compute(ctx, path)
 			continue
@@ -100,19 +101,31 @@ func (w *savingsWorker) run(ctx context.Context) {
 			return
 		case <-w.wake:
 		case <-timer.C:
+		case <-scanDone:
+			scanDone = nil // the deferred dry runs may go now
 		}
 	}
 }
 
 // next returns a path quiet for delay (the most recently active first, so
 // the conversation in use gets its figures first), or how long to wait.
-func (w *savingsWorker) next(delay time.Duration) (string, time.Duration) {
+// While the cold scan runs (scanned false) only the conversation in use
+// and transcripts the editor opened get dry runs: the others would take
+// the scan's cores and hold a whole parsed transcript each while the
+// scan drops it from memory, and most are evicted by the time the scan
+// ends (a dry run needs the parsed form, so they get none until they
+// change again).
+func (w *savingsWorker) next(delay time.Duration, scanned bool) (string, time.Duration) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	now := time.Now()
 	best, bestAt := "", time.Time{}
 	var wait time.Duration
+	active := w.d.Active()
 	for p, at := range w.pending {
+		if !scanned && p != active && !w.d.opened(p) {
+			continue
+		}
 		if quiet := now.Sub(at); quiet < delay {
 			if rem := delay - quiet; wait == 0 || rem < wait {
 				wait = rem

@@ -1,10 +1,12 @@
 package daemon
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/compactd/compactd/compaction/sessiongen"
 	"github.com/compactd/compactd/compaction/tokens"
@@ -77,6 +79,44 @@ func TestAppendPiecesMatchFullIndex(t *testing.T) {
 					t.Fatalf("seed %d step %d: turn %d is %+v, a fresh index says %+v", seed, step, i, got.Turns[i], want.Turns[i])
 				}
 			}
+		}
+	}
+}
+
+// TestHotBudgetKeepsRecentFiles: after the cold scan (newest first) the
+// transcripts left parsed are the most recently modified ones, not the
+// ones the scan happened to read last.
+func TestHotBudgetKeepsRecentFiles(t *testing.T) {
+	ws := t.TempDir()
+	var paths []string
+	var sizes []int64
+	for i := range 4 {
+		p := filepath.Join(ws, fmt.Sprintf("s%d.jsonl", i))
+		data := sessiongen.ClaudeCode(sessiongen.Options{Seed: uint64(i + 1), Turns: 4, Cwd: ws})
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// s0 is the newest, s3 the oldest.
+		mt := time.Now().Add(-time.Duration(i+1) * time.Hour)
+		os.Chtimes(p, mt, mt)
+		paths, sizes = append(paths, p), append(sizes, int64(len(data)))
+	}
+	d, err := New(Options{Folders: []string{ws}, Env: Env{Home: t.TempDir()}, HotBytes: sizes[0] + sizes[1]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	<-d.ScanDone()
+	for i, p := range paths {
+		tr := d.entry(p, false)
+		if tr == nil {
+			t.Fatalf("%s is not indexed", p)
+		}
+		if want := i < 2; tr.parsed.Load() != want {
+			t.Errorf("s%d (the %d. newest) parsed = %v, want %v", i, i+1, tr.parsed.Load(), want)
 		}
 	}
 }

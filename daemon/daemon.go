@@ -383,7 +383,14 @@ func (d *Daemon) refresh(path string) error {
 		return err
 	}
 	if changed {
-		tr.lastChange.Store(time.Now().UnixNano())
+		// The file's own time, not the time we read it: the cold scan
+		// reads old files last, and they must not push the ones in use
+		// out of the hot budget.
+		changedAt := time.Now()
+		if statErr == nil {
+			changedAt = fi.ModTime()
+		}
+		tr.lastChange.Store(changedAt.UnixNano())
 		if statErr == nil {
 			d.markActive(path, fi.ModTime())
 		}
@@ -397,7 +404,8 @@ func (d *Daemon) refresh(path string) error {
 // enforceBudget drops the parsed form of the least recently changed
 // transcripts until the hot ones fit in HotBytes, so watching gigabytes
 // of transcripts costs their snapshots, not their bytes. keep (just
-// updated) and the active transcript are never dropped.
+// updated, outside the cold scan) and the active transcript are never
+// dropped; the others go least recently modified first.
 func (d *Daemon) enforceBudget(keep *tracked) {
 	type hot struct {
 		tr   *tracked
@@ -427,13 +435,25 @@ func (d *Daemon) enforceBudget(keep *tracked) {
 		if total <= d.opts.HotBytes {
 			return
 		}
-		if h.tr == keep || h.tr.path == active {
+		if (h.tr == keep && !d.scanning()) || h.tr.path == active {
 			continue
 		}
 		if h.tr.evict() {
 			total -= h.size
 		}
 		d.freeSoon()
+	}
+}
+
+// scanning reports whether the cold scan is still running. It reads files
+// newest first, so the file it just read is the oldest hot one and is not
+// kept over newer ones.
+func (d *Daemon) scanning() bool {
+	select {
+	case <-d.scanDone:
+		return false
+	default:
+		return true
 	}
 }
 

@@ -500,8 +500,14 @@ func (d *Daemon) emit(tr *tracked) {
 	}
 }
 
-// coldScan indexes every candidate already on disk, newest first, on
-// every core.
+// maxScanWorkers bounds the files the cold scan reads at once. Each holds
+// a whole file and its parsed form until the hot budget drops it, so more
+// workers raise the scan's peak memory; two keep two cores busy, and the
+// counting inside a file spreads over every core anyway.
+const maxScanWorkers = 2
+
+// coldScan indexes every candidate already on disk, newest first, with
+// maxScanWorkers files in flight.
 func (d *Daemon) coldScan(ctx context.Context) {
 	defer close(d.scanDone)
 	start := time.Now()
@@ -511,7 +517,7 @@ func (d *Daemon) coldScan(ctx context.Context) {
 	var done atomic.Int64
 	jobs := make(chan candidate)
 	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
+	for range min(runtime.GOMAXPROCS(0), maxScanWorkers) {
 		wg.Go(func() {
 			for c := range jobs {
 				if ctx.Err() != nil {

@@ -65,4 +65,4 @@ func firstBytes(lines []byte, n int) []byte {
 }
 
 // benchSizes are the transcript sizes BenchmarkAppendLive appends to.
-var benchSizes = []int{1 << 20, 200 << 20}
+var benchSizes = []int{1 << 20, 64 << 20}

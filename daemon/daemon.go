@@ -133,6 +133,10 @@ func New(opts Options) (*Daemon, error) {
 		}
 	}
 	d.ix = &indexer{counter: opts.Counter, cache: opts.CountCache, registry: tokens.NewRegistry(), settings: d.Settings, log: d.log}
+	if opts.CountCache != nil {
+		// Drained by writeCache from Start on.
+		d.ix.puts = make(chan cachePut, 4096)
+	}
 	return d, nil
 }
 
@@ -161,6 +165,9 @@ func (d *Daemon) Start(ctx context.Context) error {
 	d.savings = newSavingsWorker(d)
 	d.wg.Go(func() { d.watchLoop() })
 	d.wg.Go(func() { d.savings.run(d.ctx) })
+	if d.ix.puts != nil {
+		d.wg.Go(func() { d.ix.writeCache(d.ctx) })
+	}
 	d.wg.Go(func() { d.coldScan(d.ctx) })
 	return nil
 }

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -340,6 +341,45 @@ type indexer struct {
 	}
 	// tokenized counts messages counted with BPE (not reused), for tests and the bench.
 	tokenized atomic.Int64
+	// puts carries new message counts to writeCache; nil writes inline.
+	puts chan cachePut
+}
+
+type cachePut struct {
+	key tokens.Key
+	n   tokens.Count
+}
+
+// put hands a message count to the cache writer. The store's cache
+// commits (and syncs to disk) a transaction every thousand entries: a
+// cold-scan worker waiting on that disk leaves its core idle. With the
+// writer busy the count is written inline rather than waited for.
+func (ix *indexer) put(key tokens.Key, n tokens.Count) {
+	select {
+	case ix.puts <- cachePut{key, n}:
+	default:
+		ix.cache.Put(key, n)
+	}
+}
+
+// writeCache writes queued counts until ctx ends, then what is still
+// queued, so a daemon closed after its scan leaves every count in the cache.
+func (ix *indexer) writeCache(ctx context.Context) {
+	for {
+		select {
+		case p := <-ix.puts:
+			ix.cache.Put(p.key, p.n)
+		case <-ctx.Done():
+			for {
+				select {
+				case p := <-ix.puts:
+					ix.cache.Put(p.key, p.n)
+				default:
+					return
+				}
+			}
+		}
+	}
 }
 
 // recount returns per-message counts for nt, reusing old's counts for the
@@ -414,7 +454,7 @@ func (ix *indexer) countMessage(t *transcript.Transcript, m *transcript.Message)
 	}
 	ix.tokenized.Add(1)
 	n := ix.counter.CountMessage(m)
-	ix.cache.Put(key, n)
+	ix.put(key, n)
 	return n
 }
 

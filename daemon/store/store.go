@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -26,6 +27,12 @@ var sqliteHeader = []byte("SQLite format 3\x00")
 type Store struct {
 	db   *sql.DB
 	path string
+
+	// tokenLookup is prepared once: the cold scan looks up every message's
+	// count, and preparing per lookup cost more than the query.
+	tokenLookupOnce sync.Once
+	tokenLookup     *sql.Stmt
+	tokenLookupErr  error
 }
 
 // DefaultPath resolves where the store lives: COMPACTD_STORE, else
@@ -115,7 +122,12 @@ func checkHeader(path string) error {
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	if s.tokenLookup != nil {
+		s.tokenLookup.Close()
+	}
+	return s.db.Close()
+}
 
 // Path is the database file's absolute path.
 func (s *Store) Path() string { return s.path }

@@ -16,11 +16,14 @@ func (s *Store) GetTokens(ctx context.Context, keys []tokens.Key) (map[tokens.Ke
 	if len(keys) == 0 {
 		return out, nil
 	}
-	stmt, err := s.db.PrepareContext(ctx, `SELECT tokens, approx FROM token_cache WHERE hash = ? AND encoding = ?`)
+	s.tokenLookupOnce.Do(func() {
+		// Background: the statement outlives this call's context.
+		s.tokenLookup, s.tokenLookupErr = s.db.PrepareContext(context.Background(), `SELECT tokens, approx FROM token_cache WHERE hash = ? AND encoding = ?`)
+	})
+	stmt, err := s.tokenLookup, s.tokenLookupErr
 	if err != nil {
 		return nil, fmt.Errorf("token cache: %w", err)
 	}
-	defer stmt.Close()
 	for _, k := range keys {
 		var c tokens.Count
 		switch err := stmt.QueryRowContext(ctx, k.Sum[:], k.Encoding).Scan(&c.N, &c.Approx); {

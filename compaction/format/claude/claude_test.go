@@ -240,3 +240,40 @@ func BenchmarkAppend10KB(b *testing.B) {
 	}
 	b.Run("200MB", func(b *testing.B) { formattest.BenchmarkAppendTail(b, Codec{}, sessiongen.ClaudeCode, 200<<20) })
 }
+
+// A strategy that strips an image leaves a text part in its place (same
+// Ref, Changed); the fork must write a text block, not keep the image.
+func TestForkReplacesStrippedImage(t *testing.T) {
+	tr, err := Codec{}.Parse(formattest.Fixture(t, "mixed.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := transcript.NewView(tr)
+	found := false
+	for i := range v.Messages {
+		for j := range v.Messages[i].Parts {
+			p := &v.Messages[i].Parts[j]
+			if p.Kind == transcript.PartImage {
+				*p = transcript.Part{Kind: transcript.PartText, Text: "[compacted: image/png 2x3]", Ref: p.Ref, Changed: true}
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Fatal("fixture has no image to strip")
+	}
+	out, err := Codec{}.Fork(v, format.ForkOptions{SessionID: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(out, []byte(`"type":"image"`)) {
+		t.Errorf("fork still holds the stripped image")
+	}
+	re, err := Codec{}.Parse(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i, ok := formattest.SameContent(re.Messages, v.Messages); !ok {
+		t.Errorf("fork re-parses to different messages at %d", i)
+	}
+}

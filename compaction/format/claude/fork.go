@@ -222,6 +222,18 @@ func renderRecord(o *jsonx.Object, r int, parts []transcript.Part) (bool, error)
 			return false, err
 		}
 		p := here[0]
+		var typ string
+		_ = json.Unmarshal(b.Get("type"), &typ)
+		if p.Kind == transcript.PartText && typ != "text" {
+			// Media a strategy replaced (strip-attachments) becomes the text
+			// standing in for it; setting "text" on the image block would
+			// keep the image.
+			t := &jsonx.Object{}
+			_ = t.Set("type", "text")
+			_ = t.Set("text", p.Text)
+			kept = append(kept, t.Bytes())
+			continue
+		}
 		switch p.Kind {
 		case transcript.PartText:
 			_ = b.Set("text", p.Text)

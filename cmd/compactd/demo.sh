@@ -32,11 +32,12 @@ step "$bin" gauge $transcripts
 main=claude/session.jsonl
 step "$bin" compact --dry-run "$main"
 step "$bin" compact "$main"
+# The fork is a new Claude Code session beside the original: its gauge.
+fork=$(ls -t claude/*.jsonl | grep -v '/session.jsonl$' | head -n 1)
+step "$bin" gauge "$fork"
 step "$bin" compact --strategy turn-window --keep-last 2 "$main"
 step "$bin" history "$main"
 brief "$bin" diff "$main" v1 v2
-fork=$("$bin" history --json "$main" | sed -n 's/.*"forkPath": *"\([^"]*\)".*/\1/p' | tail -n 1)
-[ -n "$fork" ] && step "$bin" gauge "$fork"
 step "$bin" restore "$main" v1
 step "$bin" compact codex/rollout.jsonl
 step "$bin" doctor

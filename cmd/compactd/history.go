@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/compactd/compactd/compaction/tokens"
 	"io"
 	"strings"
 
@@ -71,7 +72,7 @@ func versionLine(v store.Version) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-4s %-7s %s", v.Label, v.Kind, v.Created.Local().Format("2006-01-02 15:04"))
 	if v.Kind == store.KindCompact {
-		fmt.Fprintf(&b, "  %s  %d → %d tokens", strings.Join(v.Pipeline, "+"), v.TokensBefore, v.TokensAfter)
+		fmt.Fprintf(&b, "  %s  %s → %s tokens", strings.Join(v.Pipeline, "+"), tokens.Thousands(v.TokensBefore), tokens.Thousands(v.TokensAfter))
 	}
 	if v.Kind == store.KindRestore && len(v.Pipeline) > 0 {
 		fmt.Fprintf(&b, "  %s", v.Pipeline[0])

@@ -221,7 +221,7 @@ func (r *Runner) forgetUnwritten(v store.Version, writeErr error) error {
 // ask for and renders the fork, verified. preview keeps the summary
 // archive untouched (dry runs).
 func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, req Request, sessionID string, preview bool) (*compacted, *strategy.Report, error) {
-	counter, err := r.tokenCounter()
+	counter, err := r.tokenCounter(src.t)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load tokenizer: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"github.com/compactd/compactd/compaction/gauge"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,9 +40,9 @@ type Runner struct {
 	// name a model (tests point the client elsewhere).
 	LLMOptions []llm.Option
 
-	counterOnce sync.Once
-	counter     *tokens.Counter
-	counterErr  error
+	// counters are per model encoding and provider, built once each.
+	counterMu sync.Mutex
+	counters  map[string]*tokens.Counter
 }
 
 // New returns a runner on s with the real pipeline.
@@ -61,15 +62,30 @@ func (r *Runner) pipeline() Pipeline {
 	return strategy.Run
 }
 
-func (r *Runner) tokenCounter() (*tokens.Counter, error) {
-	r.counterOnce.Do(func() {
-		enc := r.Encoding
-		if enc == "" {
-			enc = "o200k_base"
-		}
-		r.counter, r.counterErr = tokens.New(enc)
-	})
-	return r.counter, r.counterErr
+// tokenCounter returns the counter for t's model: its encoding and its
+// provider's image pricing, the same figures the gauge shows for it, so a
+// report's "after" matches the fork's gauge. Runner.Encoding, when set,
+// forces one encoding for every transcript.
+func (r *Runner) tokenCounter(t *transcript.Transcript) (*tokens.Counter, error) {
+	m := gauge.Resolve(t, gauge.Options{}).Info
+	if r.Encoding != "" {
+		m.Encoding = r.Encoding
+	}
+	key := m.Encoding + "/" + string(m.Provider)
+	r.counterMu.Lock()
+	defer r.counterMu.Unlock()
+	if c, ok := r.counters[key]; ok {
+		return c, nil
+	}
+	c, err := tokens.NewForModel(m)
+	if err != nil {
+		return nil, err
+	}
+	if r.counters == nil {
+		r.counters = map[string]*tokens.Counter{}
+	}
+	r.counters[key] = c
+	return c, nil
 }
 
 // source is a transcript file as read at one moment.

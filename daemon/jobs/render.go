@@ -37,7 +37,7 @@ func renderDryRun(ctx context.Context, r *Runner, src *source, out *compacted, r
 	}
 	b.WriteString("```\n\n## What is removed, turn by turn\n\n")
 	var counts *strategy.Counts
-	if c, err := r.tokenCounter(); err == nil {
+	if c, err := r.tokenCounter(src.t); err == nil {
 		counts, _ = strategy.CountTranscript(ctx, src.t, c)
 	}
 	if err := strategy.RenderDiff(&b, out.view, counts); err != nil {

@@ -43,7 +43,7 @@ func (r *Runner) summarizerFor(src *source, convKey string, req Request, preview
 	if req.Options.Summarizer != nil {
 		return req.Options.Summarizer, nil, nil
 	}
-	counter, err := r.tokenCounter()
+	counter, err := r.tokenCounter(src.t)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load tokenizer: %w", err)
 	}

@@ -19,7 +19,7 @@ func testIndexer(t *testing.T) *indexer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &indexer{counter: counter, registry: tokens.NewRegistry(), settings: func() Settings { return Settings{}.withDefaults() }, log: discard{}}
+	return &indexer{forced: counter, registry: tokens.NewRegistry(), settings: func() Settings { return Settings{}.withDefaults() }, log: discard{}}
 }
 
 // TestAppendPiecesMatchFullIndex writes a session to a real file in random

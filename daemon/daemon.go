@@ -27,7 +27,9 @@ type Options struct {
 	Env      Env
 	Settings Settings
 	Logger   *slog.Logger
-	// Counter counts tokens; nil means o200k_base.
+	// Counter, when set, counts every transcript (tests and benchmarks pin
+	// one); nil counts each transcript with its model's encoding and its
+	// provider's image pricing, as `compactd gauge` and compactions do.
 	Counter *tokens.Counter
 	// CountCache remembers per-message counts by content (the store's
 	// token cache makes restarts free); nil disables it.
@@ -102,13 +104,6 @@ func New(opts Options) (*Daemon, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	if opts.Counter == nil {
-		c, err := tokens.New("o200k_base")
-		if err != nil {
-			return nil, fmt.Errorf("load the o200k_base tokenizer: %w", err)
-		}
-		opts.Counter = c
-	}
 	if opts.Debounce <= 0 {
 		opts.Debounce = 5 * time.Millisecond
 	}
@@ -132,7 +127,10 @@ func New(opts Options) (*Daemon, error) {
 			d.folders = append(d.folders, filepath.Clean(abs))
 		}
 	}
-	d.ix = &indexer{counter: opts.Counter, cache: opts.CountCache, registry: tokens.NewRegistry(), settings: d.Settings, log: d.log}
+	d.ix = &indexer{forced: opts.Counter, counters: newCounterSet(opts.CountCache), cache: opts.CountCache, registry: tokens.NewRegistry(), settings: d.Settings, log: d.log}
+	if _, err := d.ix.fallback(); err != nil {
+		return nil, err
+	}
 	if opts.CountCache != nil {
 		// Drained by writeCache from Start on.
 		d.ix.puts = make(chan cachePut, 4096)
@@ -198,10 +196,13 @@ func (d *Daemon) Close() error {
 // re-evaluates what is watched.
 func (d *Daemon) SetSettings(s Settings) {
 	d.settingsMu.Lock()
+	modelChanged := d.set.Model != s.Model
 	d.set = s.withDefaults()
 	d.settingsMu.Unlock()
 	for _, tr := range d.all() {
-		tr.rebuild(d.ix)
+		if tr.rebuild(d.ix, modelChanged) && d.ctx != nil {
+			d.schedule(tr.path)
+		}
 		d.emit(tr)
 	}
 	if d.watcher != nil {
@@ -295,12 +296,15 @@ type Stats struct {
 	MessagesTokenized int64
 	// BytesRead counts transcript bytes read, over every file.
 	BytesRead int64
-	Files     int
+	// BytesTokenized counts bytes the index handed to the BPE (dry-run
+	// savings count with counters of their own).
+	BytesTokenized int64
+	Files          int
 }
 
 // Stats returns the daemon's counters.
 func (d *Daemon) Stats() Stats {
-	s := Stats{MessagesTokenized: d.ix.tokenized.Load()}
+	s := Stats{MessagesTokenized: d.ix.tokenized.Load(), BytesTokenized: d.ix.counterStats().Bytes}
 	for _, tr := range d.all() {
 		s.BytesRead += tr.bytesRead.Load()
 		if tr.parsed.Load() {

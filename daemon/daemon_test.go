@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -277,5 +278,55 @@ func TestEvictedTranscriptStillServes(t *testing.T) {
 	}
 	if d.Active() != paths[0] {
 		t.Fatalf("active = %s", d.Active())
+	}
+}
+
+// TestModelSettingRecounts: a transcript is counted with its model's
+// encoding and image pricing, and changing the model setting recounts it,
+// the parsed one at once and an evicted one by reading it again.
+func TestModelSettingRecounts(t *testing.T) {
+	ws := t.TempDir()
+	paths := []string{filepath.Join(ws, "a.jsonl"), filepath.Join(ws, "b.jsonl")}
+	for i, p := range paths {
+		os.WriteFile(p, sessiongen.ClaudeScreenshots(fmt.Sprintf("s%d", i), 6, 1200, 900), 0o644)
+		mt := time.Now().Add(time.Duration(i-5) * time.Minute)
+		os.Chtimes(p, mt, mt) // b is the active one; a gets evicted
+	}
+	rec := &recorder{ch: make(chan struct{}, 1)}
+	d, err := New(Options{Folders: []string{ws}, Env: Env{Home: t.TempDir()}, OnChange: rec.add, HotBytes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	<-d.ScanDone()
+	if got := d.Stats().Files; got != 1 {
+		t.Fatalf("%d transcripts parsed, want 1", got)
+	}
+	claude := map[string]*Snapshot{}
+	for _, p := range paths {
+		claude[p] = d.Snapshot(p)
+		// Six 1200×900 screenshots at Anthropic's width×height/750.
+		if s := claude[p]; s.Model != "claude-sonnet-4-5-20250929" || s.Tokens < 6*1440 {
+			t.Fatalf("%s: %s, %d tokens: not priced as Anthropic images", filepath.Base(p), s.Model, s.Tokens)
+		}
+	}
+	d.SetSettings(Settings{Model: "gpt-4o"})
+	for _, p := range paths {
+		ev := rec.wait(t, func(ev Event) bool {
+			return ev.Path == p && ev.Snapshot != nil && ev.Snapshot.Model == "gpt-4o" && ev.Snapshot.Tokens < claude[p].Tokens
+		})
+		// OpenAI's tiles price each screenshot at 765: about half.
+		if got, was := ev.Snapshot.Tokens, claude[p].Tokens; got > was-6*(1440-765)+100 {
+			t.Errorf("%s as gpt-4o: %d tokens (was %d as Claude)", filepath.Base(p), got, was)
+		}
+	}
+	d.SetSettings(Settings{})
+	for _, p := range paths {
+		rec.wait(t, func(ev Event) bool {
+			return ev.Path == p && ev.Snapshot != nil && ev.Snapshot.Model == claude[p].Model && ev.Snapshot.Tokens == claude[p].Tokens
+		})
 	}
 }

@@ -36,6 +36,9 @@ type tracked struct {
 	// messages are unchanged since the previous snapshot.
 	counts []tokens.Count
 	same   int
+	// countedWith is the ID of the counter that produced counts: when the
+	// transcript's model changes how messages count, every count is redone.
+	countedWith string
 	// stats are t's gauge figures, carried forward from append to append
 	// so the gauge never walks every message.
 	stats transcript.Stats
@@ -64,7 +67,7 @@ func (tr *tracked) evict() bool {
 		return false // being updated: it is in use
 	}
 	defer tr.mu.Unlock()
-	tr.t, tr.counts, tr.same, tr.stats = nil, nil, 0, transcript.Stats{}
+	tr.t, tr.counts, tr.same, tr.stats, tr.countedWith = nil, nil, 0, transcript.Stats{}, ""
 	tr.parsed.Store(false)
 	return true
 }
@@ -127,8 +130,9 @@ func (tr *tracked) appendTail(ix *indexer, app format.Appender, fi fs.FileInfo) 
 	if skip := tr.scanned - from; skip >= 0 && skip <= int64(len(tail)) {
 		tr.lineStarts, tr.scanned = scanLines(tr.lineStarts, tail[skip:], tr.scanned)
 	}
-	tr.counts, tr.same = ix.recount(tr.t, tr.counts, nt)
-	tr.stats = tr.stats.Advance(tr.t.Messages, nt.Messages, tr.same)
+	same := unchangedPrefix(tr.t, tr.counts, nt)
+	tr.stats = tr.stats.Advance(tr.t.Messages, nt.Messages, same)
+	tr.recount(ix, same, nt)
 	tr.t = nt
 	tr.parsed.Store(true)
 	tr.publish(ix, fi)
@@ -166,8 +170,8 @@ func (tr *tracked) fullParse(ix *indexer, fi fs.FileInfo) (bool, error) {
 	}
 	tr.codec, tr.ino = codec, inodeOf(fi)
 	tr.lineStarts, tr.scanned = scanLines(nil, data, 0)
-	tr.counts, tr.same = ix.recount(old, oldCounts, nt)
 	tr.stats = transcript.StatsOf(nt.Messages)
+	tr.recount(ix, unchangedPrefix(old, oldCounts, nt), nt)
 	tr.t = nt
 	tr.parsed.Store(true)
 	tr.publish(ix, fi)
@@ -186,24 +190,31 @@ func (tr *tracked) publish(ix *indexer, fi fs.FileInfo) {
 	tr.snap.Store(s)
 }
 
-// rebuild re-derives the snapshot (new settings) without touching the file.
-func (tr *tracked) rebuild(ix *indexer) {
+// rebuild re-derives the snapshot (new settings) without touching the
+// file. When the model setting changed, an evicted entry's counts may be
+// for another encoding or image pricing: it reports reread, and the
+// caller has the file read again.
+func (tr *tracked) rebuild(ix *indexer, modelChanged bool) (reread bool) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	prev := tr.snap.Load()
 	if prev == nil {
-		return
+		return false
 	}
 	tr.seq++
 	if tr.t == nil {
 		// Evicted: re-derive the window and level from the snapshot
 		// rather than re-reading the file.
 		tr.snap.Store(prev.withSettings(ix.settings(), tr.seq))
-		return
+		return modelChanged
+	}
+	if ix.counterFor(tr.t, tr.stats).ID() != tr.countedWith {
+		tr.recount(ix, 0, tr.t)
 	}
 	s := buildSnapshot(tr, ix, ix.settings(), prev.Size)
 	s.Savings, s.SavingsPending = prev.Savings, true
 	tr.snap.Store(s)
+	return false
 }
 
 func buildSnapshot(tr *tracked, ix *indexer, set Settings, size int64) *Snapshot {
@@ -331,7 +342,10 @@ func inodeOf(fi fs.FileInfo) uint64 {
 
 // indexer is what entries need from the daemon while updating.
 type indexer struct {
-	counter  *tokens.Counter
+	// forced, when set, counts every transcript; else counters hands out
+	// one per model encoding and image pricing.
+	forced   *tokens.Counter
+	counters *tokens.CounterSet
 	registry *tokens.Registry
 	// cache remembers whole messages' counts by content; nil disables it.
 	cache    tokens.Cache
@@ -382,24 +396,42 @@ func (ix *indexer) writeCache(ctx context.Context) {
 	}
 }
 
-// recount returns per-message counts for nt, reusing old's counts for the
-// leading messages that did not change (an append leaves them alone), and
-// counting the rest on every core.
-func (ix *indexer) recount(old *transcript.Transcript, oldCounts []tokens.Count, nt *transcript.Transcript) (counts []tokens.Count, same int) {
+// unchangedPrefix returns how many leading messages of nt are old's
+// unchanged (an append leaves them alone), whose counts can be kept.
+func unchangedPrefix(old *transcript.Transcript, oldCounts []tokens.Count, nt *transcript.Transcript) int {
 	switch {
 	case old != nil && nt.Kept > 0:
 		// The codec says which leading messages its Append left as they
 		// were (a merge into an earlier message ends them there, even if
 		// the tool results after it are unchanged).
-		same = min(nt.Kept, len(old.Messages), len(oldCounts))
+		return min(nt.Kept, len(old.Messages), len(oldCounts))
 	case old != nil:
 		// The unchanged messages form a prefix (the active branch shares
 		// its start with the previous one and then diverges), so the end
 		// of that prefix is found by binary search: an append to a
 		// 200 MB transcript does not walk its 100k messages.
 		n := min(len(old.Messages), len(nt.Messages), len(oldCounts))
-		same = sort.Search(n, func(i int) bool { return !sameMessage(&old.Messages[i], &nt.Messages[i]) })
+		return sort.Search(n, func(i int) bool { return !sameMessage(&old.Messages[i], &nt.Messages[i]) })
 	}
+	return 0
+}
+
+// recount brings tr.counts to nt's messages, keeping the counts of the
+// first same messages unless nt now counts with another counter (its
+// model became known or changed), and counting the rest on every core.
+// tr.stats must already describe nt.
+func (tr *tracked) recount(ix *indexer, same int, nt *transcript.Transcript) {
+	c := ix.counterFor(nt, tr.stats)
+	if c.ID() != tr.countedWith {
+		same = 0
+	}
+	tr.counts = ix.recount(c, tr.counts, same, nt)
+	tr.same, tr.countedWith = same, c.ID()
+}
+
+// recount returns per-message counts for nt, keeping oldCounts' first
+// same and counting the rest with c on every core.
+func (ix *indexer) recount(c *tokens.Counter, oldCounts []tokens.Count, same int, nt *transcript.Transcript) (counts []tokens.Count) {
 	// Only the entry's own updates touch oldCounts (snapshots copy what
 	// they need), so the unchanged prefix is extended in place.
 	if same > 0 {
@@ -408,7 +440,7 @@ func (ix *indexer) recount(old *transcript.Transcript, oldCounts []tokens.Count,
 		counts = make([]tokens.Count, len(nt.Messages))
 	}
 	rest := nt.Messages[same:]
-	count := func(i int) { counts[same+i] = ix.countMessage(nt, &rest[i]) }
+	count := func(i int) { counts[same+i] = ix.countMessage(c, nt, &rest[i]) }
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(rest)/64))
 	if workers <= 1 {
 		for i := range rest {
@@ -427,17 +459,17 @@ func (ix *indexer) recount(old *transcript.Transcript, oldCounts []tokens.Count,
 		}
 		wg.Wait()
 	}
-	return counts, same
+	return counts
 }
 
 // countMessage counts one message, through the message cache when there
 // is one: keyed by the message's on-disk bytes, so a restart (with the
 // store-backed cache) hands nothing to the BPE, not even short texts the
 // counter's own cache skips.
-func (ix *indexer) countMessage(t *transcript.Transcript, m *transcript.Message) tokens.Count {
+func (ix *indexer) countMessage(c *tokens.Counter, t *transcript.Transcript, m *transcript.Message) tokens.Count {
 	if ix.cache == nil || len(m.Records) == 0 {
 		ix.tokenized.Add(1)
-		return ix.counter.CountMessage(m)
+		return c.CountMessage(m)
 	}
 	h := sha256.New()
 	for _, r := range m.Records {
@@ -447,13 +479,13 @@ func (ix *indexer) countMessage(t *transcript.Transcript, m *transcript.Message)
 		}
 	}
 	fmt.Fprintf(h, "%d", len(m.Parts))
-	key := tokens.Key{Encoding: ix.counter.Encoding() + "/message/v1"}
+	key := tokens.Key{Encoding: c.ID() + "/message/v1"}
 	h.Sum(key.Sum[:0])
 	if n, ok := ix.cache.Get(key); ok {
 		return n
 	}
 	ix.tokenized.Add(1)
-	n := ix.counter.CountMessage(m)
+	n := c.CountMessage(m)
 	ix.put(key, n)
 	return n
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
@@ -18,9 +19,14 @@ import (
 type SavingsFunc func(ctx context.Context, t *transcript.Transcript, strategies []string, keepLast, window int) (map[string]int, error)
 
 // StrategySavings is the SavingsFunc backed by the real pipeline: one
-// strategy.Run per strategy.
-func StrategySavings(c *tokens.Counter) SavingsFunc {
+// strategy.Run per strategy, counting with the counter for t's model from
+// counters, as a compaction of t would.
+func StrategySavings(counters *tokens.CounterSet) SavingsFunc {
 	return func(ctx context.Context, t *transcript.Transcript, strategies []string, keepLast, window int) (map[string]int, error) {
+		c, err := counters.For(gauge.Resolve(t, gauge.Options{}).Info)
+		if err != nil {
+			return nil, err
+		}
 		out := map[string]int{}
 		var failed []string
 		for _, name := range strategies {
@@ -55,16 +61,8 @@ type savingsWorker struct {
 func newSavingsWorker(d *Daemon) *savingsWorker {
 	fn := d.opts.Savings
 	if fn == nil {
-		// A counter of its own, so the index's counter measures indexing alone.
-		c := d.opts.Counter
-		var opts []tokens.Option
-		if d.opts.CountCache != nil {
-			opts = append(opts, tokens.WithCache(d.opts.CountCache))
-		}
-		if own, err := tokens.New(c.Encoding(), opts...); err == nil {
-			c = own
-		}
-		fn = StrategySavings(c)
+		// Counters of their own, so the index's counters measure indexing alone.
+		fn = StrategySavings(newCounterSet(d.opts.CountCache))
 	}
 	return &savingsWorker{d: d, fn: fn, pending: map[string]time.Time{}, wake: make(chan struct{}, 1)}
 }

@@ -48,9 +48,7 @@ func BenchmarkColdScan(b *testing.B) {
 			b.Fatal(err)
 		}
 		cache := st.NewTokenCache(1 << 16)
-		counter, _ := tokens.New("o200k_base", tokens.WithCache(cache))
-		savingsCounter, _ := tokens.New("o200k_base", tokens.WithCache(cache))
-		d, err := New(Options{Folders: []string{ws}, Env: Env{Home: b.TempDir()}, Counter: counter, CountCache: cache, Savings: StrategySavings(savingsCounter)})
+		d, err := New(Options{Folders: []string{ws}, Env: Env{Home: b.TempDir()}, CountCache: cache, Savings: StrategySavings(tokens.NewCounterSet(tokens.WithCache(cache)))})
 		if err != nil {
 			b.Fatal(err)
 		}

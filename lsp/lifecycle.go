@@ -89,7 +89,7 @@ func (s *Server) initialized(ctx context.Context, _ json.RawMessage) (any, error
 	go s.beginProgress(scan, "compactd: indexing transcripts", false)
 	d, err := daemon.New(daemon.Options{
 		Folders: folders, Env: s.opts.Env, Settings: set, Logger: s.log,
-		Counter: s.opts.Counter, CountCache: s.opts.CountCache, Savings: s.opts.Savings,
+		CountCache: s.opts.CountCache, Savings: s.opts.Savings,
 		OnChange: s.onChange,
 		OnScan:   scan.scanReport,
 	})

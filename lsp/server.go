@@ -26,8 +26,6 @@ type Options struct {
 	Logger *slog.Logger
 	// Jobs runs compaction commands; nil answers them with an error.
 	Jobs daemon.Jobs
-	// Counter is the token counter (the store-backed cache when present).
-	Counter *tokens.Counter
 	// CountCache remembers per-message counts across restarts (the store's
 	// token cache); nil disables it.
 	CountCache tokens.Cache

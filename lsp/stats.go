@@ -31,10 +31,7 @@ func (s *Server) stats(ctx context.Context, _ json.RawMessage) (any, error) {
 	}
 	ds := d.Stats()
 	out.Transcripts = len(d.Snapshots())
-	out.Parsed, out.BytesRead, out.MessagesTokenized = ds.Files, ds.BytesRead, ds.MessagesTokenized
-	if s.opts.Counter != nil {
-		out.BytesTokenized = s.opts.Counter.Stats().Bytes
-	}
+	out.Parsed, out.BytesRead, out.MessagesTokenized, out.BytesTokenized = ds.Files, ds.BytesRead, ds.MessagesTokenized, ds.BytesTokenized
 	select {
 	case <-d.ScanDone():
 		out.ScanDone = true

@@ -94,16 +94,11 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			defer stop()
 		}
 	}
-	counter, err := tokens.New("o200k_base", tokens.WithCache(cache))
-	if err != nil {
-		return fmt.Errorf("load the tokenizer: %w", err)
-	}
-	opts.Counter, opts.CountCache = counter, cache
-	// Dry-run savings count with their own counter (same cache), so
-	// compactd/stats shows the index's tokenization alone.
-	if savingsCounter, err := tokens.New("o200k_base", tokens.WithCache(cache)); err == nil {
-		opts.Savings = daemon.StrategySavings(savingsCounter)
-	}
+	// The index counts each transcript with its model's encoding and image
+	// pricing; dry-run savings count with counters of their own (same
+	// cache), so compactd/stats shows the index's tokenization alone.
+	opts.CountCache = cache
+	opts.Savings = daemon.StrategySavings(tokens.NewCounterSet(tokens.WithCache(cache)))
 	logger.Info("compactd serve starting", "pid", os.Getpid(), "store", path)
 	code := lsp.Serve(ctx, stdio{Reader: e.stdin, Writer: e.stdout}, opts)
 	logger.Info("compactd serve exiting", "code", code)

@@ -32,7 +32,8 @@ type Runner struct {
 	Store *store.Store
 	// Pipeline defaults to strategy.Run.
 	Pipeline Pipeline
-	// Encoding is the BPE encoding used for counts; "" means o200k_base.
+	// Encoding, when set, is the BPE encoding used for every count; ""
+	// uses each transcript's model's encoding.
 	Encoding string
 	// Now defaults to time.Now (tests pin it).
 	Now func() time.Time
@@ -40,9 +41,8 @@ type Runner struct {
 	// name a model (tests point the client elsewhere).
 	LLMOptions []llm.Option
 
-	// counters are per model encoding and provider, built once each.
-	counterMu sync.Mutex
-	counters  map[string]*tokens.Counter
+	countersOnce sync.Once
+	counters     *tokens.CounterSet
 }
 
 // New returns a runner on s with the real pipeline.
@@ -71,21 +71,8 @@ func (r *Runner) tokenCounter(t *transcript.Transcript) (*tokens.Counter, error)
 	if r.Encoding != "" {
 		m.Encoding = r.Encoding
 	}
-	key := m.Encoding + "/" + string(m.Provider)
-	r.counterMu.Lock()
-	defer r.counterMu.Unlock()
-	if c, ok := r.counters[key]; ok {
-		return c, nil
-	}
-	c, err := tokens.NewForModel(m)
-	if err != nil {
-		return nil, err
-	}
-	if r.counters == nil {
-		r.counters = map[string]*tokens.Counter{}
-	}
-	r.counters[key] = c
-	return c, nil
+	r.countersOnce.Do(func() { r.counters = tokens.NewCounterSet() })
+	return r.counters.For(m)
 }
 
 // source is a transcript file as read at one moment.

@@ -123,17 +123,7 @@ func decodeBlock(raw json.RawMessage, ref transcript.Ref) []transcript.Part {
 	case "image":
 		return []transcript.Part{imagePart(b.Source, ref)}
 	case "document":
-		p := transcript.Part{Kind: transcript.PartDocument, Text: b.Title, Ref: ref}
-		if b.Source != nil {
-			p.MIME = b.Source.MediaType
-			switch b.Source.Type {
-			case "base64":
-				p.Size = base64.StdEncoding.DecodedLen(len(b.Source.Data))
-			case "text":
-				p.Text, p.Size = b.Source.Data, len(b.Source.Data)
-			}
-		}
-		return []transcript.Part{p}
+		return []transcript.Part{documentPart(&b, ref)}
 	}
 	if strings.HasSuffix(b.Type, "_tool_result") {
 		// Server tool results (web_search, code_execution, …) carry
@@ -147,27 +137,38 @@ func decodeBlock(raw json.RawMessage, ref transcript.Ref) []transcript.Part {
 	return []transcript.Part{{Kind: transcript.PartOpaque, Opaque: len(raw), Ref: ref}}
 }
 
+// decodeToolResult reads a tool_result: its content is a string, or a
+// list of text, image and document blocks; anything else is kept as text
+// so the gauge still counts it.
 func decodeToolResult(b *wireBlock, ref transcript.Ref) []transcript.Part {
 	res := transcript.Part{Kind: transcript.PartToolResult, ToolCallID: b.ToolUseID, IsError: b.IsError, Ref: ref}
 	content := bytes.TrimSpace(b.Content)
-	if len(content) == 0 || content[0] != '[' {
+	switch {
+	case len(content) == 0 || string(content) == "null":
+		return []transcript.Part{res}
+	case content[0] == '"':
 		_ = json.Unmarshal(content, &res.Text)
 		return []transcript.Part{res}
 	}
 	var inner []wireBlock
-	_ = json.Unmarshal(content, &inner)
+	if json.Unmarshal(content, &inner) != nil {
+		res.Text = string(content)
+		return []transcript.Part{res}
+	}
 	var texts []string
-	var images []transcript.Part
+	var media []transcript.Part
 	for i := range inner {
 		switch inner[i].Type {
 		case "text":
 			texts = append(texts, inner[i].Text)
 		case "image":
-			images = append(images, imagePart(inner[i].Source, ref))
+			media = append(media, imagePart(inner[i].Source, ref))
+		case "document":
+			media = append(media, documentPart(&inner[i], ref))
 		}
 	}
 	res.Text = strings.Join(texts, "\n")
-	return append([]transcript.Part{res}, images...)
+	return append([]transcript.Part{res}, media...)
 }
 
 func imagePart(src *wireSource, ref transcript.Ref) transcript.Part {
@@ -178,6 +179,23 @@ func imagePart(src *wireSource, ref transcript.Ref) transcript.Part {
 	p.MIME = src.MediaType
 	if src.Type == "base64" {
 		p.Size, p.Width, p.Height = ImageInfo(src.Data)
+	}
+	return p
+}
+
+// documentPart reads a document block: a PDF is known by its size, a
+// plain-text source by its text.
+func documentPart(b *wireBlock, ref transcript.Ref) transcript.Part {
+	p := transcript.Part{Kind: transcript.PartDocument, Text: b.Title, Ref: ref}
+	if b.Source == nil {
+		return p
+	}
+	p.MIME = b.Source.MediaType
+	switch b.Source.Type {
+	case "base64":
+		p.Size = base64.StdEncoding.DecodedLen(len(b.Source.Data))
+	case "text":
+		p.Text, p.Size = b.Source.Data, len(b.Source.Data)
 	}
 	return p
 }

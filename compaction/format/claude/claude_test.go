@@ -3,6 +3,7 @@ package claude
 import (
 	"bytes"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -275,5 +276,51 @@ func TestForkReplacesStrippedImage(t *testing.T) {
 	}
 	if i, ok := formattest.SameContent(re.Messages, v.Messages); !ok {
 		t.Errorf("fork re-parses to different messages at %d", i)
+	}
+}
+
+// TestBlocksAsTheMessagesAPI: Claude Code logs Messages API content, so its
+// blocks read as the API's do: MCP tool use and results, server tool
+// results and documents inside tool results are parts the gauge counts,
+// not opaque bytes.
+func TestBlocksAsTheMessagesAPI(t *testing.T) {
+	src := []byte(`{"type":"assistant","uuid":"a1","parentUuid":null,"sessionId":"s","message":{"id":"m1","role":"assistant","model":"claude-sonnet-4-5","content":[` +
+		`{"type":"mcp_tool_use","id":"t1","name":"search","server_name":"docs","input":{"q": "retry"}},` +
+		`{"type":"server_tool_use","id":"t2","name":"web_search","input":{"query":"zstd"}},` +
+		`{"type":"web_search_tool_result","tool_use_id":"t2","content":[{"type":"web_search_result","url":"https://x","title":"zstd","encrypted_content":"abcd"}]}]}}` + "\n" +
+		`{"type":"user","uuid":"u1","parentUuid":"a1","sessionId":"s","message":{"role":"user","content":[` +
+		`{"type":"mcp_tool_result","tool_use_id":"t1","content":[{"type":"text","text":"found it"}]},` +
+		`{"type":"tool_result","tool_use_id":"t9","content":[{"type":"text","text":"see the spec"},{"type":"document","source":{"type":"text","media_type":"text/plain","data":"the spec text"}}]}]}}` + "\n")
+	tr, err := Codec{}.Parse(src)
+	if err != nil || len(tr.Messages) != 2 {
+		t.Fatalf("parse: %v, %d messages", err, len(tr.Messages))
+	}
+	kinds := func(m transcript.Message) (out []transcript.PartKind) {
+		for _, p := range m.Parts {
+			out = append(out, p.Kind)
+		}
+		return out
+	}
+	asst, user := tr.Messages[0], tr.Messages[1]
+	want := []transcript.PartKind{transcript.PartToolCall, transcript.PartToolCall, transcript.PartToolResult}
+	if got := kinds(asst); !slices.Equal(got, want) {
+		t.Fatalf("assistant parts %v, want %v", got, want)
+	}
+	if a := asst.Parts[0]; a.ToolName != "search" || a.Args != `{"q":"retry"}` {
+		t.Errorf("mcp_tool_use: %q %q (arguments as the model receives them, compact)", a.ToolName, a.Args)
+	}
+	if r := asst.Parts[2]; r.ToolName != "web_search" || r.ToolCallID != "t2" || r.Opaque == 0 {
+		t.Errorf("server tool result: %+v", r)
+	}
+	want = []transcript.PartKind{transcript.PartToolResult, transcript.PartToolResult, transcript.PartDocument}
+	if got := kinds(user); !slices.Equal(got, want) {
+		t.Fatalf("user parts %v, want %v", got, want)
+	}
+	if user.Parts[0].Text != "found it" || user.Parts[2].Text != "the spec text" || user.Origin != transcript.OriginToolResult {
+		t.Errorf("user parts: %+v", user.Parts)
+	}
+	// Untouched, the transcript still writes back byte for byte.
+	if out, err := (Codec{}).Write(tr); err != nil || string(out) != string(src) {
+		t.Fatalf("write: %v", err)
 	}
 }

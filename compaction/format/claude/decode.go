@@ -1,13 +1,11 @@
 package claude
 
 import (
-	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"strings"
 	"time"
 
-	"github.com/compactd/compactd/compaction/format/internal/media"
+	"github.com/compactd/compactd/compaction/format/anthropic"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -45,27 +43,6 @@ type apiUsage struct {
 	Output        int `json:"output_tokens"`
 	CacheCreation int `json:"cache_creation_input_tokens"`
 	CacheRead     int `json:"cache_read_input_tokens"`
-}
-
-type block struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	Thinking  string          `json:"thinking"`
-	Signature string          `json:"signature"`
-	Data      string          `json:"data"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-	ToolUseID string          `json:"tool_use_id"`
-	Content   json.RawMessage `json:"content"`
-	IsError   bool            `json:"is_error"`
-	Source    *source         `json:"source"`
-}
-
-type source struct {
-	Type      string `json:"type"`
-	MediaType string `json:"media_type"`
-	Data      string `json:"data"`
 }
 
 // node is what the codec keeps of one record, decoded once: the tree links
@@ -160,20 +137,9 @@ func decodeMessage(l *line, idx int) *transcript.Message {
 	} else {
 		m.Role, m.Origin = transcript.RoleUser, transcript.OriginHuman
 	}
-	content := bytes.TrimSpace(am.Content)
-	if len(content) > 0 && content[0] == '"' {
-		var s string
-		if json.Unmarshal(content, &s) == nil {
-			m.Parts = []transcript.Part{{Kind: transcript.PartText, Text: s, Ref: transcript.Ref{Record: idx, Block: -1}}}
-		}
-	} else if len(content) > 0 && content[0] == '[' {
-		var raws []json.RawMessage
-		if json.Unmarshal(content, &raws) == nil {
-			for k, r := range raws {
-				m.Parts = append(m.Parts, blockParts(r, transcript.Ref{Record: idx, Block: k})...)
-			}
-		}
-	}
+	// Claude Code logs the Messages API's content as sent or received;
+	// content that is neither a string nor blocks leaves the message empty.
+	m.Parts, _ = anthropic.DecodeContent(am.Content, idx)
 	if m.Role == transcript.RoleUser {
 		m.Origin = userOrigin(l, m.Parts)
 	}
@@ -205,90 +171,6 @@ func userOrigin(l *line, parts []transcript.Part) transcript.Origin {
 		return transcript.OriginHuman
 	}
 	return transcript.OriginHuman
-}
-
-// blockParts turns one content block into parts. Every block yields at
-// least one part so Fork can tell a removed block from an untouched one.
-func blockParts(raw json.RawMessage, ref transcript.Ref) []transcript.Part {
-	var b block
-	if err := json.Unmarshal(raw, &b); err != nil {
-		return []transcript.Part{{Kind: transcript.PartOpaque, Opaque: len(raw), Ref: ref}}
-	}
-	switch b.Type {
-	case "text":
-		return []transcript.Part{{Kind: transcript.PartText, Text: b.Text, Ref: ref}}
-	case "thinking":
-		return []transcript.Part{{Kind: transcript.PartReasoning, Text: b.Thinking, Signed: b.Signature != "", Opaque: len(b.Signature), Ref: ref}}
-	case "redacted_thinking":
-		return []transcript.Part{{Kind: transcript.PartOpaque, Opaque: len(b.Data), Signed: true, Ref: ref}}
-	case "tool_use", "server_tool_use":
-		args := string(b.Input)
-		if args == "" {
-			args = "{}"
-		}
-		return []transcript.Part{{Kind: transcript.PartToolCall, ToolCallID: b.ID, ToolName: b.Name, Args: args, Ref: ref}}
-	case "tool_result":
-		text, images := resultContent(b.Content, ref)
-		return append([]transcript.Part{{Kind: transcript.PartToolResult, ToolCallID: b.ToolUseID, Text: text, IsError: b.IsError, Ref: ref}}, images...)
-	case "image", "document":
-		return []transcript.Part{mediaPart(b.Type, b.Source, ref)}
-	}
-	// web_search_tool_result, tool_reference, …: the model sees them but we
-	// do not read them; count them by size.
-	return []transcript.Part{{Kind: transcript.PartOpaque, Opaque: len(raw), Ref: ref}}
-}
-
-// resultContent reads a tool_result's content: a string, or a list of
-// text and image blocks.
-func resultContent(raw json.RawMessage, ref transcript.Ref) (string, []transcript.Part) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] == 'n' {
-		return "", nil
-	}
-	if raw[0] == '"' {
-		var s string
-		_ = json.Unmarshal(raw, &s)
-		return s, nil
-	}
-	var blocks []block
-	if json.Unmarshal(raw, &blocks) != nil {
-		return string(raw), nil
-	}
-	var text strings.Builder
-	var images []transcript.Part
-	for _, b := range blocks {
-		switch b.Type {
-		case "text":
-			if text.Len() > 0 {
-				text.WriteByte('\n')
-			}
-			text.WriteString(b.Text)
-		case "image", "document":
-			images = append(images, mediaPart(b.Type, b.Source, ref))
-		}
-	}
-	return text.String(), images
-}
-
-func mediaPart(typ string, src *source, ref transcript.Ref) transcript.Part {
-	p := transcript.Part{Kind: transcript.PartImage, Ref: ref}
-	if typ == "document" {
-		p.Kind = transcript.PartDocument
-	}
-	if src == nil {
-		return p
-	}
-	p.MIME = src.MediaType
-	if src.Type == "base64" {
-		p.Size = base64.StdEncoding.DecodedLen(len(src.Data))
-		if p.Kind == transcript.PartImage {
-			p.Width, p.Height = media.Dimensions(src.Data)
-		}
-	} else if src.Type == "text" {
-		p.Text = src.Data
-		p.Size = len(src.Data)
-	}
-	return p
 }
 
 // attachmentText gathers the model-visible text of an attachment record:

@@ -117,7 +117,7 @@ func decodeBlock(raw json.RawMessage, ref transcript.Ref) []transcript.Part {
 	case "redacted_thinking":
 		return []transcript.Part{{Kind: transcript.PartOpaque, Signed: true, Opaque: len(b.Data), Ref: ref}}
 	case "tool_use", "server_tool_use", "mcp_tool_use":
-		return []transcript.Part{{Kind: transcript.PartToolCall, ToolCallID: b.ID, ToolName: b.Name, Args: compactJSON(b.Input), Ref: ref}}
+		return []transcript.Part{{Kind: transcript.PartToolCall, ToolCallID: b.ID, ToolName: b.Name, Args: jsonx.Compact(b.Input), Ref: ref}}
 	case "tool_result", "mcp_tool_result":
 		return decodeToolResult(&b, ref)
 	case "image":
@@ -204,17 +204,4 @@ func documentPart(b *wireBlock, ref transcript.Ref) transcript.Part {
 // readable (PNG, JPEG, GIF), its dimensions; only the header is decoded.
 func ImageInfo(b64 string) (size, width, height int) {
 	return media.Image(b64)
-}
-
-// compactJSON returns raw without insignificant whitespace, as the model
-// receives tool inputs; raw is returned as is when it is not JSON.
-func compactJSON(raw json.RawMessage) string {
-	if len(raw) == 0 {
-		return ""
-	}
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
-		return string(raw)
-	}
-	return b.String()
 }

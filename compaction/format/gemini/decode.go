@@ -2,11 +2,13 @@ package gemini
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"strings"
 	"time"
 
+	"github.com/compactd/compactd/compaction/format/internal/jsonx"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -133,7 +135,7 @@ func decodeMessage(w *wireMessage, rec int) ([]transcript.Message, error) {
 		}
 	}
 	for k, tc := range w.ToolCalls {
-		all = append(all, transcript.Part{Kind: transcript.PartToolCall, ToolCallID: tc.ID, ToolName: tc.Name, Args: compactJSON(tc.Args, "{}"), Ref: transcript.Ref{Record: rec, Block: blockCall + k}})
+		all = append(all, transcript.Part{Kind: transcript.PartToolCall, ToolCallID: tc.ID, ToolName: tc.Name, Args: cmp.Or(jsonx.Compact(tc.Args), "{}"), Ref: transcript.Ref{Record: rec, Block: blockCall + k}})
 		if r, ok := callResult(&tc, rec, k); ok {
 			results = append(results, r)
 		}
@@ -168,7 +170,7 @@ func callResult(tc *wireToolCall, rec, k int) (transcript.Part, bool) {
 	p := transcript.Part{Kind: transcript.PartToolResult, ToolCallID: tc.ID, ToolName: tc.Name, IsError: tc.Status == "error", Ref: transcript.Ref{Record: rec, Block: blockResult + k}}
 	var parts []wirePart
 	if json.Unmarshal(tc.Result, &parts) != nil {
-		p.Text = compactJSON(tc.Result, "")
+		p.Text = jsonx.Compact(tc.Result)
 		return p, true
 	}
 	var texts []string
@@ -201,7 +203,7 @@ func responseText(raw json.RawMessage) (string, bool) {
 			return *r.Error, true
 		}
 	}
-	return compactJSON(raw, ""), false
+	return jsonx.Compact(raw), false
 }
 
 // decodeContent reads a PartListUnion: a string, one Part or a Part array.
@@ -254,7 +256,7 @@ func decodeContent(raw json.RawMessage, rec int) ([]transcript.Part, error) {
 func decodePart(p *wirePart, ref transcript.Ref) []transcript.Part {
 	switch {
 	case p.FunctionCall != nil:
-		return []transcript.Part{{Kind: transcript.PartToolCall, ToolCallID: p.FunctionCall.ID, ToolName: p.FunctionCall.Name, Args: compactJSON(p.FunctionCall.Args, "{}"), Ref: ref}}
+		return []transcript.Part{{Kind: transcript.PartToolCall, ToolCallID: p.FunctionCall.ID, ToolName: p.FunctionCall.Name, Args: cmp.Or(jsonx.Compact(p.FunctionCall.Args), "{}"), Ref: ref}}
 	case p.FunctionResponse != nil:
 		text, isErr := responseText(p.FunctionResponse.Response)
 		return []transcript.Part{{Kind: transcript.PartToolResult, ToolCallID: p.FunctionResponse.ID, ToolName: p.FunctionResponse.Name, Text: text, IsError: isErr, Ref: ref}}
@@ -301,16 +303,4 @@ func parseTime(s string) time.Time {
 		return time.Time{}
 	}
 	return t
-}
-
-// compactJSON renders raw compactly, or def when it is absent.
-func compactJSON(raw json.RawMessage, def string) string {
-	if len(bytes.TrimSpace(raw)) == 0 || string(raw) == "null" {
-		return def
-	}
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
-		return string(raw)
-	}
-	return b.String()
 }

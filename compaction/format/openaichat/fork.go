@@ -3,7 +3,6 @@ package openaichat
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/format/internal/jsonx"
@@ -19,61 +18,34 @@ func (Codec) Fork(v *transcript.View, _ format.ForkOptions) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("fork openai-chat: transcript was not parsed by this codec")
 	}
-	srcParts := jsonx.PartsByRecord(src)
-	layout := jsonx.LayoutOf(fr.src, fr.doc)
-	var elems []jsonx.Elem
-	source := func(r transcript.Record) jsonx.Elem {
-		return jsonx.Elem{Bytes: r.Raw, Source: fr.doc.ElementAt(int(r.Start))}
-	}
-	built := func(b []byte) jsonx.Elem { return jsonx.Elem{Bytes: layout.Format(b), Source: -1} }
 	keepUsage := v.UnchangedPrefix()
-	for _, s := range jsonx.PlanFork(v, nil) {
-		switch {
-		case s.Record >= 0:
-			elems = append(elems, source(src.Records[s.Record]))
-		case s.Summary >= 0:
-			elems = append(elems, built(newMessage("user", v.Summaries[s.Summary].Text)))
-		default:
-			m := &v.Messages[s.Message]
-			if len(m.Records) == 0 {
-				var texts []string
-				for _, p := range m.Parts {
-					texts = append(texts, p.Text)
-				}
-				elems = append(elems, built(newMessage(string(m.Role), strings.Join(texts, "\n"))))
-				continue
-			}
-			kept := jsonx.KeptParts(m)
-			for _, rec := range m.Records {
-				raw := src.Records[rec].Raw
-				if s.Message >= keepUsage {
-					stale, err := dropUsage(raw)
-					if err != nil {
-						return nil, fmt.Errorf("fork openai-chat message at byte %d: %w", src.Records[rec].Start, err)
-					}
-					if stale != nil {
-						raw = stale
-						if jsonx.Untouched(kept[rec], len(srcParts[rec])) {
-							elems = append(elems, built(raw))
-							continue
-						}
-					}
-				}
-				if jsonx.Untouched(kept[rec], len(srcParts[rec])) {
-					elems = append(elems, source(src.Records[rec]))
-					continue
-				}
-				nr, err := renderRecord(raw, srcParts[rec], kept[rec])
+	f := &jsonx.ArrayFork{Src: fr.src, Doc: fr.doc, NewMessage: newMessage,
+		Record: func(msg, rec int, source, kept []transcript.Part) ([]byte, bool, error) {
+			raw := src.Records[rec].Raw
+			untouched := jsonx.Untouched(kept, len(source))
+			if msg >= keepUsage {
+				stale, err := dropUsage(raw)
 				if err != nil {
-					return nil, fmt.Errorf("fork openai-chat message at byte %d: %w", src.Records[rec].Start, err)
+					return nil, false, err
 				}
-				if nr != nil {
-					elems = append(elems, built(nr))
+				if stale != nil {
+					raw = stale
+					if untouched {
+						return raw, false, nil
+					}
 				}
 			}
-		}
+			if untouched {
+				return raw, true, nil
+			}
+			nr, err := renderRecord(raw, source, kept)
+			return nr, false, err
+		}}
+	out, err := f.Write(v)
+	if err != nil {
+		return nil, fmt.Errorf("fork openai-chat: %w", err)
 	}
-	return jsonx.Splice(fr.src, []jsonx.Edit{{Span: fr.doc.Array, Bytes: fr.doc.ArrayBytes(fr.src, layout, elems)}}), nil
+	return out, nil
 }
 
 // dropUsage removes extra.response.usage (what mini-swe-agent and LiteLLM

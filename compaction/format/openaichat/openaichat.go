@@ -220,10 +220,10 @@ func decode(w *wireMessage, rec int, callNames map[string]string) (transcript.Me
 	for i, c := range w.ToolCalls {
 		callNames[c.ID] = c.Function.Name
 		m.Parts = append(m.Parts, transcript.Part{Kind: transcript.PartToolCall, ToolCallID: c.ID, ToolName: c.Function.Name,
-			Args: argumentsText(c.Function.Arguments), Ref: ref(BlockToolCalls + i)})
+			Args: jsonx.StringOrCompact(c.Function.Arguments), Ref: ref(BlockToolCalls + i)})
 	}
 	if f := w.FunctionCall; f != nil && f.Name != "" {
-		m.Parts = append(m.Parts, transcript.Part{Kind: transcript.PartToolCall, ToolName: f.Name, Args: argumentsText(f.Arguments), Ref: ref(BlockFunctionCall)})
+		m.Parts = append(m.Parts, transcript.Part{Kind: transcript.PartToolCall, ToolName: f.Name, Args: jsonx.StringOrCompact(f.Arguments), Ref: ref(BlockFunctionCall)})
 	}
 	if x := w.Extra; x != nil {
 		if x.Timestamp > 0 {
@@ -250,21 +250,6 @@ func usageOf(u *wireUsage) *transcript.Usage {
 		out.Reasoning = d.ReasoningTokens
 	}
 	return out
-}
-
-// argumentsText returns tool arguments as the JSON text the model wrote:
-// the string's content when they are a JSON string, else the raw value.
-func argumentsText(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	if raw[0] == '"' {
-		var s string
-		_ = json.Unmarshal(raw, &s)
-		return s
-	}
-	return string(raw)
 }
 
 func decodePart(raw json.RawMessage, ref transcript.Ref) transcript.Part {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/format/internal/jsonx"
@@ -23,61 +22,32 @@ func (Codec) Fork(v *transcript.View, _ format.ForkOptions) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("fork openai-responses: transcript was not parsed by this codec")
 	}
-	srcParts := jsonx.PartsByRecord(src)
-	layout := jsonx.LayoutOf(fr.src, fr.doc)
-	var elems []jsonx.Elem
-	source := func(r transcript.Record) jsonx.Elem {
-		return jsonx.Elem{Bytes: r.Raw, Source: fr.doc.ElementAt(int(r.Start))}
-	}
-	built := func(b []byte) jsonx.Elem { return jsonx.Elem{Bytes: layout.Format(b), Source: -1} }
-	var edits []jsonx.Edit
-	for _, s := range jsonx.PlanFork(v, map[int]bool{fr.instructions: true}) {
-		switch {
-		case s.Record >= 0:
-			elems = append(elems, source(src.Records[s.Record]))
-		case s.Summary >= 0:
-			elems = append(elems, built(newMessage("user", v.Summaries[s.Summary].Text)))
-		default:
-			m := &v.Messages[s.Message]
-			if len(m.Records) == 0 {
-				var texts []string
-				for _, p := range m.Parts {
-					texts = append(texts, p.Text)
-				}
-				elems = append(elems, built(newMessage(string(m.Role), strings.Join(texts, "\n"))))
-				continue
-			}
-			kept := jsonx.KeptParts(m)
-			for _, rec := range m.Records {
-				r := src.Records[rec]
-				if jsonx.Untouched(kept[rec], len(srcParts[rec])) {
-					if rec != fr.instructions {
-						elems = append(elems, source(r))
-					}
-					continue
-				}
-				if rec == fr.instructions {
-					if len(kept[rec]) > 0 {
-						s, err := jsonx.Marshal(kept[rec][0].Text)
-						if err != nil {
-							return nil, err
-						}
-						edits = append(edits, jsonx.Edit{Span: jsonx.Span{Start: int(r.Start), End: int(r.End)}, Bytes: s})
-					}
-					continue
-				}
-				nr, err := renderItem(r.Raw, srcParts[rec], kept[rec])
+	f := &jsonx.ArrayFork{Src: fr.src, Doc: fr.doc, Skip: map[int]bool{fr.instructions: true}, NewMessage: newMessage}
+	f.Record = func(_, rec int, source, kept []transcript.Part) ([]byte, bool, error) {
+		r := src.Records[rec]
+		untouched := jsonx.Untouched(kept, len(source))
+		if rec == fr.instructions {
+			// The instructions field, outside the item list.
+			if !untouched && len(kept) > 0 {
+				s, err := jsonx.Marshal(kept[0].Text)
 				if err != nil {
-					return nil, fmt.Errorf("fork openai-responses item at byte %d: %w", r.Start, err)
+					return nil, false, err
 				}
-				if nr != nil {
-					elems = append(elems, built(nr))
-				}
+				f.Edits = append(f.Edits, jsonx.Edit{Span: jsonx.Span{Start: int(r.Start), End: int(r.End)}, Bytes: s})
 			}
+			return nil, false, nil
 		}
+		if untouched {
+			return r.Raw, true, nil
+		}
+		nr, err := renderItem(r.Raw, source, kept)
+		return nr, false, err
 	}
-	edits = append(edits, jsonx.Edit{Span: fr.doc.Array, Bytes: fr.doc.ArrayBytes(fr.src, layout, elems)})
-	return jsonx.Splice(fr.src, edits), nil
+	out, err := f.Write(v)
+	if err != nil {
+		return nil, fmt.Errorf("fork openai-responses: %w", err)
+	}
+	return out, nil
 }
 
 func newMessage(role, text string) []byte {

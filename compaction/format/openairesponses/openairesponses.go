@@ -149,10 +149,10 @@ func decode(w *wireItem, rec int, callNames map[string]string) (transcript.Messa
 		m.Parts = decodeContent(w.Content, rec)
 	case typ == "function_call":
 		callNames[w.CallID] = w.Name
-		m.Parts = []transcript.Part{{Kind: transcript.PartToolCall, ToolCallID: w.CallID, ToolName: w.Name, Args: stringOrRaw(w.Arguments), Ref: ref}}
+		m.Parts = []transcript.Part{{Kind: transcript.PartToolCall, ToolCallID: w.CallID, ToolName: w.Name, Args: jsonx.StringOrCompact(w.Arguments), Ref: ref}}
 	case typ == "custom_tool_call":
 		callNames[w.CallID] = w.Name
-		m.Parts = []transcript.Part{{Kind: transcript.PartToolCall, ToolCallID: w.CallID, ToolName: w.Name, Args: stringOrRaw(w.Input), Ref: ref}}
+		m.Parts = []transcript.Part{{Kind: transcript.PartToolCall, ToolCallID: w.CallID, ToolName: w.Name, Args: jsonx.StringOrCompact(w.Input), Ref: ref}}
 	case typ == "reasoning":
 		var texts []string
 		for _, s := range w.Summary {
@@ -181,12 +181,12 @@ func decode(w *wireItem, rec int, callNames map[string]string) (transcript.Messa
 			name = w.Name
 		}
 		callNames[callID] = name
-		args := stringOrRaw(w.Arguments)
+		args := jsonx.StringOrCompact(w.Arguments)
 		if args == "" {
-			args = compactJSON(w.Action)
+			args = jsonx.Compact(w.Action)
 		}
 		if args == "" {
-			args = compactJSON(w.Input)
+			args = jsonx.Compact(w.Input)
 		}
 		m.Parts = []transcript.Part{{Kind: transcript.PartToolCall, ToolCallID: callID, ToolName: name, Args: args, Ref: ref}}
 	default:
@@ -259,7 +259,7 @@ func outputText(raw json.RawMessage) (text string, size int) {
 	case '[':
 		var parts []json.RawMessage
 		if json.Unmarshal(raw, &parts) != nil {
-			return compactJSON(raw), 0
+			return jsonx.Compact(raw), 0
 		}
 		var texts []string
 		for _, pr := range parts {
@@ -272,30 +272,6 @@ func outputText(raw json.RawMessage) (text string, size int) {
 		return strings.Join(texts, "\n"), size
 	}
 	return string(raw), 0
-}
-
-func stringOrRaw(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	if raw[0] == '"' {
-		var s string
-		_ = json.Unmarshal(raw, &s)
-		return s
-	}
-	return compactJSON(raw)
-}
-
-func compactJSON(raw json.RawMessage) string {
-	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
-		return ""
-	}
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
-		return string(raw)
-	}
-	return b.String()
 }
 
 // Write implements format.Codec.

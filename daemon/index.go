@@ -479,7 +479,11 @@ func (ix *indexer) countMessage(c *tokens.Counter, t *transcript.Transcript, m *
 		}
 	}
 	fmt.Fprintf(h, "%d", len(m.Parts))
-	key := tokens.Key{Encoding: c.ID() + "/message/v1"}
+	// The version names how codecs decode a message into parts: v2 since
+	// Claude Code content blocks decode as the Messages API's do (MCP and
+	// server tool results counted). Bump it when that changes again, so a
+	// store's cached counts are not reused for other parts.
+	key := tokens.Key{Encoding: c.ID() + "/message/v2"}
 	h.Sum(key.Sum[:0])
 	if n, ok := ix.cache.Get(key); ok {
 		return n

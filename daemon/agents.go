@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
 // ClaudeSlug is Claude Code's folder name for a project: the absolute path
@@ -65,7 +67,7 @@ func (e Env) CodexSessionsDir() string { return filepath.Join(e.codexRoot(), "se
 // only the first line (bounded: session_meta carries the system prompt, a
 // few tens of KB).
 func codexCwd(path string) (string, bool) {
-	f, err := os.Open(path)
+	f, err := sourcefile.Open(path)
 	if err != nil {
 		return "", false
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
 // tracked is the index entry of one transcript file. Its mutex serializes
@@ -43,6 +44,11 @@ type tracked struct {
 	// so the gauge never walks every message.
 	stats transcript.Stats
 	ino   uint64
+	// fileSize and fileMod are what the file was when last parsed whole:
+	// a compressed transcript is never tailed, so they alone tell
+	// whether it changed.
+	fileSize int64
+	fileMod  time.Time
 	// scanned is how many source bytes lineStarts covers.
 	scanned    int64
 	lineStarts []int64
@@ -89,6 +95,12 @@ func (tr *tracked) update(ix *indexer) (changed bool, err error) {
 		return false, fmt.Errorf("%s is not a regular file: %w", tr.path, errNotTranscript)
 	}
 	size, ino := fi.Size(), inodeOf(fi)
+	if sourcefile.Compressed(tr.path) {
+		if tr.t != nil && ino == tr.ino && size == tr.fileSize && fi.ModTime().Equal(tr.fileMod) {
+			return false, nil
+		}
+		return tr.fullParse(ix, fi)
+	}
 	if tr.t != nil && ino == tr.ino && size >= tr.t.Size {
 		if size == tr.t.Size {
 			return false, nil
@@ -141,21 +153,22 @@ func (tr *tracked) appendTail(ix *indexer, app format.Appender, fi fs.FileInfo) 
 
 func (tr *tracked) fullParse(ix *indexer, fi fs.FileInfo) (bool, error) {
 	codec := tr.codec
-	if codec == nil || tr.t == nil || inodeOf(fi) != tr.ino || fi.Size() < tr.t.Size {
+	compressed := sourcefile.Compressed(tr.path)
+	if codec == nil || tr.t == nil || inodeOf(fi) != tr.ino || fi.Size() < tr.t.Size || compressed {
 		// Detect from the head alone, so a large file that is not a
 		// transcript costs one small read.
-		head, err := readHead(tr.path, format.DetectBytes)
+		head, err := sourcefile.ReadHead(tr.path, format.DetectBytes)
 		if err != nil {
 			return false, err
 		}
 		tr.bytesRead.Add(int64(len(head)))
-		c, err := format.Detect(tr.path, head)
+		c, err := format.Detect(sourcefile.PlainName(tr.path), head)
 		if err != nil {
 			return false, fmt.Errorf("%w: %w", errNotTranscript, err)
 		}
 		codec = c
 	}
-	data, err := os.ReadFile(tr.path)
+	data, err := sourcefile.ReadFile(tr.path)
 	if err != nil {
 		return false, fmt.Errorf("read %s: %w", tr.path, err)
 	}
@@ -168,7 +181,7 @@ func (tr *tracked) fullParse(ix *indexer, fi fs.FileInfo) (bool, error) {
 	if old != nil && old.Format != nt.Format {
 		old, oldCounts = nil, nil
 	}
-	tr.codec, tr.ino = codec, inodeOf(fi)
+	tr.codec, tr.ino, tr.fileSize, tr.fileMod = codec, inodeOf(fi), fi.Size(), fi.ModTime()
 	tr.lineStarts, tr.scanned = scanLines(nil, data, 0)
 	tr.stats = transcript.StatsOf(nt.Messages)
 	tr.recount(ix, unchangedPrefix(old, oldCounts, nt), nt)
@@ -505,18 +518,4 @@ func sameMessage(a, b *transcript.Message) bool {
 		return false
 	}
 	return true
-}
-
-func readHead(path string, n int) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	defer f.Close()
-	buf := make([]byte, n)
-	m, err := io.ReadFull(f, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	return buf[:m], nil
 }

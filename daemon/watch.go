@@ -11,6 +11,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
 // skipDirs are folders never descended into: version control, dependencies
@@ -156,7 +157,15 @@ func (d *Daemon) watch(dir string) {
 // isCandidate decides from the name (and, for Codex, the first line)
 // whether p may be a transcript of this workspace under root r.
 func (d *Daemon) isCandidate(p string, r root) bool {
-	base := filepath.Base(p)
+	if sourcefile.Compressed(p) {
+		// A compressed transcript is the same session as its plain twin,
+		// which wins while both exist (Codex writes the .zst, then
+		// removes the plain file).
+		if _, err := os.Lstat(sourcefile.PlainName(p)); err == nil {
+			return false
+		}
+	}
+	base := filepath.Base(sourcefile.PlainName(p))
 	ext := strings.ToLower(filepath.Ext(base))
 	switch r.kind {
 	case rootWorkspace:
@@ -171,7 +180,7 @@ func (d *Daemon) isCandidate(p string, r root) bool {
 		}
 		return true
 	case rootClaude:
-		return ext == ".jsonl"
+		return ext == ".jsonl" && !sourcefile.Compressed(p)
 	case rootCodex:
 		if !strings.HasPrefix(base, "rollout-") || ext != ".jsonl" {
 			return false
@@ -284,6 +293,11 @@ func (d *Daemon) handle(ev fsnotify.Event) {
 		}
 		if d.wanted(p) {
 			d.schedule(p)
+			if !sourcefile.Compressed(p) {
+				// A plain rollout (a resumed session) wins over its
+				// compressed twin: one gauge per session.
+				d.forget(sourcefile.Twin(p))
+			}
 		}
 	case ev.Has(fsnotify.Write):
 		if d.wanted(p) {
@@ -296,6 +310,12 @@ func (d *Daemon) handle(ev fsnotify.Event) {
 		d.mu.Unlock()
 		if tracked {
 			d.schedule(p)
+		}
+		// A plain rollout replaced by its compressed twin: show the twin.
+		if twin := sourcefile.Twin(p); !sourcefile.Compressed(p) && d.wanted(twin) {
+			if _, err := os.Stat(twin); err == nil {
+				d.schedule(twin)
+			}
 		}
 	}
 }

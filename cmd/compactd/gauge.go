@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -13,6 +12,7 @@ import (
 	_ "github.com/compactd/compactd/compaction/format/all"
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
 func init() {
@@ -58,7 +58,8 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 		return usagef("--window must be a positive number of tokens, not %d", *window)
 	}
 	opts := gauge.Options{Model: *model, ContextWindow: *window, Registry: tokens.NewRegistry()}
-	counters := map[tokens.Model]*tokens.Counter{}
+	// Files of one model share a counter (and its cache).
+	counters := tokens.NewCounterSet(tokens.WithCache(tokens.NewMemoryCache(0)))
 	var rows []gaugeRow
 	var errs []error
 	for _, path := range pos {
@@ -86,12 +87,12 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 }
 
 // gaugeFile reads, detects, parses and counts one transcript.
-func gaugeFile(ctx context.Context, path string, opts gauge.Options, counters map[tokens.Model]*tokens.Counter) (gaugeRow, error) {
-	src, err := os.ReadFile(path)
+func gaugeFile(ctx context.Context, path string, opts gauge.Options, counters *tokens.CounterSet) (gaugeRow, error) {
+	src, err := sourcefile.ReadFile(path)
 	if err != nil {
 		return gaugeRow{}, fmt.Errorf("read %s: %w", path, err)
 	}
-	codec, err := format.Detect(path, src)
+	codec, err := format.Detect(sourcefile.PlainName(path), src)
 	if err != nil {
 		var unrecognized *format.ErrUnrecognized
 		if errors.As(err, &unrecognized) {
@@ -104,15 +105,9 @@ func gaugeFile(ctx context.Context, path string, opts gauge.Options, counters ma
 		return gaugeRow{}, fmt.Errorf("parse %s as %s: %w", path, codec.Format(), err)
 	}
 	resolved := gauge.Resolve(t, opts)
-	// Counters are keyed by what decides their behaviour (encoding and
-	// image pricing), so files of one model share one.
-	key := tokens.Model{Encoding: resolved.Info.Encoding, Provider: resolved.Info.Provider}
-	counter := counters[key]
-	if counter == nil {
-		if counter, err = tokens.NewForModel(resolved.Info, tokens.WithCache(tokens.NewMemoryCache(0))); err != nil {
-			return gaugeRow{}, err
-		}
-		counters[key] = counter
+	counter, err := counters.For(resolved.Info)
+	if err != nil {
+		return gaugeRow{}, err
 	}
 	counts, err := counter.CountMessages(ctx, t.Messages)
 	if err != nil {

@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/compactd/compactd/compaction/tokens"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -193,5 +196,32 @@ func TestThousands(t *testing.T) {
 		if got := tokens.Thousands(n); got != want {
 			t.Errorf("tokens.Thousands(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// TestGaugeCompressedRollout: a Codex rollout recompressed to .jsonl.zst
+// gauges exactly as its plain twin.
+func TestGaugeCompressedRollout(t *testing.T) {
+	data, err := os.ReadFile(gaugeFixture("codex-session.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "rollout-2026-11-22T09-00-00-0196a0b1-aaaa-7bbb-8ccc-000000000004.jsonl")
+	os.WriteFile(plain, data, 0o644)
+	enc, _ := zstd.NewWriter(nil)
+	os.WriteFile(plain+".zst", enc.EncodeAll(data, nil), 0o644)
+	enc.Close()
+	out, stderr, code := runGaugeCLI(t, "--json", plain, plain+".zst")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rows := decodeGaugeRows(t, out)
+	if len(rows) != 2 || rows[1].Format != "codex" || rows[1].Tokens != rows[0].Tokens || rows[1].Messages != rows[0].Messages {
+		t.Fatalf("plain and compressed rows differ: %+v", rows)
+	}
+	os.WriteFile(plain+".zst", []byte("not zstd"), 0o644)
+	if _, stderr, code := runGaugeCLI(t, plain+".zst"); code == 0 || !strings.Contains(stderr, plain+".zst") {
+		t.Fatalf("a corrupt compressed rollout: exit %d, %q", code, stderr)
 	}
 }

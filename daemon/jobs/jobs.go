@@ -17,6 +17,7 @@ import (
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/llm"
+	"github.com/compactd/compactd/daemon/sourcefile"
 	"github.com/compactd/compactd/daemon/store"
 )
 
@@ -86,14 +87,14 @@ type source struct {
 
 // readSource reads and parses path.
 func readSource(path string) (*source, error) {
-	data, err := os.ReadFile(path)
+	data, err := sourcefile.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%s does not exist", path)
 		}
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	codec, err := format.Detect(path, data)
+	codec, err := format.Detect(sourcefile.PlainName(path), data)
 	if err != nil {
 		return nil, err
 	}
@@ -191,6 +192,7 @@ func newUUID() string {
 // so the agent finds it (claude --resume lists <session>.jsonl files of the
 // project folder; Codex lists rollout-*.jsonl).
 func forkPath(src string, f transcript.Format, sessionID, label string, now time.Time) string {
+	src = sourcefile.PlainName(src) // forks are written uncompressed
 	dir := filepath.Dir(src)
 	switch f {
 	case transcript.FormatClaudeCode:

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
 // Write safety. compactd writes only the transcript's own folder (forks,
@@ -15,10 +17,22 @@ import (
 // a read-only file or folder like anyone else would, and it never writes
 // through a symbolic link that leads elsewhere.
 
+// refuseCompressed refuses to write a transcript in place under a
+// compressed name: the agent would find plain JSONL where it expects zstd.
+func refuseCompressed(path string) error {
+	if sourcefile.Compressed(path) {
+		return fmt.Errorf("%s is compressed; compactd does not replace compressed transcripts and left it untouched (write a fork instead: omit --in-place)", path)
+	}
+	return nil
+}
+
 // checkReplaceable refuses to replace path in place when it is a symbolic
 // link (renaming over it would swap the link for a file, and its target
 // may be outside the folder) or read-only.
 func checkReplaceable(path string) error {
+	if err := refuseCompressed(path); err != nil {
+		return err
+	}
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return fmt.Errorf("inspect %s: %w", path, err)

@@ -100,6 +100,9 @@ func (r *Runner) Restore(ctx context.Context, path, label string, inPlace bool) 
 
 func (r *Runner) restoreInPlace(ctx context.Context, conv store.Conversation, v store.Version, path string, content []byte) (*RestoreResult, error) {
 	res := &RestoreResult{Path: path, Version: v.Label, InPlace: true}
+	if err := refuseCompressed(path); err != nil {
+		return nil, err
+	}
 	for attempt := 1; ; attempt++ {
 		data, err := os.ReadFile(path)
 		switch {

@@ -47,7 +47,7 @@ fuzz:
 
 ## stress: 1,000 kill -9 trials and 1,000 compactions under a concurrent appender.
 stress:
-	COMPACTD_STRESS=1 $(GO) test -v -count=1 -timeout 60m -run 'Crash|ConcurrentAppend|Stress' ./daemon/... ./cmd/...
+	COMPACTD_STRESS=1 $(GO) test -v -count=1 -timeout 150m -run 'Crash|ConcurrentAppend|Stress' ./daemon/... ./cmd/...
 
 ## bench: every performance figure beside its bar (see README "Performance").
 bench: build

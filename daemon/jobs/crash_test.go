@@ -59,7 +59,9 @@ func crashChild(mode, path, storePath string) int {
 
 // assertForksWhole checks that every fork a killed job left beside the
 // transcript is a complete transcript: forks appear whole or not at all.
-func assertForksWhole(t *testing.T, trial int, path string) {
+// A fork is written once and never again, so one already found whole
+// (the same name and size) is not parsed again: seen remembers them.
+func assertForksWhole(t *testing.T, trial int, path string, seen map[string]int64) {
 	t.Helper()
 	entries, err := os.ReadDir(filepath.Dir(path))
 	if err != nil {
@@ -68,6 +70,13 @@ func assertForksWhole(t *testing.T, trial int, path string) {
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || name == filepath.Base(path) || !strings.HasSuffix(name, ".jsonl") {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			t.Fatalf("trial %d: fork %s: %v", trial, name, err)
+		}
+		if size, ok := seen[name]; ok && size == fi.Size() {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join(filepath.Dir(path), name))
@@ -81,6 +90,7 @@ func assertForksWhole(t *testing.T, trial int, path string) {
 		if err != nil || tr.Skipped > 0 || len(tr.Messages) == 0 {
 			t.Fatalf("trial %d: fork %s does not parse whole: %v (%d skipped)", trial, name, err, tr.Skipped)
 		}
+		seen[name] = int64(len(b))
 	}
 }
 
@@ -140,6 +150,7 @@ func TestCrashDuringInPlace(t *testing.T) {
 	t.Logf("one in-place job takes %v; kills land in [0, %v)", span*2/3, span)
 	compacted, versions := 0, 0
 	restored := map[string]bool{} // content hashes read back whole
+	forks := map[string]int64{}   // forks found whole: name → size
 	for trial := 0; trial < crashTrials(); trial++ {
 		mode := []string{"compact", "restore", "fork"}[trial%3]
 		cmd := exec.Command(exe, "-test.run=^$")
@@ -200,14 +211,14 @@ func TestCrashDuringInPlace(t *testing.T) {
 		if !bytes.Equal(got, orig) {
 			compacted++
 		}
-		assertForksWhole(t, trial, path)
+		assertForksWhole(t, trial, path, forks)
 	}
 	// Kills must land during work that changes the file, not only before it.
 	if compacted == 0 {
 		t.Errorf("no trial found the transcript compacted: the kills all came before any write")
 	}
-	t.Logf("%d trials, %d found the transcript replaced; %d versions (%d distinct contents) all restore",
-		crashTrials(), compacted, versions, len(restored))
+	t.Logf("%d trials, %d found the transcript replaced; %d versions (%d distinct contents) all restore; %d forks, all whole",
+		crashTrials(), compacted, versions, len(restored), len(forks))
 }
 
 // TestConcurrentAppendLosesNothing appends lines at about 50 per second

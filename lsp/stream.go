@@ -206,7 +206,15 @@ func indexFold(s, substr string) int {
 	if len(s) < len(substr) {
 		return -1
 	}
-	return strings.Index(strings.ToLower(s), substr)
+	// Fold ASCII letters only, byte for byte, so the index is one into s:
+	// strings.ToLower turns each invalid UTF-8 byte into a 3-byte U+FFFD.
+	lower := []byte(s)
+	for i, c := range lower {
+		if 'A' <= c && c <= 'Z' {
+			lower[i] = c + 'a' - 'A'
+		}
+	}
+	return bytes.Index(lower, []byte(substr))
 }
 
 func (s *stream) writeParseError(_ context.Context, body []byte, err error) {

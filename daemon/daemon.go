@@ -18,6 +18,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
 // Options configure a Daemon.
@@ -370,14 +371,39 @@ func (d *Daemon) entry(path string, create bool) *tracked {
 	return tr
 }
 
+// truncatedGrace is how long a compressed transcript whose stream ends
+// early counts as still being written rather than broken.
+const truncatedGrace = time.Minute
+
+// shadowed reports whether path is a compressed transcript whose plain
+// twin exists. They are one session, and the plain file wins: it is the
+// one a resumed session appends to, and during Codex's swap both exist
+// for a moment. One gauge per session.
+func (d *Daemon) shadowed(path string) bool {
+	if !sourcefile.Compressed(path) || d.opened(path) {
+		return false
+	}
+	_, err := os.Lstat(sourcefile.PlainName(path))
+	return err == nil
+}
+
 // refresh updates path's entry and reports the change.
 func (d *Daemon) refresh(path string) error {
+	if d.shadowed(path) {
+		d.forget(path)
+		return nil
+	}
 	tr := d.entry(path, true)
 	fi, statErr := os.Stat(path)
 	changed, err := tr.update(d.ix)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		d.forget(path)
+		return err
+	case errors.Is(err, sourcefile.ErrTruncated) && statErr == nil && time.Since(fi.ModTime()) < truncatedGrace:
+		// Codex is still writing the .zst of a swap; its next write
+		// event reads it again.
+		d.log.Info("compressed transcript not complete yet", "path", path, "err", err)
 		return err
 	case errors.Is(err, errNotTranscript):
 		d.mu.Lock()
@@ -392,6 +418,15 @@ func (d *Daemon) refresh(path string) error {
 	case err != nil:
 		d.log.Warn("index transcript", "path", path, "err", err)
 		return err
+	}
+	if d.shadowed(path) {
+		// The plain twin appeared while this one was read.
+		d.forget(path)
+		return nil
+	}
+	if !sourcefile.Compressed(path) {
+		// The plain file wins over a compressed twin already shown.
+		d.forget(sourcefile.Twin(path))
 	}
 	if changed {
 		// The file's own time, not the time we read it: the cold scan

@@ -293,11 +293,6 @@ func (d *Daemon) handle(ev fsnotify.Event) {
 		}
 		if d.wanted(p) {
 			d.schedule(p)
-			if !sourcefile.Compressed(p) {
-				// A plain rollout (a resumed session) wins over its
-				// compressed twin: one gauge per session.
-				d.forget(sourcefile.Twin(p))
-			}
 		}
 	case ev.Has(fsnotify.Write):
 		if d.wanted(p) {

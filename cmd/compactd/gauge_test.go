@@ -13,6 +13,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/sessiongen"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
 )
@@ -223,5 +224,52 @@ func TestGaugeCompressedRollout(t *testing.T) {
 	os.WriteFile(plain+".zst", []byte("not zstd"), 0o644)
 	if _, stderr, code := runGaugeCLI(t, plain+".zst"); code == 0 || !strings.Contains(stderr, plain+".zst") {
 		t.Fatalf("a corrupt compressed rollout: exit %d, %q", code, stderr)
+	}
+}
+
+// TestVersionCommandsOnCompressedRollout: compact (to a fork), history,
+// diff and restore take a .jsonl.zst path; compacting or restoring it in
+// place is refused with a sentence that says to fork, exit 1, the file
+// untouched.
+func TestVersionCommandsOnCompressedRollout(t *testing.T) {
+	envs := isolatedEnv(t)
+	dir := filepath.Join(envs["CODEX_HOME"], "sessions", "2026", "11", "22")
+	os.MkdirAll(dir, 0o755)
+	data := sessiongen.Codex(sessiongen.Options{Seed: 9, Turns: 20, Cwd: dir})
+	enc, _ := zstd.NewWriter(nil)
+	compressed := enc.EncodeAll(data, nil)
+	enc.Close()
+	path := filepath.Join(dir, "rollout-2026-11-22T09-00-00-0196a0b1-aaaa-7bbb-8ccc-000000000009.jsonl.zst")
+	os.WriteFile(path, compressed, 0o644)
+
+	code, out, stderr := runCLI(t, envs, "compact", "--json", path)
+	if code != 0 {
+		t.Fatalf("compact: exit %d %s", code, stderr)
+	}
+	res := compactResult(t, out)
+	if filepath.Dir(res.ForkPath) != dir || !strings.HasSuffix(res.ForkPath, ".jsonl") {
+		t.Fatalf("fork %s: want a plain rollout beside the source", res.ForkPath)
+	}
+	out, stderr, code = runGaugeCLI(t, "--json", res.ForkPath)
+	if rows := decodeGaugeRows(t, out); code != 0 || len(rows) != 1 || rows[0].Format != "codex" {
+		t.Fatalf("gauge of the fork: exit %d %s %s", code, out, stderr)
+	}
+	if code, out, stderr = runCLI(t, envs, "history", path); code != 0 || !strings.Contains(out, "v1") || !strings.Contains(out, res.ForkPath) {
+		t.Errorf("history: exit %d\n%s%s", code, out, stderr)
+	}
+	if code, out, stderr = runCLI(t, envs, "diff", path, "v1", res.Version); code != 0 || !strings.Contains(out, "--- v1") {
+		t.Errorf("diff: exit %d\n%s%s", code, out, stderr)
+	}
+	if code, out, stderr = runCLI(t, envs, "restore", path, "v1"); code != 0 || strings.Contains(out, ".zst") {
+		t.Errorf("restore as a fork: exit %d\n%s%s", code, out, stderr)
+	}
+	for _, args := range [][]string{{"compact", "--in-place", path}, {"restore", path, "v1", "--in-place"}} {
+		code, _, stderr := runCLI(t, envs, args...)
+		if code != 1 || !strings.Contains(stderr, path) || !strings.Contains(stderr, "fork") {
+			t.Errorf("%s: exit %d, %q; want a refusal", strings.Join(args, " "), code, stderr)
+		}
+		if got, _ := os.ReadFile(path); !bytes.Equal(got, compressed) {
+			t.Fatalf("%s changed the compressed rollout", strings.Join(args, " "))
+		}
 	}
 }

@@ -81,6 +81,13 @@ func (r *Runner) Compact(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if req.InPlace && !req.DryRun {
+		// Before reading: decompressing a large rollout only to refuse it
+		// would waste the time.
+		if err := refuseCompressed(path); err != nil {
+			return nil, err
+		}
+	}
 	for attempt := 1; ; attempt++ {
 		res, err := r.compactOnce(ctx, path, req)
 		if errors.Is(err, errSourceChanged) && attempt < maxAttempts {

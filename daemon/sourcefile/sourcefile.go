@@ -4,10 +4,11 @@
 //
 // A compressed file is read whole and never tailed: offsets into it mean
 // nothing to a codec, and it is only ever replaced, never appended to.
+// The compressed bytes are streamed through the decoder, never held whole.
 package sourcefile
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,6 +20,11 @@ import (
 // MaxDecompressed bounds what one compressed transcript may decompress
 // to: a corrupt or hostile frame cannot exhaust memory.
 const MaxDecompressed = 4 << 30
+
+// ErrTruncated means a compressed transcript's stream ends before its last
+// frame does: cut short, or still being written (Codex writes the .zst
+// while the swap is under way). A later write event brings the rest.
+var ErrTruncated = errors.New("the zstd stream ends early (truncated, or still being written)")
 
 // Compressed reports whether path names a zstd-compressed transcript.
 func Compressed(path string) bool { return strings.HasSuffix(path, ".zst") }
@@ -38,21 +44,56 @@ func Twin(path string) string {
 
 // Open opens the transcript for reading, decompressing a compressed one.
 func Open(path string) (io.ReadCloser, error) {
-	f, err := os.Open(path)
+	if !Compressed(path) {
+		return os.Open(path)
+	}
+	d, _, err := openCompressed(path)
 	if err != nil {
 		return nil, err
 	}
-	if !Compressed(path) {
-		return f, nil
+	return d, nil
+}
+
+// openCompressed opens a zstd file after checking its magic, so a file
+// that merely ends in .zst fails with a sentence saying so. sizeHint is
+// the decompressed size the first frame declares (0 when it declares none).
+func openCompressed(path string) (d *decompressed, sizeHint int64, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
 	}
-	// Low memory: one decoder goroutine, and no window beyond what a
-	// transcript may decompress to.
+	head := make([]byte, zstd.HeaderMaxSize)
+	n, err := f.ReadAt(head, 0)
+	if err != nil && err != io.EOF {
+		f.Close()
+		return nil, 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	if n > 0 {
+		var h zstd.Header
+		switch err := h.Decode(head[:n]); {
+		case errors.Is(err, zstd.ErrMagicMismatch):
+			f.Close()
+			return nil, 0, fmt.Errorf("%s is not zstd-compressed (no zstd magic 28 B5 2F FD at its start)", path)
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			f.Close()
+			return nil, 0, fmt.Errorf("decompress %s: %w", path, ErrTruncated)
+		case err == nil && h.HasFCS && h.FrameContentSize <= MaxDecompressed:
+			sizeHint = int64(h.FrameContentSize)
+		}
+	}
+	// One decoder goroutine: transcripts are read one or two at a time,
+	// and each extra goroutine holds buffers of its own.
 	dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(MaxDecompressed))
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("decompress %s: %w", path, err)
+		return nil, 0, fmt.Errorf("decompress %s: %w", path, err)
 	}
-	return &decompressed{dec: dec, f: f, path: path}, nil
+	if fi, err := f.Stat(); err == nil && sizeHint > 64*fi.Size()+1<<20 {
+		// A header may claim any size; transcripts compress about tenfold,
+		// so a claim far past that is not worth reserving memory for.
+		sizeHint = 0
+	}
+	return &decompressed{dec: dec, f: f, path: path}, sizeHint, nil
 }
 
 type decompressed struct {
@@ -63,7 +104,11 @@ type decompressed struct {
 
 func (d *decompressed) Read(p []byte) (int, error) {
 	n, err := d.dec.Read(p)
-	if err != nil && err != io.EOF {
+	switch {
+	case err == nil || err == io.EOF:
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		err = fmt.Errorf("decompress %s: %w", d.path, ErrTruncated)
+	default:
 		err = fmt.Errorf("decompress %s: %w", d.path, err)
 	}
 	return n, err
@@ -80,22 +125,33 @@ func ReadFile(path string) ([]byte, error) {
 	if !Compressed(path) {
 		return os.ReadFile(path)
 	}
-	r, err := Open(path)
+	return readCompressed(path, MaxDecompressed)
+}
+
+// readCompressed decompresses path whole, refusing a stream that
+// decompresses to more than limit bytes.
+func readCompressed(path string, limit int64) ([]byte, error) {
+	d, sizeHint, err := openCompressed(path)
 	if err != nil {
 		return nil, err
 	}
-	defer r.Close()
-	data, err := readUpTo(r, MaxDecompressed)
+	defer d.Close()
+	// One byte past the cap tells a stream at the cap from one beyond it.
+	data, err := readUpTo(d, limit+1, sizeHint)
 	if err != nil {
 		return nil, err
 	}
-	if len(data) == MaxDecompressed {
-		var one [1]byte
-		if n, _ := r.Read(one[:]); n > 0 {
-			return nil, fmt.Errorf("%s decompresses to more than %d GiB; not read", path, MaxDecompressed>>30)
-		}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s decompresses to more than %s; not read", path, sizeText(limit))
 	}
 	return data, nil
+}
+
+func sizeText(n int64) string {
+	if n >= 1<<30 && n%(1<<30) == 0 {
+		return fmt.Sprintf("%d GiB", n>>30)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // ReadHead returns at most the first n bytes of the transcript,
@@ -106,18 +162,30 @@ func ReadHead(path string, n int) ([]byte, error) {
 		return nil, err
 	}
 	defer r.Close()
-	head, err := readUpTo(r, n)
+	head, err := readUpTo(r, int64(n), int64(n))
 	if err != nil && !Compressed(path) {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		// A decompression error already names the path.
+		err = fmt.Errorf("read %s: %w", path, err)
 	}
 	return head, err
 }
 
-// readUpTo reads at most n bytes of r.
-func readUpTo(r io.Reader, n int) ([]byte, error) {
-	var buf bytes.Buffer
-	if _, err := io.Copy(&buf, io.LimitReader(r, int64(n))); err != nil {
-		return nil, err
+// readUpTo reads at most limit bytes of r into a buffer that starts at
+// sizeHint bytes (when known) and grows as reading goes on.
+func readUpTo(r io.Reader, limit, sizeHint int64) ([]byte, error) {
+	buf := make([]byte, 0, max(min(sizeHint+1, limit), 512))
+	lr := io.LimitReader(r, limit)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := lr.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
 	}
-	return buf.Bytes(), nil
 }

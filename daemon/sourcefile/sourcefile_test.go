@@ -2,12 +2,15 @@ package sourcefile
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/compactd/compactd/compaction/sessiongen"
 )
 
 func compress(t *testing.T, data []byte) []byte {
@@ -20,9 +23,12 @@ func compress(t *testing.T, data []byte) []byte {
 	return enc.EncodeAll(data, nil)
 }
 
+// TestReadPlainAndCompressed: a compressed rollout reads back as the
+// JSONL it was made from, whole and by its head; a plain file reads as it
+// is, whatever its name.
 func TestReadPlainAndCompressed(t *testing.T) {
 	dir := t.TempDir()
-	data := bytes.Repeat([]byte(`{"type":"response_item","payload":{"type":"message"}}`+"\n"), 5000)
+	data := sessiongen.Codex(sessiongen.Options{Seed: 1, Turns: 20, Cwd: dir})
 	plain := filepath.Join(dir, "rollout-1.jsonl")
 	os.WriteFile(plain, data, 0o644)
 	os.WriteFile(plain+".zst", compress(t, data), 0o644)
@@ -35,27 +41,78 @@ func TestReadPlainAndCompressed(t *testing.T) {
 		if err != nil || !bytes.Equal(head, data[:100]) {
 			t.Fatalf("ReadHead(%s): %q, %v", filepath.Base(p), head, err)
 		}
+		if head, err := ReadHead(p, len(data)+10); err != nil || !bytes.Equal(head, data) {
+			t.Fatalf("ReadHead(%s) past the end: %d bytes, %v", filepath.Base(p), len(head), err)
+		}
+	}
+	// Frames written by a streaming encoder declare no size; several
+	// frames back to back are one stream.
+	var stream bytes.Buffer
+	enc, _ := zstd.NewWriter(&stream)
+	enc.Write(data[:len(data)/2])
+	enc.Close()
+	stream.Write(compress(t, data[len(data)/2:]))
+	os.WriteFile(plain+".2.zst", stream.Bytes(), 0o644)
+	if got, err := ReadFile(plain + ".2.zst"); err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("a streamed, two-frame file: %d bytes, %v", len(got), err)
+	}
+	// An empty compressed file (just created) is an empty transcript.
+	os.WriteFile(plain+".3.zst", nil, 0o644)
+	if got, err := ReadFile(plain + ".3.zst"); err != nil || len(got) != 0 {
+		t.Fatalf("an empty compressed file: %d bytes, %v", len(got), err)
 	}
 	if !Compressed(plain+".zst") || Compressed(plain) || PlainName(plain+".zst") != plain || Twin(plain) != plain+".zst" || Twin(plain+".zst") != plain {
 		t.Error("names")
 	}
 }
 
+// TestCorruptStreamNamesThePath: every way a compressed file can be bad
+// is an error that names it; a stream cut short says so (the daemon waits
+// for the rest of one being written).
 func TestCorruptStreamNamesThePath(t *testing.T) {
 	dir := t.TempDir()
 	data := bytes.Repeat([]byte("a line of a rollout\n"), 1000)
 	z := compress(t, data)
-	for name, content := range map[string][]byte{
-		"truncated.jsonl.zst": z[:len(z)/2],
-		"garbage.jsonl.zst":   []byte("this is not zstd at all"),
+	for _, c := range []struct {
+		name      string
+		content   []byte
+		truncated bool
+		says      string
+	}{
+		{"truncated.jsonl.zst", z[:len(z)/2], true, "ends early"},
+		{"magic-only.jsonl.zst", z[:3], true, "ends early"},
+		{"garbage.jsonl.zst", []byte("this is not zstd at all"), false, "not zstd-compressed"},
+		{"plain.jsonl.zst", data, false, "not zstd-compressed"},
+		{"bad-block.jsonl.zst", append(append([]byte(nil), z[:6]...), bytes.Repeat([]byte{0xff}, 64)...), false, "decompress"},
 	} {
-		p := filepath.Join(dir, name)
-		os.WriteFile(p, content, 0o644)
-		if _, err := ReadFile(p); err == nil || !strings.Contains(err.Error(), p) {
-			t.Errorf("%s: err %v, want one naming the path", name, err)
+		p := filepath.Join(dir, c.name)
+		os.WriteFile(p, c.content, 0o644)
+		_, err := ReadFile(p)
+		if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%s: err %v, want one naming the path and saying %q", c.name, err, c.says)
+		}
+		if errors.Is(err, ErrTruncated) != c.truncated {
+			t.Errorf("%s: err %v, truncated %v", c.name, err, !c.truncated)
 		}
 	}
 	if _, err := ReadFile(filepath.Join(dir, "gone.jsonl.zst")); !os.IsNotExist(err) {
 		t.Errorf("a missing file: %v, want not-exist", err)
+	}
+}
+
+// TestDecompressedSizeCap: a stream past the cap is refused, not read
+// into memory; one exactly at the cap is read.
+func TestDecompressedSizeCap(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "big.jsonl.zst")
+	data := bytes.Repeat([]byte("x"), 100_000)
+	os.WriteFile(p, compress(t, data), 0o644)
+	if _, err := readCompressed(p, 99_999); err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "more than 99999 bytes") {
+		t.Errorf("over the cap: %v", err)
+	}
+	if got, err := readCompressed(p, 100_000); err != nil || len(got) != len(data) {
+		t.Errorf("at the cap: %d bytes, %v", len(got), err)
+	}
+	if sizeText(MaxDecompressed) != "4 GiB" {
+		t.Errorf("the cap reads %s", sizeText(MaxDecompressed))
 	}
 }

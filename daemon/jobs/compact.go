@@ -266,7 +266,7 @@ func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, 
 		return nil, nil, fmt.Errorf("render compacted %s: %w", src.path, err)
 	}
 	report(req.Progress, "verify", 70)
-	t, err := verifyFork(src, data)
+	t, err := verifyFork(src, view, data)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -292,8 +292,20 @@ func mergeNotes(own, pipeline []string, noSummarizer bool) []string {
 }
 
 // verifyFork re-parses a fork: it must be the source's format, parse
-// completely and add no malformed records.
-func verifyFork(src *source, data []byte) (*transcript.Transcript, error) {
+// completely, add no malformed records, and hold a conversation when the
+// view it renders does (a codec that wrote the records but lost the
+// messages, or wrote nothing, must not count as a fork).
+func verifyFork(src *source, view *transcript.View, data []byte) (*transcript.Transcript, error) {
+	if len(data) == 0 {
+		return nil, fmt.Errorf("the compacted %s came out empty (0 bytes); nothing was written", filepath.Base(src.path))
+	}
+	if c, err := format.Detect(src.path, data); err != nil || c.Format() != src.codec.Format() {
+		got := "nothing"
+		if err == nil {
+			got = string(c.Format())
+		}
+		return nil, fmt.Errorf("the compacted %s is not recognised as %s any more (detected as %s); nothing was written", filepath.Base(src.path), src.codec.Format(), got)
+	}
 	t, err := src.codec.Parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("the compacted %s does not parse back (%v); nothing was written", filepath.Base(src.path), err)
@@ -303,6 +315,9 @@ func verifyFork(src *source, data []byte) (*transcript.Transcript, error) {
 	}
 	if t.Size != int64(len(data)) {
 		return nil, fmt.Errorf("the compacted %s ends in an incomplete record; nothing was written", filepath.Base(src.path))
+	}
+	if want := len(view.Messages) + len(view.Summaries); want > 0 && len(t.Messages) == 0 {
+		return nil, fmt.Errorf("the compacted %s reads back with no conversation (it should hold %d messages); the fork lost it, so nothing was written", filepath.Base(src.path), want)
 	}
 	// A fork must keep the API invariants (calls paired with results,
 	// signed reasoning intact) unless the source already broke them.

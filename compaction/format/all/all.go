@@ -12,4 +12,5 @@ import (
 	_ "github.com/compactd/compactd/compaction/format/jp"              // jp events.json
 	_ "github.com/compactd/compactd/compaction/format/openaichat"      // OpenAI Chat Completions message arrays
 	_ "github.com/compactd/compactd/compaction/format/openairesponses" // OpenAI Responses input items
+	_ "github.com/compactd/compactd/compaction/format/qwen"            // Qwen Code session JSONL
 )

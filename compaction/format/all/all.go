@@ -12,5 +12,6 @@ import (
 	_ "github.com/compactd/compactd/compaction/format/jp"              // jp events.json
 	_ "github.com/compactd/compactd/compaction/format/openaichat"      // OpenAI Chat Completions message arrays
 	_ "github.com/compactd/compactd/compaction/format/openairesponses" // OpenAI Responses input items
+	_ "github.com/compactd/compactd/compaction/format/opencode"        // opencode and Kilo Code session exports (and database sessions rendered as such)
 	_ "github.com/compactd/compactd/compaction/format/qwen"            // Qwen Code session JSONL
 )

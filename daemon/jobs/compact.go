@@ -44,6 +44,9 @@ type Request struct {
 	ConfirmedTangents []int
 	// ConfirmAllTangents approves every tangent the model names in this run.
 	ConfirmAllTangents bool
+	// Import has an agent whose sessions live in a database (opencode,
+	// Kilo) import the fork, when its executable is on PATH.
+	Import bool
 }
 
 // Result is what a compaction did (or, for a dry run, would do).
@@ -68,6 +71,12 @@ type Result struct {
 	// Tangents are the turns classify-tangents found: removed when
 	// confirmed, else only listed for the user to confirm.
 	Tangents []strategy.Tangent `json:"tangents,omitempty"`
+	// Session is the fork's session id, and Resume the shell command that
+	// resumes it (for opencode and Kilo: imports it first).
+	Session string `json:"session,omitempty"`
+	Resume  string `json:"resume,omitempty"`
+	// Imported is set when the agent imported the fork (Request.Import).
+	Imported bool `json:"imported,omitempty"`
 }
 
 // maxAttempts bounds retries when the source is rewritten under us.
@@ -124,6 +133,9 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 		return nil, err
 	}
 	if req.InPlace {
+		if err := refuseDatabaseInPlace(src.codec.Format(), path); err != nil {
+			return nil, err
+		}
 		if err := checkReplaceable(path); err != nil {
 			return nil, err
 		}
@@ -201,6 +213,19 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 		res.Carried = rr.Carried
 	} else if err := createFile(target, out.data); err != nil {
 		return nil, r.forgetUnwritten(v, err)
+	}
+	if !req.InPlace {
+		res.Session = out.t.Meta.SessionID
+		res.Resume = resumeCommand(src.codec.Format(), out.t.Meta.Cwd, target, res.Session)
+		if req.Import && dbAgentCommand(src.codec.Format()) != "" {
+			report(req.Progress, "import", 95)
+			if _, err := importFork(ctx, src.codec.Format(), out.t.Meta.Cwd, target); err != nil {
+				res.Notes = append(res.Notes, err.Error())
+			} else {
+				res.Imported = true
+				res.Resume = fmt.Sprintf("cd %s && %s --session %s", shellQuote(out.t.Meta.Cwd), dbAgentCommand(src.codec.Format()), shellQuote(res.Session))
+			}
+		}
 	}
 	report(req.Progress, "done", 100)
 	return res, nil

@@ -114,6 +114,29 @@ type Line struct {
 // record when it decodes.
 func (f Frame) Split(data []byte, base int64, records, lines int, record func(Line) bool) (Frame, int) {
 	f.Pending = nil
+	// A run of blank lines is folded into its separator once, when the
+	// run ends: extending line by line copied the separator and the list
+	// each time, quadratic in the run (a million blank lines took minutes
+	// and gigabytes).
+	// The separator list is copied on its first change in this call (the
+	// frame passed in belongs to an earlier transcript) and appended to
+	// in place after that, so records each followed by a blank line cost
+	// linear time too.
+	run := -1 // where the run of blank lines not yet folded in starts
+	ownSeps := false
+	endRun := func(at int) {
+		if run < 0 {
+			return
+		}
+		rec, extra := records-1, data[run:at]
+		run = -1
+		if rec < 0 || !ownSeps {
+			f = f.Extend(rec, extra)
+			ownSeps = rec >= 0
+			return
+		}
+		f.Seps = append(f.Seps, Separator{After: rec, Bytes: append(slices.Clone(f.SepAfter(rec)), extra...)})
+	}
 	consumed := 0
 	for off := 0; off < len(data); {
 		end := bytes.IndexByte(data[off:], '\n')
@@ -129,13 +152,17 @@ func (f Frame) Split(data []byte, base int64, records, lines int, record func(Li
 		lines++
 		if IsBlank(raw) {
 			if !terminated {
+				endRun(off)
 				f.Pending = raw
 				break
 			}
-			f = f.Extend(records-1, data[off:next])
+			if run < 0 {
+				run = off
+			}
 			off, consumed = next, next
 			continue
 		}
+		endRun(off)
 		l := Line{Raw: raw, Start: base + int64(off), End: base + int64(off+end), Number: lines, Terminated: terminated}
 		if !record(l) {
 			f.Pending = raw
@@ -143,10 +170,12 @@ func (f Frame) Split(data []byte, base int64, records, lines int, record func(Li
 		}
 		if !terminated {
 			f = f.Unterminated(records)
+			ownSeps = true
 		}
 		records++
 		off, consumed = next, next
 	}
+	endRun(consumed)
 	return f, consumed
 }
 

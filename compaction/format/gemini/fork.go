@@ -313,7 +313,15 @@ func renderRecord(raw []byte, parts []transcript.Part) ([]byte, error) {
 	return o.Bytes(), nil
 }
 
-// renderPart rewrites one API Part with a changed part's text or args.
+// partData are the members of the API Part's "data" oneof: a Part may
+// carry one of them, never two (the API answers 400 INVALID_ARGUMENT).
+var partData = []string{"text", "inlineData", "functionCall", "functionResponse", "fileData", "executableCode", "codeExecutionResult"}
+
+// renderPart rewrites one API Part with a changed part's text or args. A
+// text standing in for a function response (a stripped payload, or the
+// one-line stand-in that keeps an emptied message) becomes the response's
+// output, so the Part stays a functionResponse; one standing in for any
+// other data (media, a call) replaces the Part with a text Part.
 func renderPart(raw []byte, p transcript.Part) json.RawMessage {
 	o, err := jsonx.ParseObject(raw)
 	if err != nil {
@@ -321,6 +329,17 @@ func renderPart(raw []byte, p transcript.Part) json.RawMessage {
 	}
 	switch p.Kind {
 	case transcript.PartText, transcript.PartReasoning:
+		if o.Has("functionResponse") {
+			setResponse(o, p.Text)
+			break
+		}
+		for _, f := range partData {
+			if f != "text" && o.Has(f) {
+				t := &jsonx.Object{}
+				_ = t.Set("text", p.Text)
+				return t.Bytes()
+			}
+		}
 		_ = o.Set("text", p.Text)
 	case transcript.PartToolCall:
 		if fc, err := jsonx.ParseObject(o.Get("functionCall")); err == nil && json.Valid([]byte(p.Args)) {
@@ -328,12 +347,25 @@ func renderPart(raw []byte, p transcript.Part) json.RawMessage {
 			o.SetRaw("functionCall", fc.Bytes())
 		}
 	case transcript.PartToolResult:
-		if fr, err := jsonx.ParseObject(o.Get("functionResponse")); err == nil {
-			_ = fr.Set("response", map[string]any{"output": p.Text})
-			o.SetRaw("functionResponse", fr.Bytes())
-		}
+		setResponse(o, p.Text)
 	}
 	return o.Bytes()
+}
+
+// setResponse replaces a functionResponse Part's payload with text as its
+// output, leaving the Part's one data field the functionResponse.
+func setResponse(o *jsonx.Object, text string) {
+	fr, err := jsonx.ParseObject(o.Get("functionResponse"))
+	if err != nil {
+		return
+	}
+	_ = fr.Set("response", map[string]any{"output": text})
+	o.SetRaw("functionResponse", fr.Bytes())
+	for _, f := range partData {
+		if f != "functionResponse" {
+			o.Delete(f)
+		}
+	}
 }
 
 // checkpoint forks a checkpoint into the same document with its history

@@ -424,7 +424,7 @@ func unchangedPrefix(old *transcript.Transcript, oldCounts []tokens.Count, nt *t
 		// of that prefix is found by binary search: an append to a
 		// 200 MB transcript does not walk its 100k messages.
 		n := min(len(old.Messages), len(nt.Messages), len(oldCounts))
-		return sort.Search(n, func(i int) bool { return !sameMessage(&old.Messages[i], &nt.Messages[i]) })
+		return sort.Search(n, func(i int) bool { return !sameMessage(old, &old.Messages[i], nt, &nt.Messages[i]) })
 	}
 	return 0
 }
@@ -507,15 +507,31 @@ func (ix *indexer) countMessage(c *tokens.Counter, t *transcript.Transcript, m *
 	return n
 }
 
-// sameMessage reports whether b is a at a later parse: the same records
-// and parts. Claude Code grows a message line by line, so the record list
-// is compared, not just its first element.
-func sameMessage(a, b *transcript.Message) bool {
+// sameMessage reports whether message b of nt is message a of old at a
+// later parse: the same records holding the same bytes, the same parts and
+// the same reported usage. Comparing the bytes, not only where they sit,
+// matters for agents that rewrite the whole file (Cline, jp, Gemini CLI's
+// .json, trajectories): a message keeps its index, id and part count while
+// its content grows. Claude Code grows a message line by line, so the
+// record list is compared, not just its first element.
+func sameMessage(old *transcript.Transcript, a *transcript.Message, nt *transcript.Transcript, b *transcript.Message) bool {
 	if len(a.Records) != len(b.Records) || len(a.Parts) != len(b.Parts) || a.ID != b.ID {
 		return false
 	}
-	if len(a.Records) > 0 && (a.Records[0] != b.Records[0] || a.Records[len(a.Records)-1] != b.Records[len(b.Records)-1]) {
+	if (a.Usage == nil) != (b.Usage == nil) || a.Usage != nil && *a.Usage != *b.Usage {
 		return false
+	}
+	for k := range a.Records {
+		ra, rb := a.Records[k], b.Records[k]
+		if ra < 0 || rb < 0 || ra >= len(old.Records) || rb >= len(nt.Records) {
+			if ra != rb {
+				return false
+			}
+			continue
+		}
+		if !bytes.Equal(old.Records[ra].Raw, nt.Records[rb].Raw) {
+			return false
+		}
 	}
 	return true
 }

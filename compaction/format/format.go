@@ -93,6 +93,10 @@ type ForkOptions struct {
 	// TokensBefore and TokensAfter are recorded in markers that hold them
 	// (Claude compactMetadata.preTokens).
 	TokensBefore, TokensAfter int
+	// InPlace says the output replaces its source while the agent may
+	// still be writing it: records keep their ids (Claude uuids) so lines
+	// the agent appends next, naming them as parents, stay attached.
+	InPlace bool
 }
 
 // DetectBytes is how much of a file Detect sees.

@@ -285,7 +285,7 @@ func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, 
 	report(req.Progress, "render", 60)
 	data, err := src.codec.Fork(view, format.ForkOptions{
 		SessionID: sessionID, Timestamp: r.now().UTC().Format("2006-01-02T15:04:05.000Z"),
-		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter,
+		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, InPlace: req.InPlace,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("render compacted %s: %w", src.path, err)

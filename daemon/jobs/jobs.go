@@ -229,6 +229,12 @@ func forkPath(src string, f transcript.Format, sessionID, label string, now time
 	}
 	base := filepath.Base(src)
 	ext := filepath.Ext(base)
+	if f == transcript.FormatGeminiCLI && strings.HasPrefix(base, "session-") && (ext == ".json" || ext == ".jsonl") && len(sessionID) >= 8 {
+		// Gemini CLI lists and resumes session-<YYYY-MM-DDTHH-MM>-<first 8
+		// characters of the session id>.json[l] files of its chats folder,
+		// in the container the fork keeps.
+		return filepath.Join(dir, "session-"+now.UTC().Format("2006-01-02T15-04")+"-"+sessionID[:8]+ext)
+	}
 	stem := strings.TrimSuffix(base, ext)
 	// A fork of a fork would otherwise grow .compactd-v2.compactd-v4…
 	if i := strings.Index(stem, ".compactd-"); i > 0 {

@@ -20,7 +20,7 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 	if src == nil {
 		return nil, fmt.Errorf("fork: view has no source transcript")
 	}
-	w := forkWriter{session: opts.SessionID, ts: opts.Timestamp, meta: src.Meta}
+	w := forkWriter{session: opts.SessionID, ts: opts.Timestamp, meta: src.Meta, keepIDs: opts.InPlace, lastRec: -1}
 	if w.session == "" {
 		w.session = newid.UUID()
 	}
@@ -44,7 +44,50 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 			return nil, err
 		}
 	}
+	if w.keepIDs {
+		if err := w.trailingRows(src); err != nil {
+			return nil, err
+		}
+	}
 	return w.out, nil
+}
+
+// trailingRows writes, in place, the rows of the active thread after the
+// last record written (Claude Code's turn_duration and hook rows under the
+// last answer): the agent names the last of them as the parent of its next
+// line.
+func (w *forkWriter) trailingRows(src *transcript.Transcript) error {
+	st, ok := src.State.(*state)
+	if !ok {
+		return nil
+	}
+	last := st.lastConv
+	if st.mainThread == 0 {
+		last = st.lastSide
+	}
+	var rev []int
+	for i, steps := last, 0; i > w.lastRec && steps <= len(st.nodes); steps++ {
+		rev = append(rev, i)
+		n := &st.nodes[i]
+		if !n.hasParent || n.parent == "" {
+			break
+		}
+		p, ok := st.lookup(n.parent)
+		if !ok {
+			break
+		}
+		i = p
+	}
+	for k := len(rev) - 1; k >= 0; k-- {
+		r := rev[k]
+		o, err := jsonx.ParseObject(src.Records[r].Raw)
+		if err != nil {
+			return fmt.Errorf("fork: record %d: %w", r, err)
+		}
+		w.chain(o)
+		w.emit(o)
+	}
+	return nil
 }
 
 type forkWriter struct {
@@ -53,6 +96,10 @@ type forkWriter struct {
 	ts      string
 	parent  string
 	meta    transcript.Meta
+	// keepIDs keeps the uuids of the records written (in place).
+	keepIDs bool
+	// lastRec is the last source record written, -1 before any.
+	lastRec int
 }
 
 func (w *forkWriter) emit(o *jsonx.Object) {
@@ -62,6 +109,12 @@ func (w *forkWriter) emit(o *jsonx.Object) {
 
 func (w *forkWriter) chain(o *jsonx.Object) {
 	id := newid.UUID()
+	if w.keepIDs {
+		var kept string
+		if json.Unmarshal(o.Get("uuid"), &kept) == nil && kept != "" {
+			id = kept
+		}
+	}
 	if w.parent == "" {
 		o.SetRaw("parentUuid", json.RawMessage("null"))
 	} else {
@@ -137,6 +190,7 @@ func (w *forkWriter) message(src *transcript.Transcript, m *transcript.Message, 
 		}
 		w.chain(o)
 		w.emit(o)
+		w.lastRec = max(w.lastRec, r)
 	}
 	return nil
 }

@@ -129,7 +129,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	}
 	defer lock.unlock()
 	// Another job may have held the lock and rewritten the file: read again.
-	if src, err = readSource(path); err != nil {
+	if src, err = rereadSource(path, src); err != nil {
 		return nil, err
 	}
 	if req.InPlace {

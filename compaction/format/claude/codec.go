@@ -20,6 +20,7 @@ type Codec struct{}
 var (
 	_ format.Codec    = Codec{}
 	_ format.Appender = Codec{}
+	_ format.Trimmer  = Codec{}
 )
 
 func (Codec) Format() transcript.Format { return transcript.FormatClaudeCode }

@@ -2,6 +2,8 @@
 # Installs the real agents the real-agent suite drives, at the versions pinned in
 # editors/e2e/agents/npm/<agent>/package-lock.json, into the e2e cache:
 #   $E2E_HOME/agents/<agent>-<version>/node_modules/.bin/<command>
+# and the suite's LSP client (lspclient/, vscode-languageserver-protocol) into
+#   $E2E_HOME/agents/lspclient
 # Idempotent: an agent whose node_modules match its lock file is skipped; `npm ci`
 # (reproducible: exactly the locked tree) runs otherwise. Only the npm registry is
 # contacted. E2E_HOME defaults to <repo>/.cache/e2e (COMPACTD_E2E_HOME overrides).
@@ -24,6 +26,8 @@ command_of() {
 }
 
 t0=$(date +%s)
+npm_stage "$here/lspclient" "$E2E_HOME/agents/lspclient"
+echo "lspclient $E2E_HOME/agents/lspclient/client.mjs"
 for agent in "${agents[@]}"; do
   cmd=$(command_of "$agent")
   src=$here/npm/$agent

@@ -17,6 +17,7 @@ import (
 	_ "github.com/compactd/compactd/compaction/format/all" // every codec
 	_ "github.com/compactd/compactd/compaction/format/anthropic"
 	"github.com/compactd/compactd/compaction/strategy"
+	"github.com/compactd/compactd/daemon"
 	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/jobs"
 	"github.com/compactd/compactd/daemon/store"
@@ -127,6 +128,12 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 	}
 	if err := strategy.ValidateStrategies(strategies); err != nil {
 		return usagef("%v", err)
+	}
+	if daemon.IsAgentDatabase(pos[0]) {
+		// A session database: compact the session of this folder.
+		if pos[0], err = sessionOfDatabase(ctx, e, pos[0]); err != nil {
+			return err
+		}
 	}
 	// The config gives the defaults; flags the user typed override them.
 	workspace, err := findWorkspace(pos[0])
@@ -302,4 +309,24 @@ func printTangents(w io.Writer, res *jobs.Result) {
 		return
 	}
 	fmt.Fprintf(w, "kept %s (%d tokens), since not confirmed: rerun with --remove-tangents, or --remove-tangent N per turn, to remove them\n", turns, tokens)
+}
+
+// sessionOfDatabase renders the sessions an agent's database holds for the
+// current folder and returns the one to compact: it must be exactly one.
+func sessionOfDatabase(ctx context.Context, e *env, db string) (string, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	rendered, err := daemon.RenderDatabase(ctx, daemon.EnvFromOS(e.getenv), db, []string{cwd})
+	if err != nil {
+		return "", err
+	}
+	switch len(rendered) {
+	case 0:
+		return "", fmt.Errorf("%s holds no session of %s; run compactd where the agent ran, or compact a rendered session (compactd gauge %s lists them)", db, cwd, db)
+	case 1:
+		return rendered[0], nil
+	}
+	return "", fmt.Errorf("%s holds %d sessions of %s; compact one of them by its rendering: %s", db, len(rendered), cwd, strings.Join(rendered, ", "))
 }

@@ -12,6 +12,7 @@ import (
 	_ "github.com/compactd/compactd/compaction/format/all"
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/daemon"
 	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
@@ -62,7 +63,24 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 	counters := tokens.NewCounterSet(tokens.WithCache(tokens.NewMemoryCache(0)))
 	var rows []gaugeRow
 	var errs []error
+	// An agent's session database (opencode.db, kilo.db) stands for its
+	// sessions, rendered read-only where the daemon renders them.
+	var paths []string
 	for _, path := range pos {
+		if !daemon.IsAgentDatabase(path) {
+			paths = append(paths, path)
+			continue
+		}
+		rendered, err := daemon.RenderDatabase(ctx, daemon.EnvFromOS(e.getenv), path, nil)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if len(rendered) == 0 && err == nil {
+			errs = append(errs, fmt.Errorf("%s holds no session", path))
+		}
+		paths = append(paths, rendered...)
+	}
+	for _, path := range paths {
 		row, err := gaugeFile(ctx, path, opts, counters)
 		if err != nil {
 			if ctx.Err() != nil {

@@ -133,7 +133,7 @@ func (f *forker) start() error {
 		}
 		data, err := jsonx.ParseObject(o.Get("data"))
 		if err != nil {
-			return fmt.Errorf("fork: session.start data: %w", err)
+			data = &jsonx.Object{} // a start without data: give it one
 		}
 		_ = data.Set("sessionId", f.session)
 		_ = data.Set("startTime", f.ts)
@@ -160,7 +160,7 @@ func (f *forker) copy(raw []byte, parts []transcript.Part) error {
 	if parts != nil {
 		data, err := jsonx.ParseObject(o.Get("data"))
 		if err != nil {
-			return fmt.Errorf("fork: event data: %w", err)
+			data = &jsonx.Object{} // an event without data (null or absent)
 		}
 		byBlock := map[int]transcript.Part{}
 		for _, p := range parts {

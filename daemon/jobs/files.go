@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
 // errSourceChanged means the source was rewritten (not just appended to)
@@ -83,7 +85,7 @@ type replaceResult struct {
 // appendOnly false means any change at all is errSourceChanged.
 func replaceInPlace(path string, prefixLen int64, prefixSum [32]byte, content []byte, appendOnly bool) (replaceResult, error) {
 	var res replaceResult
-	old, err := os.Open(path)
+	old, err := sourcefile.OpenRegular(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return res, fmt.Errorf("open %s: %w", path, err)
 	}

@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -114,5 +116,51 @@ func TestDecompressedSizeCap(t *testing.T) {
 	}
 	if sizeText(MaxDecompressed) != "4 GiB" {
 		t.Errorf("the cap reads %s", sizeText(MaxDecompressed))
+	}
+}
+
+// TestRefusesNonRegularFiles: a named pipe, a folder or a device named like
+// a transcript is refused at once with a sentence saying what it is; a pipe
+// never blocks the reader (before, opening one waited for a writer forever,
+// deaf to SIGTERM and Ctrl-C).
+func TestRefusesNonRegularFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "session.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	folder := filepath.Join(dir, "folder.jsonl")
+	os.Mkdir(folder, 0o700)
+	device := filepath.Join(dir, "null.jsonl")
+	os.Symlink("/dev/null", device)
+	for _, c := range []struct{ path, says string }{
+		{fifo, "a named pipe (FIFO), not a regular file"},
+		{fifo + ".zst", "a named pipe (FIFO), not a regular file"},
+		{folder, "a folder, not a regular file"},
+		{device, "a character device, not a regular file"},
+	} {
+		if c.path == fifo+".zst" {
+			syscall.Mkfifo(c.path, 0o600)
+		}
+		done := make(chan error, 3)
+		go func() {
+			_, err := ReadFile(c.path)
+			done <- err
+			_, err = ReadHead(c.path, 100)
+			done <- err
+			_, err = Open(c.path)
+			done <- err
+		}()
+		for i := 0; i < 3; i++ {
+			select {
+			case err := <-done:
+				var nr *NotRegularError
+				if !errors.As(err, &nr) || !strings.Contains(err.Error(), c.says) {
+					t.Errorf("%s: err = %v; want a NotRegularError saying %q", filepath.Base(c.path), err, c.says)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("%s: reading blocked (it must refuse at once)", filepath.Base(c.path))
+			}
+		}
 	}
 }

@@ -74,7 +74,7 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 	case !d.Allowed(path):
 		return nil, s.fail(p.Command, fmt.Errorf("refused: %s is outside the workspace and the agents' folders", path))
 	case s.opts.Jobs == nil:
-		return nil, s.fail(p.Command, errors.New("compaction is not available in this build"))
+		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, s.jobsUnavailable().Error())
 	}
 	req := s.jobRequest(path, args.Strategies, args.KeepLast)
 	req.Version, req.From, req.To = args.Version, args.From, args.To

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	_ "github.com/compactd/compactd/compaction/format/all"
 	"github.com/compactd/compactd/compaction/sessiongen"
 )
 
@@ -162,5 +164,53 @@ func TestRefusesNonRegularFiles(t *testing.T) {
 				t.Fatalf("%s: reading blocked (it must refuse at once)", filepath.Base(c.path))
 			}
 		}
+	}
+}
+
+// TestReadTranscriptBounded: a file that is no transcript is refused from
+// its head, and one too large or holding an over-long line is refused by
+// a streamed scan, each in one small read's time and memory (sparse files
+// make the sizes free).
+func TestReadTranscriptBounded(t *testing.T) {
+	dir := t.TempDir()
+	session := sessiongen.ClaudeCode(sessiongen.Options{Seed: 3, Turns: 4})
+	write := func(name string, data []byte, size int64) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if size > 0 {
+			if err := os.Truncate(p, size); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return p
+	}
+	longLine := append(append([]byte(nil), session...), `{"type":"user","message":{"content":"`...)
+	cases := []struct {
+		name, says string
+		path       string
+	}{
+		{"zeros", "not a recognized transcript", write("zeros.jsonl", nil, 2<<30)},
+		{"session then NULs", "more than compactd reads", write("sparse.jsonl", session, 2<<30)},
+		{"one long line", "a line longer than 64 MiB", write("line.jsonl", longLine, MaxLineBytes+int64(len(longLine))+10)},
+	}
+	for _, c := range cases {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		_, _, err := ReadTranscript(c.path)
+		runtime.ReadMemStats(&after)
+		if err == nil || !strings.Contains(err.Error(), c.says) || !strings.Contains(err.Error(), c.path) {
+			t.Errorf("%s: err = %v; want one naming the file and saying %q", c.name, err, c.says)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
+			t.Errorf("%s: refusing it allocated %d MiB; want a bounded read", c.name, alloc>>20)
+		}
+	}
+	// A real session reads whole.
+	p := write("ok.jsonl", session, 0)
+	if data, codec, err := ReadTranscript(p); err != nil || !bytes.Equal(data, session) || codec == nil {
+		t.Errorf("ReadTranscript(session) = %d bytes, %v, %v", len(data), codec, err)
 	}
 }

@@ -228,7 +228,8 @@ func forkPath(src string, f transcript.Format, sessionID, label string, now time
 	src = sourcefile.PlainName(src) // forks are written uncompressed
 	dir := filepath.Dir(src)
 	switch f {
-	case transcript.FormatClaudeCode:
+	case transcript.FormatClaudeCode, transcript.FormatQwenCode:
+		// Both agents find a session by its id: <id>.jsonl.
 		return filepath.Join(dir, sessionID+".jsonl")
 	case transcript.FormatCodex:
 		return filepath.Join(dir, "rollout-"+now.Format("2006-01-02T15-04-05")+"-"+sessionID+".jsonl")

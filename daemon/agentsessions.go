@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/compactd/compactd/daemon/agentdb"
+	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
 // Database sessions. opencode and Kilo Code keep every session of every
@@ -229,7 +230,7 @@ func (d *Daemon) closeDBs() {
 // copilotCwd returns the cwd a Copilot CLI session started in: its
 // session.start event's context.cwd, else workspace.yaml's cwd.
 func copilotCwd(events string) (string, bool) {
-	if f, err := os.Open(events); err == nil {
+	if f, err := sourcefile.OpenRegular(events); err == nil { // never blocks on a pipe
 		defer f.Close()
 		r := bufio.NewReaderSize(f, 64<<10)
 		for range 5 {

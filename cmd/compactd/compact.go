@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"github.com/compactd/compactd/compaction/tokens"
@@ -13,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	_ "github.com/compactd/compactd/compaction/format/all" // every codec
 	_ "github.com/compactd/compactd/compaction/format/anthropic"
@@ -87,18 +89,37 @@ func newFlagSet(name string, e *env) *flag.FlagSet {
 // openRunner opens the store (--store, else COMPACTD_STORE, else XDG) and
 // returns a job runner on it.
 func openRunner(ctx context.Context, e *env, storeFlag string) (*jobs.Runner, func(), error) {
-	path := storeFlag
-	if path == "" {
-		var err error
-		if path, err = store.DefaultPath(e.getenv); err != nil {
-			return nil, nil, err
-		}
+	path, err := resolveStore(e, storeFlag)
+	if err != nil {
+		return nil, nil, err
 	}
 	s, err := store.Open(ctx, path)
 	if err != nil {
 		return nil, nil, err
 	}
-	return jobs.New(s), func() { s.Close() }, nil
+	var once sync.Once
+	return jobs.New(s), func() { once.Do(func() { s.Close() }) }, nil
+}
+
+// storeRefused says first that the transcript is safe when a writing
+// command could not open its store.
+func storeRefused(transcript string, err error) error {
+	var se *store.StoreError
+	if !errors.As(err, &se) {
+		return err
+	}
+	if abs, aerr := filepath.Abs(transcript); aerr == nil {
+		transcript = abs
+	}
+	return fmt.Errorf("%s is untouched: %w", transcript, err)
+}
+
+// resolveStore is the store's path: --store, else COMPACTD_STORE, else XDG.
+func resolveStore(e *env, storeFlag string) (string, error) {
+	if storeFlag != "" {
+		return storeFlag, nil
+	}
+	return store.DefaultPath(e.getenv)
 }
 
 func runCompact(ctx context.Context, e *env, args []string) error {
@@ -167,7 +188,10 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 	}
 	r, closeStore, err := openRunner(ctx, e, *storePath)
 	if err != nil {
-		return err
+		if *dryRun {
+			return err
+		}
+		return storeRefused(pos[0], err)
 	}
 	defer closeStore()
 	res, err := r.Compact(ctx, jobs.Request{

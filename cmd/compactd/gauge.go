@@ -106,17 +106,19 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 
 // gaugeFile reads, detects, parses and counts one transcript.
 func gaugeFile(ctx context.Context, path string, opts gauge.Options, counters *tokens.CounterSet) (gaugeRow, error) {
-	src, err := sourcefile.ReadFile(path)
-	if err != nil {
-		return gaugeRow{}, fmt.Errorf("read %s: %w", path, err)
-	}
-	codec, err := format.Detect(sourcefile.PlainName(path), src)
+	// Detected from the head alone: a large file that is no transcript
+	// (2 GiB of zeros) is refused after one small read.
+	src, codec, err := sourcefile.ReadTranscript(path)
 	if err != nil {
 		var unrecognized *format.ErrUnrecognized
-		if errors.As(err, &unrecognized) {
+		var notRegular *sourcefile.NotRegularError
+		switch {
+		case errors.As(err, &unrecognized):
 			return gaugeRow{}, &usageError{err.Error()}
+		case errors.As(err, &notRegular), errors.Is(err, sourcefile.ErrTooLarge), errors.Is(err, sourcefile.ErrTruncated):
+			return gaugeRow{}, err
 		}
-		return gaugeRow{}, err
+		return gaugeRow{}, fmt.Errorf("read %s: %w", path, err)
 	}
 	t, err := codec.Parse(src)
 	if err != nil {

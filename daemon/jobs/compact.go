@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -85,7 +86,8 @@ const maxAttempts = 3
 // Compact compacts req.Path into a fork (default), a dry-run report, or the
 // file itself. Every fork is re-parsed and checked before it counts; the
 // source is never modified unless req.InPlace.
-func (r *Runner) Compact(ctx context.Context, req Request) (*Result, error) {
+func (r *Runner) Compact(ctx context.Context, req Request) (_ *Result, err error) {
+	defer func() { err = untouched(req.Path, r.Store.Explain(err)) }()
 	path, err := absPath(req.Path)
 	if err != nil {
 		return nil, err
@@ -141,10 +143,23 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 		}
 	}
 
+	// Nothing goes into a damaged store: a version recorded there may
+	// never come back.
+	if err := r.Store.CheckSound(ctx); err != nil {
+		return nil, untouched(path, err)
+	}
 	report(req.Progress, "record source", 10)
 	srcVersion, err := r.recordSource(ctx, conv, src)
 	if err != nil {
-		return nil, err
+		return nil, untouched(path, err)
+	}
+	if req.InPlace {
+		// The file is replaced only once the store has given its content
+		// back byte for byte: finding it by hash proves nothing about the
+		// pages behind it.
+		if err := r.proveStored(ctx, srcVersion, src.data); err != nil {
+			return nil, untouched(path, err)
+		}
 	}
 
 	sessionID := newUUID()
@@ -195,7 +210,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 		Content: out.data, Cuts: recordCuts(out.t), Created: r.now(),
 	})
 	if err != nil {
-		return nil, err
+		return nil, untouched(path, err)
 	}
 	res := &Result{
 		Format: string(src.codec.Format()), ForkPath: target, Version: v.Label, Parent: srcVersion.Label,
@@ -399,4 +414,28 @@ func safeName(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// proveStored reads version v back from the store and compares it with
+// want, the bytes about to be replaced.
+func (r *Runner) proveStored(ctx context.Context, v store.Version, want []byte) error {
+	got, err := r.Store.Content(ctx, v.ContentHash)
+	if err == nil && !bytes.Equal(got, want) {
+		err = fmt.Errorf("%s reads back different from what was recorded", v.Label)
+	}
+	if err != nil {
+		r.Store.ForgetSound()
+		return store.Damaged(r.Store.Path(), fmt.Sprintf("cannot give back the content it just recorded as %s (%v)", v.Label, err), err)
+	}
+	return nil
+}
+
+// untouched words a store failure during a job so the user learns first
+// that their transcript is safe, then what is wrong and how to fix it.
+func untouched(path string, err error) error {
+	var se *store.StoreError
+	if (errors.As(err, &se) || store.IsDamaged(err)) && !strings.Contains(err.Error(), " is untouched: ") {
+		return fmt.Errorf("%s is untouched: %w", path, err)
+	}
+	return err
 }

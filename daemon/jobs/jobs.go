@@ -108,15 +108,22 @@ func rereadSource(path string, prev *source) (*source, error) {
 	return parseSource(path, data)
 }
 
+// readSourceBytes reads a transcript, refusing from its head a file that is
+// none and from a streamed scan one too large to compact (see
+// sourcefile.ReadTranscript).
 func readSourceBytes(path string) ([]byte, error) {
-	data, err := sourcefile.ReadFile(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%s does not exist", path)
-		}
-		return nil, fmt.Errorf("read %s: %w", path, err)
+	data, _, err := sourcefile.ReadTranscript(path)
+	var unrecognized *format.ErrUnrecognized
+	var notRegular *sourcefile.NotRegularError
+	switch {
+	case err == nil:
+		return data, nil
+	case errors.Is(err, os.ErrNotExist):
+		return nil, fmt.Errorf("%s does not exist", path)
+	case errors.As(err, &unrecognized), errors.As(err, &notRegular), errors.Is(err, sourcefile.ErrTooLarge), errors.Is(err, sourcefile.ErrTruncated):
+		return nil, err // these name the path and say what to do
 	}
-	return data, nil
+	return nil, fmt.Errorf("read %s: %w", path, err)
 }
 
 func parseSource(path string, data []byte) (*source, error) {

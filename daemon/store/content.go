@@ -217,7 +217,7 @@ func (s *Store) Content(ctx context.Context, hash string) ([]byte, error) {
 	}
 	ids, err := decodeIDs(segs)
 	if err != nil {
-		return nil, fmt.Errorf("read content %.12s: %w", hash, err)
+		return nil, fmt.Errorf("read content %.12s: %v: %w", hash, err, ErrDamaged)
 	}
 	stmt, err := s.db.PrepareContext(ctx, `SELECT size, data FROM blobs WHERE id = ?`)
 	if err != nil {
@@ -230,17 +230,19 @@ func (s *Store) Content(ctx context.Context, hash string) ([]byte, error) {
 	for _, id := range ids {
 		var n int64
 		var data []byte
-		if err := stmt.QueryRowContext(ctx, id).Scan(&n, &data); err != nil {
+		if err := stmt.QueryRowContext(ctx, id).Scan(&n, &data); errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("read content %.12s: segment %d is missing: %w", hash, id, ErrDamaged)
+		} else if err != nil {
 			return nil, fmt.Errorf("read content %.12s segment %d: %w", hash, id, err)
 		}
 		zr.(flate.Resetter).Reset(bytes.NewReader(data), nil)
 		got, err := out.ReadFrom(zr)
 		if err != nil || got != n {
-			return nil, fmt.Errorf("read content %.12s: segment %d is corrupt", hash, id)
+			return nil, fmt.Errorf("read content %.12s: segment %d is corrupt: %w", hash, id, ErrDamaged)
 		}
 	}
 	if ContentHash(out.Bytes()) != hash {
-		return nil, fmt.Errorf("read content %.12s: bytes do not match their hash; the store is damaged", hash)
+		return nil, fmt.Errorf("read content %.12s: its bytes do not match their hash: %w", hash, ErrDamaged)
 	}
 	return out.Bytes(), nil
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
 )
@@ -195,6 +196,9 @@ type TallyOptions struct {
 	// CountText counts a text the transcript holds about the outside part
 	// (Codex's base instructions); nil estimates it at four bytes a token.
 	CountText func(string) int
+	// Price, when known, prices every reported usage into the session's
+	// cost (Tally.Session).
+	Price *pricing.Price
 }
 
 // A Tally carries the figures a breakdown needs from one parse of a
@@ -203,6 +207,8 @@ type TallyOptions struct {
 // new one and never changes the old.
 type Tally struct {
 	format transcript.Format
+	// priceKey is the price the session cost was computed with.
+	priceKey string
 	cur    tallyState
 	// mark is the state a few messages before the end: an append that
 	// changed the last messages (Claude Code merges a response's lines
@@ -227,6 +233,7 @@ type tallyState struct {
 	tools   map[string]ToolTokens
 	mcp     map[string]map[string]bool // server → tool names called
 	usage   []usagePoint
+	session pricing.Session
 }
 
 func (s tallyState) clone() tallyState {
@@ -256,7 +263,11 @@ type usagePoint struct {
 func (tl Tally) Advance(t *transcript.Transcript, counts []tokens.Count, same int, opts TallyOptions) Tally {
 	n := min(len(t.Messages), len(counts))
 	same = max(min(same, n), 0)
-	if tl.format != t.Format {
+	key := ""
+	if opts.Price != nil {
+		key = opts.Price.Key()
+	}
+	if tl.format != t.Format || tl.priceKey != key {
 		tl = Tally{}
 	}
 	var base tallyState
@@ -266,7 +277,7 @@ func (tl Tally) Advance(t *transcript.Transcript, counts []tokens.Count, same in
 	case tl.mark.n > 0 && tl.mark.n <= same:
 		base = tl.mark
 	}
-	out := Tally{format: t.Format, mark: base, records: tl.records, rec: tl.rec}
+	out := Tally{format: t.Format, priceKey: key, mark: base, records: tl.records, rec: tl.rec}
 	st := base.clone()
 	target := n - tallyLag
 	for i := base.n; i < n; i++ {
@@ -275,6 +286,9 @@ func (tl Tally) Advance(t *transcript.Transcript, counts []tokens.Count, same in
 			out.mark.n = i
 		}
 		st.add(&t.Messages[i], i, counts[i], opts.Images)
+		if u := t.Messages[i].Usage; u != nil && opts.Price != nil && u.ContextTokens() > 0 {
+			st.session = st.session.AddUsage(*opts.Price, pricing.UsageOf(*u, t.Format))
+		}
 		st.n = i + 1
 	}
 	st.n = n
@@ -389,6 +403,10 @@ func apportion(n int, weights []int, total int) []int {
 	}
 	return out
 }
+
+// Session is the cost of every reported usage, at the price the tally was
+// advanced with (zero without one).
+func (tl Tally) Session() pricing.Session { return tl.cur.session }
 
 // BreakdownOptions parameterize a breakdown.
 type BreakdownOptions struct {

@@ -209,7 +209,7 @@ type Tally struct {
 	format transcript.Format
 	// priceKey is the price the session cost was computed with.
 	priceKey string
-	cur    tallyState
+	cur      tallyState
 	// mark is the state a few messages before the end: an append that
 	// changed the last messages (Claude Code merges a response's lines
 	// into one message) resumes from it.

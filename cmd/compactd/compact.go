@@ -111,6 +111,7 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	out := fs.String("out", "", "write the fork to this path")
 	inPlace := fs.Bool("in-place", false, "replace the transcript itself (its prior content is kept in the store)")
+	importFork := fs.Bool("import", false, "opencode and Kilo sessions: have the agent import the fork (its executable must be on PATH)")
 	storePath := fs.String("store", "", "store database path")
 	window := fs.Int("window", 0, "the model's context window in tokens (default: from config, else the transcript's model)")
 	removeTangents := fs.Bool("remove-tangents", false, "with classify-tangents: remove every turn the model lists as a tangent")
@@ -121,7 +122,7 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("usage: compactd compact [--strategy S]... [--keep-last N] [--window N] [--dry-run] [--json] [--out PATH] [--in-place] [--store P] [--remove-tangents | --remove-tangent N]... PATH")
+		return usagef("usage: compactd compact [--strategy S]... [--keep-last N] [--window N] [--dry-run] [--json] [--out PATH] [--in-place] [--import] [--store P] [--remove-tangents | --remove-tangent N]... PATH")
 	}
 	if *inPlace && (*out != "" || *dryRun) {
 		return usagef("--in-place cannot be combined with --out or --dry-run")
@@ -187,6 +188,7 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 		Workspace: workspace,
 		DryRun:    *dryRun, InPlace: *inPlace, Out: *out,
 		ConfirmedTangents: removeTangent, ConfirmAllTangents: *removeTangents,
+		Import: *importFork,
 	})
 	if err != nil {
 		return err
@@ -339,6 +341,12 @@ func printCompact(w io.Writer, res *jobs.Result) {
 	}
 	if res.ReportPath != "" {
 		fmt.Fprintf(w, "report: %s\n", res.ReportPath)
+	}
+	if res.Imported {
+		fmt.Fprintf(w, "imported: session %s\n", res.Session)
+	}
+	if res.Resume != "" {
+		fmt.Fprintf(w, "resume: %s\n", res.Resume)
 	}
 }
 

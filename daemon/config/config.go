@@ -93,11 +93,19 @@ type Compact struct {
 
 // Watch says where transcripts are looked for.
 type Watch struct {
-	Workspace bool     `toml:"workspace" json:"workspace"`
-	Claude    bool     `toml:"claude" json:"claude"`
-	Codex     bool     `toml:"codex" json:"codex"`
-	Globs     []string `toml:"globs" json:"globs"`
-	Exclude   []string `toml:"exclude" json:"exclude"`
+	Workspace bool `toml:"workspace" json:"workspace"`
+	Claude    bool `toml:"claude" json:"claude"`
+	Codex     bool `toml:"codex" json:"codex"`
+	// The agents added in issue 15: each switch watches that agent's
+	// sessions of the workspace.
+	Qwen        bool     `toml:"qwen" json:"qwen"`
+	OpenCode    bool     `toml:"opencode" json:"opencode"`
+	Kilo        bool     `toml:"kilo" json:"kilo"`
+	CopilotCLI  bool     `toml:"copilot_cli" json:"copilotCli"`
+	Cursor      bool     `toml:"cursor" json:"cursor"`
+	CopilotChat bool     `toml:"copilot_chat" json:"copilotChat"`
+	Globs       []string `toml:"globs" json:"globs"`
+	Exclude     []string `toml:"exclude" json:"exclude"`
 }
 
 // Summarize configures the summarizer.
@@ -159,7 +167,7 @@ func Default() *Config {
 	return &Config{
 		Gauge:       Gauge{Warn: 0.75, Critical: 0.90},
 		Compact:     Compact{Strategies: []string{strategy.StrategyAuto}, KeepLast: 1, SummarizeThreshold: 0.5, BufferTurns: 4},
-		Watch:       Watch{Workspace: true, Claude: true, Codex: true},
+		Watch:       Watch{Workspace: true, Claude: true, Codex: true, Qwen: true, OpenCode: true, Kilo: true, CopilotCLI: true, Cursor: true, CopilotChat: true},
 		Summarize:   Summarize{Timeout: Duration{60 * time.Second}},
 		AutoCompact: AutoCompact{Ratio: 0.85, MinTurns: 4},
 		Log:         Log{Level: "info"},

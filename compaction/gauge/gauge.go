@@ -181,16 +181,14 @@ type Gauge struct {
 	// without usage).
 	Estimated int
 	// EstimateError is our estimator's relative error against the API,
-	// negative when we undercount. Nil without usage or without full
-	// counts. Reported figures include what no transcript holds (the
-	// system prompt and tool definitions, often 15–30k tokens for coding
-	// agents), which swamps an absolute comparison; so where two usage
-	// points exist the error is measured on the span between the first
-	// and the last — (estimate of messages (first, last] − (last −
-	// first reported)) / (last − first reported) — where that unseen
-	// prefix cancels. With one usage point it is the absolute comparison
-	// of messages [0, ReportedAt].
+	// negative when we undercount: the median over several spans between
+	// usage points (see measureError), nil when too few spans were
+	// measured or they disagree, and without full counts.
 	EstimateError *float64
+	// EstimateErrorSpans is how many spans were measured, and
+	// EstimateErrorNote why the error is hidden or what it rests on.
+	EstimateErrorSpans int
+	EstimateErrorNote  string
 	// WarnAt, CriticalAt and AutoCompactAt are token thresholds;
 	// AutoCompactAt is 0 when the agent's point is unknown.
 	WarnAt, CriticalAt, AutoCompactAt int
@@ -214,7 +212,8 @@ func TailStart(t *transcript.Transcript) int { return t.LastUsage() + 1 }
 func Compute(t *transcript.Transcript, counts []tokens.Count, opts Options) Gauge {
 	g := base(t, opts)
 	if g.Reported > 0 && len(counts) >= len(t.Messages) {
-		g.EstimateError = estimateError(t, counts, g.ReportedAt, g.Reported)
+		e := measureError(usagePoints(t, counts))
+		g.EstimateError, g.EstimateErrorSpans, g.EstimateErrorNote = e.Error, e.Spans, e.Note
 	}
 	from := 0
 	if g.ReportedAt >= 0 {
@@ -229,28 +228,6 @@ func Compute(t *transcript.Transcript, counts []tokens.Count, opts Options) Gaug
 	g.finish(tail.N)
 	g.PerTurn = perTurn(t, counts)
 	return g
-}
-
-// estimateError compares our counts with the API's figures; see
-// Gauge.EstimateError for why it prefers the span between usage points.
-func estimateError(t *transcript.Transcript, counts []tokens.Count, last, reported int) *float64 {
-	first := -1
-	for i := 0; i < last; i++ {
-		if u := t.Messages[i].Usage; u != nil && u.ContextTokens() > 0 {
-			first = i
-			break
-		}
-	}
-	if first >= 0 {
-		if span := reported - t.Messages[first].Usage.ContextTokens(); span > 0 {
-			est := tokens.Sum(counts[first+1 : last+1]).N
-			e := float64(est-span) / float64(span)
-			return &e
-		}
-	}
-	est := tokens.Sum(counts[:last+1]).N
-	e := float64(est-reported) / float64(reported)
-	return &e
 }
 
 // Live returns the gauge from the counts of the messages from

@@ -21,6 +21,7 @@ import (
 	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon"
 	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/jobs"
@@ -196,18 +197,17 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 		return storeRefused(pos[0], err)
 	}
 	defer closeStore()
-	// What the window holds and what a turn costs, measured before the
-	// job (an in-place compaction replaces the file). A transcript the job
-	// cannot read either reports its own error below.
+	// What the window holds and what a turn costs, measured on the
+	// source as the job parsed it, before anything is replaced.
 	var before *figures
-	if t, err := readTranscript(pos[0]); err == nil {
+	inspect := func(ctx context.Context, t *transcript.Transcript, counters *tokens.CounterSet) {
 		win := cfg.Gauge.ContextWindow
 		if set["window"] {
 			win = *window
 		}
 		before, _ = measure(ctx, t, measureOptions{
 			gauge:    gauge.Options{Model: cfg.Gauge.Model, ContextWindow: win, Registry: tokens.NewRegistry()},
-			counters: tokens.NewCounterSet(),
+			counters: counters,
 			prices:   cfg.PriceTable(),
 			keepLast: opts.KeepLast,
 		})
@@ -219,7 +219,7 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 		Workspace: workspace,
 		DryRun:    *dryRun, InPlace: *inPlace, Out: *out,
 		ConfirmedTangents: removeTangent, ConfirmAllTangents: *removeTangents,
-		Import: *importFork,
+		Import: *importFork, Inspect: inspect,
 	})
 	if err != nil {
 		return err

@@ -20,8 +20,6 @@ import (
 // its gauge, what fills the window, and what it costs. They are computed
 // the way the daemon computes them, from the same gauge.Tally.
 type figures struct {
-	t         *transcript.Transcript
-	counts    []tokens.Count
 	gauge     gauge.Gauge
 	breakdown gauge.Breakdown
 	// cost is nil when the model has no price.
@@ -73,7 +71,7 @@ func measure(ctx context.Context, t *transcript.Transcript, o measureOptions) (*
 	if err != nil {
 		return nil, err
 	}
-	f := &figures{t: t, counts: counts, gauge: gauge.Compute(t, counts, o.gauge)}
+	f := &figures{gauge: gauge.Compute(t, counts, o.gauge)}
 	topts := gauge.TallyOptions{Images: resolved.Info.Provider.ImagePricing(), CountText: counter.Text}
 	if p, ok := o.prices.Lookup(f.gauge.Model); ok {
 		f.price = &p

@@ -44,6 +44,16 @@ type Appender interface {
 	Append(prev *transcript.Transcript, tail []byte) (*transcript.Transcript, error)
 }
 
+// A Renewer writes a whole transcript as a new session of its format:
+// every record kept as it is (branches, metadata, what an agent's own
+// compaction replaced), only the ids renewed that the agent needs unique
+// to tell two sessions apart (Claude Code's sessionId, Codex's session_meta
+// id, Gemini CLI's sessionId). Codecs of formats without such ids need
+// none: their transcript is copied as it is.
+type Renewer interface {
+	Renew(t *transcript.Transcript, opts ForkOptions) ([]byte, error)
+}
+
 // ForkOptions parameterize Fork.
 type ForkOptions struct {
 	// SessionID is the new session's id; codecs that need one and get ""

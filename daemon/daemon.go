@@ -98,6 +98,11 @@ type Daemon struct {
 	wg        sync.WaitGroup
 	scanDone  chan struct{}
 	closeOnce sync.Once
+	// dbs renders the sessions agents keep in databases.
+	dbs agentDBs
+	// chatDirs are the chatSessions folders of VS Code's workspaceStorage
+	// entries for the workspace's folders.
+	chatDirs atomic.Pointer[[]string]
 }
 
 // New returns a daemon; Start begins watching.
@@ -189,6 +194,7 @@ func (d *Daemon) Close() error {
 		}
 		d.mu.Unlock()
 		d.wg.Wait()
+		d.closeDBs()
 	})
 	return nil
 }
@@ -341,6 +347,13 @@ func (d *Daemon) allowedRoots() []string {
 		roots = append(roots, f, env.ClaudeProjectDir(f))
 	}
 	roots = append(roots, env.CodexSessionsDir())
+	for _, f := range d.Folders() {
+		roots = append(roots, env.QwenProjectDir(f), filepath.Join(env.CursorProjectsDir(), CursorSlug(f)))
+	}
+	roots = append(roots, env.SessionsDir(), env.CopilotSessionsDir())
+	if dirs := d.chatDirs.Load(); dirs != nil {
+		roots = append(roots, *dirs...)
+	}
 	return roots
 }
 

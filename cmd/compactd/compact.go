@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"github.com/compactd/compactd/compaction/tokens"
@@ -13,10 +14,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	_ "github.com/compactd/compactd/compaction/format/all" // every codec
 	_ "github.com/compactd/compactd/compaction/format/anthropic"
 	"github.com/compactd/compactd/compaction/strategy"
+	"github.com/compactd/compactd/daemon"
 	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/jobs"
 	"github.com/compactd/compactd/daemon/store"
@@ -86,18 +89,37 @@ func newFlagSet(name string, e *env) *flag.FlagSet {
 // openRunner opens the store (--store, else COMPACTD_STORE, else XDG) and
 // returns a job runner on it.
 func openRunner(ctx context.Context, e *env, storeFlag string) (*jobs.Runner, func(), error) {
-	path := storeFlag
-	if path == "" {
-		var err error
-		if path, err = store.DefaultPath(e.getenv); err != nil {
-			return nil, nil, err
-		}
+	path, err := resolveStore(e, storeFlag)
+	if err != nil {
+		return nil, nil, err
 	}
 	s, err := store.Open(ctx, path)
 	if err != nil {
 		return nil, nil, err
 	}
-	return jobs.New(s), func() { s.Close() }, nil
+	var once sync.Once
+	return jobs.New(s), func() { once.Do(func() { s.Close() }) }, nil
+}
+
+// storeRefused says first that the transcript is safe when a writing
+// command could not open its store.
+func storeRefused(transcript string, err error) error {
+	var se *store.StoreError
+	if !errors.As(err, &se) {
+		return err
+	}
+	if abs, aerr := filepath.Abs(transcript); aerr == nil {
+		transcript = abs
+	}
+	return fmt.Errorf("%s is untouched: %w", transcript, err)
+}
+
+// resolveStore is the store's path: --store, else COMPACTD_STORE, else XDG.
+func resolveStore(e *env, storeFlag string) (string, error) {
+	if storeFlag != "" {
+		return storeFlag, nil
+	}
+	return store.DefaultPath(e.getenv)
 }
 
 func runCompact(ctx context.Context, e *env, args []string) error {
@@ -109,6 +131,7 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	out := fs.String("out", "", "write the fork to this path")
 	inPlace := fs.Bool("in-place", false, "replace the transcript itself (its prior content is kept in the store)")
+	importFork := fs.Bool("import", false, "opencode and Kilo sessions: have the agent import the fork (its executable must be on PATH)")
 	storePath := fs.String("store", "", "store database path")
 	window := fs.Int("window", 0, "the model's context window in tokens (default: from config, else the transcript's model)")
 	removeTangents := fs.Bool("remove-tangents", false, "with classify-tangents: remove every turn the model lists as a tangent")
@@ -119,13 +142,19 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("usage: compactd compact [--strategy S]... [--keep-last N] [--window N] [--dry-run] [--json] [--out PATH] [--in-place] [--store P] [--remove-tangents | --remove-tangent N]... PATH")
+		return usagef("usage: compactd compact [--strategy S]... [--keep-last N] [--window N] [--dry-run] [--json] [--out PATH] [--in-place] [--import] [--store P] [--remove-tangents | --remove-tangent N]... PATH")
 	}
 	if *inPlace && (*out != "" || *dryRun) {
 		return usagef("--in-place cannot be combined with --out or --dry-run")
 	}
 	if err := strategy.ValidateStrategies(strategies); err != nil {
 		return usagef("%v", err)
+	}
+	if daemon.IsAgentDatabase(pos[0]) {
+		// A session database: compact the session of this folder.
+		if pos[0], err = sessionOfDatabase(ctx, e, pos[0]); err != nil {
+			return err
+		}
 	}
 	// The config gives the defaults; flags the user typed override them.
 	workspace, err := findWorkspace(pos[0])
@@ -159,7 +188,10 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 	}
 	r, closeStore, err := openRunner(ctx, e, *storePath)
 	if err != nil {
-		return err
+		if *dryRun {
+			return err
+		}
+		return storeRefused(pos[0], err)
 	}
 	defer closeStore()
 	res, err := r.Compact(ctx, jobs.Request{
@@ -169,6 +201,7 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 		Workspace: workspace,
 		DryRun:    *dryRun, InPlace: *inPlace, Out: *out,
 		ConfirmedTangents: removeTangent, ConfirmAllTangents: *removeTangents,
+		Import: *importFork,
 	})
 	if err != nil {
 		return err
@@ -258,6 +291,12 @@ func printCompact(w io.Writer, res *jobs.Result) {
 	if res.ReportPath != "" {
 		fmt.Fprintf(w, "report: %s\n", res.ReportPath)
 	}
+	if res.Imported {
+		fmt.Fprintf(w, "imported: session %s\n", res.Session)
+	}
+	if res.Resume != "" {
+		fmt.Fprintf(w, "resume: %s\n", res.Resume)
+	}
 }
 
 // printTangents lists the turns classify-tangents found, one line each,
@@ -294,4 +333,24 @@ func printTangents(w io.Writer, res *jobs.Result) {
 		return
 	}
 	fmt.Fprintf(w, "kept %s (%d tokens), since not confirmed: rerun with --remove-tangents, or --remove-tangent N per turn, to remove them\n", turns, tokens)
+}
+
+// sessionOfDatabase renders the sessions an agent's database holds for the
+// current folder and returns the one to compact: it must be exactly one.
+func sessionOfDatabase(ctx context.Context, e *env, db string) (string, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	rendered, err := daemon.RenderDatabase(ctx, daemon.EnvFromOS(e.getenv), db, []string{cwd})
+	if err != nil {
+		return "", err
+	}
+	switch len(rendered) {
+	case 0:
+		return "", fmt.Errorf("%s holds no session of %s; run compactd where the agent ran, or compact a rendered session (compactd gauge %s lists them)", db, cwd, db)
+	case 1:
+		return rendered[0], nil
+	}
+	return "", fmt.Errorf("%s holds %d sessions of %s; compact one of them by its rendering: %s", db, len(rendered), cwd, strings.Join(rendered, ", "))
 }

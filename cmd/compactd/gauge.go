@@ -12,6 +12,7 @@ import (
 	_ "github.com/compactd/compactd/compaction/format/all"
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/daemon"
 	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
@@ -62,7 +63,24 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 	counters := tokens.NewCounterSet(tokens.WithCache(tokens.NewMemoryCache(0)))
 	var rows []gaugeRow
 	var errs []error
+	// An agent's session database (opencode.db, kilo.db) stands for its
+	// sessions, rendered read-only where the daemon renders them.
+	var paths []string
 	for _, path := range pos {
+		if !daemon.IsAgentDatabase(path) {
+			paths = append(paths, path)
+			continue
+		}
+		rendered, err := daemon.RenderDatabase(ctx, daemon.EnvFromOS(e.getenv), path, nil)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if len(rendered) == 0 && err == nil {
+			errs = append(errs, fmt.Errorf("%s holds no session", path))
+		}
+		paths = append(paths, rendered...)
+	}
+	for _, path := range paths {
 		row, err := gaugeFile(ctx, path, opts, counters)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -88,17 +106,19 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 
 // gaugeFile reads, detects, parses and counts one transcript.
 func gaugeFile(ctx context.Context, path string, opts gauge.Options, counters *tokens.CounterSet) (gaugeRow, error) {
-	src, err := sourcefile.ReadFile(path)
-	if err != nil {
-		return gaugeRow{}, fmt.Errorf("read %s: %w", path, err)
-	}
-	codec, err := format.Detect(sourcefile.PlainName(path), src)
+	// Detected from the head alone: a large file that is no transcript
+	// (2 GiB of zeros) is refused after one small read.
+	src, codec, err := sourcefile.ReadTranscript(path)
 	if err != nil {
 		var unrecognized *format.ErrUnrecognized
-		if errors.As(err, &unrecognized) {
+		var notRegular *sourcefile.NotRegularError
+		switch {
+		case errors.As(err, &unrecognized):
 			return gaugeRow{}, &usageError{err.Error()}
+		case errors.As(err, &notRegular), errors.Is(err, sourcefile.ErrTooLarge), errors.Is(err, sourcefile.ErrTruncated):
+			return gaugeRow{}, err
 		}
-		return gaugeRow{}, err
+		return gaugeRow{}, fmt.Errorf("read %s: %w", path, err)
 	}
 	t, err := codec.Parse(src)
 	if err != nil {

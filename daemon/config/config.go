@@ -13,11 +13,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -69,11 +71,19 @@ type Compact struct {
 
 // Watch says where transcripts are looked for.
 type Watch struct {
-	Workspace bool     `toml:"workspace" json:"workspace"`
-	Claude    bool     `toml:"claude" json:"claude"`
-	Codex     bool     `toml:"codex" json:"codex"`
-	Globs     []string `toml:"globs" json:"globs"`
-	Exclude   []string `toml:"exclude" json:"exclude"`
+	Workspace bool `toml:"workspace" json:"workspace"`
+	Claude    bool `toml:"claude" json:"claude"`
+	Codex     bool `toml:"codex" json:"codex"`
+	// The agents added in issue 15: each switch watches that agent's
+	// sessions of the workspace.
+	Qwen        bool     `toml:"qwen" json:"qwen"`
+	OpenCode    bool     `toml:"opencode" json:"opencode"`
+	Kilo        bool     `toml:"kilo" json:"kilo"`
+	CopilotCLI  bool     `toml:"copilot_cli" json:"copilotCli"`
+	Cursor      bool     `toml:"cursor" json:"cursor"`
+	CopilotChat bool     `toml:"copilot_chat" json:"copilotChat"`
+	Globs       []string `toml:"globs" json:"globs"`
+	Exclude     []string `toml:"exclude" json:"exclude"`
 }
 
 // Summarize configures the summarizer.
@@ -135,7 +145,7 @@ func Default() *Config {
 	return &Config{
 		Gauge:       Gauge{Warn: 0.75, Critical: 0.90},
 		Compact:     Compact{Strategies: []string{strategy.StrategyAuto}, KeepLast: 1, SummarizeThreshold: 0.5, BufferTurns: 4},
-		Watch:       Watch{Workspace: true, Claude: true, Codex: true},
+		Watch:       Watch{Workspace: true, Claude: true, Codex: true, Qwen: true, OpenCode: true, Kilo: true, CopilotCLI: true, Cursor: true, CopilotChat: true},
 		Summarize:   Summarize{Timeout: Duration{60 * time.Second}},
 		AutoCompact: AutoCompact{Ratio: 0.85, MinTurns: 4},
 		Log:         Log{Level: "info"},
@@ -169,7 +179,7 @@ func Load(workspace string) (*Config, error) {
 		files = append(files, filepath.Join(workspace, WorkspaceFile))
 	}
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		b, err := readRegular(f)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -396,4 +406,22 @@ func (c *Config) StrategyOptions(window int) strategy.Options {
 func (c *Config) Trigger() (strategy.Trigger, bool) {
 	a := c.AutoCompact
 	return strategy.Trigger{Ratio: a.Ratio, Tokens: a.Tokens, Turns: a.Turns, MinTurns: a.MinTurns}, a.Enabled
+}
+
+// readRegular reads a configuration file, refusing anything but a regular
+// file without blocking on it (a named pipe would wait for a writer).
+func readRegular(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("it is not a regular file (%s); make it a file or remove it", fi.Mode().Type())
+	}
+	return io.ReadAll(f)
 }

@@ -175,11 +175,17 @@ func TestMigrateFromV1Fixture(t *testing.T) {
 			t.Errorf("%s size = %d; want %d", v.Label, v.Size, len(want[v.Label]))
 		}
 	}
-	// The line both versions share is stored once.
+	// What both versions share is stored once.
+	distinct := map[string]bool{}
+	for _, c := range want {
+		for _, seg := range segments(c, LineCuts(c)) {
+			distinct[string(seg)] = true
+		}
+	}
 	var blobs int
 	s.db.QueryRow(`SELECT count(*) FROM blobs`).Scan(&blobs)
-	if blobs != 3 {
-		t.Errorf("blobs = %d; want 3 (4 lines, one shared)", blobs)
+	if blobs != len(distinct) {
+		t.Errorf("blobs = %d; want %d (one per distinct segment)", blobs, len(distinct))
 	}
 	if probs, err := s.IntegrityCheck(ctx); err != nil || len(probs) > 0 {
 		t.Errorf("integrity after migration: %v %v", probs, err)
@@ -211,7 +217,9 @@ func TestRecordVersionLineageAndReuse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := []byte("line one\nline two\nline three\n")
+	// Lines long enough to be stored one by one (short ones share chunks).
+	pad := strings.Repeat(".", minSegment)
+	src := []byte("line one" + pad + "\nline two" + pad + "\nline three" + pad + "\n")
 	v1, reused, err := s.RecordVersion(ctx, NewVersion{Conversation: c, Kind: KindSource, SourcePath: "/p/abc.jsonl", Content: src, Cuts: LineCuts(src)})
 	if err != nil || reused || v1.Label != "v1" {
 		t.Fatalf("first source = %+v reused=%v err=%v", v1, reused, err)
@@ -220,7 +228,7 @@ func TestRecordVersionLineageAndReuse(t *testing.T) {
 	if err != nil || !reused || again.Label != "v1" {
 		t.Fatalf("unchanged source recorded again = %s reused=%v err=%v; want v1 reused", again.Label, reused, err)
 	}
-	out := []byte("line three\n")
+	out := []byte("line three" + pad + "\n")
 	v2, _, err := s.RecordVersion(ctx, NewVersion{Conversation: c, Kind: KindCompact, ParentID: v1.ID,
 		SourcePath: "/p/abc.jsonl", SourceHash: v1.ContentHash, Pipeline: []string{"turn-window"},
 		Report: map[string]int{"tokensBefore": 30}, TokensBefore: 30, TokensAfter: 10, ForkPath: "/p/new.jsonl",
@@ -338,5 +346,42 @@ func TestTokenCacheSurvivesRestart(t *testing.T) {
 	}
 	if st := c2.Stats(); st.CacheHits != 1 {
 		t.Errorf("cache hits after restart = %d; want 1", st.CacheHits)
+	}
+}
+
+// Tiny records are stored in chunks, and versions that share a run of them
+// still share its storage: a record inserted near the start costs a chunk
+// or two, not the whole file again.
+func TestTinyRecordsShareChunks(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	c, _ := s.EnsureConversation(ctx, Conversation{Key: "path:/tiny", SourcePath: "/tiny"})
+	var b strings.Builder
+	for i := 0; i < 20000; i++ {
+		fmt.Fprintf(&b, "{\"n\":%d}\n", i)
+	}
+	v1 := []byte(b.String())
+	v2 := append([]byte("{\"inserted\":true}\n"), v1[:len(v1)/2]...)
+	v2 = append(v2, "{\"in the middle\":1}\n"...)
+	v2 = append(v2, v1[len(v1)/2:]...)
+	var blobBytes [3]int64
+	for i, content := range [][]byte{v1, v2} {
+		v, _, err := s.RecordVersion(ctx, NewVersion{Conversation: c, Kind: KindSource, SourcePath: "/tiny", Content: content, Cuts: LineCuts(content)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Content(ctx, v.ContentHash)
+		if err != nil || !bytes.Equal(got, content) {
+			t.Fatalf("content of version %d does not round-trip: %v", i+1, err)
+		}
+		s.db.QueryRow(`SELECT coalesce(sum(size), 0) FROM blobs`).Scan(&blobBytes[i+1])
+	}
+	var blobs int
+	s.db.QueryRow(`SELECT count(*) FROM blobs`).Scan(&blobs)
+	if blobs > 20000/4 {
+		t.Errorf("%d tiny records took %d blobs; want them chunked", 20000, blobs)
+	}
+	if added := blobBytes[2] - blobBytes[1]; added > 4*maxChunk {
+		t.Errorf("the second version added %d bytes of blobs; want only the chunks around its two insertions", added)
 	}
 }

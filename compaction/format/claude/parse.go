@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/format/internal/jsonl"
 	"github.com/compactd/compactd/compaction/transcript"
 )
@@ -40,6 +41,9 @@ type state struct {
 	lastSide    int
 	meta        transcript.Meta
 	customTitle bool
+	// trimmedMsgs messages and trimmedNodes nodes lost their bodies to
+	// Trim: the messages their parts, the nodes their decoded message.
+	trimmedMsgs, trimmedNodes int
 }
 
 func (s *state) clone() *state {
@@ -81,9 +85,18 @@ func (c Codec) append(prev *transcript.Transcript, tail []byte, whole bool) (*tr
 		consume = jsonl.CompleteLines(tail)
 	}
 	base := prev.Size
-	fr, consumed := pf.Split(consume, base, oldLen, pf.Lines(oldLen), func(l jsonl.Line) bool {
+	type decoded struct {
+		n   node
+		rec transcript.Record
+		ln  *line
+		err error
+	}
+	fr, consumed := jsonl.SplitParallel(*pf, consume, base, oldLen, pf.Lines(oldLen), func(k int, l jsonl.Line) decoded {
+		n, rec, ln, err := decodeLine(l.Raw, oldLen+k)
+		return decoded{n, rec, ln, err}
+	}, func(l jsonl.Line, d decoded) bool {
 		idx := len(t.Records)
-		n, rec, ln, err := decodeLine(l.Raw, idx)
+		n, rec, ln, err := d.n, d.rec, d.ln, d.err
 		if err != nil && !l.Terminated {
 			return false // a write in progress: keep it for Write, do not consume it
 		}
@@ -112,13 +125,64 @@ func (c Codec) append(prev *transcript.Transcript, tail []byte, whole bool) (*tr
 
 	st.leaf = st.chooseLeaf()
 	if seg, ok := st.extends(ps.leaf, oldLen); ok {
-		t.Messages, t.Kept = st.appendMessages(prev.Messages, seg)
+		msgs, kept, err := st.appendMessages(prev.Messages, seg)
+		if err != nil {
+			return nil, err
+		}
+		t.Messages, t.Kept = msgs, kept
 		t.Turns = extendTurns(prev.Turns, t.Messages, len(prev.Messages))
 	} else {
-		t.Messages, _ = st.appendMessages(nil, st.path(st.leaf))
+		path := st.path(st.leaf)
+		if slices.ContainsFunc(path, func(i int) bool { return i < st.trimmedNodes }) {
+			// The active branch now runs through records whose messages
+			// Trim let go of (a rewind, a resumed older branch). A new
+			// compact boundary starts a branch of new records only.
+			return nil, fmt.Errorf("the active branch moved to earlier records: %w", format.ErrTrimmed)
+		}
+		st.trimmedMsgs = 0 // a new message list, every message whole
+		t.Messages, _, _ = st.appendMessages(nil, path)
 		t.Turns = transcript.BuildTurns(t.Messages)
 	}
 	return t, nil
+}
+
+// Trim implements format.Trimmer. A split response's next line merges into
+// the last assistant message (past the tool results after it), so that
+// message and the ones after it keep their parts whatever keep says.
+func (Codec) Trim(t *transcript.Transcript, keep int) int {
+	st, ok := t.State.(*state)
+	if !ok {
+		return 0
+	}
+	keep = min(keep, len(t.Messages), mergeFloor(t.Messages))
+	if keep <= st.trimmedMsgs {
+		return st.trimmedMsgs
+	}
+	format.TrimParts(t.Messages, st.trimmedMsgs, keep)
+	nodes := len(st.nodes)
+	if keep < len(t.Messages) && len(t.Messages[keep].Records) > 0 {
+		nodes = min(nodes, t.Messages[keep].Records[0])
+	}
+	for i := st.trimmedNodes; i < nodes; i++ {
+		st.nodes[i].msg = nil
+	}
+	st.trimmedMsgs, st.trimmedNodes = keep, max(st.trimmedNodes, nodes)
+	return keep
+}
+
+// mergeFloor is the first message a later line may still change: the
+// message mergeTarget would merge into, else none (len(msgs)).
+func mergeFloor(msgs []transcript.Message) int {
+	for j := len(msgs) - 1; j >= 0; j-- {
+		switch {
+		case msgs[j].Role == transcript.RoleAssistant:
+			return j
+		case msgs[j].Origin == transcript.OriginToolResult:
+			continue
+		}
+		break
+	}
+	return len(msgs)
 }
 
 // note records what a decoded line says about the tree and the session.
@@ -305,7 +369,7 @@ func (s *state) extends(oldLeaf, oldLen int) ([]int, bool) {
 // append that grows with the transcript (a memmove of its message
 // headers, not of their parts); a slice whose element changes cannot
 // share that element's backing array with the old one.
-func (s *state) appendMessages(msgs []transcript.Message, seg []int) ([]transcript.Message, int) {
+func (s *state) appendMessages(msgs []transcript.Message, seg []int) ([]transcript.Message, int, error) {
 	shared := len(msgs)
 	kept := len(msgs)
 	for _, i := range seg {
@@ -315,6 +379,9 @@ func (s *state) appendMessages(msgs []transcript.Message, seg []int) ([]transcri
 		}
 		m := *n.msg
 		if j := s.mergeTarget(msgs, &m); j >= 0 {
+			if j < s.trimmedMsgs {
+				return nil, 0, fmt.Errorf("a response line continues message %d: %w", j, format.ErrTrimmed)
+			}
 			if j < shared {
 				// Room for the rest of seg, so it does not copy again.
 				msgs = append(make([]transcript.Message, 0, len(msgs)+len(seg)), msgs...)
@@ -333,7 +400,7 @@ func (s *state) appendMessages(msgs []transcript.Message, seg []int) ([]transcri
 		m.Parts = s.named(m.Parts)
 		msgs = append(msgs, m)
 	}
-	return msgs, kept
+	return msgs, kept, nil
 }
 
 // mergeTarget finds the message a split assistant line belongs to: the

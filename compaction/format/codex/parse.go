@@ -24,6 +24,8 @@ type state struct {
 	// sawMeta is set by the first session_meta: later ones (a forked
 	// rollout copies its parent's) describe other sessions.
 	sawMeta bool
+	// trimmed messages lost their parts to Trim.
+	trimmed int
 }
 
 type call struct {
@@ -86,9 +88,16 @@ func (c Codec) append(prev *transcript.Transcript, tail []byte, whole bool) (*tr
 		// Only complete lines: the rest waits for the writer to finish.
 		consume = jsonl.CompleteLines(tail)
 	}
-	fr, consumed := pf.Split(consume, prev.Size, oldLen, pf.Lines(oldLen), func(l jsonl.Line) bool {
+	type result struct {
+		d   decoded
+		err error
+	}
+	fr, consumed := jsonl.SplitParallel(*pf, consume, prev.Size, oldLen, pf.Lines(oldLen), func(k int, l jsonl.Line) result {
+		d, err := decodeLine(l.Raw, oldLen+k)
+		return result{d, err}
+	}, func(l jsonl.Line, r result) bool {
 		idx := len(t.Records)
-		d, err := decodeLine(l.Raw, idx)
+		d, err := r.d, r.err
 		if err != nil && !l.Terminated {
 			return false // a write in progress: keep it for Write, do not consume it
 		}
@@ -180,6 +189,7 @@ func (s *state) apply(b *builder, t *transcript.Transcript, idx int, d *decoded)
 			msgs = append(msgs, m)
 		}
 		b.msgs, b.shared, b.replaced, b.kept = msgs, 0, true, 0
+		s.trimmed = 0 // a new message list, every message whole
 	}
 }
 
@@ -203,6 +213,7 @@ func (s *state) applyEvent(b *builder, ev *event) {
 		if last < b.shared {
 			b.own(last)
 		}
+		b.kept = min(b.kept, last)
 		b.msgs[last].Usage = usage
 	case "task_started":
 		if ev.ModelContextWindow > 0 {

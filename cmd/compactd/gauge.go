@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -13,7 +15,9 @@ import (
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/daemon"
+	"github.com/compactd/compactd/daemon/jobs"
 	"github.com/compactd/compactd/daemon/sourcefile"
+	"github.com/compactd/compactd/daemon/store"
 )
 
 func init() {
@@ -41,6 +45,9 @@ type gaugeRow struct {
 	SkippedRecords int      `json:"skippedRecords"`
 	EstimateError  *float64 `json:"estimateError"`
 	Approx         bool     `json:"approx"`
+	// Overhead is, for a fork compactd wrote, what its source's gauge held
+	// beyond the transcript; Tokens includes it (the figure is an estimate).
+	Overhead int `json:"overhead,omitempty"`
 }
 
 func runGauge(ctx context.Context, e *env, args []string) error {
@@ -80,7 +87,13 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 		}
 		paths = append(paths, rendered...)
 	}
+	overhead, closeStore := forkOverheads(ctx, e)
+	defer closeStore()
 	for _, path := range paths {
+		opts := opts
+		if abs, err := filepath.Abs(path); err == nil {
+			opts.Overhead, _ = overhead(abs)
+		}
 		row, err := gaugeFile(ctx, path, opts, counters)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -149,7 +162,28 @@ func gaugeFile(ctx context.Context, path string, opts gauge.Options, counters *t
 		SkippedRecords: g.SkippedRecords,
 		EstimateError:  g.EstimateError,
 		Approx:         g.Approx,
+		Overhead:       g.Overhead,
 	}, nil
+}
+
+// forkOverheads looks up, in the version store when there is one, what the
+// source of a fork compactd wrote held beyond its transcript, so a fork
+// gauges as the daemon shows it. Without a store nothing is added; gauge
+// never creates one.
+func forkOverheads(ctx context.Context, e *env) (func(string) (int, bool), func()) {
+	none := func(string) (int, bool) { return 0, false }
+	path, err := resolveStore(e, "")
+	if err != nil {
+		return none, func() {}
+	}
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return none, func() {}
+	}
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		return none, func() {}
+	}
+	return func(p string) (int, bool) { return jobs.StoreOverhead(ctx, st, p) }, func() { st.Close() }
 }
 
 // printGauges writes one aligned line per transcript:
@@ -159,6 +193,9 @@ func printGauges(w io.Writer, rows []gaugeRow) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, r := range rows {
 		notes := []string{r.Source}
+		if r.Overhead != 0 {
+			notes = append(notes, fmt.Sprintf("incl. %s outside the transcript, measured on the source", tokens.Thousands(r.Overhead)))
+		}
 		if r.EstimateError != nil {
 			notes = append(notes, fmt.Sprintf("est. error %+.1f%%", 100**r.EstimateError))
 		}

@@ -57,6 +57,13 @@ type Options struct {
 	// AutoCompact is the agent's own auto-compact ratio; 0 takes the
 	// format's from the registry, a negative value ignores it.
 	AutoCompact float64
+	// Overhead is what the API counted beyond the transcript of the source
+	// a fork was compacted from (system prompt, tool definitions, memory
+	// files: the source's last reported usage minus our count of what it
+	// covered). A fork carries no usage of its own until the agent resumes
+	// it, so its gauge is its own count plus this overhead, an estimate.
+	// It is ignored once the transcript reports usage itself; 0 adds none.
+	Overhead int
 	// Stats are the figures of the transcript's messages when the caller
 	// carries them forward from the previous parse (transcript.Stats.Advance);
 	// nil, or figures of another message count, walks every message: what a
@@ -180,6 +187,9 @@ type Gauge struct {
 	// Estimated is our count of the messages after ReportedAt (all of them
 	// without usage).
 	Estimated int
+	// Overhead is Options.Overhead when it applies (a fork without usage of
+	// its own): part of Tokens, and the reason Source stays an estimate.
+	Overhead int
 	// EstimateError is our estimator's relative error against the API,
 	// negative when we undercount. Nil without usage or without full
 	// counts. Reported figures include what no transcript holds (the
@@ -206,6 +216,21 @@ type Gauge struct {
 // one after the last reported usage, or 0 without usage. It reads the
 // messages from the end back to that usage only.
 func TailStart(t *transcript.Transcript) int { return t.LastUsage() + 1 }
+
+// ForkOverhead is what a source's gauge holds beyond its transcript, the
+// overhead a fork of it inherits (see Options.Overhead): the gauge's figure
+// minus inside, our count of every message, which equals the last reported
+// usage minus our count of the messages it covered. ok is false without
+// reported usage, unless the source is itself a fork carrying an overhead.
+func ForkOverhead(g Gauge, inside int) (overhead int, ok bool) {
+	switch {
+	case g.Source == SourceReported:
+		return g.Tokens - inside, true
+	case g.Overhead != 0:
+		return g.Overhead, true
+	}
+	return 0, false
+}
 
 // Compute returns the gauge of t from counts, its messages' token counts
 // (counts[i] for t.Messages[i], as tokens.Counter.CountMessages gives).
@@ -295,6 +320,8 @@ func base(t *transcript.Transcript, opts Options) Gauge {
 	if g.ReportedAt >= 0 {
 		g.Reported = t.Messages[g.ReportedAt].Usage.ContextTokens()
 		g.Source = SourceReported
+	} else {
+		g.Overhead = opts.Overhead
 	}
 	warn, crit := opts.Warn, opts.Critical
 	if warn <= 0 {
@@ -319,7 +346,7 @@ func base(t *transcript.Transcript, opts Options) Gauge {
 
 func (g *Gauge) finish(estimated int) {
 	g.Estimated = estimated
-	g.Tokens = g.Reported + estimated
+	g.Tokens = g.Reported + estimated + g.Overhead
 	if g.ContextWindow > 0 {
 		g.Ratio = float64(g.Tokens) / float64(g.ContextWindow)
 	}

@@ -191,16 +191,14 @@ type Gauge struct {
 	// its own): part of Tokens, and the reason Source stays an estimate.
 	Overhead int
 	// EstimateError is our estimator's relative error against the API,
-	// negative when we undercount. Nil without usage or without full
-	// counts. Reported figures include what no transcript holds (the
-	// system prompt and tool definitions, often 15–30k tokens for coding
-	// agents), which swamps an absolute comparison; so where two usage
-	// points exist the error is measured on the span between the first
-	// and the last — (estimate of messages (first, last] − (last −
-	// first reported)) / (last − first reported) — where that unseen
-	// prefix cancels. With one usage point it is the absolute comparison
-	// of messages [0, ReportedAt].
+	// negative when we undercount: the median over several spans between
+	// usage points (see measureError), nil when too few spans were
+	// measured or they disagree, and without full counts.
 	EstimateError *float64
+	// EstimateErrorSpans is how many spans were measured, and
+	// EstimateErrorNote why the error is hidden or what it rests on.
+	EstimateErrorSpans int
+	EstimateErrorNote  string
 	// WarnAt, CriticalAt and AutoCompactAt are token thresholds;
 	// AutoCompactAt is 0 when the agent's point is unknown.
 	WarnAt, CriticalAt, AutoCompactAt int
@@ -217,21 +215,6 @@ type Gauge struct {
 // messages from the end back to that usage only.
 func TailStart(t *transcript.Transcript) int { return t.LastUsage() + 1 }
 
-// ForkOverhead is what a source's gauge holds beyond its transcript, the
-// overhead a fork of it inherits (see Options.Overhead): the gauge's figure
-// minus inside, our count of every message, which equals the last reported
-// usage minus our count of the messages it covered. ok is false without
-// reported usage, unless the source is itself a fork carrying an overhead.
-func ForkOverhead(g Gauge, inside int) (overhead int, ok bool) {
-	switch {
-	case g.Source == SourceReported:
-		return g.Tokens - inside, true
-	case g.Overhead != 0:
-		return g.Overhead, true
-	}
-	return 0, false
-}
-
 // Compute returns the gauge of t from counts, its messages' token counts
 // (counts[i] for t.Messages[i], as tokens.Counter.CountMessages gives).
 // With fewer counts than messages it counts only what it has: see Live
@@ -239,7 +222,8 @@ func ForkOverhead(g Gauge, inside int) (overhead int, ok bool) {
 func Compute(t *transcript.Transcript, counts []tokens.Count, opts Options) Gauge {
 	g := base(t, opts)
 	if g.Reported > 0 && len(counts) >= len(t.Messages) {
-		g.EstimateError = estimateError(t, counts, g.ReportedAt, g.Reported)
+		e := measureError(usagePoints(t, counts))
+		g.EstimateError, g.EstimateErrorSpans, g.EstimateErrorNote = e.Error, e.Spans, e.Note
 	}
 	from := 0
 	if g.ReportedAt >= 0 {
@@ -254,28 +238,6 @@ func Compute(t *transcript.Transcript, counts []tokens.Count, opts Options) Gaug
 	g.finish(tail.N)
 	g.PerTurn = perTurn(t, counts)
 	return g
-}
-
-// estimateError compares our counts with the API's figures; see
-// Gauge.EstimateError for why it prefers the span between usage points.
-func estimateError(t *transcript.Transcript, counts []tokens.Count, last, reported int) *float64 {
-	first := -1
-	for i := 0; i < last; i++ {
-		if u := t.Messages[i].Usage; u != nil && u.ContextTokens() > 0 {
-			first = i
-			break
-		}
-	}
-	if first >= 0 {
-		if span := reported - t.Messages[first].Usage.ContextTokens(); span > 0 {
-			est := tokens.Sum(counts[first+1 : last+1]).N
-			e := float64(est-span) / float64(span)
-			return &e
-		}
-	}
-	est := tokens.Sum(counts[:last+1]).N
-	e := float64(est-reported) / float64(reported)
-	return &e
 }
 
 // Live returns the gauge from the counts of the messages from

@@ -13,6 +13,7 @@ import (
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/strategy"
+	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/store"
@@ -48,6 +49,11 @@ type Request struct {
 	// Import has an agent whose sessions live in a database (opencode,
 	// Kilo) import the fork, when its executable is on PATH.
 	Import bool
+	// Inspect, when set, sees the source as the job parsed it, once,
+	// before anything is written: a caller that shows figures of the
+	// source (the CLI's window and cost lines) reads and parses nothing
+	// a second time. counters are the job's own (shared with its counts).
+	Inspect func(ctx context.Context, t *transcript.Transcript, counters *tokens.CounterSet)
 }
 
 // Result is what a compaction did (or, for a dry run, would do).
@@ -123,6 +129,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 		return nil, err
 	}
 	if req.DryRun {
+		r.inspect(ctx, src, req)
 		return r.dryRun(ctx, src, req)
 	}
 	conv, err := r.conversation(ctx, src)
@@ -147,6 +154,8 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 			return nil, err
 		}
 	}
+
+	r.inspect(ctx, src, req)
 
 	// Nothing goes into a damaged store: a version recorded there may
 	// never come back.
@@ -329,6 +338,13 @@ func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, 
 		name = sum.Name()
 	}
 	return &compacted{data: data, t: t, view: view, summarizer: name}, rep, nil
+}
+
+// inspect hands the parsed source to req.Inspect.
+func (r *Runner) inspect(ctx context.Context, src *source, req Request) {
+	if req.Inspect != nil {
+		req.Inspect(ctx, src.t, r.counterSet())
+	}
 }
 
 // mergeNotes puts the job's own notes first. When the job chose to run

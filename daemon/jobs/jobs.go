@@ -73,8 +73,13 @@ func (r *Runner) tokenCounter(t *transcript.Transcript) (*tokens.Counter, error)
 	if r.Encoding != "" {
 		m.Encoding = r.Encoding
 	}
+	return r.counterSet().For(m)
+}
+
+// counterSet is the runner's counters, one per encoding and pricing.
+func (r *Runner) counterSet() *tokens.CounterSet {
 	r.countersOnce.Do(func() { r.counters = tokens.NewCounterSet() })
-	return r.counters.For(m)
+	return r.counters
 }
 
 // source is a transcript file as read at one moment.

@@ -35,7 +35,7 @@ func (r *Runner) sourceOverhead(ctx context.Context, path string, t *transcript.
 			opts.Overhead = over
 		}
 	}
-	return gauge.ForkOverhead(gauge.Compute(t, counts, opts), tokens.Sum(counts).N)
+	return gauge.Overhead(gauge.Compute(t, counts, opts), tokens.Sum(counts).N)
 }
 
 // ForkOverhead returns the overhead recorded for the transcript at path

@@ -47,6 +47,11 @@ type Options struct {
 	// SavingsDelay is the quiet time after a change before savings are
 	// recomputed; 0 means 300 ms.
 	SavingsDelay time.Duration
+	// Overhead looks up what the source of a fork compactd wrote held
+	// beyond its transcript (the version store records it): the fork's
+	// gauge adds it until the agent reports usage on the fork. nil adds
+	// none.
+	Overhead func(path string) (int, bool)
 	// HotBytes bounds the parsed transcripts kept in memory for
 	// incremental appends (their source bytes); the others keep only their
 	// snapshot and are re-parsed when they change. The active transcript
@@ -133,7 +138,7 @@ func New(opts Options) (*Daemon, error) {
 			d.folders = append(d.folders, filepath.Clean(abs))
 		}
 	}
-	d.ix = &indexer{forced: opts.Counter, counters: newCounterSet(opts.CountCache), cache: opts.CountCache, registry: tokens.NewRegistry(), settings: d.Settings, log: d.log}
+	d.ix = &indexer{forced: opts.Counter, counters: newCounterSet(opts.CountCache), cache: opts.CountCache, registry: tokens.NewRegistry(), settings: d.Settings, log: d.log, overhead: opts.Overhead}
 	if _, err := d.ix.fallback(); err != nil {
 		return nil, err
 	}

@@ -58,6 +58,9 @@ type tracked struct {
 	bytesRead atomic.Int64
 	// parsed mirrors t != nil for lock-free stats.
 	parsed atomic.Bool
+	// overhead is what the source of this file (a fork compactd wrote)
+	// held beyond its transcript, looked up on every full parse.
+	overhead int
 	// savingsFor is the Seq the current savings were computed for.
 	savingsFor uint64
 	opened     atomic.Bool
@@ -182,6 +185,10 @@ func (tr *tracked) fullParse(ix *indexer, fi fs.FileInfo) (bool, error) {
 		old, oldCounts = nil, nil
 	}
 	tr.codec, tr.ino, tr.fileSize, tr.fileMod = codec, inodeOf(fi), fi.Size(), fi.ModTime()
+	tr.overhead = 0
+	if ix.overhead != nil {
+		tr.overhead, _ = ix.overhead(tr.path)
+	}
 	tr.lineStarts, tr.scanned = scanLines(nil, data, 0)
 	tr.stats = transcript.StatsOf(nt.Messages)
 	tr.recount(ix, unchangedPrefix(old, oldCounts, nt), nt)
@@ -232,7 +239,7 @@ func (tr *tracked) rebuild(ix *indexer, modelChanged bool) (reread bool) {
 
 func buildSnapshot(tr *tracked, ix *indexer, set Settings, size int64) *Snapshot {
 	t := tr.t
-	opts := gauge.Options{Model: set.Model, ContextWindow: set.ContextWindow, Registry: ix.registry, Warn: set.WarnRatio, Critical: set.CriticalRatio, Stats: &tr.stats}
+	opts := gauge.Options{Model: set.Model, ContextWindow: set.ContextWindow, Registry: ix.registry, Warn: set.WarnRatio, Critical: set.CriticalRatio, Stats: &tr.stats, Overhead: tr.overhead}
 	if opts.ContextWindow == 0 && len(set.Windows) > 0 {
 		opts.ContextWindow = longestPrefix(set.Windows, gauge.Resolve(t, opts).Model)
 	}
@@ -370,6 +377,8 @@ type indexer struct {
 	tokenized atomic.Int64
 	// puts carries new message counts to writeCache; nil writes inline.
 	puts chan cachePut
+	// overhead looks up a fork's inherited overhead (Options.Overhead).
+	overhead func(path string) (int, bool)
 }
 
 type cachePut struct {

@@ -40,6 +40,8 @@ type Options struct {
 	// Settings carries the server's flags (StorePath, LogLevel), which win
 	// over every configuration layer.
 	Settings daemon.Settings
+	// Overhead looks up a fork's inherited overhead (daemon.Options.Overhead).
+	Overhead func(path string) (int, bool)
 	// Savings overrides the dry-run savings function (nil: the pipeline's).
 	Savings daemon.SavingsFunc
 	// ProcessPollInterval is how often the client's processId is checked; 0 means 2 s.

@@ -91,6 +91,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		} else {
 			defer st.Close()
 			opts.Jobs = daemon.RunnerJobs{Runner: jobs.New(st)}
+			opts.Overhead = func(path string) (int, bool) { return jobs.StoreOverhead(ctx, st, path) }
 			// Counts survive restarts: a restart re-tokenizes nothing.
 			tc := st.NewTokenCache(1 << 16) // ~6 MB in memory; the store holds the rest
 			cache = tc

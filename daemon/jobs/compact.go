@@ -78,6 +78,11 @@ type Result struct {
 	// Tangents are the turns classify-tangents found: removed when
 	// confirmed, else only listed for the user to confirm.
 	Tangents []strategy.Tangent `json:"tangents,omitempty"`
+	// Overhead is what the source's gauge held beyond its transcript
+	// (system prompt, tool definitions, memory files), measured from its
+	// last reported usage: the fork's gauge is its own count plus this, an
+	// estimate, until the agent resumes it.
+	Overhead int `json:"overhead,omitempty"`
 	// Session is the fork's session id, and Resume the shell command that
 	// resumes it (for opencode and Kilo: imports it first).
 	Session string `json:"session,omitempty"`
@@ -185,6 +190,12 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 		return nil, err
 	}
 	label := fmt.Sprintf("v%d", len(versions)+1)
+	recorded := versionReport{Report: rep}
+	if counter, err := r.tokenCounter(src.t); err == nil {
+		if over, ok := r.sourceOverhead(ctx, path, src.t, counter); ok {
+			recorded.SourceOverhead = &over
+		}
+	}
 	target := req.Out
 	switch {
 	case req.InPlace:
@@ -214,7 +225,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	v, _, err := r.Store.RecordVersion(ctx, store.NewVersion{
 		Conversation: conv, Kind: store.KindCompact, ParentID: srcVersion.ID,
 		SourcePath: path, SourceHash: src.hash, Format: string(src.codec.Format()),
-		Pipeline: pipelineNames(req.Options), Options: req.Options, Report: rep,
+		Pipeline: pipelineNames(req.Options), Options: req.Options, Report: recorded,
 		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, ForkPath: target,
 		Content: out.data, Cuts: recordCuts(out.t), Created: r.now(),
 	})
@@ -225,6 +236,9 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 		Format: string(src.codec.Format()), ForkPath: target, Version: v.Label, Parent: srcVersion.Label,
 		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, Steps: rep.Steps,
 		Retention: rep.Retention, Notes: rep.Notes, Summarizer: out.summarizer, Tangents: rep.Tangents,
+	}
+	if recorded.SourceOverhead != nil {
+		res.Overhead = *recorded.SourceOverhead
 	}
 
 	report(req.Progress, "write", 90)

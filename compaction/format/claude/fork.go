@@ -30,7 +30,6 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 	if v.Cut || len(v.Summaries) > 0 {
 		w.boundary(opts.TokensBefore)
 	}
-	keepUsage := v.UnchangedPrefix()
 	summaries := v.Summaries
 	for i := 0; i <= len(v.Messages); i++ {
 		for len(summaries) > 0 && summaries[0].Before <= i {
@@ -40,7 +39,7 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 		if i == len(v.Messages) {
 			break
 		}
-		if err := w.message(src, &v.Messages[i], i < keepUsage); err != nil {
+		if err := w.message(src, &v.Messages[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -165,9 +164,9 @@ func (w *forkWriter) summary(text string) {
 	w.emit(o)
 }
 
-// message re-emits the records of one view message, block by block.
-// Usage is kept only when keepUsage says the context up to m is unchanged.
-func (w *forkWriter) message(src *transcript.Transcript, m *transcript.Message, keepUsage bool) error {
+// message re-emits the records of one view message, block by block,
+// without the API-reported usage (see dropUsage).
+func (w *forkWriter) message(src *transcript.Transcript, m *transcript.Message) error {
 	for _, r := range m.Records {
 		if r < 0 || r >= len(src.Records) {
 			return fmt.Errorf("fork: message %s refers to record %d outside the source", m.ID, r)
@@ -183,10 +182,8 @@ func (w *forkWriter) message(src *transcript.Transcript, m *transcript.Message, 
 		if !keep {
 			continue
 		}
-		if !keepUsage {
-			if err := dropUsage(o); err != nil {
-				return fmt.Errorf("fork: record %d: %w", r, err)
-			}
+		if err := dropUsage(o); err != nil {
+			return fmt.Errorf("fork: record %d: %w", r, err)
 		}
 		w.chain(o)
 		w.emit(o)
@@ -196,10 +193,11 @@ func (w *forkWriter) message(src *transcript.Transcript, m *transcript.Message, 
 }
 
 // dropUsage removes the API-reported usage from a kept assistant record.
-// Past the view's unchanged prefix it describes the source's context, not
-// the fork's: left in, the gauge
+// It describes the source's context, not the fork's: left in, the gauge
 // (and Claude Code's own auto-compact check, which reads the last usage)
-// would see the pre-compaction size in a compacted conversation.
+// would show the source's size for the fork. A fork's gauge is its own
+// count plus the overhead measured on its source (gauge.Options.Overhead)
+// until the agent resumes it and reports usage of its own.
 func dropUsage(o *jsonx.Object) error {
 	msgRaw := o.Get("message")
 	if len(msgRaw) == 0 || msgRaw[0] != '{' {

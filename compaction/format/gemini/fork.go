@@ -57,7 +57,6 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 		out.Write(b)
 		out.WriteByte('\n')
 	}
-	keepUsage := v.UnchangedPrefix()
 	for _, s := range jsonx.PlanFork(v, f.skip()) {
 		switch {
 		case s.Summary >= 0:
@@ -73,7 +72,7 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 				if err != nil {
 					return nil, err
 				}
-				if ok && s.Message >= keepUsage {
+				if ok {
 					if b, err = dropTokens(b); err != nil {
 						return nil, fmt.Errorf("fork: record %d: %w", r, err)
 					}
@@ -188,9 +187,9 @@ func (f *forker) record(r int) ([]byte, bool, error) {
 	return b, true, nil
 }
 
-// dropTokens removes a message's `tokens` past the view's unchanged prefix:
-// they counted a context the fork no longer has, and the gauge calibrates
-// on them.
+// dropTokens removes a message's `tokens`: they counted the source's
+// context, and the gauge would calibrate the fork on them. A fork's gauge
+// is its own count plus the overhead measured on its source.
 func dropTokens(raw []byte) ([]byte, error) {
 	o, err := jsonx.ParseObject(raw)
 	if err != nil {
@@ -376,7 +375,6 @@ func (f *forker) document(fr *docFrame) ([]byte, error) {
 		o.SetRaw("parts", json.RawMessage(`[{"text":`+quote(text)+`}]`))
 		return o.Bytes()
 	}
-	keepUsage := f.v.UnchangedPrefix()
 	for _, s := range jsonx.PlanFork(f.v, f.skip()) {
 		switch {
 		case s.Summary >= 0:
@@ -402,7 +400,7 @@ func (f *forker) document(fr *docFrame) ([]byte, error) {
 				if err != nil {
 					return nil, err
 				}
-				if ok && s.Message >= keepUsage && !fr.checkpoint {
+				if ok && !fr.checkpoint {
 					var dropped []byte
 					if dropped, err = dropTokens(b); err != nil {
 						return nil, fmt.Errorf("fork: record %d: %w", r, err)

@@ -93,3 +93,48 @@ func TestRecoverKeepsWhatReadsBack(t *testing.T) {
 		})
 	}
 }
+
+// A store once opened while read-only left its -wal and -shm read-only
+// (SQLite gives them the database file's mode), and every later write
+// failed with "attempt to write a readonly database" until fixed by hand.
+// Open makes them writable again; a read-only store file is refused
+// before SQLite creates anything beside it.
+func TestOpenFixesReadOnlySidecars(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "compactd.db")
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	for _, suffix := range []string{"-wal", "-shm"} {
+		os.WriteFile(path+suffix, nil, 0o400)
+		os.Chmod(path+suffix, 0o400)
+	}
+	s, err = Open(ctx, path)
+	if err != nil {
+		t.Fatalf("open with read-only sidecars: %v", err)
+	}
+	c, err := s.EnsureConversation(ctx, Conversation{Key: "path:/x", SourcePath: "/x"})
+	if err != nil {
+		t.Fatalf("write after the fix: %v", err)
+	}
+	_ = c
+	for _, suffix := range []string{"-wal", "-shm"} {
+		if fi, err := os.Stat(path + suffix); err == nil && fi.Mode().Perm()&0o200 == 0 {
+			t.Errorf("%s is still %04o", suffix, fi.Mode().Perm())
+		}
+	}
+	s.Close()
+
+	os.Chmod(path, 0o400)
+	_, err = Open(ctx, path)
+	if err == nil || !strings.Contains(err.Error(), "chmod 600 "+path) {
+		t.Errorf("open of a read-only store: %v; want a refusal saying chmod 600", err)
+	}
+	for _, suffix := range []string{"-wal", "-shm"} {
+		if fi, err := os.Stat(path + suffix); err == nil && fi.Mode().Perm()&0o200 == 0 {
+			t.Errorf("refusing a read-only store left %s at %04o", suffix, fi.Mode().Perm())
+		}
+	}
+}

@@ -85,6 +85,12 @@ func (c Codec) append(prev *transcript.Transcript, tail []byte, whole bool) (*tr
 		consume = jsonl.CompleteLines(tail)
 	}
 	base := prev.Size
+	if n := bytes.Count(consume, []byte{'\n'}); n > 1024 {
+		// Room for every line up front: growing by doubling copied the
+		// records and nodes of a million-line file over and over.
+		t.Records = slices.Grow(t.Records, n)
+		st.nodes = slices.Grow(st.nodes, n)
+	}
 	type decoded struct {
 		n   node
 		rec transcript.Record

@@ -63,6 +63,7 @@ type Renewer interface {
 // what Parse gives (except that Append never consumes a last line without
 // a newline).
 type Trimmer interface {
+	Codec
 	Appender
 	// Trim drops, in place, the parts of t's messages before message keep
 	// and whatever t's state holds of them, except what the codec needs to

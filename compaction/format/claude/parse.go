@@ -172,6 +172,10 @@ func (Codec) Trim(t *transcript.Transcript, keep int) int {
 	for i := st.trimmedNodes; i < nodes; i++ {
 		st.nodes[i].msg = nil
 	}
+	if n := len(st.nodes); cap(st.nodes) > n+n/4 {
+		// Growing by appends left room for as many nodes again.
+		st.nodes = append(make([]node, 0, n+n/8), st.nodes...)
+	}
 	st.trimmedMsgs, st.trimmedNodes = keep, max(st.trimmedNodes, nodes)
 	return keep
 }

@@ -42,6 +42,8 @@ type Snapshot struct {
 	SavingsErr     string
 	// Seq grows with every snapshot of the same file.
 	Seq uint64
+	// Insight is what fills the window and what it costs (insight.go).
+	Insight Insight
 
 	// lineStarts[i] is the byte offset where line i begins.
 	lineStarts []int64
@@ -65,6 +67,7 @@ func (s *Snapshot) withSettings(set Settings, seq uint64) *Snapshot {
 	}
 	next.Window = w
 	next.Ratio = float64(s.Tokens) / float64(w)
+	next.Insight = s.Insight.withWindow(w)
 	next.CriticalAt = set.CriticalRatio
 	if s.AutoCompactAt > 0 && s.AutoCompactAt < next.CriticalAt {
 		next.CriticalAt = s.AutoCompactAt

@@ -132,6 +132,7 @@ func (s *Server) handler() jsonrpc2.Handler {
 // compaction); they start in order but do not hold back later messages.
 var detached = map[string]bool{
 	protocol.MethodWorkspaceExecuteCommand: true,
+	methodContext:                          true,
 }
 
 func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) (err error) {
@@ -205,6 +206,7 @@ func init() {
 		protocol.MethodWorkDoneProgressCancel:             (*Server).workDoneProgressCancel,
 		methodGauges:                                      (*Server).gauges,
 		methodStats:                                       (*Server).stats,
+		methodContext:                                     (*Server).contextView,
 	}
 }
 

@@ -112,3 +112,38 @@ func TestContextDryRunByTurn(t *testing.T) {
 		t.Fatalf("no dry run asked: %+v %v", plain, err)
 	}
 }
+
+// compactd/health names the version, the store (and whether its folder is
+// writable) and where the server looks for transcripts.
+func TestHealth(t *testing.T) {
+	home := testEnv(t)
+	ws := t.TempDir()
+	storeDir := filepath.Join(home, "store")
+	os.MkdirAll(storeDir, 0o700)
+	c := startServer(t, Options{Store: StoreStatus{Path: filepath.Join(storeDir, "compactd.db")}})
+	c.initialize(ws, nil)
+	var h Health
+	if err := c.call(methodHealth, nil, &h); err != nil {
+		t.Fatal(err)
+	}
+	if h.Version != Version || !h.Store.Writable || h.Store.Error != "" || len(h.Folders) != 1 {
+		t.Fatalf("health %+v", h)
+	}
+	kinds := map[string]bool{}
+	for _, w := range h.Watching {
+		kinds[w.Kind] = true
+		if w.Kind == "workspace" && (!w.Exists || w.Dir != h.Folders[0]) {
+			t.Errorf("workspace root %+v", w)
+		}
+	}
+	if !kinds["workspace"] || !kinds["claude"] || !kinds["codex"] {
+		t.Fatalf("watching %+v", h.Watching)
+	}
+	os.Chmod(storeDir, 0o500)
+	defer os.Chmod(storeDir, 0o700)
+	if os.Geteuid() != 0 { // root writes anywhere
+		if err := c.call(methodHealth, nil, &h); err != nil || h.Store.Writable {
+			t.Fatalf("a read-only store folder reported writable: %+v %v", h.Store, err)
+		}
+	}
+}

@@ -42,6 +42,8 @@ type Options struct {
 	// MaxMessageBytes refuses (unread, in constant memory) any message
 	// whose body is larger; 0 means DefaultMaxMessageBytes.
 	MaxMessageBytes int64
+	// Store is the version store the server opened, for health checks.
+	Store StoreStatus
 }
 
 // Server is one language server session over one connection.
@@ -207,6 +209,7 @@ func init() {
 		methodGauges:                                      (*Server).gauges,
 		methodStats:                                       (*Server).stats,
 		methodContext:                                     (*Server).contextView,
+		methodHealth:                                      (*Server).health,
 	}
 }
 

@@ -66,7 +66,11 @@ type tracked struct {
 	// stats are t's gauge figures, carried forward from append to append
 	// so the gauge never walks every message.
 	stats transcript.Stats
-	ino   uint64
+	// tally carries the breakdown's figures likewise (insight.go), and
+	// dryRun caches the last per-turn dry run for views.
+	tally  gauge.Tally
+	dryRun atomic.Pointer[DryRunTurns]
+	ino    uint64
 	// fileSize and fileMod are what the file was when last parsed whole:
 	// a compressed transcript is never tailed, so they alone tell
 	// whether it changed.
@@ -160,6 +164,7 @@ func (tr *tracked) evict() bool {
 	}
 	tr.t, tr.counts, tr.parts, tr.same, tr.stats, tr.countedWith = nil, nil, nil, 0, transcript.Stats{}, ""
 	tr.skip, tr.long = nil, nil
+	tr.tally = gauge.Tally{}
 	tr.parsed.Store(false)
 	tr.hot.Store(false)
 	return true
@@ -612,6 +617,7 @@ func buildSnapshot(tr *tracked, ix *indexer, set Settings, size int64) *Snapshot
 		s.CriticalAt = float64(g.CriticalAt) / float64(g.ContextWindow)
 	}
 	s.Turns = turnInfos(tr, s)
+	s.Insight = insightOf(tr, ix, set, g, s.Turns)
 	return s
 }
 

@@ -418,6 +418,11 @@ type BreakdownOptions struct {
 	// KeepLast is the turns compaction keeps (strategy.Options.KeepLast):
 	// 0 means 1, negative none.
 	KeepLast int
+	// Kept, when set, is what those turns hold, as the caller already
+	// knows it (the daemon's per-turn figures): one turn of an agent's
+	// long tool loop can span most of the transcript, which is not to be
+	// walked on every append.
+	Kept *int
 }
 
 // Breakdown splits gauge g of t (whose messages' counts are counts)
@@ -457,7 +462,11 @@ func (tl Tally) Breakdown(g Gauge, t *transcript.Transcript, counts []tokens.Cou
 	if len(b.Tools) > TopTools {
 		b.Tools = b.Tools[:TopTools]
 	}
-	b.Reachable = st.counted - keptTail(t, counts, opts.KeepLast, st.n)
+	if opts.Kept != nil {
+		b.Reachable = st.counted - *opts.Kept
+	} else {
+		b.Reachable = st.counted - keptTail(t, counts, opts.KeepLast, st.n)
+	}
 	return b
 }
 

@@ -33,6 +33,17 @@ type Watch struct {
 	Workspace *bool `json:"workspace,omitempty" toml:"workspace"`
 	Claude    *bool `json:"claude,omitempty" toml:"claude"`
 	Codex     *bool `json:"codex,omitempty" toml:"codex"`
+	// Qwen: ~/.qwen/projects/<slug of the folder>/chats. OpenCode, Kilo:
+	// the agents' databases, sessions whose directory is in the workspace.
+	// CopilotCLI: ~/.copilot/session-state, sessions started in the
+	// workspace. Cursor: ~/.cursor/projects/<slug>/agent-transcripts.
+	// CopilotChat: VS Code's workspaceStorage of the workspace's folders.
+	Qwen        *bool `json:"qwen,omitempty" toml:"qwen"`
+	OpenCode    *bool `json:"opencode,omitempty" toml:"opencode"`
+	Kilo        *bool `json:"kilo,omitempty" toml:"kilo"`
+	CopilotCLI  *bool `json:"copilotCli,omitempty" toml:"copilot_cli"`
+	Cursor      *bool `json:"cursor,omitempty" toml:"cursor"`
+	CopilotChat *bool `json:"copilotChat,omitempty" toml:"copilot_chat"`
 	// Globs are extra files or patterns (filepath.Match syntax, ~ expanded)
 	// watched in addition to the above.
 	Globs []string `json:"globs,omitempty" toml:"globs"`

@@ -190,6 +190,18 @@ func (c *child) waitGauge(ctx context.Context, u protocol.DocumentURI, since tim
 	}
 }
 
+// latestGauge returns the last gauge seen for u.
+func (c *child) latestGauge(u protocol.DocumentURI) (gaugeSeen, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := len(c.gauges) - 1; i >= 0; i-- {
+		if c.gauges[i].g.URI == u {
+			return c.gauges[i], true
+		}
+	}
+	return gaugeSeen{}, false
+}
+
 func (c *child) stats(ctx context.Context) (lsp.Stats, error) {
 	var s lsp.Stats
 	_, err := c.conn.Call(ctx, "compactd/stats", nil, &s)

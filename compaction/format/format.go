@@ -6,6 +6,7 @@
 package format
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -44,6 +45,55 @@ type Appender interface {
 	Append(prev *transcript.Transcript, tail []byte) (*transcript.Transcript, error)
 }
 
+// A Renewer writes a whole transcript as a new session of its format:
+// every record kept as it is (branches, metadata, what an agent's own
+// compaction replaced), only the ids renewed that the agent needs unique
+// to tell two sessions apart (Claude Code's sessionId, Codex's session_meta
+// id, Gemini CLI's sessionId). Codecs of formats without such ids need
+// none: their transcript is copied as it is.
+type Renewer interface {
+	Renew(t *transcript.Transcript, opts ForkOptions) ([]byte, error)
+}
+
+// A Trimmer is an Appender whose sources can be read in pieces and whose
+// transcripts can let go of what later appends no longer need, so that
+// following a large file costs memory for its tail, not its history.
+//
+// Appending the source's lines piece by piece from a nil transcript gives
+// what Parse gives (except that Append never consumes a last line without
+// a newline).
+type Trimmer interface {
+	Codec
+	Appender
+	// Trim drops, in place, the parts of t's messages before message keep
+	// and whatever t's state holds of them, except what the codec needs to
+	// go on appending (a message that later lines may still extend). It
+	// returns the index of the first message whose parts it kept: every
+	// message before it now has nil Parts, its other fields intact. Only
+	// the holder of the sole reference to t (and to the transcripts it was
+	// appended from, which share its arrays) may call it; parts already
+	// handed out stay intact, since Trim changes slices, not the parts.
+	//
+	// Append on a trimmed transcript either fails with an error wrapping
+	// ErrTrimmed (the new lines need dropped content: a branch switch to
+	// old records), or returns messages whose first Kept are unchanged and
+	// whose others all carry their parts.
+	Trim(t *transcript.Transcript, keep int) int
+}
+
+// ErrTrimmed is returned (wrapped) by Append on a trimmed transcript when
+// the new lines need content Trim dropped: parse the source again.
+var ErrTrimmed = errors.New("the transcript was trimmed and the new lines need what was dropped")
+
+// TrimParts sets the parts of msgs[from:to] to nil, in place: what every
+// Trimmer does to the messages themselves (from is where its previous
+// Trim stopped, so trimming a growing transcript costs what it grew).
+func TrimParts(msgs []transcript.Message, from, to int) {
+	for i := max(from, 0); i < min(to, len(msgs)); i++ {
+		msgs[i].Parts = nil
+	}
+}
+
 // ForkOptions parameterize Fork.
 type ForkOptions struct {
 	// SessionID is the new session's id; codecs that need one and get ""
@@ -54,6 +104,10 @@ type ForkOptions struct {
 	// TokensBefore and TokensAfter are recorded in markers that hold them
 	// (Claude compactMetadata.preTokens).
 	TokensBefore, TokensAfter int
+	// InPlace says the output replaces its source while the agent may
+	// still be writing it: records keep their ids (Claude uuids) so lines
+	// the agent appends next, naming them as parents, stay attached.
+	InPlace bool
 }
 
 // DetectBytes is how much of a file Detect sees.

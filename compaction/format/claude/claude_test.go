@@ -2,6 +2,7 @@ package claude
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"slices"
 	"strings"
@@ -322,5 +323,68 @@ func TestBlocksAsTheMessagesAPI(t *testing.T) {
 	// Untouched, the transcript still writes back byte for byte.
 	if out, err := (Codec{}).Write(tr); err != nil || string(out) != string(src) {
 		t.Fatalf("write: %v", err)
+	}
+}
+
+// TestAppendTrimmed: the daemon follows a session trimmed to what Append
+// needs; appends on a linear session never need a fresh parse, and the
+// messages stay Parse's.
+func TestAppendTrimmed(t *testing.T) {
+	inputs := map[string][]byte{
+		"mixed":     formattest.Fixture(t, "mixed.jsonl"),
+		"rewind":    formattest.Fixture(t, "compact-after-rewind.jsonl"),
+		"generated": sessiongen.ClaudeCode(sessiongen.Options{Seed: 11, Turns: 30}),
+	}
+	for name, src := range inputs {
+		t.Run(name, func(t *testing.T) {
+			for seed := range uint64(8) {
+				n := formattest.AppendTrimmed(t, Codec{}, src, seed)
+				if name == "generated" && n > 0 {
+					t.Fatalf("seed %d: %d appends to a linear session needed a fresh parse", seed, n)
+				}
+			}
+		})
+	}
+}
+
+// TestTrimmedRewindNeedsParse: a rewind to a record whose message was
+// trimmed is ErrTrimmed, not a silently shorter conversation; a compact
+// boundary written after the trim starts a branch of new records and
+// appends on.
+func TestTrimmedRewindNeedsParse(t *testing.T) {
+	src := formattest.Fixture(t, "compact-after-rewind.jsonl")
+	lines := bytes.SplitAfter(src, []byte("\n"))
+	// Lines 1-4 are u1 a1 b1u b1a; line 5 (b2u) rewinds to a1.
+	tr, err := Codec{}.Append(nil, bytes.Join(lines[:4], nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept := (Codec{}).Trim(tr, len(tr.Messages)); kept == 0 {
+		t.Fatalf("nothing trimmed from %d messages", len(tr.Messages))
+	}
+	if _, err := (Codec{}).Append(tr, lines[4]); !errors.Is(err, format.ErrTrimmed) {
+		t.Fatalf("rewind after trim: err %v, want ErrTrimmed", err)
+	}
+	// Up to the compact boundary and its summary, trimmed, then the rest.
+	whole, err := Codec{}.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err = Codec{}.Append(nil, bytes.Join(lines[:8], nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	Codec{}.Trim(tr, len(tr.Messages))
+	got, err := Codec{}.Append(tr, bytes.Join(lines[8:], nil))
+	if err != nil {
+		t.Fatalf("append of a compact boundary after trim: %v", err)
+	}
+	if len(got.Messages) != len(whole.Messages) {
+		t.Fatalf("%d messages after the boundary, Parse gives %d", len(got.Messages), len(whole.Messages))
+	}
+	for i := range got.Messages {
+		if got.Messages[i].Parts == nil {
+			t.Fatalf("message %d after a new boundary has no parts", i)
+		}
 	}
 }

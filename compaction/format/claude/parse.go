@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/format/internal/jsonl"
 	"github.com/compactd/compactd/compaction/transcript"
 )
@@ -13,6 +14,11 @@ import (
 // proportional to the new bytes. Its maps are shared between successive
 // transcripts and only ever gain entries; lookups check that an entry
 // points inside the transcript at hand.
+type descent struct {
+	from, to int
+	ok       bool
+}
+
 type state struct {
 	nodes     []node
 	byUUID    map[string]int
@@ -21,15 +27,23 @@ type state struct {
 	leaf int
 	// lastConv is the last conversation record on the main thread, -1 when none.
 	lastConv int
-	// hint is the last last-prompt record (index, leafUuid), -1 when none.
-	hint     int
-	hintUUID string
+	// hint is the last last-prompt record (index, leafUuid), -1 when none;
+	// hintPinned says the user set it (a rewind).
+	hint       int
+	hintUUID   string
+	hintPinned bool
+	// desc remembers the last answer of descends (lastConv from the hint's
+	// leaf), so an append walks only the rows it added.
+	desc descent
 	// mainThread counts non-sidechain conversation records: a file with
 	// none (a subagent file) is its own thread.
 	mainThread  int
 	lastSide    int
 	meta        transcript.Meta
 	customTitle bool
+	// trimmedMsgs messages and trimmedNodes nodes lost their bodies to
+	// Trim: the messages their parts, the nodes their decoded message.
+	trimmedMsgs, trimmedNodes int
 }
 
 func (s *state) clone() *state {
@@ -71,9 +85,24 @@ func (c Codec) append(prev *transcript.Transcript, tail []byte, whole bool) (*tr
 		consume = jsonl.CompleteLines(tail)
 	}
 	base := prev.Size
-	fr, consumed := pf.Split(consume, base, oldLen, pf.Lines(oldLen), func(l jsonl.Line) bool {
+	if n := bytes.Count(consume, []byte{'\n'}); n > 1024 {
+		// Room for every line up front: growing by doubling copied the
+		// records and nodes of a million-line file over and over.
+		t.Records = slices.Grow(t.Records, n)
+		st.nodes = slices.Grow(st.nodes, n)
+	}
+	type decoded struct {
+		n   node
+		rec transcript.Record
+		ln  *line
+		err error
+	}
+	fr, consumed := jsonl.SplitParallel(*pf, consume, base, oldLen, pf.Lines(oldLen), func(k int, l jsonl.Line) decoded {
+		n, rec, ln, err := decodeLine(l.Raw, oldLen+k)
+		return decoded{n, rec, ln, err}
+	}, func(l jsonl.Line, d decoded) bool {
 		idx := len(t.Records)
-		n, rec, ln, err := decodeLine(l.Raw, idx)
+		n, rec, ln, err := d.n, d.rec, d.ln, d.err
 		if err != nil && !l.Terminated {
 			return false // a write in progress: keep it for Write, do not consume it
 		}
@@ -102,13 +131,68 @@ func (c Codec) append(prev *transcript.Transcript, tail []byte, whole bool) (*tr
 
 	st.leaf = st.chooseLeaf()
 	if seg, ok := st.extends(ps.leaf, oldLen); ok {
-		t.Messages, t.Kept = st.appendMessages(prev.Messages, seg)
+		msgs, kept, err := st.appendMessages(prev.Messages, seg)
+		if err != nil {
+			return nil, err
+		}
+		t.Messages, t.Kept = msgs, kept
 		t.Turns = extendTurns(prev.Turns, t.Messages, len(prev.Messages))
 	} else {
-		t.Messages, _ = st.appendMessages(nil, st.path(st.leaf))
+		path := st.path(st.leaf)
+		if slices.ContainsFunc(path, func(i int) bool { return i < st.trimmedNodes }) {
+			// The active branch now runs through records whose messages
+			// Trim let go of (a rewind, a resumed older branch). A new
+			// compact boundary starts a branch of new records only.
+			return nil, fmt.Errorf("the active branch moved to earlier records: %w", format.ErrTrimmed)
+		}
+		st.trimmedMsgs = 0 // a new message list, every message whole
+		t.Messages, _, _ = st.appendMessages(nil, path)
 		t.Turns = transcript.BuildTurns(t.Messages)
 	}
 	return t, nil
+}
+
+// Trim implements format.Trimmer. A split response's next line merges into
+// the last assistant message (past the tool results after it), so that
+// message and the ones after it keep their parts whatever keep says.
+func (Codec) Trim(t *transcript.Transcript, keep int) int {
+	st, ok := t.State.(*state)
+	if !ok {
+		return 0
+	}
+	keep = min(keep, len(t.Messages), mergeFloor(t.Messages))
+	if keep <= st.trimmedMsgs {
+		return st.trimmedMsgs
+	}
+	format.TrimParts(t.Messages, st.trimmedMsgs, keep)
+	nodes := len(st.nodes)
+	if keep < len(t.Messages) && len(t.Messages[keep].Records) > 0 {
+		nodes = min(nodes, t.Messages[keep].Records[0])
+	}
+	for i := st.trimmedNodes; i < nodes; i++ {
+		st.nodes[i].msg = nil
+	}
+	if n := len(st.nodes); cap(st.nodes) > n+n/4 {
+		// Growing by appends left room for as many nodes again.
+		st.nodes = append(make([]node, 0, n+n/8), st.nodes...)
+	}
+	st.trimmedMsgs, st.trimmedNodes = keep, max(st.trimmedNodes, nodes)
+	return keep
+}
+
+// mergeFloor is the first message a later line may still change: the
+// message mergeTarget would merge into, else none (len(msgs)).
+func mergeFloor(msgs []transcript.Message) int {
+	for j := len(msgs) - 1; j >= 0; j-- {
+		switch {
+		case msgs[j].Role == transcript.RoleAssistant:
+			return j
+		case msgs[j].Origin == transcript.OriginToolResult:
+			continue
+		}
+		break
+	}
+	return len(msgs)
 }
 
 // note records what a decoded line says about the tree and the session.
@@ -117,15 +201,18 @@ func (s *state) note(idx int, n *node, l *line) {
 		s.byUUID[n.uuid] = idx
 	}
 	if n.conversation {
-		if n.sidechain {
+		switch {
+		case n.sidechain:
 			s.lastSide = idx
-		} else {
+		case n.typ == "progress":
+			// Claude Code bridges progress rows out of the chain: never a leaf.
+		default:
 			s.mainThread++
 			s.lastConv = idx
 		}
 	}
 	if n.typ == "last-prompt" && n.leaf != "" {
-		s.hint, s.hintUUID = idx, n.leaf
+		s.hint, s.hintUUID, s.hintPinned = idx, n.leaf, n.pinned
 	}
 	m := &s.meta
 	if l.SessionID != "" && m.SessionID == "" {
@@ -148,21 +235,72 @@ func (s *state) note(idx int, n *node, l *line) {
 	}
 }
 
-// chooseLeaf picks the end of the active branch: the last-prompt leaf when
-// it was written after the last conversation record and is in this file,
-// else the last conversation record. A file with only sidechain records is
-// a subagent's own thread.
+// chooseLeaf picks the end of the active branch the way Claude Code
+// resumes a session: from the last conversation row, unless a last-prompt
+// record names a leaf the last row does not descend from (a row written
+// after the last prompt under an older branch, such as the error result
+// of a permission request that closed with the session, or a rewind),
+// and from there back to the nearest user or assistant row (a trailing
+// system or attachment row is not part of the resumed conversation). A
+// file with only sidechain rows is a subagent's own thread.
 func (s *state) chooseLeaf() int {
 	last := s.lastConv
 	if s.mainThread == 0 {
 		last = s.lastSide
 	}
-	if s.hint > last {
-		if i, ok := s.lookup(s.hintUUID); ok && s.nodes[i].conversation {
-			return i
+	from := last
+	if s.hint >= 0 {
+		if h, ok := s.lookup(s.hintUUID); ok && s.nodes[h].conversation && (last < 0 || s.hintPinned || !s.descends(last, h)) {
+			from = h
 		}
 	}
-	return last
+	return s.message(from)
+}
+
+// descends reports whether row i's parent chain reaches row anc.
+func (s *state) descends(i, anc int) bool {
+	d := s.desc
+	s.desc = descent{from: i, to: anc}
+	if d.to == anc && d.from == i {
+		s.desc.ok = d.ok
+		return d.ok
+	}
+	for steps := 0; i >= 0 && steps <= len(s.nodes); steps++ {
+		if i == anc || d.to == anc && d.ok && i == d.from {
+			s.desc.ok = true
+			return true
+		}
+		n := &s.nodes[i]
+		if !n.hasParent || n.parent == "" {
+			return false
+		}
+		p, ok := s.lookup(n.parent)
+		if !ok {
+			return false
+		}
+		i = p
+	}
+	return false
+}
+
+// message walks from row i back to the nearest user or assistant row; i
+// itself when there is none.
+func (s *state) message(i int) int {
+	for j, steps := i, 0; j >= 0 && steps <= len(s.nodes); steps++ {
+		n := &s.nodes[j]
+		if n.typ == "user" || n.typ == "assistant" {
+			return j
+		}
+		if n.typ == "system" && n.subtype == "compact_boundary" || !n.hasParent || n.parent == "" {
+			break
+		}
+		p, ok := s.lookup(n.parent)
+		if !ok {
+			break
+		}
+		j = p
+	}
+	return i
 }
 
 // path returns the records from the thread's start (or the last compact
@@ -241,7 +379,7 @@ func (s *state) extends(oldLeaf, oldLen int) ([]int, bool) {
 // append that grows with the transcript (a memmove of its message
 // headers, not of their parts); a slice whose element changes cannot
 // share that element's backing array with the old one.
-func (s *state) appendMessages(msgs []transcript.Message, seg []int) ([]transcript.Message, int) {
+func (s *state) appendMessages(msgs []transcript.Message, seg []int) ([]transcript.Message, int, error) {
 	shared := len(msgs)
 	kept := len(msgs)
 	for _, i := range seg {
@@ -251,6 +389,9 @@ func (s *state) appendMessages(msgs []transcript.Message, seg []int) ([]transcri
 		}
 		m := *n.msg
 		if j := s.mergeTarget(msgs, &m); j >= 0 {
+			if j < s.trimmedMsgs {
+				return nil, 0, fmt.Errorf("a response line continues message %d: %w", j, format.ErrTrimmed)
+			}
 			if j < shared {
 				// Room for the rest of seg, so it does not copy again.
 				msgs = append(make([]transcript.Message, 0, len(msgs)+len(seg)), msgs...)
@@ -269,7 +410,7 @@ func (s *state) appendMessages(msgs []transcript.Message, seg []int) ([]transcri
 		m.Parts = s.named(m.Parts)
 		msgs = append(msgs, m)
 	}
-	return msgs, kept
+	return msgs, kept, nil
 }
 
 // mergeTarget finds the message a split assistant line belongs to: the

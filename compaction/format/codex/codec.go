@@ -20,6 +20,7 @@ type Codec struct{}
 var (
 	_ format.Codec    = Codec{}
 	_ format.Appender = Codec{}
+	_ format.Trimmer  = Codec{}
 )
 
 func (Codec) Format() transcript.Format { return transcript.FormatCodex }
@@ -106,6 +107,24 @@ func recognized(t *transcript.Transcript) bool {
 		}
 	}
 	return false
+}
+
+// Trim implements format.Trimmer. Rollouts only ever change their last
+// message (the token_count after it sets its usage) or replace the whole
+// history (a compaction, whose messages come whole from its record), so
+// everything before the last message may go.
+func (Codec) Trim(t *transcript.Transcript, keep int) int {
+	st, ok := t.State.(*state)
+	if !ok {
+		return 0
+	}
+	keep = max(min(keep, len(t.Messages)-1), 0)
+	if keep <= st.trimmed {
+		return st.trimmed
+	}
+	format.TrimParts(t.Messages, st.trimmed, keep)
+	st.trimmed = keep
+	return keep
 }
 
 // Append parses the complete lines of tail (the bytes from prev.Size on).

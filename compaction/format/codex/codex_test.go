@@ -317,6 +317,27 @@ func TestAppendInChunks(t *testing.T) {
 	}
 }
 
+// TestAppendTrimmed: a rollout followed trimmed to its last message
+// appends without ever needing a fresh parse, compactions included, and
+// its messages stay Parse's.
+func TestAppendTrimmed(t *testing.T) {
+	inputs := map[string][]byte{
+		"mixed":     formattest.Fixture(t, "mixed.jsonl"),
+		"compacted": formattest.Fixture(t, "compacted.jsonl"),
+		"bare":      formattest.Fixture(t, "bare-old.jsonl"),
+		"generated": sessiongen.Codex(sessiongen.Options{Seed: 11, Turns: 20}),
+	}
+	for name, src := range inputs {
+		t.Run(name, func(t *testing.T) {
+			for seed := range uint64(8) {
+				if n := formattest.AppendTrimmed(t, Codec{}, src, seed); n > 0 {
+					t.Fatalf("seed %d: %d appends needed a fresh parse", seed, n)
+				}
+			}
+		})
+	}
+}
+
 func TestAppendRejectsForeignTranscript(t *testing.T) {
 	foreign := &transcript.Transcript{Records: []transcript.Record{{Raw: []byte("{}")}}}
 	if _, err := (Codec{}).Append(foreign, []byte("{}\n")); err == nil {

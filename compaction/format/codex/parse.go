@@ -24,6 +24,8 @@ type state struct {
 	// sawMeta is set by the first session_meta: later ones (a forked
 	// rollout copies its parent's) describe other sessions.
 	sawMeta bool
+	// trimmed messages lost their parts to Trim.
+	trimmed int
 }
 
 type call struct {
@@ -49,9 +51,15 @@ type builder struct {
 	shared int
 	// replaced is set when a compaction replaced the history.
 	replaced bool
+	// kept is how many leading messages of the previous transcript are
+	// still exactly as they were (Transcript.Kept).
+	kept int
 }
 
-func (b *builder) own() {
+// own copies the previous transcript's messages before message i of them
+// changes (a token_count attaching usage to the last answer).
+func (b *builder) own(i int) {
+	b.kept = min(b.kept, i)
 	if b.shared > 0 {
 		b.msgs = slices.Clone(b.msgs)
 		b.shared = 0
@@ -73,16 +81,23 @@ func (c Codec) append(prev *transcript.Transcript, tail []byte, whole bool) (*tr
 		Size:     prev.Size,
 	}
 	oldLen := len(prev.Records)
-	b := builder{msgs: prev.Messages, shared: len(prev.Messages)}
+	b := builder{msgs: prev.Messages, shared: len(prev.Messages), kept: len(prev.Messages)}
 
 	consume := tail
 	if !whole {
 		// Only complete lines: the rest waits for the writer to finish.
 		consume = jsonl.CompleteLines(tail)
 	}
-	fr, consumed := pf.Split(consume, prev.Size, oldLen, pf.Lines(oldLen), func(l jsonl.Line) bool {
+	type result struct {
+		d   decoded
+		err error
+	}
+	fr, consumed := jsonl.SplitParallel(*pf, consume, prev.Size, oldLen, pf.Lines(oldLen), func(k int, l jsonl.Line) result {
+		d, err := decodeLine(l.Raw, oldLen+k)
+		return result{d, err}
+	}, func(l jsonl.Line, r result) bool {
 		idx := len(t.Records)
-		d, err := decodeLine(l.Raw, idx)
+		d, err := r.d, r.err
 		if err != nil && !l.Terminated {
 			return false // a write in progress: keep it for Write, do not consume it
 		}
@@ -101,12 +116,16 @@ func (c Codec) append(prev *transcript.Transcript, tail []byte, whole bool) (*tr
 		// Nothing new: hand back an equal transcript.
 		cp := *prev
 		cp.Size = t.Size
+		cp.Kept = len(prev.Messages)
 		return &cp, nil
 	}
 	t.Frame = &fr
 	t.State = st
 	t.Meta = st.meta
 	t.Messages = b.msgs
+	if !b.replaced {
+		t.Kept = b.kept
+	}
 	if b.replaced {
 		t.Turns = transcript.BuildTurns(t.Messages)
 	} else {
@@ -169,7 +188,8 @@ func (s *state) apply(b *builder, t *transcript.Transcript, idx int, d *decoded)
 			m.Parts = s.named(m.Parts, idx, len(t.Records))
 			msgs = append(msgs, m)
 		}
-		b.msgs, b.shared, b.replaced = msgs, 0, true
+		b.msgs, b.shared, b.replaced, b.kept = msgs, 0, true, 0
+		s.trimmed = 0 // a new message list, every message whole
 	}
 }
 
@@ -191,8 +211,9 @@ func (s *state) applyEvent(b *builder, ev *event) {
 		usage := &transcript.Usage{Input: max(u.Input-u.Cached, 0), CacheRead: min(u.Cached, u.Input), Output: u.Output, Reasoning: u.Reasoning, Total: u.Total}
 		last := len(b.msgs) - 1
 		if last < b.shared {
-			b.own()
+			b.own(last)
 		}
+		b.kept = min(b.kept, last)
 		b.msgs[last].Usage = usage
 	case "task_started":
 		if ev.ModelContextWindow > 0 {

@@ -7,8 +7,10 @@ package formattest
 
 import (
 	"bytes"
+	"errors"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/compactd/compactd/compaction/format"
@@ -86,6 +88,16 @@ func AppendInChunks(t *testing.T, c format.Codec, src []byte, seed uint64) {
 		if next.Size > int64(avail) {
 			t.Fatalf("consumed %d bytes of %d available", next.Size, avail)
 		}
+		// Kept promises its leading messages are the input's, unchanged
+		// (usage included): consumers carry their figures forward on it.
+		if next.Kept > len(tr.Messages) || next.Kept > len(next.Messages) {
+			t.Fatalf("Kept = %d, beyond the %d messages appended to", next.Kept, len(tr.Messages))
+		}
+		for i := range next.Kept {
+			if !reflect.DeepEqual(tr.Messages[i], next.Messages[i]) {
+				t.Fatalf("Kept = %d, but message %d changed:\n was %+v\n now %+v", next.Kept, i, tr.Messages[i], next.Messages[i])
+			}
+		}
 		if nl := bytes.LastIndexByte(src[:avail], '\n'); int64(nl+1) != next.Size && nl+1 > int(tr.Size) {
 			t.Fatalf("size %d, want %d (up to the last newline)", next.Size, nl+1)
 		}
@@ -126,4 +138,82 @@ func SameContent(a, b []transcript.Message) (int, bool) {
 		}
 	}
 	return 0, true
+}
+
+// AppendTrimmed feeds src to Append in random splits like AppendInChunks,
+// trimming every transcript as far as the codec allows before the next
+// Append (as the daemon does), and checks the contract of format.Trimmer:
+// each Append either fails with format.ErrTrimmed (then the source so far
+// is parsed again, as the daemon would) or keeps its first Kept messages
+// unchanged and gives every later message its parts; at the end, the
+// messages equal Parse's apart from the trimmed parts. It returns how
+// many appends needed a fresh parse.
+func AppendTrimmed(t *testing.T, c format.Codec, src []byte, seed uint64) (reparses int) {
+	t.Helper()
+	trimmer, ok := c.(format.Trimmer)
+	if !ok {
+		t.Fatalf("%s codec is not a Trimmer", c.Format())
+	}
+	want, err := c.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(seed, 2))
+	tr, err := trimmer.Append(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trimmed := 0
+	avail := 0
+	for tr.Size < int64(len(src)) {
+		avail = min(len(src), avail+1+rng.IntN(len(src)/8+2))
+		next, err := trimmer.Append(tr, src[tr.Size:avail])
+		if errors.Is(err, format.ErrTrimmed) {
+			reparses++
+			if next, err = trimmer.Append(nil, src[:avail]); err != nil {
+				t.Fatal(err)
+			}
+			trimmed = 0
+		} else if err != nil {
+			t.Fatal(err)
+		} else {
+			kept := next.Kept
+			if kept > len(tr.Messages) || kept > len(next.Messages) {
+				t.Fatalf("Kept %d of %d messages (was %d)", kept, len(next.Messages), len(tr.Messages))
+			}
+			for i := 0; i < kept; i++ {
+				a, b := tr.Messages[i], next.Messages[i]
+				if a.ID != b.ID || !slices.Equal(a.Records, b.Records) || len(a.Parts) != len(b.Parts) || a.Role != b.Role {
+					t.Fatalf("message %d is within Kept (%d) but changed", i, kept)
+				}
+			}
+			for i := kept; i < len(next.Messages); i++ {
+				if i < trimmed && next.Messages[i].Parts == nil && len(next.Messages[i].Records) > 0 {
+					t.Fatalf("message %d (after Kept %d) lost its parts to Trim (trimmed before %d)", i, kept, trimmed)
+				}
+			}
+			if kept < trimmed {
+				trimmed = kept // the codec rebuilt what follows
+			}
+		}
+		tr = next
+		trimmed = max(trimmed, trimmer.Trim(tr, len(tr.Messages)))
+	}
+	if len(tr.Messages) != len(want.Messages) || len(tr.Records) != len(want.Records) || tr.Size != want.Size || !reflect.DeepEqual(tr.Turns, want.Turns) {
+		t.Fatalf("trimmed appends end with %d messages, %d records, %d bytes, %d turns; Parse gives %d, %d, %d, %d",
+			len(tr.Messages), len(tr.Records), tr.Size, len(tr.Turns), len(want.Messages), len(want.Records), want.Size, len(want.Turns))
+	}
+	for i := range tr.Messages {
+		g, w := tr.Messages[i], want.Messages[i]
+		if i < trimmed {
+			if g.Parts != nil {
+				t.Fatalf("message %d is before the trim point %d but kept its parts", i, trimmed)
+			}
+			g.Parts, w.Parts = nil, nil
+		}
+		if !reflect.DeepEqual(g, w) {
+			t.Fatalf("message %d differs from Parse's (trimmed before %d):\n got %+v\nwant %+v", i, trimmed, g, w)
+		}
+	}
+	return reparses
 }

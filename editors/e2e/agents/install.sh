@@ -7,7 +7,7 @@
 # Idempotent: an agent whose node_modules match its lock file is skipped; `npm ci`
 # (reproducible: exactly the locked tree) runs otherwise. Only the npm registry is
 # contacted. E2E_HOME defaults to <repo>/.cache/e2e (COMPACTD_E2E_HOME overrides).
-# Usage: install.sh [AGENT...]   AGENT: claude codex gemini opencode (default: claude codex gemini)
+# Usage: install.sh [AGENT...]   AGENT: claude codex gemini opencode qwen kilo (default: claude codex gemini)
 # Prints one line per agent: "<agent> <version> <path to its command>".
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,7 +21,8 @@ command -v npm >/dev/null || { echo "install.sh: npm is not on PATH; install Nod
 command_of() {
   case $1 in
     claude) echo claude ;; codex) echo codex ;; gemini) echo gemini ;; opencode) echo opencode ;;
-    *) echo "install.sh: unknown agent '$1' (known: claude codex gemini opencode)" >&2; return 64 ;;
+    qwen) echo qwen ;; kilo) echo kilo ;;
+    *) echo "install.sh: unknown agent '$1' (known: claude codex gemini opencode qwen kilo)" >&2; return 64 ;;
   esac
 }
 

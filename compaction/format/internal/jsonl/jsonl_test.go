@@ -3,7 +3,10 @@ package jsonl
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/compactd/compactd/compaction/transcript"
@@ -123,5 +126,90 @@ func TestExtendDoesNotAlias(t *testing.T) {
 	b := base.Extend(1, []byte("\n\n\n"))
 	if string(a.SepAfter(1)) != "\n\n\n" || string(b.SepAfter(1)) != "\n\n\n\n" {
 		t.Errorf("separators alias: a=%q b=%q", a.SepAfter(1), b.SepAfter(1))
+	}
+}
+
+// Blank lines cost linear time and memory, whether in one long run or one
+// after every record: a file of a million blank lines once took minutes
+// and gigabytes to frame, because every blank line copied the separator
+// and the separator list.
+func TestSplitBlankLinesIsLinear(t *testing.T) {
+	const n = 20000
+	cases := map[string][]byte{
+		"one run":          append([]byte("{\"a\":1}\n"), bytes.Repeat([]byte("\n"), n)...),
+		"after each":       bytes.Repeat([]byte("{\"a\":1}\n\n"), n),
+		"leading":          append(bytes.Repeat([]byte(" \n"), n), "{\"a\":1}\n"...),
+		"runs of crlf":     bytes.Repeat([]byte("{\"a\":1}\r\n\r\n\r\n"), n),
+		"unterminated end": append(bytes.Repeat([]byte("{\"a\":1}\n\n"), n), "  "...),
+	}
+	for name, src := range cases {
+		t.Run(name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			f, recs, _ := split(src, Frame{}, 0, nil)
+			runtime.ReadMemStats(&after)
+			if got := Write(&f, recs); !bytes.Equal(got, src) {
+				t.Fatalf("round trip differs (%d bytes in, %d out)", len(src), len(got))
+			}
+			// Records, separators and their bytes: about a hundred bytes per
+			// line, a few hundred with slice growth. The quadratic framing
+			// allocated gigabytes here.
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(1000*n+len(src)*4) {
+				t.Errorf("framing %d bytes allocated %d bytes; want linear in the input", len(src), alloc)
+			}
+		})
+	}
+}
+
+// TestSplitParallelEqualsSplit: decoding on every core hands record the
+// same lines, values and frame as Split does in line order, blank lines,
+// a refused unterminated last line and all.
+func TestSplitParallelEqualsSplit(t *testing.T) {
+	var src bytes.Buffer
+	src.WriteString("\n  \n")
+	for i := 0; src.Len() < 3*parallelBytes; i++ {
+		fmt.Fprintf(&src, `{"n":%d,"pad":"%s"}`+"\n", i, strings.Repeat("x", i%300))
+		if i%97 == 0 {
+			src.WriteString("\n\n")
+		}
+		if i%1001 == 0 {
+			src.WriteString("not json\n")
+		}
+	}
+	src.WriteString(`{"partial":`)
+	decode := func(k int, l Line) string {
+		if !json.Valid(l.Raw) {
+			return fmt.Sprintf("%d:bad", k)
+		}
+		return fmt.Sprintf("%d:%d:%s", k, len(l.Raw), l.Raw[:min(8, len(l.Raw))])
+	}
+	run := func(parallel bool) (Frame, int, []string) {
+		var got []string
+		k := 0
+		record := func(l Line, v string) bool {
+			if strings.HasSuffix(v, ":bad") && !l.Terminated {
+				return false
+			}
+			got = append(got, fmt.Sprintf("%s@%d-%d#%d", v, l.Start, l.End, l.Number))
+			return true
+		}
+		if parallel {
+			f, n := SplitParallel(Frame{}, src.Bytes(), 100, 0, 0, decode, record)
+			return f, n, got
+		}
+		f, n := Frame{}.Split(src.Bytes(), 100, 0, 0, func(l Line) bool {
+			v := decode(k, l)
+			k++
+			return record(l, v)
+		})
+		return f, n, got
+	}
+	f1, n1, got1 := run(false)
+	f2, n2, got2 := run(true)
+	if n1 != n2 || !slices.Equal(got1, got2) || string(f1.Pending) != string(f2.Pending) || len(f1.Seps) != len(f2.Seps) || string(f1.Lead) != string(f2.Lead) {
+		t.Fatalf("parallel split differs: consumed %d vs %d, %d vs %d records, pending %q vs %q", n1, n2, len(got1), len(got2), f1.Pending, f2.Pending)
+	}
+	if string(f2.Pending) != `{"partial":` || len(got2) < 1000 {
+		t.Fatalf("pending %q, %d records", f2.Pending, len(got2))
 	}
 }

@@ -192,7 +192,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	label := fmt.Sprintf("v%d", len(versions)+1)
 	recorded := versionReport{Report: rep}
 	if counter, err := r.tokenCounter(src.t); err == nil {
-		if over, ok := r.sourceOverhead(ctx, path, src.t, counter); ok {
+		if over, ok := r.sourceOverhead(ctx, path, src.t, counter, rep.TokensBefore); ok {
 			recorded.SourceOverhead = &over
 		}
 	}

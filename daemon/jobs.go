@@ -13,10 +13,12 @@ type JobRequest struct {
 	Path       string
 	Strategies []string
 	KeepLast   int
-	Version    string
-	From, To   string
-	InPlace    bool
-	DryRun     bool
+	// Turns is how many turns turn-window keeps; 0 takes the configuration's.
+	Turns    int
+	Version  string
+	From, To string
+	InPlace  bool
+	DryRun   bool
 	// Window is the transcript's context window (for ratio triggers).
 	Window int
 	// Config is the resolved configuration for the transcript's

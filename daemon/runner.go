@@ -17,7 +17,7 @@ type RunnerJobs struct {
 var _ Jobs = RunnerJobs{}
 
 func (j RunnerJobs) Compact(ctx context.Context, req JobRequest, progress Progress) (*JobResult, error) {
-	opts := strategy.Options{Strategies: req.Strategies, KeepLast: req.KeepLast, Window: req.Window}
+	opts := strategy.Options{Strategies: req.Strategies, KeepLast: req.KeepLast, Turns: req.Turns, Window: req.Window}
 	jr := jobs.Request{
 		Path: req.Path, DryRun: req.DryRun, InPlace: req.InPlace,
 		Workspace: req.Workspace, ConfirmedTangents: req.ConfirmedTangents,
@@ -30,6 +30,9 @@ func (j RunnerJobs) Compact(ctx context.Context, req JobRequest, progress Progre
 		}
 		if req.KeepLast != 0 {
 			opts.KeepLast = req.KeepLast
+		}
+		if req.Turns > 0 {
+			opts.Turns = req.Turns
 		}
 		jr.Summarize = req.Config.Summarize
 	}

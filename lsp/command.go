@@ -34,9 +34,11 @@ type CommandArgs struct {
 	URI        protocol.DocumentURI `json:"uri"`
 	Strategies []string             `json:"strategies,omitempty"`
 	KeepLast   int                  `json:"keepLast,omitempty"`
-	Version    string               `json:"version,omitempty"`
-	From       string               `json:"from,omitempty"`
-	To         string               `json:"to,omitempty"`
+	// Turns is how many turns turn-window keeps (compactd.compact.turns when 0).
+	Turns   int    `json:"turns,omitempty"`
+	Version string `json:"version,omitempty"`
+	From    string `json:"from,omitempty"`
+	To      string `json:"to,omitempty"`
 }
 
 // CommandResult is what every command returns.
@@ -77,7 +79,7 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, s.jobsUnavailable().Error())
 	}
 	req := s.jobRequest(path, args.Strategies, args.KeepLast)
-	req.Version, req.From, req.To = args.Version, args.From, args.To
+	req.Version, req.From, req.To, req.Turns = args.Version, args.From, args.To, args.Turns
 
 	var (
 		res   *daemon.JobResult

@@ -130,6 +130,7 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 	var strategies listFlag
 	fs.Var(&strategies, "strategy", "strategy to apply (repeatable, applied left to right; default auto)")
 	keepLast := fs.Int("keep-last", 0, "never touch the last N turns")
+	turns := fs.Int("turns", 0, "turns turn-window keeps (default [compact] turns, else 10)")
 	dryRun := fs.Bool("dry-run", false, "compute and report only; write a Markdown report, change nothing")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	out := fs.String("out", "", "write the fork to this path")
@@ -173,6 +174,12 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if set["strategy"] {
 		opts.Strategies = strategies
+	}
+	if set["turns"] {
+		if *turns <= 0 {
+			return usagef("--turns must be a positive number of turns, not %d", *turns)
+		}
+		opts.Turns = *turns
 	}
 	if set["keep-last"] {
 		opts.KeepLast = *keepLast

@@ -251,12 +251,16 @@ local function open_file(path, split)
   vim.cmd((split and 'split ' or 'edit ') .. vim.fn.fnameescape(path))
 end
 
--- Parses command arguments: words are strategies, keepLast=N sets keepLast.
+-- Parses command arguments: words are strategies, keepLast=N sets keepLast,
+-- turns=N how many turns turn-window keeps.
 local function compact_args(fargs)
   local args, strategies = {}, {}
   for _, a in ipairs(fargs or {}) do
     local n = a:match('^keepLast=(%d+)$') or a:match('^keep_last=(%d+)$')
-    if n then args.keepLast = tonumber(n) else strategies[#strategies + 1] = a end
+    local turns = a:match('^turns=(%d+)$')
+    if n then args.keepLast = tonumber(n)
+    elseif turns then args.turns = tonumber(turns)
+    else strategies[#strategies + 1] = a end
   end
   if #strategies > 0 then args.strategies = strategies end
   return args

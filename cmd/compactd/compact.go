@@ -365,6 +365,9 @@ func printCompact(w io.Writer, res *jobs.Result) {
 		fmt.Fprintf(w, " (lost: %s)", strings.Join(lost, "; "))
 	}
 	fmt.Fprintln(w)
+	if files := res.Retention.ContentsLost; len(files) > 0 {
+		fmt.Fprintf(w, "contents no longer in the conversation (the agent would read them again): %s\n", strings.Join(files, ", "))
+	}
 	// Name the summarizer only when a summary step ran: auto summarizes
 	// only above its threshold.
 	if res.Summarizer != "" && summarized {

@@ -353,6 +353,37 @@ function M.restore(version, callback)
   end)
 end
 
+-- restore_before_agent(version): the conversation as it was before the agent's own
+-- compaction version ('a1', 'a2', …; the last when nil), as a new session.
+function M.restore_before_agent(version, callback)
+  local args = {}
+  if version ~= nil and version ~= '' then args.version = version end
+  return M.execute('compactd.restoreBeforeAgentCompaction', args, function(err, r)
+    if not err and type(r) == 'table' then
+      notify(('restored the conversation before the agent\'s compaction %s: %s'):format(tostring(r.version), tostring(r.path)))
+      open_file(r.path, false)
+    end
+    if callback then callback(err, r) end
+  end)
+end
+
+-- recompact_agent(version): that history compacted by compactd, compared with the
+-- agent's own summary.
+function M.recompact_agent(version, callback)
+  local args = {}
+  if version ~= nil and version ~= '' then args.version = version end
+  return M.execute('compactd.recompactAgentCompaction', args, function(err, r)
+    if not err and type(r) == 'table' then
+      local ar = r.agentRetention or {}
+      notify(('re-compacted %s: %s → %s tokens; the agent kept %.2f of the key facts, compactd %.2f'):format(
+        tostring(ar.compaction), tostring(r.tokensBefore), tostring(r.tokensAfter),
+        (ar.agent or {}).score or 0, (ar.ours or {}).score or 0))
+      open_file(r.forkPath, false)
+    end
+    if callback then callback(err, r) end
+  end)
+end
+
 function M.diff(from, to, callback)
   return M.execute('compactd.diff', { from = tonumber(from) or from, to = tonumber(to) or to }, function(err, r)
     if not err and type(r) == 'table' then open_file(r.reportPath or r.diffPath or r.path, true) end
@@ -408,6 +439,10 @@ local function user_commands()
   cmd('CompactdHistory', function() M.history() end, { desc = 'compactd: list the versions of the conversation' })
   cmd('CompactdRestore', function(o) M.restore(o.args) end, { nargs = 1, desc = 'compactd: restore a version' })
   cmd('CompactdDiff', function(o) M.diff(o.fargs[1], o.fargs[2]) end, { nargs = '+', desc = 'compactd: diff two versions' })
+  cmd('CompactdRestoreBeforeAgent', function(o) M.restore_before_agent(o.args) end,
+    { nargs = '?', desc = "compactd: the conversation before the agent's own compaction [aN] as a new session" })
+  cmd('CompactdRecompactAgent', function(o) M.recompact_agent(o.args) end,
+    { nargs = '?', desc = "compactd: compact the history before the agent's compaction [aN] with compactd" })
   cmd('CompactdStatus', function()
     local lines = {}
     for fname, g in pairs(gauge.all()) do

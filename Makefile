@@ -45,9 +45,13 @@ fuzz-short:
 fuzz:
 	@bash .ci/fuzz.sh 10m
 
-## stress: 1,000 kill -9 trials and 1,000 compactions under a concurrent appender.
+## stress: 1,000 kill -9 trials and 1,000 compactions under a concurrent appender; the
+## reliability suite (chaos_test.go, *_stress_test.go) at length: damaged and unusable
+## stores, pipes, loops, sparse giants, a 600 MB line, a million lines, interrupts, two
+## servers and CLIs on one store with an appender, SIGKILL of every writing command.
+## `make unit` runs each of these once (the short form).
 stress:
-	COMPACTD_STRESS=1 $(GO) test -v -count=1 -timeout 150m -run 'Crash|ConcurrentAppend|Stress' ./daemon/... ./cmd/...
+	COMPACTD_STRESS=1 $(GO) test -v -count=1 -timeout 150m -run 'Crash|ConcurrentAppend|Stress|Chaos|DamagedStore|StoreUnavailable|OddFiles|Recover' ./daemon/... ./cmd/... ./lsp/...
 
 ## bench: every performance figure beside its bar (see README "Performance").
 bench: build

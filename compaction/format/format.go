@@ -100,6 +100,7 @@ type CompactionReader interface {
 // what Parse gives (except that Append never consumes a last line without
 // a newline).
 type Trimmer interface {
+	Codec
 	Appender
 	// Trim drops, in place, the parts of t's messages before message keep
 	// and whatever t's state holds of them, except what the codec needs to
@@ -115,6 +116,11 @@ type Trimmer interface {
 	// old records), or returns messages whose first Kept are unchanged and
 	// whose others all carry their parts.
 	Trim(t *transcript.Transcript, keep int) int
+	// Floor is the first of t's messages a later Append may still change
+	// (len(t.Messages) when none): what Trim(t, len(t.Messages)) keeps
+	// the parts of. Figures carried from one append to the next resume
+	// from there, never from a message whose parts may be gone.
+	Floor(t *transcript.Transcript) int
 }
 
 // ErrTrimmed is returned (wrapped) by Append on a trimmed transcript when

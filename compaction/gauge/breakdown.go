@@ -204,6 +204,12 @@ type TallyOptions struct {
 	// Price, when known, prices every reported usage into the session's
 	// cost (Tally.Session).
 	Price *pricing.Price
+	// Floor, when positive, is the first message a later append may
+	// change (format.Trimmer.Floor): messages before it are final, and a
+	// holder that drops their parts (a trimmed transcript) must never
+	// have them read again. The tally keeps its mark there rather than
+	// tallyLag messages back.
+	Floor int
 }
 
 // A Tally carries the figures a breakdown needs from one parse of a
@@ -285,6 +291,9 @@ func (tl Tally) Advance(t *transcript.Transcript, counts []tokens.Count, same in
 	out := Tally{format: t.Format, priceKey: key, mark: base, records: tl.records, rec: tl.rec}
 	st := base.clone()
 	target := n - tallyLag
+	if opts.Floor > 0 {
+		target = min(opts.Floor, n)
+	}
 	for i := base.n; i < n; i++ {
 		if i == target && i > base.n {
 			out.mark = st.clone()
@@ -298,6 +307,10 @@ func (tl Tally) Advance(t *transcript.Transcript, counts []tokens.Count, same in
 	}
 	st.n = n
 	out.cur = st
+	if target == n && n > base.n {
+		// Nothing read can change again: the mark is the end.
+		out.mark = st.clone()
+	}
 	if base.n == 0 || out.records > len(t.Records) {
 		out.records, out.rec = 0, recordFacts{}
 	}
@@ -409,6 +422,16 @@ func apportion(n int, weights []int, total int) []int {
 	return out
 }
 
+// Covers reports whether the tally describes t's first n messages priced
+// at price: an advance would read nothing again.
+func (tl Tally) Covers(t *transcript.Transcript, n int, price *pricing.Price) bool {
+	key := ""
+	if price != nil {
+		key = price.Key()
+	}
+	return tl.format == t.Format && tl.priceKey == key && tl.cur.n == n
+}
+
 // Session is the cost of every reported usage, at the price the tally was
 // advanced with (zero without one).
 func (tl Tally) Session() pricing.Session { return tl.cur.session }
@@ -418,6 +441,11 @@ type BreakdownOptions struct {
 	// KeepLast is the turns compaction keeps (strategy.Options.KeepLast):
 	// 0 means 1, negative none.
 	KeepLast int
+	// Kept, when set, is what those turns hold, as the caller already
+	// knows it (the daemon's per-turn figures): one turn of an agent's
+	// long tool loop can span most of the transcript, which is not to be
+	// walked on every append.
+	Kept *int
 }
 
 // Breakdown splits gauge g of t (whose messages' counts are counts)
@@ -457,7 +485,11 @@ func (tl Tally) Breakdown(g Gauge, t *transcript.Transcript, counts []tokens.Cou
 	if len(b.Tools) > TopTools {
 		b.Tools = b.Tools[:TopTools]
 	}
-	b.Reachable = st.counted - keptTail(t, counts, opts.KeepLast, st.n)
+	if opts.Kept != nil {
+		b.Reachable = st.counted - *opts.Kept
+	} else {
+		b.Reachable = st.counted - keptTail(t, counts, opts.KeepLast, st.n)
+	}
 	return b
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -123,7 +124,7 @@ func Recover(ctx context.Context, path string) (*Recovery, error) {
 			v[3] = nil // its parent was lost
 		}
 		err = nw.tx(ctx, func(tx *sql.Tx) error {
-			if _, err := putContent(ctx, tx, content, LineCuts(content)); err != nil {
+			if _, err := putContent(ctx, tx, content, LineCuts(content), ""); err != nil {
 				return err
 			}
 			_, err := tx.ExecContext(ctx, `INSERT INTO versions(id, conversation_id, label, parent_id, source_path, fork_path, report, created_at,
@@ -155,28 +156,39 @@ func Recover(ctx context.Context, path string) (*Recovery, error) {
 		return nil, err
 	}
 	old.Close()
+	// The damaged store's journal is folded into it first: a -wal left at
+	// path would be replayed into the recovered store put there. Then the
+	// damaged file gets its second name and the recovered one replaces it
+	// in one rename, so path always holds one store or the other, whenever
+	// this is killed.
+	if err := foldJournal(ctx, path); err != nil {
+		os.Remove(tmp)
+		return nil, err
+	}
 	rec.DamagedKept = fmt.Sprintf("%s.damaged-%s", path, time.Now().UTC().Format("20060102T150405"))
-	for _, s := range []string{"", "-wal", "-shm"} {
-		if err := os.Rename(path+s, rec.DamagedKept+s); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("keep the damaged store aside as %s: %w (the recovered copy is %s)", rec.DamagedKept, err, tmp)
-		}
+	if err := os.Link(path, rec.DamagedKept); err != nil {
+		os.Remove(tmp)
+		return nil, fmt.Errorf("keep the damaged store as %s: %w; nothing was changed", rec.DamagedKept, err)
 	}
 	for _, s := range []string{"-wal", "-shm"} {
 		os.Remove(tmp + s)
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		return nil, fmt.Errorf("put the recovered store in place: %w (it is %s; the damaged one is %s)", err, tmp, rec.DamagedKept)
+		return nil, fmt.Errorf("put the recovered store in place: %w (it is %s; the damaged one is still at %s)", err, tmp, path)
 	}
+	syncDir(filepath.Dir(path))
 	return rec, nil
 }
 
-// readRows calls fn with each readable row of table, in rowid order,
-// stepping over damaged pages: where a scan fails it probes further ahead
-// (then back, row by row, through a small gap). It returns how many rows
-// were seen to be lost or failed to copy.
+// readRows calls fn with each readable row of table, in rowid order. A
+// scan stops at the first damaged page, so from there rows are read one
+// by one by rowid (each lookup descends only its own path of pages) until
+// giveUp rowids in a row yield nothing. It returns how many rows could not
+// be read or copied.
 func readRows(ctx context.Context, db *sql.DB, table, cols string, fn func([]any) error) (lost int) {
+	const giveUp = 1000
 	n := strings.Count(cols, ",") + 1
-	next := func(after int64) (int64, []any, error) {
+	row := func(query string, arg int64) (int64, []any, error) {
 		vals := make([]any, n)
 		ptrs := make([]any, n+1)
 		var rowid int64
@@ -184,35 +196,41 @@ func readRows(ctx context.Context, db *sql.DB, table, cols string, fn func([]any
 		for i := range vals {
 			ptrs[i+1] = &vals[i]
 		}
-		err := db.QueryRowContext(ctx, `SELECT rowid, `+cols+` FROM `+table+` WHERE rowid > ? ORDER BY rowid LIMIT 1`, after).Scan(ptrs...)
+		err := db.QueryRowContext(ctx, `SELECT rowid, `+cols+` FROM `+table+` WHERE `+query, arg).Scan(ptrs...)
 		return rowid, vals, err
 	}
 	last := int64(0)
 	for ctx.Err() == nil {
-		rowid, vals, err := next(last)
+		rowid, vals, err := row(`rowid > ? ORDER BY rowid LIMIT 1`, last)
 		if errors.Is(err, sql.ErrNoRows) {
 			return lost
 		}
 		if err != nil {
-			// Damaged pages: jump ahead until a scan works again.
-			lost++
-			found := false
-			for step := int64(1); step < 1<<40; step *= 2 {
-				if _, _, err := next(last + step); err == nil || errors.Is(err, sql.ErrNoRows) {
-					last += step
-					found = true
-					break
-				}
-			}
-			if !found {
-				return lost
-			}
-			continue
+			break
 		}
 		last = rowid
 		if fn(vals) != nil {
 			lost++
 		}
+	}
+	failures, errs := 0, 0
+	for id := last + 1; failures < giveUp && ctx.Err() == nil; id++ {
+		_, vals, err := row(`rowid = ?`, id)
+		if err != nil {
+			failures++
+			if !errors.Is(err, sql.ErrNoRows) {
+				errs++
+			}
+			continue
+		}
+		lost += errs // unreadable rows between two readable ones
+		failures, errs = 0, 0
+		if fn(vals) != nil {
+			lost++
+		}
+	}
+	if errs > 0 && last == 0 && lost == 0 {
+		lost = 1 // nothing of the table could be read
 	}
 	return lost
 }
@@ -235,4 +253,33 @@ func asString(v any) string {
 		return string(x)
 	}
 	return ""
+}
+
+// foldJournal checkpoints path's write-ahead log into it and leaves no
+// -wal or -shm beside it.
+func foldJournal(ctx context.Context, path string) error {
+	if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() > 0 {
+		db, err := openRaw(path)
+		if err != nil {
+			return explain(path, err)
+		}
+		_, err = db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+		db.Close()
+		if fi, serr := os.Stat(path + "-wal"); err != nil || serr == nil && fi.Size() > 0 {
+			return fmt.Errorf("the damaged store's journal %s-wal cannot be folded into it (%v); nothing was changed — move %s and its -wal and -shm files aside by hand to start a new store", path, err, path)
+		}
+	}
+	for _, s := range []string{"-wal", "-shm"} {
+		if err := os.Remove(path + s); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("remove %s%s: %w; nothing was changed", path, s, err)
+		}
+	}
+	return nil
+}
+
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
 }

@@ -209,7 +209,18 @@ func (s *Store) RecordVersion(ctx context.Context, nv NewVersion) (v Version, re
 				return err
 			}
 		}
-		if _, err := putContent(ctx, tx, nv.Content, nv.Cuts); err != nil {
+		prefix := ""
+		if nv.Kind == KindSource {
+			// The last read of this source: a transcript that grew is
+			// recorded as what it added.
+			err := tx.QueryRowContext(ctx,
+				`SELECT content_hash FROM versions WHERE conversation_id = ? AND kind = ? AND source_path = ? ORDER BY id DESC LIMIT 1`,
+				nv.Conversation.ID, KindSource, nv.SourcePath).Scan(&prefix)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+		}
+		if _, err := putContent(ctx, tx, nv.Content, nv.Cuts, prefix); err != nil {
 			return err
 		}
 		var n int

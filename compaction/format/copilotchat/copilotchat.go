@@ -112,7 +112,7 @@ func (c Codec) Parse(src []byte) (*transcript.Transcript, error) {
 		if len(t.Records) > 0 && t.Skipped == len(t.Records) {
 			return nil, fmt.Errorf("not a Copilot Chat session log: no line is an operation (%s)", t.Problems[0].Message)
 		}
-		if session == nil && len(t.Records) > 0 {
+		if session == nil {
 			return nil, fmt.Errorf("not a Copilot Chat session log: no snapshot (kind 0) line")
 		}
 		t.Frame = &frame{lines: &fr, session: session}

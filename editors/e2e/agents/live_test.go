@@ -68,7 +68,12 @@ func startLSP(t *testing.T, sb *sandbox, bin string, init map[string]any) *lspCl
 	if err := c.cmd.Start(); err != nil {
 		t.Fatalf("start the LSP client (node %s): %v", client, err)
 	}
-	go c.read(stdout)
+	// Every line the client prints is kept beside the sandbox's other logs.
+	trace, err := os.Create(filepath.Join(sb.root, "lsp-client.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	go c.read(io.TeeReader(stdout, trace))
 	t.Cleanup(func() { c.stop(t) })
 	if !c.wait(30*time.Second, func() bool { return c.ready }) {
 		t.Fatalf("compactd serve did not finish initialize within 30 s; client stderr:\n%s\nserver log:\n%s", c.stderrText(), tailFile(c.logFile))

@@ -11,13 +11,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 # shellcheck source=../setup/lib.sh
 . "$here/../setup/lib.sh"
-bash "$here/install.sh" claude codex gemini
+bash "$here/install.sh" claude codex gemini qwen opencode kilo
 report=$(mktemp "${TMPDIR:-/tmp}/compactd-agents-report.XXXXXX")
 trap 'rm -f "$report" "$report.log"' EXIT
 cd "$REPO_ROOT"
 status=0
 COMPACTD_AGENTS_E2E=1 COMPACTD_BIN="$bin" COMPACTD_AGENTS_REPORT="$report" \
-  go test -count=1 -timeout 15m -run '^TestRealAgents$' -v ./editors/e2e/agents/ >"$report.log" 2>&1 || status=1
+  go test -count=1 -timeout 30m -run '^TestRealAgents(Issue15)?$' -v ./editors/e2e/agents/ >"$report.log" 2>&1 || status=1
 # The verdicts (and, on failure, why), then the figures.
 grep -E '^\s*(--- (PASS|FAIL|SKIP)|(ok|FAIL)\s)|\.go:[0-9]+: ' "$report.log" | grep -v 'sandbox kept\|in /tmp' || true
 echo "--- figures"

@@ -217,7 +217,8 @@ func runAgent(t *testing.T, a agent, bin string) {
 		}
 		note, ok := lsp.waitGauge(file, notesBefore, 5*time.Second, closer)
 		if !ok {
-			t.Errorf("turn %s: no compactd/gauge for %s within 1%% of the reported %d (notifications: %v)\nserver log:\n%s", st.task, file, want, tokensOf(lsp.gaugesOf(file)), tailFile(lsp.logFile))
+			gs := lsp.gaugesOf(file)
+			t.Errorf("turn %s: no compactd/gauge for %s within 1%% of the reported %d%s (last notifications: %v)", st.task, file, want, a.known["live"], tokensOf(gs[max(0, len(gs)-8):]))
 			continue
 		}
 		latency := note.At.Sub(at)
@@ -295,7 +296,7 @@ func runAgent(t *testing.T, a agent, bin string) {
 
 	for _, f := range forks {
 		t.Run(f.label, func(t *testing.T) {
-			checkFork(t, a, sb, srv, bin, command, id, src, lastTurn, f.label, f.path, f.rep)
+			checkFork(t, a, sb, srv, lsp, bin, command, id, src, lastTurn, f.label, f.path, f.rep)
 		})
 	}
 }
@@ -312,10 +313,17 @@ func abs(n int) int {
 	return n
 }
 
-func tokensOf(gs []gaugeNote) []int {
-	out := make([]int, len(gs))
+// tokensOf lists notifications briefly: tokens, and the source unless it
+// is the usual reported+estimate.
+func tokensOf(gs []gaugeNote) []string {
+	out := make([]string, len(gs))
 	for i, g := range gs {
-		out[i] = g.Tokens
+		out[i] = fmt.Sprint(g.Tokens)
+		if g.Removed {
+			out[i] += "(removed)"
+		} else if g.Source != "reported+estimate" {
+			out[i] += "(" + g.Format + " " + g.Source + ")"
+		}
 	}
 	return out
 }
@@ -421,7 +429,7 @@ func keptTasks(t *testing.T, path string) map[string]bool {
 	return kept
 }
 
-func checkFork(t *testing.T, a agent, sb *sandbox, srv *modelserver.Server, bin, command, sourceID string, src gaugeResult, lastTurn []modelserver.Item, label, path string, rep *compactResult) {
+func checkFork(t *testing.T, a agent, sb *sandbox, srv *modelserver.Server, lsp *lspClient, bin, command, sourceID string, src gaugeResult, lastTurn []modelserver.Item, label, path string, rep *compactResult) {
 	if path == "" {
 		t.Fatalf("%s wrote no fork", label)
 	}
@@ -452,7 +460,7 @@ func checkFork(t *testing.T, a agent, sb *sandbox, srv *modelserver.Server, bin,
 	stdout, stderr, err := sb.try(a.timeout, command, a.resume(sb, forkID, prompt(task, "Carry on from here."))...)
 	took := time.Since(began)
 	if bad := rejectedSince(srv, seq); len(bad) > 0 {
-		t.Fatalf("%s resumed the %s fork with requests the API would refuse:%s", a.label, label, describe(bad))
+		t.Fatalf("%s resumed the %s fork with requests the API would refuse%s:%s", a.label, label, a.known["rejected"], describe(bad))
 	}
 	if err != nil {
 		t.Fatalf("%s could not resume the %s fork (%s): %v\n--- stdout\n%s\n--- stderr\n%s", a.label, label, path, err, tail(stdout, 2000), tail(stderr, 3000))
@@ -469,7 +477,7 @@ func checkFork(t *testing.T, a agent, sb *sandbox, srv *modelserver.Server, bin,
 
 	// The agent's environment.
 	if err := a.environment(req, sb); err != nil {
-		t.Errorf("the request resuming the %s fork lacks the agent's environment: %v", label, err)
+		t.Errorf("the request resuming the %s fork lacks the agent's environment: %v%s", label, err, a.known["environment"])
 	}
 	// The kept history, no more and no less.
 	for _, st := range sessionTurns {
@@ -494,6 +502,18 @@ func checkFork(t *testing.T, a agent, sb *sandbox, srv *modelserver.Server, bin,
 	}
 	if diff := itemsDiff(lastTurn, got); diff != "" {
 		t.Errorf("the request resuming the %s fork does not carry the last turn verbatim: %s", label, diff)
+	}
+	// The agent appended its new turn to the fork: compactd reads the
+	// resumed fork whole (its new lines attach to what the fork kept) and
+	// gauges it at the usage just reported, on the command line and live.
+	resumed := a.session(t, sb, forkID)
+	final := ex[len(ex)-1].Usage.Context()
+	if after := sb.gauge(t, bin, resumed); !within(after.Tokens, final, 0.01) {
+		t.Errorf("after the agent resumed the %s fork, compactd gauge %s = %d tokens (%d turns), its last reported usage is %d (bar: ±1%%)", label, resumed, after.Tokens, after.Turns, final)
+	}
+	if _, ok := lsp.waitGauge(resumed, 0, 5*time.Second, func(g gaugeNote) bool { return within(g.Tokens, final, 0.01) }); !ok {
+		gs := lsp.gaugesOf(resumed)
+		t.Errorf("the live gauge of the resumed %s fork never showed its reported usage %d%s (last notifications: %v)", label, final, a.known["live"], tokensOf(gs[max(0, len(gs)-3):]))
 	}
 	// The restored source carries the whole session.
 	if label == "restore-v1" {

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/compactd/compactd/compaction/transcript"
 )
@@ -53,6 +54,42 @@ type Appender interface {
 // none: their transcript is copied as it is.
 type Renewer interface {
 	Renew(t *transcript.Transcript, opts ForkOptions) ([]byte, error)
+}
+
+// An AgentCompaction is a compaction the agent itself recorded in its
+// transcript (Claude Code's compact_boundary and microcompact_boundary,
+// Codex's compacted, Roo's condense). The history before it is still in
+// the file.
+type AgentCompaction struct {
+	// Record is the marker record (Transcript.Records index).
+	Record int
+	// Kind is the format's name for it: "compact_boundary",
+	// "microcompact_boundary", "compacted", "condense".
+	Kind string
+	// Trigger is "auto" or "manual" when the agent recorded it.
+	Trigger string
+	// TokensBefore is the context size the agent recorded before it; 0
+	// when none.
+	TokensBefore int
+	Timestamp    time.Time
+	// Summary is the agent's summary text; "" when it wrote none (a
+	// microcompact only clears tool results).
+	Summary string
+	// After are the messages the compaction left the model in place of
+	// the history: the summary (Codex: the whole replacement history).
+	After []transcript.Message
+}
+
+// A CompactionReader lists the agent's own compactions and gives back the
+// conversation as the model had it just before one of them.
+type CompactionReader interface {
+	// AgentCompactions lists the compactions t records, in file order.
+	AgentCompactions(t *transcript.Transcript) []AgentCompaction
+	// BeforeCompaction renders the conversation as it stood just before
+	// compaction i of AgentCompactions(t), as a new session the agent
+	// resumes (a new session id where the format has one; records kept
+	// as they are).
+	BeforeCompaction(t *transcript.Transcript, i int, opts ForkOptions) ([]byte, error)
 }
 
 // A Trimmer is an Appender whose sources can be read in pieces and whose

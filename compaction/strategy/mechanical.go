@@ -89,6 +89,11 @@ func (r *run) stripReasoning() (int, error) {
 
 // stripToolResults replaces tool output with a one-line placeholder, and
 // bulky request arguments where the tool's hint says strip.
+// StripFloor is the size in tokens below which strip-tool-results leaves a
+// result as it is: a placeholder for it would save a few tokens and lose
+// what it said ("ok: 2 tests passed", a one-line error).
+const StripFloor = 100
+
 func (r *run) stripToolResults() (int, error) {
 	stripped := 0
 	for _, tp := range r.pairs() {
@@ -97,7 +102,7 @@ func (r *run) stripToolResults() (int, error) {
 		}
 		h := r.hints.get(tp.name)
 		call := r.part(tp.call)
-		if h.response != HintKeep && tp.result != noLoc {
+		if h.response != HintKeep && tp.result != noLoc && r.tok[tp.result.msg][tp.result.part] >= StripFloor {
 			res := r.part(tp.result)
 			if !facts.IsPlaceholder(res.Text) {
 				text := resultPlaceholder(call, res, r.tok[tp.result.msg][tp.result.part])

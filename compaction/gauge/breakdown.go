@@ -204,6 +204,12 @@ type TallyOptions struct {
 	// Price, when known, prices every reported usage into the session's
 	// cost (Tally.Session).
 	Price *pricing.Price
+	// Floor, when positive, is the first message a later append may
+	// change (format.Trimmer.Floor): messages before it are final, and a
+	// holder that drops their parts (a trimmed transcript) must never
+	// have them read again. The tally keeps its mark there rather than
+	// tallyLag messages back.
+	Floor int
 }
 
 // A Tally carries the figures a breakdown needs from one parse of a
@@ -285,6 +291,9 @@ func (tl Tally) Advance(t *transcript.Transcript, counts []tokens.Count, same in
 	out := Tally{format: t.Format, priceKey: key, mark: base, records: tl.records, rec: tl.rec}
 	st := base.clone()
 	target := n - tallyLag
+	if opts.Floor > 0 {
+		target = min(opts.Floor, n)
+	}
 	for i := base.n; i < n; i++ {
 		if i == target && i > base.n {
 			out.mark = st.clone()
@@ -298,6 +307,10 @@ func (tl Tally) Advance(t *transcript.Transcript, counts []tokens.Count, same in
 	}
 	st.n = n
 	out.cur = st
+	if target == n && n > base.n {
+		// Nothing read can change again: the mark is the end.
+		out.mark = st.clone()
+	}
 	if base.n == 0 || out.records > len(t.Records) {
 		out.records, out.rec = 0, recordFacts{}
 	}
@@ -407,6 +420,16 @@ func apportion(n int, weights []int, total int) []int {
 		given++
 	}
 	return out
+}
+
+// Covers reports whether the tally describes t's first n messages priced
+// at price: an advance would read nothing again.
+func (tl Tally) Covers(t *transcript.Transcript, n int, price *pricing.Price) bool {
+	key := ""
+	if price != nil {
+		key = price.Key()
+	}
+	return tl.format == t.Format && tl.priceKey == key && tl.cur.n == n
 }
 
 // Session is the cost of every reported usage, at the price the tally was

@@ -27,7 +27,12 @@ type History struct {
 // still exists so a moved session is found by its id.
 func (r *Runner) findConversation(ctx context.Context, path string) (store.Conversation, error) {
 	key := ""
-	if src, err := readSource(path); err == nil {
+	src, err := readSource(path)
+	var notRegular *sourcefile.NotRegularError
+	if errors.As(err, &notRegular) {
+		return store.Conversation{}, err
+	}
+	if err == nil {
 		key = conversationKey(src.t, path)
 	}
 	c, ok, err := r.Store.FindConversation(ctx, path, key)

@@ -7,7 +7,7 @@ E2E_HOME  ?= $(CURDIR)/.cache/e2e
 FUZZTIME  ?= 10s
 export E2E_HOME COMPACTD_E2E_HOME=$(E2E_HOME)
 
-.PHONY: build demo test check lint unit race fuzz fuzz-short stress bench bench-quick e2e e2e-setup clean
+.PHONY: build demo test check lint unit race fuzz fuzz-short stress bench bench-quick e2e e2e-setup e2e-agents clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/compactd
@@ -63,9 +63,16 @@ bench-quick: build
 e2e-setup:
 	@bash editors/e2e/setup/install.sh
 
-## e2e: real clients — Node LSP client, headless and TUI Neovim (0.7.2 and 0.12), VS Code via code-server.
+## e2e: real clients — Node LSP client, headless and TUI Neovim (0.7.2 and 0.12), VS Code via code-server —
+## and the real agents (e2e-agents).
 e2e: build e2e-setup
 	@bash .ci/e2e.sh $(CURDIR)/$(BIN)
+
+## e2e-agents: Claude Code, Codex and Gemini CLI (pinned, from npm) work against a scripted model server
+## on 127.0.0.1 while compactd serve watches; compactd gauges, compacts and restores their sessions and
+## the agents resume every fork. Installs the agents into $(E2E_HOME)/agents first.
+e2e-agents: build
+	@bash editors/e2e/agents/run.sh $(CURDIR)/$(BIN)
 
 clean:
 	rm -rf bin

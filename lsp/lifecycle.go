@@ -90,7 +90,7 @@ func (s *Server) initialized(ctx context.Context, _ json.RawMessage) (any, error
 	go s.beginProgress(scan, "compactd: indexing transcripts", false)
 	d, err := daemon.New(daemon.Options{
 		Folders: folders, Env: s.opts.Env, Settings: set, Logger: s.log,
-		CountCache: s.opts.CountCache, Savings: s.opts.Savings,
+		CountCache: s.opts.CountCache, Savings: s.opts.Savings, Overhead: s.opts.Overhead,
 		OnChange: s.onChange,
 		OnScan:   scan.scanReport,
 	})

@@ -40,6 +40,8 @@ type Options struct {
 	// Settings carries the server's flags (StorePath, LogLevel), which win
 	// over every configuration layer.
 	Settings daemon.Settings
+	// Overhead looks up a fork's inherited overhead (daemon.Options.Overhead).
+	Overhead func(path string) (int, bool)
 	// Savings overrides the dry-run savings function (nil: the pipeline's).
 	Savings daemon.SavingsFunc
 	// ProcessPollInterval is how often the client's processId is checked; 0 means 2 s.
@@ -47,6 +49,8 @@ type Options struct {
 	// MaxMessageBytes refuses (unread, in constant memory) any message
 	// whose body is larger; 0 means DefaultMaxMessageBytes.
 	MaxMessageBytes int64
+	// Store is the version store the server opened, for health checks.
+	Store StoreStatus
 }
 
 // Server is one language server session over one connection.
@@ -137,6 +141,7 @@ func (s *Server) handler() jsonrpc2.Handler {
 // compaction); they start in order but do not hold back later messages.
 var detached = map[string]bool{
 	protocol.MethodWorkspaceExecuteCommand: true,
+	methodContext:                          true,
 }
 
 func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) (err error) {
@@ -210,6 +215,8 @@ func init() {
 		protocol.MethodWorkDoneProgressCancel:             (*Server).workDoneProgressCancel,
 		methodGauges:                                      (*Server).gauges,
 		methodStats:                                       (*Server).stats,
+		methodContext:                                     (*Server).contextView,
+		methodHealth:                                      (*Server).health,
 	}
 }
 

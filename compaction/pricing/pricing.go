@@ -93,7 +93,10 @@ func (u Usage) Prompt() int { return u.Input + u.CacheWrite + u.CacheRead }
 
 // Cost is what a usage cost, by kind of token, in dollars.
 type Cost struct {
-	Input, CacheWrite, CacheRead, Output float64
+	Input      float64 `json:"input"`
+	CacheWrite float64 `json:"cacheWrite"`
+	CacheRead  float64 `json:"cacheRead"`
+	Output     float64 `json:"output"`
 }
 
 // Total is the sum of the parts.
@@ -121,8 +124,19 @@ type Session struct {
 	Cost
 	// Responses is how many reported usages were priced.
 	Responses int
-	// Tokens sums the priced usage by kind.
+	// Usage sums the priced usage by kind.
 	Usage Usage
+}
+
+// AddUsage prices one more response.
+func (s Session) AddUsage(p Price, u Usage) Session {
+	s.Cost = s.Cost.Add(p.Of(u))
+	s.Responses++
+	s.Usage.Input += u.Input
+	s.Usage.CacheWrite += u.CacheWrite
+	s.Usage.CacheRead += u.CacheRead
+	s.Usage.Output += u.Output
+	return s
 }
 
 // SessionCost prices every usage the transcript's messages report: the
@@ -135,25 +149,19 @@ func (p Price) SessionCost(t *transcript.Transcript) Session {
 		if u == nil || u.ContextTokens() == 0 {
 			continue
 		}
-		pu := UsageOf(*u, t.Format)
-		s.Cost = s.Cost.Add(p.Of(pu))
-		s.Responses++
-		s.Usage.Input += pu.Input
-		s.Usage.CacheWrite += pu.CacheWrite
-		s.Usage.CacheRead += pu.CacheRead
-		s.Usage.Output += pu.Output
+		s = s.AddUsage(p, UsageOf(*u, t.Format))
 	}
 	return s
 }
 
 // NextTurn is what sending the context once more costs.
 type NextTurn struct {
-	// Cached: the part the provider last saw (Cached tokens) read from
-	// the cache, the rest (New tokens) written to it or read as input.
-	Cached float64
+	// Cached: the part the provider last saw read from the cache, the
+	// rest written to it (or read as input where writes cost nothing more).
+	Cached float64 `json:"cached"`
 	// Uncached: every token read as input, as after the cache expired
 	// (5 minutes idle at Anthropic) or with a provider that does not cache.
-	Uncached float64
+	Uncached float64 `json:"uncached"`
 }
 
 // NextTurnCost prices the prompt of the next request: context tokens,
@@ -173,9 +181,9 @@ func (p Price) NextTurnCost(context, cached int) NextTurn {
 // Saving is what removing tokens from the context saves on each later turn.
 type Saving struct {
 	// Cached: the tokens would have been cache reads.
-	Cached float64
+	Cached float64 `json:"cached"`
 	// Uncached: they would have been read as input.
-	Uncached float64
+	Uncached float64 `json:"uncached"`
 }
 
 // PerTurnSaving prices tokens removed from a context of context tokens,
@@ -189,6 +197,38 @@ func (p Price) PerTurnSaving(context, removed int) Saving {
 	cached := (float64(context)*before.CachedInput - float64(context-removed)*after.CachedInput) / m
 	uncached := (float64(context)*before.Input - float64(context-removed)*after.Input) / m
 	return Saving{Cached: cached, Uncached: uncached}
+}
+
+// Figures are a conversation's costs as every view shows them.
+type Figures struct {
+	// Model is the price entry that matched, Source where it comes from.
+	Model  string `json:"model"`
+	Source string `json:"source"`
+	// Rates are those a request of the current context's size pays.
+	Rates Rates `json:"rates"`
+	// Session is the cost so far from reported usage, by kind of token.
+	Session   float64 `json:"session"`
+	Detail    Cost    `json:"sessionDetail"`
+	Responses int     `json:"responses"`
+	// NextTurn is the next request's prompt at today's size.
+	NextTurn NextTurn `json:"nextTurn"`
+}
+
+// FiguresOf puts a session's cost and the next turn's together: context
+// is the gauge's tokens, cached the part the last request already sent
+// (the gauge's reported figure).
+func (p Price) FiguresOf(s Session, context, cached int) Figures {
+	return Figures{
+		Model: p.Model, Source: p.Source, Rates: p.RatesFor(context),
+		Session: s.Total(), Detail: s.Cost, Responses: s.Responses,
+		NextTurn: p.NextTurnCost(context, cached),
+	}
+}
+
+// Key identifies a price's figures, to tell whether a cost computed with
+// one price still holds.
+func (p Price) Key() string {
+	return fmt.Sprintf("%s|%s|%v|%v", p.Model, p.Source, p.Rates, p.Tiers)
 }
 
 // Dollars renders an amount the way the figures are shown: "$0.42",

@@ -24,6 +24,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/strategy"
 )
 
@@ -34,6 +35,7 @@ const WorkspaceFile = ".compactd.toml"
 type Config struct {
 	Gauge       Gauge                        `toml:"gauge" json:"gauge"`
 	Models      map[string]Model             `toml:"models" json:"models"`
+	Prices      map[string]Price             `toml:"prices" json:"prices"`
 	Compact     Compact                      `toml:"compact" json:"compact"`
 	Tools       map[string]strategy.ToolHint `toml:"tools" json:"tools"`
 	Watch       Watch                        `toml:"watch" json:"watch"`
@@ -58,6 +60,28 @@ type Gauge struct {
 type Model struct {
 	ContextWindow int    `toml:"context_window" json:"contextWindow,omitempty"`
 	Encoding      string `toml:"encoding" json:"encoding,omitempty"`
+}
+
+// Price sets or corrects what one model costs, in dollars per million
+// tokens; the key is a model name prefix ("claude-sonnet-4-5", "gpt-5").
+// Unset cached_input and cache_write are the input price.
+type Price struct {
+	Input       float64        `toml:"input" json:"input,omitempty"`
+	CachedInput float64        `toml:"cached_input" json:"cachedInput,omitempty"`
+	CacheWrite  float64        `toml:"cache_write" json:"cacheWrite,omitempty"`
+	Output      float64        `toml:"output" json:"output,omitempty"`
+	Tiers       []pricing.Tier `toml:"tiers" json:"tiers,omitempty"`
+}
+
+// PriceTable is the bundled price table with the settings' prices on top.
+func (c *Config) PriceTable() *pricing.Table {
+	t := pricing.Builtin()
+	for _, k := range sortedKeys(c.Prices) {
+		p := c.Prices[k]
+		// validate accepted every entry.
+		_ = t.Set(k, pricing.Rates{Input: p.Input, CachedInput: p.CachedInput, CacheWrite: p.CacheWrite, Output: p.Output}, p.Tiers)
+	}
+	return t
 }
 
 // Compact sets the default pipeline.
@@ -195,10 +219,11 @@ func Load(workspace string) (*Config, error) {
 
 // ApplyTOML overlays one TOML layer named name (for errors) and validates.
 func (c *Config) ApplyTOML(name string, b []byte) error {
-	models, tools := c.Models, c.Tools
-	c.Models, c.Tools = nil, nil
+	models, tools, prices := c.Models, c.Tools, c.Prices
+	c.Models, c.Tools, c.Prices = nil, nil, nil
 	md, err := toml.Decode(string(b), c)
 	c.mergeMaps(models, tools)
+	c.mergePrices(prices)
 	if err != nil {
 		return fmt.Errorf("config %s: %w", name, err)
 	}
@@ -227,12 +252,13 @@ func (c *Config) ApplyJSON(settings json.RawMessage) error {
 			settings = inner
 		}
 	}
-	models, tools := c.Models, c.Tools
-	c.Models, c.Tools = nil, nil
+	models, tools, prices := c.Models, c.Tools, c.Prices
+	c.Models, c.Tools, c.Prices = nil, nil, nil
 	dec := json.NewDecoder(bytes.NewReader(settings))
 	dec.DisallowUnknownFields()
 	err := dec.Decode(c)
 	c.mergeMaps(models, tools)
+	c.mergePrices(prices)
 	if err != nil {
 		return fmt.Errorf("config %s: %w", name, err)
 	}
@@ -278,6 +304,18 @@ func (c *Config) mergeMaps(models map[string]Model, tools map[string]strategy.To
 		tools[k] = base
 	}
 	c.Tools = tools
+}
+
+// mergePrices puts back the earlier layers' prices under the ones just
+// decoded: a layer's price of a model replaces that model's whole price.
+func (c *Config) mergePrices(prices map[string]Price) {
+	for k, v := range c.Prices {
+		if prices == nil {
+			prices = map[string]Price{}
+		}
+		prices[k] = v
+	}
+	c.Prices = prices
 }
 
 // validate returns the first problem as one sentence naming the source,
@@ -340,6 +378,12 @@ func (c *Config) validate(name string) error {
 		case "", "o200k_base", "cl100k_base":
 		default:
 			return bad(fmt.Sprintf("models.%q.encoding", k), "= %q is not valid (valid: o200k_base, cl100k_base)", m.Encoding)
+		}
+	}
+	for _, k := range sortedKeys(c.Prices) {
+		p := c.Prices[k]
+		if err := pricing.Builtin().Set(k, pricing.Rates{Input: p.Input, CachedInput: p.CachedInput, CacheWrite: p.CacheWrite, Output: p.Output}, p.Tiers); err != nil {
+			return fmt.Errorf("config %s: prices.%q: %w", name, k, err)
 		}
 	}
 	if !contains(Providers, c.Summarize.Provider) {

@@ -13,6 +13,7 @@ import (
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/strategy"
+	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/store"
@@ -48,6 +49,11 @@ type Request struct {
 	// Import has an agent whose sessions live in a database (opencode,
 	// Kilo) import the fork, when its executable is on PATH.
 	Import bool
+	// Inspect, when set, sees the source as the job parsed it, once,
+	// before anything is written: a caller that shows figures of the
+	// source (the CLI's window and cost lines) reads and parses nothing
+	// a second time. counters are the job's own (shared with its counts).
+	Inspect func(ctx context.Context, t *transcript.Transcript, counters *tokens.CounterSet)
 }
 
 // Result is what a compaction did (or, for a dry run, would do).
@@ -72,6 +78,11 @@ type Result struct {
 	// Tangents are the turns classify-tangents found: removed when
 	// confirmed, else only listed for the user to confirm.
 	Tangents []strategy.Tangent `json:"tangents,omitempty"`
+	// Overhead is what the source's gauge held beyond its transcript
+	// (system prompt, tool definitions, memory files), measured from its
+	// last reported usage: the fork's gauge is its own count plus this, an
+	// estimate, until the agent resumes it.
+	Overhead int `json:"overhead,omitempty"`
 	// Session is the fork's session id, and Resume the shell command that
 	// resumes it (for opencode and Kilo: imports it first).
 	Session string `json:"session,omitempty"`
@@ -118,6 +129,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 		return nil, err
 	}
 	if req.DryRun {
+		r.inspect(ctx, src, req)
 		return r.dryRun(ctx, src, req)
 	}
 	conv, err := r.conversation(ctx, src)
@@ -142,6 +154,8 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 			return nil, err
 		}
 	}
+
+	r.inspect(ctx, src, req)
 
 	// Nothing goes into a damaged store: a version recorded there may
 	// never come back.
@@ -176,6 +190,12 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 		return nil, err
 	}
 	label := fmt.Sprintf("v%d", len(versions)+1)
+	recorded := versionReport{Report: rep}
+	if counter, err := r.tokenCounter(src.t); err == nil {
+		if over, ok := r.sourceOverhead(ctx, path, src.t, counter); ok {
+			recorded.SourceOverhead = &over
+		}
+	}
 	target := req.Out
 	switch {
 	case req.InPlace:
@@ -205,7 +225,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	v, _, err := r.Store.RecordVersion(ctx, store.NewVersion{
 		Conversation: conv, Kind: store.KindCompact, ParentID: srcVersion.ID,
 		SourcePath: path, SourceHash: src.hash, Format: string(src.codec.Format()),
-		Pipeline: pipelineNames(req.Options), Options: req.Options, Report: rep,
+		Pipeline: pipelineNames(req.Options), Options: req.Options, Report: recorded,
 		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, ForkPath: target,
 		Content: out.data, Cuts: recordCuts(out.t), Created: r.now(),
 	})
@@ -216,6 +236,9 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 		Format: string(src.codec.Format()), ForkPath: target, Version: v.Label, Parent: srcVersion.Label,
 		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, Steps: rep.Steps,
 		Retention: rep.Retention, Notes: rep.Notes, Summarizer: out.summarizer, Tangents: rep.Tangents,
+	}
+	if recorded.SourceOverhead != nil {
+		res.Overhead = *recorded.SourceOverhead
 	}
 
 	report(req.Progress, "write", 90)
@@ -300,7 +323,7 @@ func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, 
 	report(req.Progress, "render", 60)
 	data, err := src.codec.Fork(view, format.ForkOptions{
 		SessionID: sessionID, Timestamp: r.now().UTC().Format("2006-01-02T15:04:05.000Z"),
-		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter,
+		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, InPlace: req.InPlace,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("render compacted %s: %w", src.path, err)
@@ -315,6 +338,13 @@ func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, 
 		name = sum.Name()
 	}
 	return &compacted{data: data, t: t, view: view, summarizer: name}, rep, nil
+}
+
+// inspect hands the parsed source to req.Inspect.
+func (r *Runner) inspect(ctx context.Context, src *source, req Request) {
+	if req.Inspect != nil {
+		req.Inspect(ctx, src.t, r.counterSet())
+	}
 }
 
 // mergeNotes puts the job's own notes first. When the job chose to run

@@ -73,8 +73,13 @@ func (r *Runner) tokenCounter(t *transcript.Transcript) (*tokens.Counter, error)
 	if r.Encoding != "" {
 		m.Encoding = r.Encoding
 	}
+	return r.counterSet().For(m)
+}
+
+// counterSet is the runner's counters, one per encoding and pricing.
+func (r *Runner) counterSet() *tokens.CounterSet {
 	r.countersOnce.Do(func() { r.counters = tokens.NewCounterSet() })
-	return r.counters.For(m)
+	return r.counters
 }
 
 // source is a transcript file as read at one moment.
@@ -236,6 +241,12 @@ func forkPath(src string, f transcript.Format, sessionID, label string, now time
 	}
 	base := filepath.Base(src)
 	ext := filepath.Ext(base)
+	if f == transcript.FormatGeminiCLI && strings.HasPrefix(base, "session-") && (ext == ".json" || ext == ".jsonl") && len(sessionID) >= 8 {
+		// Gemini CLI lists and resumes session-<YYYY-MM-DDTHH-MM>-<first 8
+		// characters of the session id>.json[l] files of its chats folder,
+		// in the container the fork keeps.
+		return filepath.Join(dir, "session-"+now.UTC().Format("2006-01-02T15-04")+"-"+sessionID[:8]+ext)
+	}
 	stem := strings.TrimSuffix(base, ext)
 	// A fork of a fork would otherwise grow .compactd-v2.compactd-v4…
 	if i := strings.Index(stem, ".compactd-"); i > 0 {

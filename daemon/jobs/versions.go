@@ -184,10 +184,17 @@ func (r *Runner) restoreFork(ctx context.Context, conv store.Conversation, v sto
 		parsed, err := codec.Parse(content)
 		if err == nil {
 			t = parsed
+			// Two files with one session id confuse the agent: the
+			// restored copy gets its own, and nothing else changes
+			// (rewound branches, metadata, what a compaction replaced).
 			if parsed.Meta.SessionID != "" {
-				// Two files with one session id confuse the agent: the
-				// restored copy gets its own.
-				if out, err = codec.Fork(transcript.NewView(parsed), format.ForkOptions{SessionID: sessionID}); err != nil {
+				opts := format.ForkOptions{SessionID: sessionID}
+				if renewer, ok := codec.(format.Renewer); ok {
+					out, err = renewer.Renew(parsed, opts)
+				} else {
+					out, err = codec.Fork(transcript.NewView(parsed), opts)
+				}
+				if err != nil {
 					return nil, fmt.Errorf("render %s as a new session: %w", v.Label, err)
 				}
 				if t, err = codec.Parse(out); err != nil {

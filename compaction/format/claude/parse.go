@@ -172,9 +172,16 @@ func (Codec) Trim(t *transcript.Transcript, keep int) int {
 	for i := st.trimmedNodes; i < nodes; i++ {
 		st.nodes[i].msg = nil
 	}
+	if n := len(st.nodes); cap(st.nodes) > n+n/4 {
+		// Growing by appends left room for as many nodes again.
+		st.nodes = append(make([]node, 0, n+n/8), st.nodes...)
+	}
 	st.trimmedMsgs, st.trimmedNodes = keep, max(st.trimmedNodes, nodes)
 	return keep
 }
+
+// Floor is the first message a later line may still change.
+func (Codec) Floor(t *transcript.Transcript) int { return mergeFloor(t.Messages) }
 
 // mergeFloor is the first message a later line may still change: the
 // message mergeTarget would merge into, else none (len(msgs)).

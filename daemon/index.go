@@ -223,7 +223,7 @@ func (tr *tracked) update(ix *indexer) (changed bool, err error) {
 // bounded pieces, and hands each piece's complete lines to the codec.
 // tr.t is the transcript so far. The cost is what was appended.
 func (tr *tracked) follow(ix *indexer, trimmer format.Trimmer, fi fs.FileInfo) (bool, error) {
-	f, err := os.Open(tr.path)
+	f, err := sourcefile.OpenRegular(tr.path) // a pipe swapped in since the Stat must not block
 	if err != nil {
 		return false, fmt.Errorf("open %s: %w", tr.path, err)
 	}
@@ -400,7 +400,7 @@ func (tr *tracked) appendTail(ix *indexer, app format.Appender, fi fs.FileInfo) 
 	if fi.Size()-from > maxLine {
 		return tr.fullParse(ix, fi)
 	}
-	f, err := os.Open(tr.path)
+	f, err := sourcefile.OpenRegular(tr.path) // a pipe swapped in since the Stat must not block
 	if err != nil {
 		return false, fmt.Errorf("open %s: %w", tr.path, err)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/daemon/config"
+	"github.com/compactd/compactd/daemon/jobs"
 )
 
 // A JobRequest is one compaction command's arguments, as the editor sent
@@ -29,6 +30,9 @@ type JobRequest struct {
 	// ConfirmedTangents are the turns (Tangent.Turn, from a dry run) the
 	// user approved removing.
 	ConfirmedTangents []int
+	// Parsed is the transcript as the index holds it (Daemon.Parsed), so
+	// the job parses and counts only what changed since; nil parses it.
+	Parsed *jobs.Parsed
 }
 
 // A JobResult is what a finished command reports.

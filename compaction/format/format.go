@@ -94,6 +94,11 @@ type ForkOptions struct {
 	// TokensBefore and TokensAfter are recorded in markers that hold them
 	// (Claude compactMetadata.preTokens).
 	TokensBefore, TokensAfter int
+	// KeepIDs keeps the ids of the records the fork copies (Claude Code's
+	// uuids) instead of giving every line a new one: for a file replaced
+	// in place while its agent goes on appending, whose next line names
+	// its last record as its parent.
+	KeepIDs bool
 }
 
 // DetectBytes is how much of a file Detect sees.

@@ -20,7 +20,7 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 	if src == nil {
 		return nil, fmt.Errorf("fork: view has no source transcript")
 	}
-	w := forkWriter{session: opts.SessionID, ts: opts.Timestamp, meta: src.Meta}
+	w := forkWriter{session: opts.SessionID, ts: opts.Timestamp, meta: src.Meta, keepIDs: opts.KeepIDs}
 	if w.session == "" {
 		w.session = newid.UUID()
 	}
@@ -53,6 +53,7 @@ type forkWriter struct {
 	ts      string
 	parent  string
 	meta    transcript.Meta
+	keepIDs bool
 }
 
 func (w *forkWriter) emit(o *jsonx.Object) {
@@ -62,6 +63,12 @@ func (w *forkWriter) emit(o *jsonx.Object) {
 
 func (w *forkWriter) chain(o *jsonx.Object) {
 	id := newid.UUID()
+	if w.keepIDs {
+		var old string
+		if json.Unmarshal(o.Get("uuid"), &old) == nil && old != "" {
+			id = old
+		}
+	}
 	if w.parent == "" {
 		o.SetRaw("parentUuid", json.RawMessage("null"))
 	} else {

@@ -47,6 +47,11 @@ type Options struct {
 	// SavingsDelay is the quiet time after a change before savings are
 	// recomputed; 0 means 300 ms.
 	SavingsDelay time.Duration
+	// Overhead looks up what the source of a fork compactd wrote held
+	// beyond its transcript (the version store records it): the fork's
+	// gauge adds it until the agent reports usage on the fork. nil adds
+	// none.
+	Overhead func(path string) (int, bool)
 	// HotBytes bounds the transcripts kept hot (their source bytes): with
 	// every message's parts and their counts in memory, for dry-run
 	// savings and compaction jobs. The others keep what appends need
@@ -105,6 +110,11 @@ type Daemon struct {
 	wg         sync.WaitGroup
 	scanDone   chan struct{}
 	closeOnce  sync.Once
+	// dbs renders the sessions agents keep in databases.
+	dbs agentDBs
+	// chatDirs are the chatSessions folders of VS Code's workspaceStorage
+	// entries for the workspace's folders.
+	chatDirs atomic.Pointer[[]string]
 }
 
 // New returns a daemon; Start begins watching.
@@ -135,7 +145,7 @@ func New(opts Options) (*Daemon, error) {
 			d.folders = append(d.folders, filepath.Clean(abs))
 		}
 	}
-	d.ix = &indexer{forced: opts.Counter, counters: newCounterSet(opts.CountCache), cache: opts.CountCache, registry: tokens.NewRegistry(), settings: d.Settings, log: d.log}
+	d.ix = &indexer{forced: opts.Counter, counters: newCounterSet(opts.CountCache), cache: opts.CountCache, registry: tokens.NewRegistry(), settings: d.Settings, log: d.log, overhead: opts.Overhead}
 	if _, err := d.ix.fallback(); err != nil {
 		return nil, err
 	}
@@ -199,6 +209,7 @@ func (d *Daemon) Close() error {
 		}
 		d.mu.Unlock()
 		d.wg.Wait()
+		d.closeDBs()
 	})
 	return nil
 }
@@ -351,6 +362,13 @@ func (d *Daemon) allowedRoots() []string {
 		roots = append(roots, f, env.ClaudeProjectDir(f))
 	}
 	roots = append(roots, env.CodexSessionsDir())
+	for _, f := range d.Folders() {
+		roots = append(roots, env.QwenProjectDir(f), filepath.Join(env.CursorProjectsDir(), CursorSlug(f)))
+	}
+	roots = append(roots, env.SessionsDir(), env.CopilotSessionsDir())
+	if dirs := d.chatDirs.Load(); dirs != nil {
+		roots = append(roots, *dirs...)
+	}
 	return roots
 }
 

@@ -66,7 +66,15 @@ type tracked struct {
 	// stats are t's gauge figures, carried forward from append to append
 	// so the gauge never walks every message.
 	stats transcript.Stats
-	ino   uint64
+	// tally carries the breakdown's figures likewise (insight.go), and
+	// dryRun caches the last per-turn dry run for views.
+	tally  gauge.Tally
+	// tallied is the transcript the tally describes, with the key of the
+	// price it was advanced with.
+	tallied      *transcript.Transcript
+	talliedPrice string
+	dryRun atomic.Pointer[DryRunTurns]
+	ino    uint64
 	// fileSize and fileMod are what the file was when last parsed whole:
 	// a compressed transcript is never tailed, so they alone tell
 	// whether it changed.
@@ -92,6 +100,9 @@ type tracked struct {
 	parsed, hot atomic.Bool
 	// wantHot asks the next full parse to keep every message's parts.
 	wantHot atomic.Bool
+	// overhead is what the source of this file (a fork compactd wrote)
+	// held beyond its transcript, looked up on every full parse.
+	overhead int
 	// savingsFor is the Seq the current savings were computed for.
 	savingsFor uint64
 	opened     atomic.Bool
@@ -157,14 +168,20 @@ func (tr *tracked) evict() bool {
 	}
 	tr.t, tr.counts, tr.parts, tr.same, tr.stats, tr.countedWith = nil, nil, nil, 0, transcript.Stats{}, ""
 	tr.skip, tr.long = nil, nil
+	tr.tally = gauge.Tally{}
 	tr.parsed.Store(false)
 	tr.hot.Store(false)
 	return true
 }
 
+// keepParts is how many of the last messages keep their parts when an
+// entry is trimmed: the breakdown's tally re-reads up to eight of them
+// when an append changes the last ones.
+const keepParts = 16
+
 // trim lets go of every message's parts but what appends need. tr.mu is held.
 func (tr *tracked) trim(trimmer format.Trimmer) {
-	tr.trimmed = max(tr.trimmed, trimmer.Trim(tr.t, len(tr.t.Messages)))
+	tr.trimmed = max(tr.trimmed, trimmer.Trim(tr.t, len(tr.t.Messages)-keepParts))
 	tr.parts = nil
 	tr.hot.Store(false)
 }
@@ -224,7 +241,11 @@ func (tr *tracked) follow(ix *indexer, trimmer format.Trimmer, fi fs.FileInfo) (
 	if _, err := f.Seek(pos, io.SeekStart); err != nil {
 		return false, fmt.Errorf("read %s at %d: %w", tr.path, pos, err)
 	}
-	return tr.stream(ix, trimmer, io.LimitReader(f, fi.Size()-pos), pos, fi)
+	changed, err := tr.stream(ix, trimmer, io.LimitReader(f, fi.Size()-pos), pos, fi)
+	if changed {
+		tr.publish(ix, fi)
+	}
+	return changed, err
 }
 
 // stream reads r, which continues the file at byte pos, in pieces of
@@ -295,9 +316,9 @@ func (tr *tracked) stream(ix *indexer, trimmer format.Trimmer, r io.Reader, pos 
 		}
 	}
 	if changed {
-		return true, tr.finish(ix, fi)
+		tr.finish()
 	}
-	return false, nil
+	return changed, nil
 }
 
 // skipThrough scans b, the next bytes of the long line tr.skip, up to its
@@ -343,14 +364,17 @@ func (tr *tracked) absorb(ix *indexer, nt *transcript.Transcript, data []byte, p
 	same := unchangedPrefix(tr.t, tr.counts, nt)
 	tr.stats = tr.stats.Advance(tr.t.Messages, nt.Messages, same)
 	tr.recount(ix, same, nt)
+	oldLen := len(tr.t.Records)
+	tr.t = nt
+	// The breakdown's tally reads the new records' bytes and the new
+	// messages' parts: bring it along before they go.
+	tr.advanceTally(ix)
 	// The records before this piece were counted; their bytes are not
 	// needed again (a message they continue is counted from its parts).
-	oldLen := len(tr.t.Records)
 	for i := tr.rawFrom; i < min(oldLen, len(nt.Records)); i++ {
 		nt.Records[i].Raw = nil
 	}
 	tr.rawFrom = oldLen
-	tr.t = nt
 	if same < tr.trimmed {
 		tr.trimmed = same // a new message list (a compaction replaced the history)
 	}
@@ -361,11 +385,11 @@ func (tr *tracked) absorb(ix *indexer, nt *transcript.Transcript, data []byte, p
 	}
 }
 
-// finish publishes the entry after a read. The records it keeps bytes of
-// are the last message's (whose count a later line may change, and which
-// the message cache keys by its bytes), copied out of the read buffer so
-// that the buffer can go.
-func (tr *tracked) finish(ix *indexer, fi fs.FileInfo) error {
+// finish ends a read. The records it keeps bytes of are the last
+// message's (whose count a later line may change, and which the message
+// cache keys by its bytes), copied out of the read buffer so that the
+// buffer can go.
+func (tr *tracked) finish() {
 	t := tr.t
 	keepFrom := len(t.Records)
 	if n := len(t.Messages); n > 0 && len(t.Messages[n-1].Records) > 0 {
@@ -379,9 +403,6 @@ func (tr *tracked) finish(ix *indexer, fi fs.FileInfo) error {
 		}
 	}
 	tr.rawFrom = keepFrom
-	tr.parsed.Store(true)
-	tr.publish(ix, fi)
-	return nil
 }
 
 // appendTail reads only the bytes after what was consumed and hands them
@@ -427,9 +448,14 @@ func (tr *tracked) appendTail(ix *indexer, app format.Appender, fi fs.FileInfo) 
 	return true, nil
 }
 
-// reset forgets everything parsed, before a full parse.
-func (tr *tracked) reset(codec format.Codec, fi fs.FileInfo) {
+// reset forgets everything parsed, before a full parse, and looks up
+// again what the file's source held beyond it (a fork's overhead).
+func (tr *tracked) reset(ix *indexer, codec format.Codec, fi fs.FileInfo) {
 	tr.codec, tr.ino, tr.fileSize, tr.fileMod = codec, inodeOf(fi), fi.Size(), fi.ModTime()
+	tr.overhead = 0
+	if ix.overhead != nil {
+		tr.overhead, _ = ix.overhead(tr.path)
+	}
 	tr.lineStarts, tr.scanned = scanLines(nil, nil, 0)
 	tr.rawFrom, tr.trimmed, tr.skip, tr.long = 0, 0, nil, nil
 	tr.stats = transcript.StatsOf(nil)
@@ -472,7 +498,7 @@ func (tr *tracked) fullParse(ix *indexer, fi fs.FileInfo) (bool, error) {
 	if old != nil && old.Format != nt.Format {
 		old, oldCounts = nil, nil
 	}
-	tr.reset(codec, fi)
+	tr.reset(ix, codec, fi)
 	tr.hot.Store(true) // held whole: these codecs cannot trim
 	tr.lineStarts, tr.scanned = scanLines(nil, data, 0)
 	tr.stats = transcript.StatsOf(nt.Messages)
@@ -495,7 +521,7 @@ func (tr *tracked) streamParse(ix *indexer, trimmer format.Trimmer, fi fs.FileIn
 	if err != nil {
 		return false, fmt.Errorf("parse %s as %s: %w", tr.path, trimmer.Format(), err)
 	}
-	tr.reset(trimmer, fi)
+	tr.reset(ix, trimmer, fi)
 	tr.t, tr.counts, tr.parts, tr.same = empty, nil, nil, 0
 	_, err = tr.stream(ix, trimmer, r, 0, fi)
 	if errors.Is(err, format.ErrTrimmed) && !tr.hot.Load() {
@@ -515,6 +541,9 @@ func (tr *tracked) streamParse(ix *indexer, trimmer format.Trimmer, fi fs.FileIn
 	t := *tr.t
 	t.Records = tight(t.Records)
 	t.Messages = tight(t.Messages)
+	if tr.tallied == tr.t {
+		tr.tallied = &t // the same messages
+	}
 	tr.t = &t
 	tr.parsed.Store(true)
 	tr.publish(ix, fi)
@@ -578,7 +607,7 @@ func (tr *tracked) rebuild(ix *indexer, modelChanged bool) (reread bool) {
 
 func buildSnapshot(tr *tracked, ix *indexer, set Settings, size int64) *Snapshot {
 	t := tr.t
-	opts := gauge.Options{Model: set.Model, ContextWindow: set.ContextWindow, Registry: ix.registry, Warn: set.WarnRatio, Critical: set.CriticalRatio, Stats: &tr.stats}
+	opts := gauge.Options{Model: set.Model, ContextWindow: set.ContextWindow, Registry: ix.registry, Warn: set.WarnRatio, Critical: set.CriticalRatio, Stats: &tr.stats, Overhead: tr.overhead}
 	if opts.ContextWindow == 0 && len(set.Windows) > 0 {
 		opts.ContextWindow = longestPrefix(set.Windows, gauge.Resolve(t, opts).Model)
 	}
@@ -604,6 +633,7 @@ func buildSnapshot(tr *tracked, ix *indexer, set Settings, size int64) *Snapshot
 		s.CriticalAt = float64(g.CriticalAt) / float64(g.ContextWindow)
 	}
 	s.Turns = turnInfos(tr, s)
+	s.Insight = insightOf(tr, ix, set, g, s.Turns)
 	return s
 }
 
@@ -737,6 +767,8 @@ type indexer struct {
 	tokenized atomic.Int64
 	// puts carries new message counts to writeCache; nil writes inline.
 	puts chan cachePut
+	// overhead looks up a fork's inherited overhead (Options.Overhead).
+	overhead func(path string) (int, bool)
 }
 
 type cachePut struct {
@@ -791,7 +823,7 @@ func unchangedPrefix(old *transcript.Transcript, oldCounts []tokens.Count, nt *t
 		// of that prefix is found by binary search: an append to a
 		// 200 MB transcript does not walk its 100k messages.
 		n := min(len(old.Messages), len(nt.Messages), len(oldCounts))
-		return sort.Search(n, func(i int) bool { return !sameMessage(&old.Messages[i], &nt.Messages[i]) })
+		return sort.Search(n, func(i int) bool { return !sameMessage(old, &old.Messages[i], nt, &nt.Messages[i]) })
 	}
 	return 0
 }
@@ -919,15 +951,31 @@ func (ix *indexer) messageKey(c *tokens.Counter, t *transcript.Transcript, m *tr
 	return key, true
 }
 
-// sameMessage reports whether b is a at a later parse: the same records
-// and parts. Claude Code grows a message line by line, so the record list
-// is compared, not just its first element.
-func sameMessage(a, b *transcript.Message) bool {
+// sameMessage reports whether message b of nt is message a of old at a
+// later parse: the same records holding the same bytes, the same parts and
+// the same reported usage. Comparing the bytes, not only where they sit,
+// matters for agents that rewrite the whole file (Cline, jp, Gemini CLI's
+// .json, trajectories): a message keeps its index, id and part count while
+// its content grows. Claude Code grows a message line by line, so the
+// record list is compared, not just its first element.
+func sameMessage(old *transcript.Transcript, a *transcript.Message, nt *transcript.Transcript, b *transcript.Message) bool {
 	if len(a.Records) != len(b.Records) || len(a.Parts) != len(b.Parts) || a.ID != b.ID {
 		return false
 	}
-	if len(a.Records) > 0 && (a.Records[0] != b.Records[0] || a.Records[len(a.Records)-1] != b.Records[len(b.Records)-1]) {
+	if (a.Usage == nil) != (b.Usage == nil) || a.Usage != nil && *a.Usage != *b.Usage {
 		return false
+	}
+	for k := range a.Records {
+		ra, rb := a.Records[k], b.Records[k]
+		if ra < 0 || rb < 0 || ra >= len(old.Records) || rb >= len(nt.Records) {
+			if ra != rb {
+				return false
+			}
+			continue
+		}
+		if !bytes.Equal(old.Records[ra].Raw, nt.Records[rb].Raw) {
+			return false
+		}
 	}
 	return true
 }

@@ -3,6 +3,8 @@ package daemon
 import (
 	"slices"
 	"strings"
+
+	"github.com/compactd/compactd/compaction/pricing"
 )
 
 // Settings are the user's choices that shape watching, the gauge and
@@ -25,7 +27,10 @@ type Settings struct {
 	KeepLast   int      `json:"keepLast,omitempty" toml:"keep_last"`
 	Watch      Watch    `json:"watch" toml:"watch"`
 	LogLevel   string   `json:"logLevel,omitempty" toml:"log_level"`
-	StorePath  string   `json:"storePath,omitempty" toml:"store_path"`
+	// Prices are the bundled price table with the user's prices on top;
+	// nil is the bundled table.
+	Prices    *pricing.Table `json:"-" toml:"-"`
+	StorePath string         `json:"storePath,omitempty" toml:"store_path"`
 }
 
 // Watch says which sources are watched. Nil booleans mean on.
@@ -33,6 +38,17 @@ type Watch struct {
 	Workspace *bool `json:"workspace,omitempty" toml:"workspace"`
 	Claude    *bool `json:"claude,omitempty" toml:"claude"`
 	Codex     *bool `json:"codex,omitempty" toml:"codex"`
+	// Qwen: ~/.qwen/projects/<slug of the folder>/chats. OpenCode, Kilo:
+	// the agents' databases, sessions whose directory is in the workspace.
+	// CopilotCLI: ~/.copilot/session-state, sessions started in the
+	// workspace. Cursor: ~/.cursor/projects/<slug>/agent-transcripts.
+	// CopilotChat: VS Code's workspaceStorage of the workspace's folders.
+	Qwen        *bool `json:"qwen,omitempty" toml:"qwen"`
+	OpenCode    *bool `json:"opencode,omitempty" toml:"opencode"`
+	Kilo        *bool `json:"kilo,omitempty" toml:"kilo"`
+	CopilotCLI  *bool `json:"copilotCli,omitempty" toml:"copilot_cli"`
+	Cursor      *bool `json:"cursor,omitempty" toml:"cursor"`
+	CopilotChat *bool `json:"copilotChat,omitempty" toml:"copilot_chat"`
 	// Globs are extra files or patterns (filepath.Match syntax, ~ expanded)
 	// watched in addition to the above.
 	Globs []string `json:"globs,omitempty" toml:"globs"`

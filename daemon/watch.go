@@ -34,12 +34,23 @@ const (
 	rootClaude
 	rootCodex
 	rootGlob
+	// rootQwen is a Qwen Code project's chats folder.
+	rootQwen
+	// rootAgentDB is the folder of an agent's database (opencode, kilo):
+	// never walked; its sessions are rendered (see agentsessions.go).
+	rootAgentDB
+	// rootCopilotCLI is ~/.copilot/session-state.
+	rootCopilotCLI
+	// rootCursor is a Cursor project's agent-transcripts folder.
+	rootCursor
+	// rootCopilotChat is a VS Code workspaceStorage entry's chatSessions.
+	rootCopilotChat
 )
 
 type root struct {
 	dir     string
 	kind    rootKind
-	pattern string // rootGlob only
+	pattern string // rootGlob only; the agent for rootAgentDB
 }
 
 type candidate struct {
@@ -59,8 +70,33 @@ func (d *Daemon) roots() []root {
 			out = append(out, root{dir: env.ClaudeProjectDir(f), kind: rootClaude})
 		}
 	}
-	if on(set.Watch.Codex) && len(d.Folders()) > 0 {
-		out = append(out, root{dir: env.CodexSessionsDir(), kind: rootCodex})
+	for _, f := range d.Folders() {
+		if on(set.Watch.Qwen) {
+			out = append(out, root{dir: env.QwenProjectDir(f), kind: rootQwen})
+		}
+		if on(set.Watch.Cursor) {
+			out = append(out, root{dir: filepath.Join(env.CursorProjectsDir(), CursorSlug(f), "agent-transcripts"), kind: rootCursor})
+		}
+	}
+	if len(d.Folders()) > 0 {
+		if on(set.Watch.Codex) {
+			out = append(out, root{dir: env.CodexSessionsDir(), kind: rootCodex})
+		}
+		for _, a := range dbAgents {
+			if d.dbEnabled(a) {
+				out = append(out, root{dir: filepath.Dir(env.AgentDB(a)), kind: rootAgentDB, pattern: a})
+			}
+		}
+		if on(set.Watch.CopilotCLI) {
+			out = append(out, root{dir: env.CopilotSessionsDir(), kind: rootCopilotCLI})
+		}
+		if on(set.Watch.CopilotChat) {
+			if dirs := d.chatDirs.Load(); dirs != nil {
+				for _, dir := range *dirs {
+					out = append(out, root{dir: dir, kind: rootCopilotChat})
+				}
+			}
+		}
 	}
 	for _, g := range set.Watch.Globs {
 		if strings.HasPrefix(g, "~/") {
@@ -83,7 +119,28 @@ func (d *Daemon) roots() []root {
 // files found. Only files under dir are walked when dir is not "".
 func (d *Daemon) addRoots(ctx context.Context, under *string) []candidate {
 	var found []candidate
+	if under == nil {
+		d.findChatDirs()
+	}
 	for _, r := range d.roots() {
+		if r.kind == rootAgentDB {
+			// A database folder is never walked (opencode keeps git
+			// clones beside its database): watch it, render its sessions.
+			if under != nil && !within(*under, r.dir) && !within(r.dir, *under) {
+				continue
+			}
+			if _, err := os.Stat(r.dir); err != nil {
+				d.watchAncestor(r.dir)
+				continue
+			}
+			d.watch(r.dir)
+			for _, p := range d.syncDB(ctx, r.pattern) {
+				if fi, err := os.Stat(p); err == nil {
+					found = append(found, candidate{path: p, mtime: fi.ModTime()})
+				}
+			}
+			continue
+		}
 		if ctx.Err() != nil {
 			return found
 		}
@@ -195,6 +252,24 @@ func (d *Daemon) isCandidate(p string, r root) bool {
 			}
 		}
 		return false
+	case rootQwen, rootCursor:
+		return ext == ".jsonl" && !sourcefile.Compressed(p)
+	case rootCopilotCLI:
+		if base != "events.jsonl" {
+			return false
+		}
+		cwd, ok := copilotCwd(p)
+		if !ok {
+			return false
+		}
+		for _, f := range d.Folders() {
+			if within(filepath.Clean(cwd), f) {
+				return true
+			}
+		}
+		return false
+	case rootCopilotChat:
+		return (ext == ".jsonl" || ext == ".json") && filepath.Base(filepath.Dir(p)) == "chatSessions"
 	case rootGlob:
 		ok, _ := filepath.Match(r.pattern, p)
 		if !ok && strings.Contains(r.pattern, "**") {
@@ -272,6 +347,14 @@ func (d *Daemon) watchLoop() {
 
 func (d *Daemon) handle(ev fsnotify.Event) {
 	p := filepath.Clean(ev.Name)
+	if agent := d.dbOf(p); agent != "" {
+		// The agent wrote to its database (or its -wal): re-render the
+		// sessions whose rows changed.
+		if d.dbEnabled(agent) && !ev.Has(fsnotify.Remove) {
+			d.scheduleDBSync(agent)
+		}
+		return
+	}
 	switch {
 	case ev.Has(fsnotify.Create):
 		fi, err := os.Stat(p)

@@ -68,6 +68,7 @@ func settingsOf(c *config.Config) daemon.Settings {
 		Model: c.Gauge.Model, ContextWindow: c.Gauge.ContextWindow,
 		Strategies: c.Compact.Strategies, KeepLast: c.Compact.KeepLast,
 		LogLevel: c.Log.Level, StorePath: c.Store.Path,
+		Prices: c.PriceTable(),
 	}
 	for name, m := range c.Models {
 		if m.ContextWindow > 0 {
@@ -77,8 +78,9 @@ func settingsOf(c *config.Config) daemon.Settings {
 			set.Windows[name] = m.ContextWindow
 		}
 	}
-	ws, claude, codex := c.Watch.Workspace, c.Watch.Claude, c.Watch.Codex
-	set.Watch = daemon.Watch{Workspace: &ws, Claude: &claude, Codex: &codex, Globs: c.Watch.Globs}
+	w := c.Watch
+	set.Watch = daemon.Watch{Workspace: &w.Workspace, Claude: &w.Claude, Codex: &w.Codex, Qwen: &w.Qwen, OpenCode: &w.OpenCode,
+		Kilo: &w.Kilo, CopilotCLI: &w.CopilotCLI, Cursor: &w.Cursor, CopilotChat: &w.CopilotChat, Globs: w.Globs}
 	return set
 }
 

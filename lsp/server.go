@@ -26,6 +26,11 @@ type Options struct {
 	Logger *slog.Logger
 	// Jobs runs compaction commands; nil answers them with an error.
 	Jobs daemon.Jobs
+	// JobsUnavailable says why Jobs is nil (the store cannot be used, and
+	// how to fix it): shown once after initialized, given as the reason
+	// the commands that need the store are disabled, and the answer to
+	// executing one. The gauge works without it.
+	JobsUnavailable error
 	// CountCache remembers per-message counts across restarts (the store's
 	// token cache); nil disables it.
 	CountCache tokens.Cache
@@ -35,6 +40,8 @@ type Options struct {
 	// Settings carries the server's flags (StorePath, LogLevel), which win
 	// over every configuration layer.
 	Settings daemon.Settings
+	// Overhead looks up a fork's inherited overhead (daemon.Options.Overhead).
+	Overhead func(path string) (int, bool)
 	// Savings overrides the dry-run savings function (nil: the pipeline's).
 	Savings daemon.SavingsFunc
 	// ProcessPollInterval is how often the client's processId is checked; 0 means 2 s.
@@ -42,6 +49,8 @@ type Options struct {
 	// MaxMessageBytes refuses (unread, in constant memory) any message
 	// whose body is larger; 0 means DefaultMaxMessageBytes.
 	MaxMessageBytes int64
+	// Store is the version store the server opened, for health checks.
+	Store StoreStatus
 }
 
 // Server is one language server session over one connection.
@@ -132,6 +141,7 @@ func (s *Server) handler() jsonrpc2.Handler {
 // compaction); they start in order but do not hold back later messages.
 var detached = map[string]bool{
 	protocol.MethodWorkspaceExecuteCommand: true,
+	methodContext:                          true,
 }
 
 func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) (err error) {
@@ -205,6 +215,8 @@ func init() {
 		protocol.MethodWorkDoneProgressCancel:             (*Server).workDoneProgressCancel,
 		methodGauges:                                      (*Server).gauges,
 		methodStats:                                       (*Server).stats,
+		methodContext:                                     (*Server).contextView,
+		methodHealth:                                      (*Server).health,
 	}
 }
 

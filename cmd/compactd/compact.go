@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
-	"github.com/compactd/compactd/compaction/tokens"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,10 +13,16 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	_ "github.com/compactd/compactd/compaction/format/all" // every codec
 	_ "github.com/compactd/compactd/compaction/format/anthropic"
+	"github.com/compactd/compactd/compaction/gauge"
+	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/strategy"
+	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon"
 	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/jobs"
 	"github.com/compactd/compactd/daemon/store"
@@ -86,18 +92,37 @@ func newFlagSet(name string, e *env) *flag.FlagSet {
 // openRunner opens the store (--store, else COMPACTD_STORE, else XDG) and
 // returns a job runner on it.
 func openRunner(ctx context.Context, e *env, storeFlag string) (*jobs.Runner, func(), error) {
-	path := storeFlag
-	if path == "" {
-		var err error
-		if path, err = store.DefaultPath(e.getenv); err != nil {
-			return nil, nil, err
-		}
+	path, err := resolveStore(e, storeFlag)
+	if err != nil {
+		return nil, nil, err
 	}
 	s, err := store.Open(ctx, path)
 	if err != nil {
 		return nil, nil, err
 	}
-	return jobs.New(s), func() { s.Close() }, nil
+	var once sync.Once
+	return jobs.New(s), func() { once.Do(func() { s.Close() }) }, nil
+}
+
+// storeRefused says first that the transcript is safe when a writing
+// command could not open its store.
+func storeRefused(transcript string, err error) error {
+	var se *store.StoreError
+	if !errors.As(err, &se) {
+		return err
+	}
+	if abs, aerr := filepath.Abs(transcript); aerr == nil {
+		transcript = abs
+	}
+	return fmt.Errorf("%s is untouched: %w", transcript, err)
+}
+
+// resolveStore is the store's path: --store, else COMPACTD_STORE, else XDG.
+func resolveStore(e *env, storeFlag string) (string, error) {
+	if storeFlag != "" {
+		return storeFlag, nil
+	}
+	return store.DefaultPath(e.getenv)
 }
 
 func runCompact(ctx context.Context, e *env, args []string) error {
@@ -109,6 +134,7 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	out := fs.String("out", "", "write the fork to this path")
 	inPlace := fs.Bool("in-place", false, "replace the transcript itself (its prior content is kept in the store)")
+	importFork := fs.Bool("import", false, "opencode and Kilo sessions: have the agent import the fork (its executable must be on PATH)")
 	storePath := fs.String("store", "", "store database path")
 	window := fs.Int("window", 0, "the model's context window in tokens (default: from config, else the transcript's model)")
 	removeTangents := fs.Bool("remove-tangents", false, "with classify-tangents: remove every turn the model lists as a tangent")
@@ -119,13 +145,19 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("usage: compactd compact [--strategy S]... [--keep-last N] [--window N] [--dry-run] [--json] [--out PATH] [--in-place] [--store P] [--remove-tangents | --remove-tangent N]... PATH")
+		return usagef("usage: compactd compact [--strategy S]... [--keep-last N] [--window N] [--dry-run] [--json] [--out PATH] [--in-place] [--import] [--store P] [--remove-tangents | --remove-tangent N]... PATH")
 	}
 	if *inPlace && (*out != "" || *dryRun) {
 		return usagef("--in-place cannot be combined with --out or --dry-run")
 	}
 	if err := strategy.ValidateStrategies(strategies); err != nil {
 		return usagef("%v", err)
+	}
+	if daemon.IsAgentDatabase(pos[0]) {
+		// A session database: compact the session of this folder.
+		if pos[0], err = sessionOfDatabase(ctx, e, pos[0]); err != nil {
+			return err
+		}
 	}
 	// The config gives the defaults; flags the user typed override them.
 	workspace, err := findWorkspace(pos[0])
@@ -159,9 +191,27 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 	}
 	r, closeStore, err := openRunner(ctx, e, *storePath)
 	if err != nil {
-		return err
+		if *dryRun {
+			return err
+		}
+		return storeRefused(pos[0], err)
 	}
 	defer closeStore()
+	// What the window holds and what a turn costs, measured on the
+	// source as the job parsed it, before anything is replaced.
+	var before *figures
+	inspect := func(ctx context.Context, t *transcript.Transcript, counters *tokens.CounterSet) {
+		win := cfg.Gauge.ContextWindow
+		if set["window"] {
+			win = *window
+		}
+		before, _ = measure(ctx, t, measureOptions{
+			gauge:    gauge.Options{Model: cfg.Gauge.Model, ContextWindow: win, Registry: tokens.NewRegistry()},
+			counters: counters,
+			prices:   cfg.PriceTable(),
+			keepLast: opts.KeepLast,
+		})
+	}
 	res, err := r.Compact(ctx, jobs.Request{
 		Path:      pos[0],
 		Options:   opts,
@@ -169,15 +219,80 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 		Workspace: workspace,
 		DryRun:    *dryRun, InPlace: *inPlace, Out: *out,
 		ConfirmedTangents: removeTangent, ConfirmAllTangents: *removeTangents,
+		Import: *importFork, Inspect: inspect,
 	})
 	if err != nil {
 		return err
 	}
+	w := windowOf(before, res)
 	if *asJSON {
-		return writeJSON(e.stdout, res)
+		return writeJSON(e.stdout, struct {
+			*jobs.Result
+			Window *compactWindow `json:"window,omitempty"`
+		}{res, w})
 	}
 	printCompact(e.stdout, res)
+	printWindow(e.stdout, before, w)
 	return nil
+}
+
+// compactWindow is what a compaction means for the context window: the
+// figures of `compact --json` beside the job's result.
+type compactWindow struct {
+	Tokens        int `json:"tokens"`
+	ContextWindow int `json:"contextWindow"`
+	// After is the window's estimated figure after the compaction: the
+	// result's count plus what lies outside the transcript (gauge.Overhead).
+	After     int             `json:"after"`
+	Breakdown gauge.Breakdown `json:"breakdown"`
+	Reach     string          `json:"reach"`
+	// Why explains a compaction that saves little of the window; "" when
+	// it saves a useful share.
+	Why           string           `json:"why,omitempty"`
+	Cost          *pricing.Figures `json:"cost"`
+	SavingPerTurn *pricing.Saving  `json:"savingPerTurn"`
+}
+
+func windowOf(f *figures, res *jobs.Result) *compactWindow {
+	if f == nil || f.breakdown.Inside != res.TokensBefore {
+		// Counted differently (another model's encoding): no figure
+		// rather than a wrong one.
+		return nil
+	}
+	saved := res.TokensBefore - res.TokensAfter
+	over, _ := gauge.Overhead(f.gauge, f.breakdown.Inside)
+	w := &compactWindow{
+		Tokens: f.gauge.Tokens, ContextWindow: f.gauge.ContextWindow, After: res.TokensAfter + max(over, 0),
+		Breakdown: f.breakdown, Reach: f.breakdown.Reach(), Why: f.breakdown.WhyLittle(saved), Cost: f.cost,
+	}
+	if f.price != nil {
+		s := f.price.PerTurnSaving(f.gauge.Tokens, saved)
+		w.SavingPerTurn = &s
+	}
+	return w
+}
+
+// printWindow says what the compaction does to the window:
+//
+//	window: 194,791 / 200,000 tokens (97.4 %): 191,537 outside the transcript, 3,254 in it
+//	why so little: 98 % of what the model reads (…) is outside the transcript (…): compaction can reach at most 48 tokens
+//	cost at claude-sonnet-4 list prices of 2026-11-23: … · this compaction saves $0 per turn cached, $0 uncached
+func printWindow(out io.Writer, f *figures, w *compactWindow) {
+	if w == nil {
+		return
+	}
+	b := f.breakdown
+	fmt.Fprintf(out, "window: %s / %s tokens (%.1f %%)", tokens.Thousands(w.Tokens), tokens.Thousands(w.ContextWindow), 100*b.Share(w.Tokens))
+	if b.Outside.Measured {
+		fmt.Fprintf(out, ": %s outside the transcript, %s in it; after ≈ %s", tokens.Thousands(b.Outside.Tokens), tokens.Thousands(b.Inside), tokens.Thousands(w.After))
+	}
+	fmt.Fprintln(out)
+	if w.Why != "" {
+		fmt.Fprintf(out, "why so little: %s\n", w.Why)
+	}
+	if line := costLine(f, f.gauge.Tokens-w.After); line != "" {
+		fmt.Fprintln(out, line)
+	}
 }
 
 // findWorkspace is the folder of the nearest .compactd.toml: from the
@@ -258,6 +373,12 @@ func printCompact(w io.Writer, res *jobs.Result) {
 	if res.ReportPath != "" {
 		fmt.Fprintf(w, "report: %s\n", res.ReportPath)
 	}
+	if res.Imported {
+		fmt.Fprintf(w, "imported: session %s\n", res.Session)
+	}
+	if res.Resume != "" {
+		fmt.Fprintf(w, "resume: %s\n", res.Resume)
+	}
 }
 
 // printTangents lists the turns classify-tangents found, one line each,
@@ -294,4 +415,24 @@ func printTangents(w io.Writer, res *jobs.Result) {
 		return
 	}
 	fmt.Fprintf(w, "kept %s (%d tokens), since not confirmed: rerun with --remove-tangents, or --remove-tangent N per turn, to remove them\n", turns, tokens)
+}
+
+// sessionOfDatabase renders the sessions an agent's database holds for the
+// current folder and returns the one to compact: it must be exactly one.
+func sessionOfDatabase(ctx context.Context, e *env, db string) (string, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	rendered, err := daemon.RenderDatabase(ctx, daemon.EnvFromOS(e.getenv), db, []string{cwd})
+	if err != nil {
+		return "", err
+	}
+	switch len(rendered) {
+	case 0:
+		return "", fmt.Errorf("%s holds no session of %s; run compactd where the agent ran, or compact a rendered session (compactd gauge %s lists them)", db, cwd, db)
+	case 1:
+		return rendered[0], nil
+	}
+	return "", fmt.Errorf("%s holds %d sessions of %s; compact one of them by its rendering: %s", db, len(rendered), cwd, strings.Join(rendered, ", "))
 }

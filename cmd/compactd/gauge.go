@@ -5,14 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/compactd/compactd/compaction/format"
 	_ "github.com/compactd/compactd/compaction/format/all"
 	"github.com/compactd/compactd/compaction/gauge"
+	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/tokens"
-	"github.com/compactd/compactd/daemon/sourcefile"
+	"github.com/compactd/compactd/daemon"
+	"github.com/compactd/compactd/daemon/jobs"
+	"github.com/compactd/compactd/daemon/store"
 )
 
 func init() {
@@ -40,11 +44,26 @@ type gaugeRow struct {
 	SkippedRecords int      `json:"skippedRecords"`
 	EstimateError  *float64 `json:"estimateError"`
 	Approx         bool     `json:"approx"`
+	// EstimateErrorSpans and EstimateErrorNote say what the error rests
+	// on, or why it is not shown.
+	EstimateErrorSpans int    `json:"estimateErrorSpans"`
+	EstimateErrorNote  string `json:"estimateErrorNote"`
+	// Breakdown is what fills the window; its parts sum to Tokens.
+	Breakdown gauge.Breakdown `json:"breakdown"`
+	// Reach says how much compaction can reach, and why it cannot help
+	// when most of the window is outside the transcript.
+	Reach string `json:"reach"`
+	// Cost is null when the model has no price.
+	Cost *pricing.Figures `json:"cost"`
+	// Overhead is, for a fork compactd wrote, what its source's gauge held
+	// beyond the transcript; Tokens includes it (the figure is an estimate).
+	Overhead int `json:"overhead,omitempty"`
 }
 
 func runGauge(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("gauge", e)
 	asJSON := fs.Bool("json", false, "print a JSON array instead of one line per transcript")
+	detail := fs.Bool("breakdown", false, "under each line, what fills the window and what it costs")
 	model := fs.String("model", "", "count for this model instead of the transcript's")
 	window := fs.Int("window", 0, "context window in tokens (overrides the model's)")
 	pos, err := parseArgs(fs, args)
@@ -52,18 +71,46 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if len(pos) == 0 {
-		return usagef("usage: compactd gauge [--json] [--model M] [--window N] PATH...")
+		return usagef("usage: compactd gauge [--json] [--breakdown] [--model M] [--window N] PATH...")
 	}
 	if *window < 0 {
 		return usagef("--window must be a positive number of tokens, not %d", *window)
 	}
-	opts := gauge.Options{Model: *model, ContextWindow: *window, Registry: tokens.NewRegistry()}
-	// Files of one model share a counter (and its cache).
-	counters := tokens.NewCounterSet(tokens.WithCache(tokens.NewMemoryCache(0)))
+	opts := measureOptions{
+		gauge: gauge.Options{Model: *model, ContextWindow: *window, Registry: tokens.NewRegistry()},
+		// Files of one model share a counter (and its cache).
+		counters: tokens.NewCounterSet(tokens.WithCache(tokens.NewMemoryCache(0))),
+	}
 	var rows []gaugeRow
+	var all []*figures
 	var errs []error
+	// An agent's session database (opencode.db, kilo.db) stands for its
+	// sessions, rendered read-only where the daemon renders them.
+	var paths []string
 	for _, path := range pos {
-		row, err := gaugeFile(ctx, path, opts, counters)
+		if !daemon.IsAgentDatabase(path) {
+			paths = append(paths, path)
+			continue
+		}
+		rendered, err := daemon.RenderDatabase(ctx, daemon.EnvFromOS(e.getenv), path, nil)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if len(rendered) == 0 && err == nil {
+			errs = append(errs, fmt.Errorf("%s holds no session", path))
+		}
+		paths = append(paths, rendered...)
+	}
+	overhead, closeStore := forkOverheads(ctx, e)
+	defer closeStore()
+	for _, path := range paths {
+		cfg := loadConfig(e, path)
+		opts.prices, opts.keepLast = cfg.PriceTable(), cfg.StrategyOptions(0).KeepLast
+		opts.gauge.Overhead = 0
+		if abs, err := filepath.Abs(path); err == nil {
+			opts.gauge.Overhead, _ = overhead(abs)
+		}
+		f, err := gaugeFile(ctx, path, opts)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -71,7 +118,8 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 			errs = append(errs, err)
 			continue
 		}
-		rows = append(rows, row)
+		rows = append(rows, rowOf(path, f))
+		all = append(all, f)
 	}
 	if *asJSON {
 		if rows == nil {
@@ -81,64 +129,77 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	} else {
-		printGauges(e.stdout, rows)
+		printGauges(e.stdout, rows, all, *detail)
 	}
 	return errors.Join(errs...)
 }
 
 // gaugeFile reads, detects, parses and counts one transcript.
-func gaugeFile(ctx context.Context, path string, opts gauge.Options, counters *tokens.CounterSet) (gaugeRow, error) {
-	src, err := sourcefile.ReadFile(path)
+func gaugeFile(ctx context.Context, path string, opts measureOptions) (*figures, error) {
+	t, err := readTranscript(path)
 	if err != nil {
-		return gaugeRow{}, fmt.Errorf("read %s: %w", path, err)
+		return nil, err
 	}
-	codec, err := format.Detect(sourcefile.PlainName(path), src)
-	if err != nil {
-		var unrecognized *format.ErrUnrecognized
-		if errors.As(err, &unrecognized) {
-			return gaugeRow{}, &usageError{err.Error()}
-		}
-		return gaugeRow{}, err
-	}
-	t, err := codec.Parse(src)
-	if err != nil {
-		return gaugeRow{}, fmt.Errorf("parse %s as %s: %w", path, codec.Format(), err)
-	}
-	resolved := gauge.Resolve(t, opts)
-	counter, err := counters.For(resolved.Info)
-	if err != nil {
-		return gaugeRow{}, err
-	}
-	counts, err := counter.CountMessages(ctx, t.Messages)
-	if err != nil {
-		return gaugeRow{}, err
-	}
-	g := gauge.Compute(t, counts, opts)
-	return gaugeRow{
-		Path:           path,
-		Format:         string(g.Format),
-		Model:          g.Model,
-		ContextWindow:  g.ContextWindow,
-		Tokens:         g.Tokens,
-		Ratio:          g.Ratio,
-		Level:          string(g.Level),
-		Source:         string(g.Source),
-		Turns:          g.Turns,
-		Messages:       g.Messages,
-		ToolCalls:      g.ToolCalls,
-		SkippedRecords: g.SkippedRecords,
-		EstimateError:  g.EstimateError,
-		Approx:         g.Approx,
-	}, nil
+	return measure(ctx, t, opts)
 }
 
-// printGauges writes one aligned line per transcript:
+func rowOf(path string, f *figures) gaugeRow {
+	g := f.gauge
+	return gaugeRow{
+		Path:               path,
+		Format:             string(g.Format),
+		Model:              g.Model,
+		ContextWindow:      g.ContextWindow,
+		Tokens:             g.Tokens,
+		Ratio:              g.Ratio,
+		Level:              string(g.Level),
+		Source:             string(g.Source),
+		Turns:              g.Turns,
+		Messages:           g.Messages,
+		ToolCalls:          g.ToolCalls,
+		SkippedRecords:     g.SkippedRecords,
+		EstimateError:      g.EstimateError,
+		Approx:             g.Approx,
+		EstimateErrorSpans: g.EstimateErrorSpans,
+		EstimateErrorNote:  g.EstimateErrorNote,
+		Breakdown:          f.breakdown,
+		Reach:              f.breakdown.Reach(),
+		Cost:               f.cost,
+		Overhead:           g.Overhead,
+	}
+}
+
+// forkOverheads looks up, in the version store when there is one, what the
+// source of a fork compactd wrote held beyond its transcript, so a fork
+// gauges as the daemon shows it. Without a store nothing is added; gauge
+// never creates one.
+func forkOverheads(ctx context.Context, e *env) (func(string) (int, bool), func()) {
+	none := func(string) (int, bool) { return 0, false }
+	path, err := resolveStore(e, "")
+	if err != nil {
+		return none, func() {}
+	}
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return none, func() {}
+	}
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		return none, func() {}
+	}
+	return func(p string) (int, bool) { return jobs.StoreOverhead(ctx, st, p) }, func() { st.Close() }
+}
+
+// printGauges writes one aligned line per transcript, and with detail
+// the breakdown and cost under each:
 //
 //	session.jsonl  claude-code  claude-sonnet-4-5  156,234 / 200,000  78.1%  warn  (reported+estimate, est. error -3.2%)
-func printGauges(w io.Writer, rows []gaugeRow) {
+func printGauges(w io.Writer, rows []gaugeRow, figs []*figures, detail bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, r := range rows {
+	for i, r := range rows {
 		notes := []string{r.Source}
+		if r.Overhead != 0 {
+			notes = append(notes, fmt.Sprintf("incl. %s outside the transcript, measured on the source", tokens.Thousands(r.Overhead)))
+		}
 		if r.EstimateError != nil {
 			notes = append(notes, fmt.Sprintf("est. error %+.1f%%", 100**r.EstimateError))
 		}
@@ -150,6 +211,10 @@ func printGauges(w io.Writer, rows []gaugeRow) {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s / %s\t%.1f%%\t%s\t(%s)\n",
 			r.Path, r.Format, r.Model, tokens.Thousands(r.Tokens), tokens.Thousands(r.ContextWindow), 100*r.Ratio, r.Level, strings.Join(notes, ", "))
+		if detail {
+			tw.Flush()
+			printBreakdown(w, figs[i])
+		}
 	}
 	tw.Flush()
 }

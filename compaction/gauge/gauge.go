@@ -57,6 +57,13 @@ type Options struct {
 	// AutoCompact is the agent's own auto-compact ratio; 0 takes the
 	// format's from the registry, a negative value ignores it.
 	AutoCompact float64
+	// Overhead is what the API counted beyond the transcript of the source
+	// a fork was compacted from (system prompt, tool definitions, memory
+	// files: the source's last reported usage minus our count of what it
+	// covered). A fork carries no usage of its own until the agent resumes
+	// it, so its gauge is its own count plus this overhead, an estimate.
+	// It is ignored once the transcript reports usage itself; 0 adds none.
+	Overhead int
 	// Stats are the figures of the transcript's messages when the caller
 	// carries them forward from the previous parse (transcript.Stats.Advance);
 	// nil, or figures of another message count, walks every message: what a
@@ -180,17 +187,18 @@ type Gauge struct {
 	// Estimated is our count of the messages after ReportedAt (all of them
 	// without usage).
 	Estimated int
+	// Overhead is Options.Overhead when it applies (a fork without usage of
+	// its own): part of Tokens, and the reason Source stays an estimate.
+	Overhead int
 	// EstimateError is our estimator's relative error against the API,
-	// negative when we undercount. Nil without usage or without full
-	// counts. Reported figures include what no transcript holds (the
-	// system prompt and tool definitions, often 15–30k tokens for coding
-	// agents), which swamps an absolute comparison; so where two usage
-	// points exist the error is measured on the span between the first
-	// and the last — (estimate of messages (first, last] − (last −
-	// first reported)) / (last − first reported) — where that unseen
-	// prefix cancels. With one usage point it is the absolute comparison
-	// of messages [0, ReportedAt].
+	// negative when we undercount: the median over several spans between
+	// usage points (see measureError), nil when too few spans were
+	// measured or they disagree, and without full counts.
 	EstimateError *float64
+	// EstimateErrorSpans is how many spans were measured, and
+	// EstimateErrorNote why the error is hidden or what it rests on.
+	EstimateErrorSpans int
+	EstimateErrorNote  string
 	// WarnAt, CriticalAt and AutoCompactAt are token thresholds;
 	// AutoCompactAt is 0 when the agent's point is unknown.
 	WarnAt, CriticalAt, AutoCompactAt int
@@ -214,7 +222,8 @@ func TailStart(t *transcript.Transcript) int { return t.LastUsage() + 1 }
 func Compute(t *transcript.Transcript, counts []tokens.Count, opts Options) Gauge {
 	g := base(t, opts)
 	if g.Reported > 0 && len(counts) >= len(t.Messages) {
-		g.EstimateError = estimateError(t, counts, g.ReportedAt, g.Reported)
+		e := measureError(usagePoints(t, counts))
+		g.EstimateError, g.EstimateErrorSpans, g.EstimateErrorNote = e.Error, e.Spans, e.Note
 	}
 	from := 0
 	if g.ReportedAt >= 0 {
@@ -229,28 +238,6 @@ func Compute(t *transcript.Transcript, counts []tokens.Count, opts Options) Gaug
 	g.finish(tail.N)
 	g.PerTurn = perTurn(t, counts)
 	return g
-}
-
-// estimateError compares our counts with the API's figures; see
-// Gauge.EstimateError for why it prefers the span between usage points.
-func estimateError(t *transcript.Transcript, counts []tokens.Count, last, reported int) *float64 {
-	first := -1
-	for i := 0; i < last; i++ {
-		if u := t.Messages[i].Usage; u != nil && u.ContextTokens() > 0 {
-			first = i
-			break
-		}
-	}
-	if first >= 0 {
-		if span := reported - t.Messages[first].Usage.ContextTokens(); span > 0 {
-			est := tokens.Sum(counts[first+1 : last+1]).N
-			e := float64(est-span) / float64(span)
-			return &e
-		}
-	}
-	est := tokens.Sum(counts[:last+1]).N
-	e := float64(est-reported) / float64(reported)
-	return &e
 }
 
 // Live returns the gauge from the counts of the messages from
@@ -295,6 +282,8 @@ func base(t *transcript.Transcript, opts Options) Gauge {
 	if g.ReportedAt >= 0 {
 		g.Reported = t.Messages[g.ReportedAt].Usage.ContextTokens()
 		g.Source = SourceReported
+	} else {
+		g.Overhead = opts.Overhead
 	}
 	warn, crit := opts.Warn, opts.Critical
 	if warn <= 0 {
@@ -319,7 +308,7 @@ func base(t *transcript.Transcript, opts Options) Gauge {
 
 func (g *Gauge) finish(estimated int) {
 	g.Estimated = estimated
-	g.Tokens = g.Reported + estimated
+	g.Tokens = g.Reported + estimated + g.Overhead
 	if g.ContextWindow > 0 {
 		g.Ratio = float64(g.Tokens) / float64(g.ContextWindow)
 	}

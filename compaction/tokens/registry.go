@@ -151,6 +151,12 @@ var builtinFormats = map[transcript.Format]FormatInfo{
 	transcript.FormatGeminiCLI:         {DefaultModel: "gemini-2.5-pro"},
 	transcript.FormatJP:                {DefaultModel: "claude-sonnet-4-5"},
 	transcript.FormatAider:             {DefaultModel: "gpt-4o"},
+	transcript.FormatQwenCode:          {DefaultModel: "qwen3-coder"},
+	transcript.FormatOpenCode:          {DefaultModel: "claude-sonnet-4-5"},
+	transcript.FormatKilo:              {DefaultModel: "claude-sonnet-4-5"},
+	transcript.FormatCopilotCLI:        {DefaultModel: "claude-sonnet-4-5"},
+	transcript.FormatCursorAgent:       {DefaultModel: "claude-sonnet-4-5"},
+	transcript.FormatCopilotChat:       {DefaultModel: "gpt-4.1"},
 }
 
 // NewRegistry returns a registry holding the built-in tables; each call

@@ -16,6 +16,12 @@ const (
 	FormatGeminiCLI         Format = "gemini-cli"
 	FormatAider             Format = "aider"
 	FormatCline             Format = "cline"
+	FormatQwenCode          Format = "qwen-code"
+	FormatOpenCode          Format = "opencode"
+	FormatKilo              Format = "kilo"
+	FormatCopilotCLI        Format = "copilot-cli"
+	FormatCursorAgent       Format = "cursor-agent"
+	FormatCopilotChat       Format = "copilot-chat"
 )
 
 // RecordKind says what role an on-disk record plays.

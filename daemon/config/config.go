@@ -13,15 +13,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/strategy"
 )
 
@@ -32,6 +35,7 @@ const WorkspaceFile = ".compactd.toml"
 type Config struct {
 	Gauge       Gauge                        `toml:"gauge" json:"gauge"`
 	Models      map[string]Model             `toml:"models" json:"models"`
+	Prices      map[string]Price             `toml:"prices" json:"prices"`
 	Compact     Compact                      `toml:"compact" json:"compact"`
 	Tools       map[string]strategy.ToolHint `toml:"tools" json:"tools"`
 	Watch       Watch                        `toml:"watch" json:"watch"`
@@ -58,6 +62,28 @@ type Model struct {
 	Encoding      string `toml:"encoding" json:"encoding,omitempty"`
 }
 
+// Price sets or corrects what one model costs, in dollars per million
+// tokens; the key is a model name prefix ("claude-sonnet-4-5", "gpt-5").
+// Unset cached_input and cache_write are the input price.
+type Price struct {
+	Input       float64        `toml:"input" json:"input,omitempty"`
+	CachedInput float64        `toml:"cached_input" json:"cachedInput,omitempty"`
+	CacheWrite  float64        `toml:"cache_write" json:"cacheWrite,omitempty"`
+	Output      float64        `toml:"output" json:"output,omitempty"`
+	Tiers       []pricing.Tier `toml:"tiers" json:"tiers,omitempty"`
+}
+
+// PriceTable is the bundled price table with the settings' prices on top.
+func (c *Config) PriceTable() *pricing.Table {
+	t := pricing.Builtin()
+	for _, k := range sortedKeys(c.Prices) {
+		p := c.Prices[k]
+		// validate accepted every entry.
+		_ = t.Set(k, pricing.Rates{Input: p.Input, CachedInput: p.CachedInput, CacheWrite: p.CacheWrite, Output: p.Output}, p.Tiers)
+	}
+	return t
+}
+
 // Compact sets the default pipeline.
 type Compact struct {
 	Strategies         []string `toml:"strategies" json:"strategies"`
@@ -69,11 +95,19 @@ type Compact struct {
 
 // Watch says where transcripts are looked for.
 type Watch struct {
-	Workspace bool     `toml:"workspace" json:"workspace"`
-	Claude    bool     `toml:"claude" json:"claude"`
-	Codex     bool     `toml:"codex" json:"codex"`
-	Globs     []string `toml:"globs" json:"globs"`
-	Exclude   []string `toml:"exclude" json:"exclude"`
+	Workspace bool `toml:"workspace" json:"workspace"`
+	Claude    bool `toml:"claude" json:"claude"`
+	Codex     bool `toml:"codex" json:"codex"`
+	// The agents added in issue 15: each switch watches that agent's
+	// sessions of the workspace.
+	Qwen        bool     `toml:"qwen" json:"qwen"`
+	OpenCode    bool     `toml:"opencode" json:"opencode"`
+	Kilo        bool     `toml:"kilo" json:"kilo"`
+	CopilotCLI  bool     `toml:"copilot_cli" json:"copilotCli"`
+	Cursor      bool     `toml:"cursor" json:"cursor"`
+	CopilotChat bool     `toml:"copilot_chat" json:"copilotChat"`
+	Globs       []string `toml:"globs" json:"globs"`
+	Exclude     []string `toml:"exclude" json:"exclude"`
 }
 
 // Summarize configures the summarizer.
@@ -135,7 +169,7 @@ func Default() *Config {
 	return &Config{
 		Gauge:       Gauge{Warn: 0.75, Critical: 0.90},
 		Compact:     Compact{Strategies: []string{strategy.StrategyAuto}, KeepLast: 1, SummarizeThreshold: 0.5, BufferTurns: 4},
-		Watch:       Watch{Workspace: true, Claude: true, Codex: true},
+		Watch:       Watch{Workspace: true, Claude: true, Codex: true, Qwen: true, OpenCode: true, Kilo: true, CopilotCLI: true, Cursor: true, CopilotChat: true},
 		Summarize:   Summarize{Timeout: Duration{60 * time.Second}},
 		AutoCompact: AutoCompact{Ratio: 0.85, MinTurns: 4},
 		Log:         Log{Level: "info"},
@@ -169,7 +203,7 @@ func Load(workspace string) (*Config, error) {
 		files = append(files, filepath.Join(workspace, WorkspaceFile))
 	}
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		b, err := readRegular(f)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -185,10 +219,11 @@ func Load(workspace string) (*Config, error) {
 
 // ApplyTOML overlays one TOML layer named name (for errors) and validates.
 func (c *Config) ApplyTOML(name string, b []byte) error {
-	models, tools := c.Models, c.Tools
-	c.Models, c.Tools = nil, nil
+	models, tools, prices := c.Models, c.Tools, c.Prices
+	c.Models, c.Tools, c.Prices = nil, nil, nil
 	md, err := toml.Decode(string(b), c)
 	c.mergeMaps(models, tools)
+	c.mergePrices(prices)
 	if err != nil {
 		return fmt.Errorf("config %s: %w", name, err)
 	}
@@ -217,12 +252,13 @@ func (c *Config) ApplyJSON(settings json.RawMessage) error {
 			settings = inner
 		}
 	}
-	models, tools := c.Models, c.Tools
-	c.Models, c.Tools = nil, nil
+	models, tools, prices := c.Models, c.Tools, c.Prices
+	c.Models, c.Tools, c.Prices = nil, nil, nil
 	dec := json.NewDecoder(bytes.NewReader(settings))
 	dec.DisallowUnknownFields()
 	err := dec.Decode(c)
 	c.mergeMaps(models, tools)
+	c.mergePrices(prices)
 	if err != nil {
 		return fmt.Errorf("config %s: %w", name, err)
 	}
@@ -268,6 +304,18 @@ func (c *Config) mergeMaps(models map[string]Model, tools map[string]strategy.To
 		tools[k] = base
 	}
 	c.Tools = tools
+}
+
+// mergePrices puts back the earlier layers' prices under the ones just
+// decoded: a layer's price of a model replaces that model's whole price.
+func (c *Config) mergePrices(prices map[string]Price) {
+	for k, v := range c.Prices {
+		if prices == nil {
+			prices = map[string]Price{}
+		}
+		prices[k] = v
+	}
+	c.Prices = prices
 }
 
 // validate returns the first problem as one sentence naming the source,
@@ -330,6 +378,12 @@ func (c *Config) validate(name string) error {
 		case "", "o200k_base", "cl100k_base":
 		default:
 			return bad(fmt.Sprintf("models.%q.encoding", k), "= %q is not valid (valid: o200k_base, cl100k_base)", m.Encoding)
+		}
+	}
+	for _, k := range sortedKeys(c.Prices) {
+		p := c.Prices[k]
+		if err := pricing.Builtin().Set(k, pricing.Rates{Input: p.Input, CachedInput: p.CachedInput, CacheWrite: p.CacheWrite, Output: p.Output}, p.Tiers); err != nil {
+			return fmt.Errorf("config %s: prices.%q: %w", name, k, err)
 		}
 	}
 	if !contains(Providers, c.Summarize.Provider) {
@@ -396,4 +450,22 @@ func (c *Config) StrategyOptions(window int) strategy.Options {
 func (c *Config) Trigger() (strategy.Trigger, bool) {
 	a := c.AutoCompact
 	return strategy.Trigger{Ratio: a.Ratio, Tokens: a.Tokens, Turns: a.Turns, MinTurns: a.MinTurns}, a.Enabled
+}
+
+// readRegular reads a configuration file, refusing anything but a regular
+// file without blocking on it (a named pipe would wait for a writer).
+func readRegular(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("it is not a regular file (%s); make it a file or remove it", fi.Mode().Type())
+	}
+	return io.ReadAll(f)
 }

@@ -141,6 +141,8 @@ func TestValidationErrors(t *testing.T) {
 		{"notes without file", "[summarize]\nprovider = \"notes\"\n", "summarize.notes_file must be set"},
 		{"bad level", "[log]\nlevel = \"loud\"\n", `log.level = "loud" is not valid (valid: debug, info, warn, error)`},
 		{"bad encoding", "[models.\"x\"]\nencoding = \"p50k\"\n", `models."x".encoding = "p50k" is not valid`},
+		{"price without rates", "[prices.\"my-model\"]\ncached_input = 0.1\n", `prices."my-model": price of my-model: set input and output`},
+		{"negative price", "[prices.\"m\"]\ninput = -1\noutput = 2\n", `prices."m": price of m: rates cannot be negative`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -159,4 +161,65 @@ func TestValidationErrors(t *testing.T) {
 			t.Fatalf("err = %v", err)
 		}
 	})
+}
+
+// TestAgentWatchSwitches: every agent's [watch] switch is on by default
+// and turns off alone, from TOML and from an editor's JSON settings.
+func TestAgentWatchSwitches(t *testing.T) {
+	c := Default()
+	w := c.Watch
+	if !w.Qwen || !w.OpenCode || !w.Kilo || !w.CopilotCLI || !w.Cursor || !w.CopilotChat {
+		t.Fatalf("defaults %+v", w)
+	}
+	if err := c.ApplyTOML("x.toml", []byte("[watch]\nopencode = false\ncopilot_chat = false\n")); err != nil {
+		t.Fatal(err)
+	}
+	if c.Watch.OpenCode || c.Watch.CopilotChat || !c.Watch.Kilo || !c.Watch.Qwen {
+		t.Fatalf("after TOML %+v", c.Watch)
+	}
+	c = Default()
+	if err := c.ApplyJSON([]byte(`{"watch":{"copilotCli":false,"kilo":false}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if c.Watch.CopilotCLI || c.Watch.Kilo || !c.Watch.OpenCode || !c.Watch.Cursor {
+		t.Fatalf("after JSON %+v", c.Watch)
+	}
+}
+
+// Prices from the user file and the workspace file, and from the editor's
+// settings, land on top of the bundled table.
+func TestPrices(t *testing.T) {
+	user, ws := isolate(t)
+	write(t, user, `
+[prices."my-local"]
+input = 0.2
+output = 0.6
+[prices."claude-sonnet-4-5"]
+input = 2.5
+output = 12
+`)
+	write(t, filepath.Join(ws, WorkspaceFile), `
+[prices."qwen3-coder-plus"]
+input = 1
+cached_input = 0.1
+output = 5
+tiers = [{above = 32000, input = 2, cached_input = 0.2, output = 10}]
+`)
+	c, err := Load(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.ApplyJSON(json.RawMessage(`{"prices":{"gpt-5":{"input":1,"cachedInput":0.1,"output":8}}}`)); err != nil {
+		t.Fatal(err)
+	}
+	table := c.PriceTable()
+	for model, want := range map[string]float64{"my-local-7b": 0.2, "claude-sonnet-4-5-20250929": 2.5, "gpt-5-codex": 1, "claude-opus-4-5": 5} {
+		if p, ok := table.Lookup(model); !ok || p.Input != want {
+			t.Errorf("%s: input %v (%v), want %v", model, p.Input, ok, want)
+		}
+	}
+	q, _ := table.Lookup("qwen3-coder-plus")
+	if r := q.RatesFor(40_000); r.Input != 2 || r.CachedInput != 0.2 || q.Source != "settings" {
+		t.Errorf("qwen tiers from TOML: %+v at 40k → %+v", q, r)
+	}
 }

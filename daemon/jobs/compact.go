@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -49,6 +50,14 @@ type Request struct {
 	ConfirmedTangents []int
 	// ConfirmAllTangents approves every tangent the model names in this run.
 	ConfirmAllTangents bool
+	// Import has an agent whose sessions live in a database (opencode,
+	// Kilo) import the fork, when its executable is on PATH.
+	Import bool
+	// Inspect, when set, sees the source as the job parsed it, once,
+	// before anything is written: a caller that shows figures of the
+	// source (the CLI's window and cost lines) reads and parses nothing
+	// a second time. counters are the job's own (shared with its counts).
+	Inspect func(ctx context.Context, t *transcript.Transcript, counters *tokens.CounterSet)
 }
 
 // Result is what a compaction did (or, for a dry run, would do).
@@ -73,6 +82,17 @@ type Result struct {
 	// Tangents are the turns classify-tangents found: removed when
 	// confirmed, else only listed for the user to confirm.
 	Tangents []strategy.Tangent `json:"tangents,omitempty"`
+	// Overhead is what the source's gauge held beyond its transcript
+	// (system prompt, tool definitions, memory files), measured from its
+	// last reported usage: the fork's gauge is its own count plus this, an
+	// estimate, until the agent resumes it.
+	Overhead int `json:"overhead,omitempty"`
+	// Session is the fork's session id, and Resume the shell command that
+	// resumes it (for opencode and Kilo: imports it first).
+	Session string `json:"session,omitempty"`
+	Resume  string `json:"resume,omitempty"`
+	// Imported is set when the agent imported the fork (Request.Import).
+	Imported bool `json:"imported,omitempty"`
 }
 
 // maxAttempts bounds retries when the source is rewritten under us.
@@ -81,7 +101,8 @@ const maxAttempts = 3
 // Compact compacts req.Path into a fork (default), a dry-run report, or the
 // file itself. Every fork is re-parsed and checked before it counts; the
 // source is never modified unless req.InPlace.
-func (r *Runner) Compact(ctx context.Context, req Request) (*Result, error) {
+func (r *Runner) Compact(ctx context.Context, req Request) (_ *Result, err error) {
+	defer func() { err = untouched(req.Path, r.Store.Explain(err)) }()
 	path, err := absPath(req.Path)
 	if err != nil {
 		return nil, err
@@ -112,6 +133,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 		return nil, err
 	}
 	if req.DryRun {
+		r.inspect(ctx, src, req)
 		return r.dryRun(ctx, src, req)
 	}
 	conv, err := r.conversation(ctx, src)
@@ -125,24 +147,38 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	}
 	defer lock.unlock()
 	// Another job may have held the lock and rewritten the file: read
-	// again, and parse again only when it changed.
-	if data, err := readBytes(path); err != nil {
+	// again, and parse again only what changed.
+	if src, err = rereadSource(path, src); err != nil {
 		return nil, err
-	} else if !sameSource(src, data) {
-		if src, err = reread(src, data); err != nil {
-			return nil, err
-		}
 	}
 	if req.InPlace {
+		if err := refuseDatabaseInPlace(src.codec.Format(), path); err != nil {
+			return nil, err
+		}
 		if err := checkReplaceable(path); err != nil {
 			return nil, err
 		}
 	}
 
+	r.inspect(ctx, src, req)
+
+	// Nothing goes into a damaged store: a version recorded there may
+	// never come back.
+	if err := r.Store.CheckSound(ctx); err != nil {
+		return nil, untouched(path, err)
+	}
 	report(req.Progress, "record source", 10)
 	srcVersion, err := r.recordSource(ctx, conv, src)
 	if err != nil {
-		return nil, err
+		return nil, untouched(path, err)
+	}
+	if req.InPlace {
+		// The file is replaced only once the store has given its content
+		// back byte for byte: finding it by hash proves nothing about the
+		// pages behind it.
+		if err := r.proveStored(ctx, srcVersion, src.data); err != nil {
+			return nil, untouched(path, err)
+		}
 	}
 
 	sessionID := newUUID()
@@ -159,6 +195,12 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 		return nil, err
 	}
 	label := fmt.Sprintf("v%d", len(versions)+1)
+	recorded := versionReport{Report: rep}
+	if counter, err := r.tokenCounter(src.t); err == nil {
+		if over, ok := r.sourceOverhead(ctx, path, src.t, counter); ok {
+			recorded.SourceOverhead = &over
+		}
+	}
 	target := req.Out
 	switch {
 	case req.InPlace:
@@ -188,17 +230,20 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	v, _, err := r.Store.RecordVersion(ctx, store.NewVersion{
 		Conversation: conv, Kind: store.KindCompact, ParentID: srcVersion.ID,
 		SourcePath: path, SourceHash: src.hash, Format: string(src.codec.Format()),
-		Pipeline: pipelineNames(req.Options), Options: req.Options, Report: rep,
+		Pipeline: pipelineNames(req.Options), Options: req.Options, Report: recorded,
 		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, ForkPath: target,
 		Content: out.data, Cuts: recordCuts(out.t), Created: r.now(),
 	})
 	if err != nil {
-		return nil, err
+		return nil, untouched(path, err)
 	}
 	res := &Result{
 		Format: string(src.codec.Format()), ForkPath: target, Version: v.Label, Parent: srcVersion.Label,
 		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, Steps: rep.Steps,
 		Retention: rep.Retention, Notes: rep.Notes, Summarizer: out.summarizer, Tangents: rep.Tangents,
+	}
+	if recorded.SourceOverhead != nil {
+		res.Overhead = *recorded.SourceOverhead
 	}
 
 	report(req.Progress, "write", 90)
@@ -211,6 +256,19 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 		res.Carried = rr.Carried
 	} else if err := createFile(target, out.data); err != nil {
 		return nil, r.forgetUnwritten(v, err)
+	}
+	if !req.InPlace {
+		res.Session = out.t.Meta.SessionID
+		res.Resume = resumeCommand(src.codec.Format(), out.t.Meta.Cwd, target, res.Session)
+		if req.Import && dbAgentCommand(src.codec.Format()) != "" {
+			report(req.Progress, "import", 95)
+			if _, err := importFork(ctx, src.codec.Format(), out.t.Meta.Cwd, target); err != nil {
+				res.Notes = append(res.Notes, err.Error())
+			} else {
+				res.Imported = true
+				res.Resume = fmt.Sprintf("cd %s && %s --session %s", shellQuote(out.t.Meta.Cwd), dbAgentCommand(src.codec.Format()), shellQuote(res.Session))
+			}
+		}
 	}
 	report(req.Progress, "done", 100)
 	return res, nil
@@ -276,16 +334,13 @@ func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, 
 	report(req.Progress, "render", 60)
 	data, err := src.codec.Fork(view, format.ForkOptions{
 		SessionID: sessionID, Timestamp: r.now().UTC().Format("2006-01-02T15:04:05.000Z"),
-		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter,
-		// In place, the agent may go on appending lines whose parent is
-		// its last record: the records kept keep their ids.
-		KeepIDs: req.InPlace,
+		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, InPlace: req.InPlace,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("render compacted %s: %w", src.path, err)
 	}
 	report(req.Progress, "verify", 70)
-	t, err := verifyFork(src, data)
+	t, err := verifyFork(src, view, data)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -330,6 +385,13 @@ func countSource(ctx context.Context, src *source, c *tokens.Counter) (*strategy
 	return strategy.NewCounts(src.t, c, full)
 }
 
+// inspect hands the parsed source to req.Inspect.
+func (r *Runner) inspect(ctx context.Context, src *source, req Request) {
+	if req.Inspect != nil {
+		req.Inspect(ctx, src.t, r.counterSet())
+	}
+}
+
 // mergeNotes puts the job's own notes first. When the job chose to run
 // without a summarizer (an empty notes file) its note says why, so the
 // pipeline's generic "no summarizer is configured" would only mislead.
@@ -345,8 +407,20 @@ func mergeNotes(own, pipeline []string, noSummarizer bool) []string {
 }
 
 // verifyFork re-parses a fork: it must be the source's format, parse
-// completely and add no malformed records.
-func verifyFork(src *source, data []byte) (*transcript.Transcript, error) {
+// completely, add no malformed records, and hold a conversation when the
+// view it renders does (a codec that wrote the records but lost the
+// messages, or wrote nothing, must not count as a fork).
+func verifyFork(src *source, view *transcript.View, data []byte) (*transcript.Transcript, error) {
+	if len(data) == 0 {
+		return nil, fmt.Errorf("the compacted %s came out empty (0 bytes); nothing was written", filepath.Base(src.path))
+	}
+	if c, err := format.Detect(src.path, data); err != nil || c.Format() != src.codec.Format() {
+		got := "nothing"
+		if err == nil {
+			got = string(c.Format())
+		}
+		return nil, fmt.Errorf("the compacted %s is not recognised as %s any more (detected as %s); nothing was written", filepath.Base(src.path), src.codec.Format(), got)
+	}
 	t, err := src.codec.Parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("the compacted %s does not parse back (%v); nothing was written", filepath.Base(src.path), err)
@@ -356,6 +430,9 @@ func verifyFork(src *source, data []byte) (*transcript.Transcript, error) {
 	}
 	if t.Size != int64(len(data)) {
 		return nil, fmt.Errorf("the compacted %s ends in an incomplete record; nothing was written", filepath.Base(src.path))
+	}
+	if want := len(view.Messages) + len(view.Summaries); want > 0 && len(t.Messages) == 0 {
+		return nil, fmt.Errorf("the compacted %s reads back with no conversation (it should hold %d messages); the fork lost it, so nothing was written", filepath.Base(src.path), want)
 	}
 	// A fork must keep the API invariants (calls paired with results,
 	// signed reasoning intact) unless the source already broke them.
@@ -412,4 +489,28 @@ func safeName(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// proveStored reads version v back from the store and compares it with
+// want, the bytes about to be replaced.
+func (r *Runner) proveStored(ctx context.Context, v store.Version, want []byte) error {
+	got, err := r.Store.Content(ctx, v.ContentHash)
+	if err == nil && !bytes.Equal(got, want) {
+		err = fmt.Errorf("%s reads back different from what was recorded", v.Label)
+	}
+	if err != nil {
+		r.Store.ForgetSound()
+		return store.Damaged(r.Store.Path(), fmt.Sprintf("cannot give back the content it just recorded as %s (%v)", v.Label, err), err)
+	}
+	return nil
+}
+
+// untouched words a store failure during a job so the user learns first
+// that their transcript is safe, then what is wrong and how to fix it.
+func untouched(path string, err error) error {
+	var se *store.StoreError
+	if (errors.As(err, &se) || store.IsDamaged(err)) && !strings.Contains(err.Error(), " is untouched: ") {
+		return fmt.Errorf("%s is untouched: %w", path, err)
+	}
+	return err
 }

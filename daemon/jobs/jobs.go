@@ -73,8 +73,13 @@ func (r *Runner) tokenCounter(t *transcript.Transcript) (*tokens.Counter, error)
 	if r.Encoding != "" {
 		m.Encoding = r.Encoding
 	}
+	return r.counterSet().For(m)
+}
+
+// counterSet is the runner's counters, one per encoding and pricing.
+func (r *Runner) counterSet() *tokens.CounterSet {
 	r.countersOnce.Do(func() { r.counters = tokens.NewCounterSet() })
-	return r.counters.For(m)
+	return r.counters
 }
 
 // source is a transcript file as read at one moment.
@@ -109,22 +114,42 @@ type Parsed struct {
 
 // readSource reads and parses path.
 func readSource(path string) (*source, error) {
-	data, err := readBytes(path)
+	data, err := readSourceBytes(path)
 	if err != nil {
 		return nil, err
 	}
 	return parseSource(path, data)
 }
 
-func readBytes(path string) ([]byte, error) {
-	data, err := sourcefile.ReadFile(path)
+// rereadSource reads path again and keeps prev's parse when the bytes are
+// the same: parsing a large transcript twice doubled a compaction's time.
+func rereadSource(path string, prev *source) (*source, error) {
+	data, err := readSourceBytes(path)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%s does not exist", path)
-		}
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, err
 	}
-	return data, nil
+	if bytes.Equal(data, prev.data) {
+		return prev, nil
+	}
+	return reread(prev, data)
+}
+
+// readSourceBytes reads a transcript, refusing from its head a file that is
+// none and from a streamed scan one too large to compact (see
+// sourcefile.ReadTranscript).
+func readSourceBytes(path string) ([]byte, error) {
+	data, _, err := sourcefile.ReadTranscript(path)
+	var unrecognized *format.ErrUnrecognized
+	var notRegular *sourcefile.NotRegularError
+	switch {
+	case err == nil:
+		return data, nil
+	case errors.Is(err, os.ErrNotExist):
+		return nil, fmt.Errorf("%s does not exist", path)
+	case errors.As(err, &unrecognized), errors.As(err, &notRegular), errors.Is(err, sourcefile.ErrTooLarge), errors.Is(err, sourcefile.ErrTruncated):
+		return nil, err // these name the path and say what to do
+	}
+	return nil, fmt.Errorf("read %s: %w", path, err)
 }
 
 func parseSource(path string, data []byte) (*source, error) {
@@ -144,7 +169,7 @@ func parseSource(path string, data []byte) (*source, error) {
 // appended since is parsed on top. Anything else (no p, a file that was
 // rewritten) parses the file whole.
 func readSourceFrom(path string, p *Parsed) (*source, error) {
-	data, err := readBytes(path)
+	data, err := readSourceBytes(path)
 	if err != nil {
 		return nil, err
 	}
@@ -209,11 +234,6 @@ func reread(src *source, data []byte) (*source, error) {
 		}
 	}
 	return parseSource(src.path, data)
-}
-
-// sameSource reports whether data is what src was read from.
-func sameSource(src *source, data []byte) bool {
-	return len(data) == len(src.data) && store.ContentHash(data) == src.hash
 }
 
 // conversationKey identifies a conversation: its session id where the
@@ -306,13 +326,20 @@ func forkPath(src string, f transcript.Format, sessionID, label string, now time
 	src = sourcefile.PlainName(src) // forks are written uncompressed
 	dir := filepath.Dir(src)
 	switch f {
-	case transcript.FormatClaudeCode:
+	case transcript.FormatClaudeCode, transcript.FormatQwenCode:
+		// Both agents find a session by its id: <id>.jsonl.
 		return filepath.Join(dir, sessionID+".jsonl")
 	case transcript.FormatCodex:
 		return filepath.Join(dir, "rollout-"+now.Format("2006-01-02T15-04-05")+"-"+sessionID+".jsonl")
 	}
 	base := filepath.Base(src)
 	ext := filepath.Ext(base)
+	if f == transcript.FormatGeminiCLI && strings.HasPrefix(base, "session-") && (ext == ".json" || ext == ".jsonl") && len(sessionID) >= 8 {
+		// Gemini CLI lists and resumes session-<YYYY-MM-DDTHH-MM>-<first 8
+		// characters of the session id>.json[l] files of its chats folder,
+		// in the container the fork keeps.
+		return filepath.Join(dir, "session-"+now.UTC().Format("2006-01-02T15-04")+"-"+sessionID[:8]+ext)
+	}
 	stem := strings.TrimSuffix(base, ext)
 	// A fork of a fork would otherwise grow .compactd-v2.compactd-v4…
 	if i := strings.Index(stem, ".compactd-"); i > 0 {

@@ -164,7 +164,7 @@ func (s *Store) Content(ctx context.Context, hash string) ([]byte, error) {
 	}
 	ids, err := decodeIDs(segs)
 	if err != nil {
-		return nil, fmt.Errorf("read content %.12s: %w", hash, err)
+		return nil, fmt.Errorf("read content %.12s: %v: %w", hash, err, ErrDamaged)
 	}
 	stmt, err := s.db.PrepareContext(ctx, `SELECT size, data, codec FROM blobs WHERE id = ?`)
 	if err != nil {
@@ -175,12 +175,14 @@ func (s *Store) Content(ctx context.Context, hash string) ([]byte, error) {
 		var n int64
 		var data []byte
 		var codec int
-		if err := stmt.QueryRowContext(ctx, id).Scan(&n, &data, &codec); err != nil {
+		if err := stmt.QueryRowContext(ctx, id).Scan(&n, &data, &codec); errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("read content %.12s: segment %d is missing: %w", hash, id, ErrDamaged)
+		} else if err != nil {
 			return nil, fmt.Errorf("read content %.12s segment %d: %w", hash, id, err)
 		}
 		b, err := inflate(data, codec, n)
 		if err != nil {
-			return nil, fmt.Errorf("read content %.12s: segment %d is corrupt", hash, id)
+			return nil, fmt.Errorf("read content %.12s: segment %d is corrupt: %w", hash, id, ErrDamaged)
 		}
 		return b, nil
 	}
@@ -188,7 +190,7 @@ func (s *Store) Content(ctx context.Context, hash string) ([]byte, error) {
 	if patchList != nil {
 		chunks, err := decodeIDs(patchList)
 		if err != nil {
-			return nil, fmt.Errorf("read content %.12s: %w", hash, err)
+			return nil, fmt.Errorf("read content %.12s: %v: %w", hash, err, ErrDamaged)
 		}
 		for _, id := range chunks {
 			b, err := blob(id)
@@ -197,12 +199,12 @@ func (s *Store) Content(ctx context.Context, hash string) ([]byte, error) {
 			}
 			ps, err := splitPatches(b)
 			if err != nil {
-				return nil, fmt.Errorf("read content %.12s: patch chunk %d is corrupt", hash, id)
+				return nil, fmt.Errorf("read content %.12s: patch chunk %d is corrupt: %w", hash, id, ErrDamaged)
 			}
 			patches = append(patches, ps...)
 		}
 		if len(patches) != len(ids) {
-			return nil, fmt.Errorf("read content %.12s: %d patches for %d records; the store is damaged", hash, len(patches), len(ids))
+			return nil, fmt.Errorf("read content %.12s: %d patches for %d records: %w", hash, len(patches), len(ids), ErrDamaged)
 		}
 	}
 	out := make([]byte, 0, size)
@@ -220,7 +222,7 @@ func (s *Store) Content(ctx context.Context, hash string) ([]byte, error) {
 		}
 	}
 	if ContentHash(out) != hash {
-		return nil, fmt.Errorf("read content %.12s: bytes do not match their hash; the store is damaged", hash)
+		return nil, fmt.Errorf("read content %.12s: its bytes do not match their hash: %w", hash, ErrDamaged)
 	}
 	return out, nil
 }

@@ -231,7 +231,7 @@ func checkOwnership(ctx context.Context, path string) error {
 	defer db.Close()
 	var appID, tables, ours int
 	if err := db.QueryRowContext(ctx, `PRAGMA application_id`).Scan(&appID); err != nil {
-		return fmt.Errorf("open store %s: %w (is it a compactd store?)", path, err)
+		return fmt.Errorf("open store %s: %w", path, err)
 	}
 	if appID != 0 && appID != applicationID {
 		return fmt.Errorf("%s is an SQLite database of another application (application_id %#x), not a compactd store; refusing to touch it", path, appID)
@@ -241,7 +241,7 @@ func checkOwnership(ctx context.Context, path string) error {
 		// if it has our tables, or no tables at all.
 		if err := db.QueryRowContext(ctx,
 			`SELECT count(*), coalesce(sum(name IN ('conversations','versions')),0) FROM sqlite_master WHERE type='table'`).Scan(&tables, &ours); err != nil {
-			return fmt.Errorf("open store %s: %w (is it a compactd store?)", path, err)
+			return fmt.Errorf("open store %s: %w", path, err)
 		}
 		if tables > 0 && ours != 2 {
 			return fmt.Errorf("%s is an SQLite database of another application, not a compactd store; refusing to touch it", path)

@@ -377,3 +377,17 @@ func (s *Store) DeleteUnwritten(ctx context.Context, id int64) error {
 	}
 	return nil
 }
+
+// LatestForkVersion returns the newest version written to path (a fork, a
+// restored copy, or a file compacted in place); ok is false when compactd
+// wrote nothing there.
+func (s *Store) LatestForkVersion(ctx context.Context, path string) (Version, bool, error) {
+	v, err := s.versionWhere(ctx, `v.fork_path = ? ORDER BY v.id DESC LIMIT 1`, path)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Version{}, false, nil
+	}
+	if err != nil {
+		return Version{}, false, err
+	}
+	return v, true, nil
+}

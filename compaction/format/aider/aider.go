@@ -248,12 +248,18 @@ func split(t *transcript.Transcript, st *state) ([]transcript.Message, transcrip
 	return msgs, meta
 }
 
-// modelLine finds the model in Aider's startup banner ("> Model: gpt-4o
-// with diff edit format").
+// modelLine finds the model in Aider's startup banner: "> Model: gpt-4o
+// with diff edit format", or, when a weak model differs from the main one
+// (the usual case since v0.83), "> Main model: … with … edit format". The
+// "Weak model:" and "Editor model:" lines name other models.
 func modelLine(s string) string {
 	model := ""
 	for _, l := range strings.Split(s, "\n") {
-		if rest, ok := strings.CutPrefix(l, "Model: "); ok {
+		rest, ok := strings.CutPrefix(l, "Model: ")
+		if !ok {
+			rest, ok = strings.CutPrefix(l, "Main model: ")
+		}
+		if ok {
 			if f := strings.Fields(rest); len(f) > 0 {
 				model = f[0]
 			}

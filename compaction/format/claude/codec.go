@@ -2,6 +2,7 @@ package claude
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -32,6 +33,12 @@ func (Codec) Detect(name string, head []byte) int {
 			break
 		}
 		if bytes.Contains(l, []byte(`"parentUuid"`)) && bytes.Contains(l, []byte(`"sessionId"`)) {
+			if genaiMessage(l) {
+				// The envelope without Claude's messages: Qwen Code
+				// wraps Gemini Content ({role, parts}) in it, which this
+				// codec cannot read.
+				return 0
+			}
 			score = 80
 			if bytes.Contains(l, []byte(`"isSidechain"`)) || bytes.Contains(l, []byte(`"userType"`)) {
 				score = 95
@@ -48,6 +55,22 @@ func (Codec) Detect(name string, head []byte) int {
 		score = min(score+5, 100)
 	}
 	return score
+}
+
+// genaiMessage reports whether a record's message is Gemini API Content
+// (parts, no content) rather than an Anthropic message.
+func genaiMessage(line []byte) bool {
+	var r struct {
+		Message struct {
+			Parts   json.RawMessage `json:"parts"`
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+		SystemPayload json.RawMessage `json:"systemPayload"`
+	}
+	if json.Unmarshal(line, &r) != nil {
+		return false
+	}
+	return len(r.Message.Parts) > 0 && len(r.Message.Content) == 0 || len(r.SystemPayload) > 0
 }
 
 // Parse reads a whole session. A last line without a newline is a record

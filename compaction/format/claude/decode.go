@@ -24,6 +24,8 @@ type line struct {
 	Version           string          `json:"version"`
 	Timestamp         string          `json:"timestamp"`
 	LeafUUID          string          `json:"leafUuid"`
+	Explicit          bool            `json:"explicit"`
+	Rewound           bool            `json:"rewound"`
 	CustomTitle       string          `json:"customTitle"`
 	AITitle           string          `json:"aiTitle"`
 	Message           json.RawMessage `json:"message"`
@@ -58,6 +60,9 @@ type node struct {
 	conversation  bool // takes part in the uuid tree (user, assistant, system, attachment, progress)
 	msg           *transcript.Message
 	leaf          string // last-prompt leafUuid
+	// pinned marks a last-prompt the user set explicitly (a rewind): its
+	// leaf stands even when later rows descend from it.
+	pinned bool
 }
 
 // decodeLine classifies one record and decodes its message, if any.
@@ -108,7 +113,7 @@ func decodeLine(raw []byte, idx int) (node, transcript.Record, *line, error) {
 		"last-prompt", "permission-mode", "mode", "pr-link", "worktree-state", "bridge-session", "frame-link":
 		n.kind = transcript.RecordMeta
 		if l.Type == "last-prompt" {
-			n.leaf = l.LeafUUID
+			n.leaf, n.pinned = l.LeafUUID, l.Explicit || l.Rewound
 		}
 	default:
 		n.kind = transcript.RecordUnknown
@@ -131,7 +136,9 @@ func decodeMessage(l *line, idx int) *transcript.Message {
 		if am.ID != "" {
 			m.ID = am.ID
 		}
-		if u := am.Usage; u != nil {
+		// A "<synthetic>" message is Claude Code's own (an API error, an
+		// interruption): its all-zero usage reports no context.
+		if u := am.Usage; u != nil && am.Model != "<synthetic>" {
 			m.Usage = &transcript.Usage{Input: u.Input, Output: u.Output, CacheCreation: u.CacheCreation, CacheRead: u.CacheRead}
 		}
 	} else {

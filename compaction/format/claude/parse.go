@@ -14,6 +14,11 @@ import (
 // proportional to the new bytes. Its maps are shared between successive
 // transcripts and only ever gain entries; lookups check that an entry
 // points inside the transcript at hand.
+type descent struct {
+	from, to int
+	ok       bool
+}
+
 type state struct {
 	nodes     []node
 	byUUID    map[string]int
@@ -22,9 +27,14 @@ type state struct {
 	leaf int
 	// lastConv is the last conversation record on the main thread, -1 when none.
 	lastConv int
-	// hint is the last last-prompt record (index, leafUuid), -1 when none.
-	hint     int
-	hintUUID string
+	// hint is the last last-prompt record (index, leafUuid), -1 when none;
+	// hintPinned says the user set it (a rewind).
+	hint       int
+	hintUUID   string
+	hintPinned bool
+	// desc remembers the last answer of descends (lastConv from the hint's
+	// leaf), so an append walks only the rows it added.
+	desc descent
 	// mainThread counts non-sidechain conversation records: a file with
 	// none (a subagent file) is its own thread.
 	mainThread  int
@@ -75,6 +85,12 @@ func (c Codec) append(prev *transcript.Transcript, tail []byte, whole bool) (*tr
 		consume = jsonl.CompleteLines(tail)
 	}
 	base := prev.Size
+	if n := bytes.Count(consume, []byte{'\n'}); n > 1024 {
+		// Room for every line up front: growing by doubling copied the
+		// records and nodes of a million-line file over and over.
+		t.Records = slices.Grow(t.Records, n)
+		st.nodes = slices.Grow(st.nodes, n)
+	}
 	type decoded struct {
 		n   node
 		rec transcript.Record
@@ -185,15 +201,18 @@ func (s *state) note(idx int, n *node, l *line) {
 		s.byUUID[n.uuid] = idx
 	}
 	if n.conversation {
-		if n.sidechain {
+		switch {
+		case n.sidechain:
 			s.lastSide = idx
-		} else {
+		case n.typ == "progress":
+			// Claude Code bridges progress rows out of the chain: never a leaf.
+		default:
 			s.mainThread++
 			s.lastConv = idx
 		}
 	}
 	if n.typ == "last-prompt" && n.leaf != "" {
-		s.hint, s.hintUUID = idx, n.leaf
+		s.hint, s.hintUUID, s.hintPinned = idx, n.leaf, n.pinned
 	}
 	m := &s.meta
 	if l.SessionID != "" && m.SessionID == "" {
@@ -216,21 +235,72 @@ func (s *state) note(idx int, n *node, l *line) {
 	}
 }
 
-// chooseLeaf picks the end of the active branch: the last-prompt leaf when
-// it was written after the last conversation record and is in this file,
-// else the last conversation record. A file with only sidechain records is
-// a subagent's own thread.
+// chooseLeaf picks the end of the active branch the way Claude Code
+// resumes a session: from the last conversation row, unless a last-prompt
+// record names a leaf the last row does not descend from (a row written
+// after the last prompt under an older branch, such as the error result
+// of a permission request that closed with the session, or a rewind),
+// and from there back to the nearest user or assistant row (a trailing
+// system or attachment row is not part of the resumed conversation). A
+// file with only sidechain rows is a subagent's own thread.
 func (s *state) chooseLeaf() int {
 	last := s.lastConv
 	if s.mainThread == 0 {
 		last = s.lastSide
 	}
-	if s.hint > last {
-		if i, ok := s.lookup(s.hintUUID); ok && s.nodes[i].conversation {
-			return i
+	from := last
+	if s.hint >= 0 {
+		if h, ok := s.lookup(s.hintUUID); ok && s.nodes[h].conversation && (last < 0 || s.hintPinned || !s.descends(last, h)) {
+			from = h
 		}
 	}
-	return last
+	return s.message(from)
+}
+
+// descends reports whether row i's parent chain reaches row anc.
+func (s *state) descends(i, anc int) bool {
+	d := s.desc
+	s.desc = descent{from: i, to: anc}
+	if d.to == anc && d.from == i {
+		s.desc.ok = d.ok
+		return d.ok
+	}
+	for steps := 0; i >= 0 && steps <= len(s.nodes); steps++ {
+		if i == anc || d.to == anc && d.ok && i == d.from {
+			s.desc.ok = true
+			return true
+		}
+		n := &s.nodes[i]
+		if !n.hasParent || n.parent == "" {
+			return false
+		}
+		p, ok := s.lookup(n.parent)
+		if !ok {
+			return false
+		}
+		i = p
+	}
+	return false
+}
+
+// message walks from row i back to the nearest user or assistant row; i
+// itself when there is none.
+func (s *state) message(i int) int {
+	for j, steps := i, 0; j >= 0 && steps <= len(s.nodes); steps++ {
+		n := &s.nodes[j]
+		if n.typ == "user" || n.typ == "assistant" {
+			return j
+		}
+		if n.typ == "system" && n.subtype == "compact_boundary" || !n.hasParent || n.parent == "" {
+			break
+		}
+		p, ok := s.lookup(n.parent)
+		if !ok {
+			break
+		}
+		j = p
+	}
+	return i
 }
 
 // path returns the records from the thread's start (or the last compact

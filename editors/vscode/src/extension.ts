@@ -11,7 +11,8 @@ import {
   ServerOptions,
   TransportKind,
 } from 'vscode-languageclient/node';
-import { Gauge, GaugeStore, gaugeText } from './gauges';
+import { ContextData, ContextViewProvider } from './contextView';
+import { Gauge, GaugeStore, gaugeText, insightMarkdown } from './gauges';
 import { findServer } from './server';
 
 /** Transcript files sent to the server; compactd.documentGlobs adds more (never settings.json). */
@@ -98,6 +99,12 @@ function protocolSettings(): Record<string, unknown> {
       workspace: c.get<boolean>('watch.workspace'),
       claude: c.get<boolean>('watch.claude'),
       codex: c.get<boolean>('watch.codex'),
+      qwen: c.get<boolean>('watch.qwen'),
+      opencode: c.get<boolean>('watch.opencode'),
+      kilo: c.get<boolean>('watch.kilo'),
+      copilotCli: c.get<boolean>('watch.copilotCli'),
+      cursor: c.get<boolean>('watch.cursor'),
+      copilotChat: c.get<boolean>('watch.copilotChat'),
       globs: c.get<string[]>('watch.globs'),
     },
     log: { level: c.get<string>('log.level') },
@@ -153,7 +160,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (savings.length > 0) {
       md.appendMarkdown(`- Compaction would save: ${savings.map(([k, v]) => `${k} ${fmtTokens(v)}`).join(', ')}\n`);
     }
-    md.appendMarkdown('\nClick for Compact, Dry run, History, Restore.');
+    md.appendMarkdown(insightMarkdown(g) + '\n');
+    md.appendMarkdown('\nClick for Compact, Dry run, History, Restore; the Context view draws the window.');
     item.tooltip = md;
     item.show();
   };
@@ -186,7 +194,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     item.tooltip = msg;
     item.command = 'compactd.showOutput';
     output.appendLine(msg);
-    for (const id of [...Object.keys(commandTitles), 'compactd.showActions', 'compactd.restartServer']) {
+    for (const id of [...Object.keys(commandTitles), 'compactd.showActions', 'compactd.restartServer', 'compactd.showContext', 'compactd.refreshContext']) {
       context.subscriptions.push(vscode.commands.registerCommand(id, () => vscode.window.showErrorMessage(`compactd: ${msg}`)));
     }
     context.subscriptions.push(vscode.commands.registerCommand('compactd.showOutput', () => output.show()));
@@ -327,12 +335,34 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   };
   client = new LanguageClient('compactd', 'compactd', serverOptions, clientOptions);
 
+  const contextView = new ContextViewProvider(
+    (uri, dryRun) => {
+      if (!client?.isRunning()) return Promise.reject(new Error('the server is not running'));
+      return client.sendRequest<ContextData>('compactd/context', { uri, dryRun });
+    },
+    () => currentUri(),
+    (uri, line) => {
+      void vscode.window.showTextDocument(vscode.Uri.parse(uri), { selection: new vscode.Range(line, 0, line, 0), preview: false });
+    },
+    (msg) => output.appendLine(msg),
+  );
+
   context.subscriptions.push(
     client.onNotification('compactd/gauge', (g: Gauge) => {
       store.update(g);
       render();
+      contextView.onGauge(g);
     }),
-    vscode.window.onDidChangeActiveTextEditor(render),
+    vscode.window.onDidChangeActiveTextEditor(() => {
+      render();
+      contextView.onEditor();
+    }),
+    vscode.window.registerWebviewViewProvider(ContextViewProvider.viewId, contextView),
+    vscode.commands.registerCommand('compactd.showContext', async () => {
+      await vscode.commands.executeCommand(`${ContextViewProvider.viewId}.focus`);
+      await contextView.refresh(true);
+    }),
+    vscode.commands.registerCommand('compactd.refreshContext', () => contextView.refresh(true)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('compactd') && client?.isRunning()) {
         void client.sendNotification('workspace/didChangeConfiguration', { settings: { compactd: serverSettings() } });

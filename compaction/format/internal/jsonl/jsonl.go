@@ -117,6 +117,29 @@ type Line struct {
 // record when it decodes.
 func (f Frame) Split(data []byte, base int64, records, lines int, record func(Line) bool) (Frame, int) {
 	f.Pending = nil
+	// A run of blank lines is folded into its separator once, when the
+	// run ends: extending line by line copied the separator and the list
+	// each time, quadratic in the run (a million blank lines took minutes
+	// and gigabytes).
+	// The separator list is copied on its first change in this call (the
+	// frame passed in belongs to an earlier transcript) and appended to
+	// in place after that, so records each followed by a blank line cost
+	// linear time too.
+	run := -1 // where the run of blank lines not yet folded in starts
+	ownSeps := false
+	endRun := func(at int) {
+		if run < 0 {
+			return
+		}
+		rec, extra := records-1, data[run:at]
+		run = -1
+		if rec < 0 || !ownSeps {
+			f = f.Extend(rec, extra)
+			ownSeps = rec >= 0
+			return
+		}
+		f.Seps = append(f.Seps, Separator{After: rec, Bytes: append(slices.Clone(f.SepAfter(rec)), extra...)})
+	}
 	consumed := 0
 	for off := 0; off < len(data); {
 		end := bytes.IndexByte(data[off:], '\n')
@@ -132,13 +155,17 @@ func (f Frame) Split(data []byte, base int64, records, lines int, record func(Li
 		lines++
 		if IsBlank(raw) {
 			if !terminated {
+				endRun(off)
 				f.Pending = raw
 				break
 			}
-			f = f.Extend(records-1, data[off:next])
+			if run < 0 {
+				run = off
+			}
 			off, consumed = next, next
 			continue
 		}
+		endRun(off)
 		l := Line{Raw: raw, Start: base + int64(off), End: base + int64(off+end), Number: lines, Terminated: terminated}
 		if !record(l) {
 			f.Pending = raw
@@ -146,10 +173,12 @@ func (f Frame) Split(data []byte, base int64, records, lines int, record func(Li
 		}
 		if !terminated {
 			f = f.Unterminated(records)
+			ownSeps = true
 		}
 		records++
 		off, consumed = next, next
 	}
+	endRun(consumed)
 	return f, consumed
 }
 
@@ -211,6 +240,9 @@ func IsBlank(line []byte) bool { return len(bytes.TrimSpace(line)) == 0 }
 // (an append of a few lines stays on the caller's goroutine).
 const parallelBytes = 1 << 20
 
+// decodeWindow is how many lines SplitParallel decodes ahead of record.
+const decodeWindow = 1 << 14
+
 // SplitParallel is Split with each line decoded once, by decode, before
 // record sees it: on every core when data is large (a whole source, a
 // cold read), in line order otherwise. decode must be a pure function of
@@ -243,30 +275,42 @@ func SplitParallel[T any](f Frame, data []byte, base int64, records, lines int, 
 		}
 		off += end + 1
 	}
-	out := make([]T, len(pre))
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(pre)/16))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	const batch = 32
-	for range workers {
-		wg.Go(func() {
-			for {
-				lo := int(next.Add(batch)) - batch
-				if lo >= len(pre) {
-					return
+	// Lines are decoded a window at a time, just before record needs
+	// them: decoding all of them first held every decoded value at once
+	// (half a kilobyte a line; 1.4 GB at peak for 13 MB of tiny lines).
+	window := min(len(pre), decodeWindow)
+	out := make([]T, window)
+	workers := min(runtime.GOMAXPROCS(0), max(1, window/16))
+	decodeFrom := func(lo int) {
+		n := min(window, len(pre)-lo)
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		const batch = 32
+		for range workers {
+			wg.Go(func() {
+				for {
+					i0 := int(next.Add(batch)) - batch
+					if i0 >= n {
+						return
+					}
+					for i := i0; i < min(i0+batch, n); i++ {
+						out[i] = decode(lo+i, pre[lo+i])
+					}
 				}
-				for i := lo; i < min(lo+batch, len(pre)); i++ {
-					out[i] = decode(i, pre[i])
-				}
-			}
-		})
+			})
+		}
+		wg.Wait()
 	}
-	wg.Wait()
-	k := 0
+	decodeFrom(0)
+	k, lo := 0, 0
 	return f.Split(data, base, records, lines, func(l Line) bool {
-		v := out[k]
+		if k-lo == window {
+			lo += window
+			decodeFrom(lo)
+		}
+		v := out[k-lo]
 		var zero T
-		out[k] = zero // let what record does not keep go
+		out[k-lo] = zero // let what record does not keep go
 		k++
 		return record(l, v)
 	})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -125,6 +126,38 @@ func TestExtendDoesNotAlias(t *testing.T) {
 	b := base.Extend(1, []byte("\n\n\n"))
 	if string(a.SepAfter(1)) != "\n\n\n" || string(b.SepAfter(1)) != "\n\n\n\n" {
 		t.Errorf("separators alias: a=%q b=%q", a.SepAfter(1), b.SepAfter(1))
+	}
+}
+
+// Blank lines cost linear time and memory, whether in one long run or one
+// after every record: a file of a million blank lines once took minutes
+// and gigabytes to frame, because every blank line copied the separator
+// and the separator list.
+func TestSplitBlankLinesIsLinear(t *testing.T) {
+	const n = 20000
+	cases := map[string][]byte{
+		"one run":          append([]byte("{\"a\":1}\n"), bytes.Repeat([]byte("\n"), n)...),
+		"after each":       bytes.Repeat([]byte("{\"a\":1}\n\n"), n),
+		"leading":          append(bytes.Repeat([]byte(" \n"), n), "{\"a\":1}\n"...),
+		"runs of crlf":     bytes.Repeat([]byte("{\"a\":1}\r\n\r\n\r\n"), n),
+		"unterminated end": append(bytes.Repeat([]byte("{\"a\":1}\n\n"), n), "  "...),
+	}
+	for name, src := range cases {
+		t.Run(name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			f, recs, _ := split(src, Frame{}, 0, nil)
+			runtime.ReadMemStats(&after)
+			if got := Write(&f, recs); !bytes.Equal(got, src) {
+				t.Fatalf("round trip differs (%d bytes in, %d out)", len(src), len(got))
+			}
+			// Records, separators and their bytes: about a hundred bytes per
+			// line, a few hundred with slice growth. The quadratic framing
+			// allocated gigabytes here.
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(1000*n+len(src)*4) {
+				t.Errorf("framing %d bytes allocated %d bytes; want linear in the input", len(src), alloc)
+			}
+		})
 	}
 }
 

@@ -44,6 +44,10 @@ local function client_request(client, method, params, handler, bufnr)
   return client.request(method, params, handler, bufnr)
 end
 
+-- _request(client, method, params, handler): a request on every Neovim version (for the
+-- plugin's other modules).
+M._request = client_request
+
 local function client_stopped(client)
   if has_011 then return client:is_stopped() end
   return client.is_stopped()
@@ -368,6 +372,19 @@ function M.statusline()
   return ok and s or ''
 end
 
+-- detail() is the statusline's "tooltip": what fills the window and the session's cost, in
+-- brief, for the conversation statusline() shows ("outside 20k · tool results 14k · $0.44"):
+--   vim.o.statusline = "%f %=%{v:lua.require'compactd'.detail()} %{v:lua.require'compactd'.statusline()}"
+function M.detail()
+  local ok, s = pcall(function() return gauge.brief(gauge.for_buffer(0)) end)
+  return ok and s or ''
+end
+
+-- context() opens the :CompactdContext float for the current conversation.
+function M.context()
+  return require('compactd.context').open(M.current_uri())
+end
+
 -- level() is 'ok', 'warn' or 'critical' for the gauge statusline() shows ('' when none).
 function M.level()
   local g = gauge.for_buffer(0)
@@ -404,11 +421,14 @@ local function user_commands()
   cmd('CompactdHistory', function() M.history() end, { desc = 'compactd: list the versions of the conversation' })
   cmd('CompactdRestore', function(o) M.restore(o.args) end, { nargs = 1, desc = 'compactd: restore a version' })
   cmd('CompactdDiff', function(o) M.diff(o.fargs[1], o.fargs[2]) end, { nargs = '+', desc = 'compactd: diff two versions' })
+  cmd('CompactdContext', function() M.context() end,
+    { desc = 'compactd: what fills the context window, per turn, and what it costs (a float)' })
   cmd('CompactdStatus', function()
     local lines = {}
     for fname, g in pairs(gauge.all()) do
-      lines[#lines + 1] = ('%s%s  %s  [%s, %s]'):format(g.active and '* ' or '  ', fname, gauge.text(g),
-        tostring(g.level), tostring(g.source))
+      local brief = gauge.brief(g, 3)
+      lines[#lines + 1] = ('%s%s  %s  [%s, %s]%s'):format(g.active and '* ' or '  ', fname, gauge.text(g),
+        tostring(g.level), tostring(g.source), brief ~= '' and ('  ' .. brief) or '')
     end
     notify(#lines > 0 and ('\n' .. table.concat(lines, '\n')) or 'no gauges yet')
   end, { desc = 'compactd: every conversation\'s gauge' })

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/gauge"
+	"github.com/compactd/compactd/compaction/pricing"
+	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/config"
+	"github.com/compactd/compactd/daemon/sourcefile"
+)
+
+// figures are what gauge, compact and statusline show of one transcript:
+// its gauge, what fills the window, and what it costs. They are computed
+// the way the daemon computes them, from the same gauge.Tally.
+type figures struct {
+	gauge     gauge.Gauge
+	breakdown gauge.Breakdown
+	// cost is nil when the model has no price.
+	cost  *pricing.Figures
+	price *pricing.Price
+}
+
+// measureOptions say how figures are computed.
+type measureOptions struct {
+	gauge    gauge.Options
+	counters *tokens.CounterSet
+	prices   *pricing.Table
+	// keepLast is the turns compaction keeps (strategy.Options.KeepLast).
+	keepLast int
+}
+
+// readTranscript reads, detects and parses one transcript. A file no codec
+// recognizes is a usage error (exit 2).
+func readTranscript(path string) (*transcript.Transcript, error) {
+	// Detected from the head alone: a large file that is no transcript
+	// (2 GiB of zeros) is refused after one small read.
+	src, codec, err := sourcefile.ReadTranscript(path)
+	if err != nil {
+		var unrecognized *format.ErrUnrecognized
+		var notRegular *sourcefile.NotRegularError
+		switch {
+		case errors.As(err, &unrecognized):
+			return nil, &usageError{err.Error()}
+		case errors.As(err, &notRegular), errors.Is(err, sourcefile.ErrTooLarge), errors.Is(err, sourcefile.ErrTruncated):
+			return nil, err
+		}
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	t, err := codec.Parse(src)
+	if err != nil {
+		return nil, fmt.Errorf("parse %s as %s: %w", path, codec.Format(), err)
+	}
+	return t, nil
+}
+
+// measure counts t and computes its figures.
+func measure(ctx context.Context, t *transcript.Transcript, o measureOptions) (*figures, error) {
+	resolved := gauge.Resolve(t, o.gauge)
+	counter, err := o.counters.For(resolved.Info)
+	if err != nil {
+		return nil, err
+	}
+	counts, err := counter.CountMessages(ctx, t.Messages)
+	if err != nil {
+		return nil, err
+	}
+	f := &figures{gauge: gauge.Compute(t, counts, o.gauge)}
+	topts := gauge.TallyOptions{Images: resolved.Info.Provider.ImagePricing(), CountText: counter.Text}
+	if p, ok := o.prices.Lookup(f.gauge.Model); ok {
+		f.price = &p
+		topts.Price = &p
+	}
+	tally := gauge.Tally{}.Advance(t, counts, 0, topts)
+	f.breakdown = tally.Breakdown(f.gauge, t, counts, gauge.BreakdownOptions{KeepLast: o.keepLast})
+	if f.price != nil {
+		c := f.price.FiguresOf(tally.Session(), f.gauge.Tokens, f.gauge.Reported)
+		f.cost = &c
+	}
+	return f, nil
+}
+
+// loadConfig is the configuration that applies to a transcript: the user
+// file and the nearest .compactd.toml above it. A broken file is reported
+// on stderr and the defaults used: figures should not fail on it.
+func loadConfig(e *env, path string) *config.Config {
+	ws, err := findWorkspace(path)
+	if err == nil {
+		var cfg *config.Config
+		if cfg, err = config.Load(ws); err == nil {
+			return cfg
+		}
+	}
+	fmt.Fprintf(e.stderr, "compactd: %v; using the default settings\n", err)
+	return config.Default()
+}
+
+// printBreakdown writes the breakdown and cost under a gauge line:
+//
+//	outside the transcript   191,537  95.8 %  system prompt, tool and MCP definitions, …
+//	                                          MCP servers: github (4 tools), linear (2 tools)
+//	tool results               1,437   0.7 %  mcp__github__get_issue 1,437
+//	98 % of what the model reads … : compaction can reach at most 48 tokens (<0.1 % of the window)
+//	cost (claude-sonnet-4 at built-in prices, checked 2026-11-23): …
+func printBreakdown(w io.Writer, f *figures) {
+	b := f.breakdown
+	for _, p := range b.Parts {
+		note := ""
+		switch p.Category {
+		case gauge.CategoryOutside:
+			note = b.Outside.Label
+		case gauge.CategoryToolResults:
+			var tools []string
+			for _, tt := range b.Tools {
+				tools = append(tools, tt.Name+" "+tokens.Thousands(tt.Tokens))
+			}
+			note = strings.Join(tools, ", ")
+		}
+		line := fmt.Sprintf("  %-24s %9s %6.1f %%  %s", p.Label, tokens.Thousands(p.Tokens), 100*b.Share(p.Tokens), note)
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
+		if p.Category == gauge.CategoryOutside {
+			for _, k := range b.Outside.Known {
+				detail := k.Detail
+				if k.Tokens > 0 {
+					detail = strings.TrimSpace(detail + fmt.Sprintf(" (%s tokens)", tokens.Thousands(k.Tokens)))
+				}
+				fmt.Fprintf(w, "  %-24s %9s %8s  %s: %s\n", "", "", "", k.Name, detail)
+			}
+		}
+	}
+	if !b.Outside.Measured {
+		fmt.Fprintf(w, "  (no reported usage: what the agent sends beside the transcript — %s — is not in this figure)\n", b.Outside.Label)
+	}
+	fmt.Fprintf(w, "  %s\n", b.Reach())
+	if line := costLine(f, -1); line != "" {
+		fmt.Fprintf(w, "  %s\n", line)
+	}
+}
+
+// costLine renders the cost figures in one line; saved >= 0 adds what
+// removing that many tokens saves per turn. "" without a price.
+func costLine(f *figures, saved int) string {
+	if f.cost == nil {
+		return fmt.Sprintf("cost: no price known for %s (add [prices.%q] to the settings)", f.gauge.Model, f.gauge.Model)
+	}
+	c := f.cost
+	var parts []string
+	if c.Responses > 0 {
+		parts = append(parts, fmt.Sprintf("session so far %s (%d %s)", pricing.Dollars(c.Session), c.Responses, plural(c.Responses, "response")))
+	}
+	parts = append(parts, fmt.Sprintf("next turn %s cached, %s uncached", pricing.Dollars(c.NextTurn.Cached), pricing.Dollars(c.NextTurn.Uncached)))
+	if saved >= 0 {
+		s := f.price.PerTurnSaving(f.gauge.Tokens, saved)
+		parts = append(parts, fmt.Sprintf("this compaction saves %s per turn cached, %s uncached", pricing.Dollars(s.Cached), pricing.Dollars(s.Uncached)))
+	}
+	return fmt.Sprintf("cost %s: %s", pricesPhrase(c), strings.Join(parts, " · "))
+}
+
+// pricesPhrase says which prices a cost is at.
+func pricesPhrase(c *pricing.Figures) string {
+	if c.Source == "settings" {
+		return "at your prices for " + c.Model
+	}
+	return "at " + c.Model + " list prices of " + pricing.TableDate
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}

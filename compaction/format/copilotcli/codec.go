@@ -1,0 +1,351 @@
+package copilotcli
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/format/internal/jsonl"
+	"github.com/compactd/compactd/compaction/format/internal/jsonx"
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+func init() { format.Register(Codec{}) }
+
+// Codec reads and writes Copilot CLI events.jsonl.
+type Codec struct{}
+
+var (
+	_ format.Codec    = Codec{}
+	_ format.Appender = Codec{}
+)
+
+// Format implements format.Codec.
+func (Codec) Format() transcript.Format { return transcript.FormatCopilotCLI }
+
+type event struct {
+	Type      string          `json:"type"`
+	ID        string          `json:"id"`
+	Timestamp string          `json:"timestamp"`
+	ParentID  *string         `json:"parentId"`
+	Data      json.RawMessage `json:"data"`
+}
+
+type eventData struct {
+	SessionID      string `json:"sessionId"`
+	CopilotVersion string `json:"copilotVersion"`
+	SelectedModel  string `json:"selectedModel"`
+	Context        struct {
+		Cwd string `json:"cwd"`
+	} `json:"context"`
+	Content       *string `json:"content"`
+	ReasoningText string  `json:"reasoningText"`
+	Model         string  `json:"model"`
+	NewModel      string  `json:"newModel"`
+	Title         string  `json:"title"`
+	ToolRequests  []struct {
+		ToolCallID string          `json:"toolCallId"`
+		Name       string          `json:"name"`
+		Arguments  json.RawMessage `json:"arguments"`
+	} `json:"toolRequests"`
+	ToolCallID string `json:"toolCallId"`
+	Success    *bool  `json:"success"`
+	Result     *struct {
+		Content         string `json:"content"`
+		DetailedContent string `json:"detailedContent"`
+	} `json:"result"`
+	Error json.RawMessage `json:"error"`
+	// assistant.usage
+	InputTokens      int `json:"inputTokens"`
+	OutputTokens     int `json:"outputTokens"`
+	CacheReadTokens  int `json:"cacheReadTokens"`
+	CacheWriteTokens int `json:"cacheWriteTokens"`
+	// session.shutdown
+	CurrentTokens int `json:"currentTokens"`
+	// session.compaction_complete
+	SummaryContent       string `json:"summaryContent"`
+	PostCompactionTokens int    `json:"postCompactionTokens"`
+}
+
+// metaEvents are events the model never sees.
+var metaEvents = map[string]bool{
+	"session.start": true, "session.resume": true, "session.info": true, "session.error": true, "session.idle": true,
+	"session.title_changed": true, "session.model_change": true, "session.mode_changed": true, "session.truncation": true,
+	"session.usage_info": true, "session.shutdown": true, "session.compaction_start": true, "session.warning": true,
+	"session.plan_changed": true, "session.handoff": true, "session.snapshot_rewind": true,
+	"assistant.turn_start": true, "assistant.turn_end": true, "assistant.intent": true, "assistant.usage": true,
+	"assistant.message_delta": true, "assistant.reasoning_delta": true, "tool.execution_start": true,
+	"tool.execution_partial_result": true, "tool.execution_progress": true, "abort": true, "pending_messages.modified": true,
+	"hook.start": true, "hook.end": true, "skill.invoked": true, "subagent.started": true, "subagent.completed": true,
+	"subagent.failed": true, "subagent.selected": true,
+}
+
+// state is Transcript.State.
+type state struct {
+	meta      transcript.Meta
+	lines     int
+	toolNames map[string]string
+}
+
+func empty() *transcript.Transcript {
+	return &transcript.Transcript{Format: transcript.FormatCopilotCLI, Frame: &jsonl.Frame{}, State: &state{toolNames: map[string]string{}}}
+}
+
+// Parse implements format.Codec.
+func (c Codec) Parse(src []byte) (*transcript.Transcript, error) {
+	t := c.append(empty(), src)
+	if len(t.Records) > 0 && t.Skipped == len(t.Records) {
+		return nil, fmt.Errorf("not a Copilot CLI session: no line is an event (%s)", t.Problems[0].Message)
+	}
+	return t, nil
+}
+
+// Append implements format.Appender.
+func (c Codec) Append(prev *transcript.Transcript, tail []byte) (*transcript.Transcript, error) {
+	if prev == nil || (prev.State == nil && len(prev.Records) == 0) {
+		prev = empty()
+	}
+	if _, ok := prev.State.(*state); !ok {
+		return nil, fmt.Errorf("append to a Copilot CLI transcript that was not parsed by this codec")
+	}
+	return c.append(prev, jsonl.CompleteLines(tail)), nil
+}
+
+// Write implements format.Codec.
+func (Codec) Write(t *transcript.Transcript) ([]byte, error) {
+	f, _ := t.Frame.(*jsonl.Frame)
+	return jsonl.Write(f, t.Records), nil
+}
+
+func (c Codec) append(prev *transcript.Transcript, data []byte) *transcript.Transcript {
+	ps := prev.State.(*state)
+	st := &state{meta: ps.meta, lines: ps.lines, toolNames: ps.toolNames}
+	t := &transcript.Transcript{Format: transcript.FormatCopilotCLI, Records: slices.Clip(prev.Records), Problems: slices.Clip(prev.Problems),
+		Skipped: prev.Skipped, Size: prev.Size, Messages: slices.Clip(prev.Messages), Kept: len(prev.Messages)}
+	pf, _ := prev.Frame.(*jsonl.Frame)
+	if pf == nil {
+		pf = &jsonl.Frame{}
+	}
+	fr, consumed := pf.Split(data, prev.Size, len(prev.Records), ps.lines, func(l jsonl.Line) bool {
+		var ev event
+		err := json.Unmarshal(l.Raw, &ev)
+		if err != nil && !l.Terminated {
+			return false
+		}
+		idx := len(t.Records)
+		rec := transcript.Record{Start: l.Start, End: l.End, Raw: l.Raw}
+		if err == nil && (bytes.TrimSpace(l.Raw)[0] != '{' || ev.Type == "") {
+			err = fmt.Errorf("not an event (no type)")
+		}
+		if err == nil {
+			err = st.apply(t, &rec, idx, &ev)
+		}
+		if err != nil {
+			rec.Kind, rec.Err = transcript.RecordMalformed, err.Error()
+			t.Skipped++
+			t.Problems = append(t.Problems, transcript.Problem{Record: idx, Line: l.Number, Message: fmt.Sprintf("line %d: %v", l.Number, err)})
+		}
+		t.Records = append(t.Records, rec)
+		st.lines = l.Number
+		return true
+	})
+	t.Size = prev.Size + int64(consumed)
+	t.Frame = &fr
+	t.State = st
+	t.Meta = st.meta
+	if len(prev.Records) == 0 {
+		t.Kept = 0
+	}
+	if t.Kept == len(prev.Messages) && len(t.Messages) == len(prev.Messages) {
+		t.Turns = prev.Turns
+	} else {
+		t.Turns = transcript.BuildTurns(t.Messages)
+	}
+	return t
+}
+
+// apply reads one event into t.
+func (s *state) apply(t *transcript.Transcript, rec *transcript.Record, idx int, ev *event) error {
+	rec.ID, rec.Type = ev.ID, ev.Type
+	var d eventData
+	if len(ev.Data) > 0 && string(ev.Data) != "null" {
+		if err := json.Unmarshal(ev.Data, &d); err != nil {
+			return fmt.Errorf("%s data: %w", ev.Type, err)
+		}
+	}
+	ts, _ := time.Parse(time.RFC3339Nano, ev.Timestamp)
+	msg := func(role transcript.Role, origin transcript.Origin, parts []transcript.Part) {
+		t.Messages = append(t.Messages, transcript.Message{ID: ev.ID, Role: role, Origin: origin, Timestamp: ts, Records: []int{idx}, Parts: parts})
+	}
+	switch ev.Type {
+	case "user.message":
+		rec.Kind = transcript.RecordMessage
+		if d.Content != nil && *d.Content != "" {
+			msg(transcript.RoleUser, transcript.OriginHuman, []transcript.Part{{Kind: transcript.PartText, Text: *d.Content, Ref: transcript.Ref{Record: idx, Block: -1}}})
+		}
+	case "assistant.message":
+		rec.Kind = transcript.RecordMessage
+		var parts []transcript.Part
+		if d.ReasoningText != "" {
+			parts = append(parts, transcript.Part{Kind: transcript.PartReasoning, Text: d.ReasoningText, Ref: transcript.Ref{Record: idx, Block: blockReasoning}})
+		}
+		if d.Content != nil && *d.Content != "" {
+			parts = append(parts, transcript.Part{Kind: transcript.PartText, Text: *d.Content, Ref: transcript.Ref{Record: idx, Block: -1}})
+		}
+		for k, tr := range d.ToolRequests {
+			s.toolNames[tr.ToolCallID] = tr.Name
+			parts = append(parts, transcript.Part{Kind: transcript.PartToolCall, ToolCallID: tr.ToolCallID, ToolName: tr.Name, Args: cmp.Or(jsonx.StringOrCompact(tr.Arguments), "{}"), Ref: transcript.Ref{Record: idx, Block: k}})
+		}
+		if len(parts) > 0 {
+			msg(transcript.RoleAssistant, transcript.OriginAgent, parts)
+			t.Messages[len(t.Messages)-1].Model = cmp.Or(d.Model, s.meta.Model)
+		}
+		if d.Model != "" {
+			s.meta.Model = d.Model
+		}
+	case "assistant.reasoning":
+		rec.Kind = transcript.RecordMessage
+		if d.Content != nil && *d.Content != "" {
+			msg(transcript.RoleAssistant, transcript.OriginAgent, []transcript.Part{{Kind: transcript.PartReasoning, Text: *d.Content, Ref: transcript.Ref{Record: idx, Block: -1}}})
+		}
+	case "tool.execution_complete":
+		rec.Kind = transcript.RecordMessage
+		p := transcript.Part{Kind: transcript.PartToolResult, ToolCallID: d.ToolCallID, ToolName: s.toolNames[d.ToolCallID], Ref: transcript.Ref{Record: idx, Block: -1}}
+		if d.Result != nil {
+			p.Text = d.Result.Content
+		}
+		if d.Success != nil && !*d.Success {
+			p.IsError = true
+			if p.Text == "" {
+				p.Text = errorText(d.Error)
+			}
+		}
+		msg(transcript.RoleTool, transcript.OriginToolResult, []transcript.Part{p})
+	case "session.compaction_complete":
+		rec.Kind = transcript.RecordMarker
+		if (d.Success == nil || *d.Success) && d.SummaryContent != "" {
+			t.Messages = []transcript.Message{{ID: ev.ID, Role: transcript.RoleUser, Origin: transcript.OriginSummary, Timestamp: ts, Records: []int{idx},
+				Parts: []transcript.Part{{Kind: transcript.PartText, Text: d.SummaryContent, Ref: transcript.Ref{Record: idx, Block: -1}}}}}
+			t.Kept = 0
+		}
+	case "assistant.usage":
+		rec.Kind = transcript.RecordMeta
+		if ctx := d.InputTokens + d.CacheReadTokens + d.CacheWriteTokens; ctx > 0 {
+			s.setUsage(t, &transcript.Usage{Input: d.InputTokens, CacheRead: d.CacheReadTokens, CacheCreation: d.CacheWriteTokens, Output: d.OutputTokens})
+		}
+		if d.Model != "" {
+			s.meta.Model = d.Model
+		}
+	case "session.shutdown":
+		rec.Kind = transcript.RecordMeta
+		if d.CurrentTokens > 0 {
+			s.setUsage(t, &transcript.Usage{Total: d.CurrentTokens})
+		}
+	default:
+		rec.Kind = transcript.RecordUnknown
+		if metaEvents[ev.Type] {
+			rec.Kind = transcript.RecordMeta
+		}
+		switch ev.Type {
+		case "session.start":
+			s.meta.SessionID = d.SessionID
+			s.meta.AgentVersion = d.CopilotVersion
+			if d.Context.Cwd != "" {
+				s.meta.Cwd = d.Context.Cwd
+			}
+			if d.SelectedModel != "" {
+				s.meta.Model = d.SelectedModel
+			}
+		case "session.model_change":
+			if d.NewModel != "" {
+				s.meta.Model = d.NewModel
+			}
+		case "session.title_changed":
+			s.meta.Title = d.Title
+		}
+	}
+	return nil
+}
+
+// Block of the reasoning text in an assistant.message (tool requests use
+// their index, the content -1).
+const blockReasoning = 1 << 20
+
+// setUsage puts reported usage on the last assistant message: it
+// describes the context up to and including that response.
+func (s *state) setUsage(t *transcript.Transcript, u *transcript.Usage) {
+	for i := len(t.Messages) - 1; i >= 0; i-- {
+		if t.Messages[i].Role != transcript.RoleAssistant {
+			continue
+		}
+		// Copy on write: the previous transcript shares the array.
+		msgs := make([]transcript.Message, len(t.Messages))
+		copy(msgs, t.Messages)
+		m := msgs[i]
+		m.Usage = u
+		msgs[i] = m
+		t.Messages = msgs
+		t.Kept = min(t.Kept, i)
+		return
+	}
+}
+
+func errorText(raw json.RawMessage) string {
+	var e struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(raw, &e) == nil && e.Message != "" {
+		return e.Message
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return jsonx.Compact(raw)
+}
+
+// Detect implements format.Codec: Copilot's event envelope with its event
+// types.
+func (Codec) Detect(name string, head []byte) int {
+	score, bad := 0, 0
+	for i, l := range bytes.Split(head, []byte("\n")) {
+		if i >= 20 {
+			break
+		}
+		l = bytes.TrimSpace(l)
+		if len(l) == 0 || l[0] != '{' {
+			continue
+		}
+		var ev struct {
+			Type string          `json:"type"`
+			ID   string          `json:"id"`
+			Data json.RawMessage `json:"data"`
+		}
+		if json.Unmarshal(l, &ev) != nil {
+			if bad++; bad > 2 {
+				return 0
+			}
+			continue
+		}
+		if len(ev.Data) == 0 || ev.Data[0] != '{' {
+			continue
+		}
+		switch {
+		case ev.Type == "session.start" && bytes.Contains(ev.Data, []byte(`"copilotVersion"`)):
+			score = max(score, 95)
+		case ev.Type == "user.message" || ev.Type == "assistant.message" || ev.Type == "tool.execution_complete":
+			score = max(score, 80)
+		case metaEvents[ev.Type]:
+			score = max(score, 60)
+		}
+	}
+	if score > 0 && filepath.Base(name) == "events.jsonl" {
+		score = min(score+4, 100)
+	}
+	return score
+}

@@ -1,0 +1,162 @@
+package copilotcli
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/format/formattest"
+	"github.com/compactd/compactd/compaction/gauge"
+	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+const session = "testdata/events.jsonl"
+
+func TestParseEvents(t *testing.T) {
+	tr := formattest.RoundTrip(t, Codec{}, session, formattest.Read(t, session))
+	want := []string{
+		"user text|List the files and tell me what calc.go does.||",
+		"assistant reasoning|I should look at the files first.||",
+		`assistant tool_call||toolu_01|{"command":"ls"}`,
+		`assistant tool_call||toolu_02|{"path":"/home/ada/calc/nope.go"}`,
+		"tool tool_result|calc.go\ncalc_test.go\ngo.mod|toolu_01|",
+		"tool tool_result|Path does not exist: /home/ada/calc/nope.go|toolu_02|",
+		"assistant text|calc.go defines Add and Sub.||",
+		"user text|Fix Add: it subtracts.||",
+		"assistant text|Add returns a - b; it should return a + b.||",
+	}
+	formattest.SameLines(t, formattest.Lines(tr.Messages), want)
+	if !tr.Messages[3].Parts[0].IsError || tr.Messages[3].Parts[0].ToolName != "view" {
+		t.Fatalf("failed result %+v", tr.Messages[3].Parts[0])
+	}
+	if u := tr.Messages[4].Usage; u == nil || u.ContextTokens() != 12320 {
+		t.Fatalf("assistant.usage %+v", u)
+	}
+	if u := tr.Messages[6].Usage; u == nil || u.ContextTokens() != 12480 {
+		t.Fatalf("shutdown usage %+v", u)
+	}
+	if tr.Skipped != 1 || tr.Problems[0].Line != 15 {
+		t.Fatalf("problems %+v", tr.Problems)
+	}
+	m := tr.Meta
+	if m.SessionID != "b6f0c3a2-5d41-4e8a-9c17-2f3e4d5a6b7c" || m.Cwd != "/home/ada/calc" || m.Model != "claude-sonnet-4.5" || m.AgentVersion != "0.0.407" {
+		t.Fatalf("meta %+v", m)
+	}
+	if len(tr.Turns) != 2 {
+		t.Fatalf("turns %+v", tr.Turns)
+	}
+}
+
+// TestGaugeEqualsShutdownCount: the gauge is the context size Copilot
+// counted at shutdown.
+func TestGaugeEqualsShutdownCount(t *testing.T) {
+	tr := formattest.RoundTrip(t, Codec{}, session, formattest.Read(t, session))
+	c, _ := tokens.New(tokens.O200kBase)
+	g, err := gauge.CountLive(t.Context(), c, tr, gauge.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Source != gauge.SourceReported || g.Tokens != 12480 || g.ToolCalls != 2 {
+		t.Fatalf("gauge %+v", g)
+	}
+}
+
+func TestCompactionReplacesHistory(t *testing.T) {
+	src := append(formattest.Read(t, session), []byte(`{"type":"session.compaction_complete","data":{"success":true,"summaryContent":"Listed files; Add subtracts.","postCompactionTokens":900},"id":"c1","timestamp":"2026-11-20T10:00:00.000Z","parentId":null}
+{"type":"user.message","data":{"content":"Now add a test."},"id":"u9","timestamp":"2026-11-20T10:01:00.000Z","parentId":"c1"}
+`)...)
+	tr := formattest.RoundTrip(t, Codec{}, "compacted", src)
+	got := formattest.Lines(tr.Messages)
+	if len(got) != 2 || got[0] != "user text|Listed files; Add subtracts.||" || tr.Messages[0].Origin != transcript.OriginSummary {
+		t.Fatalf("after compaction:\n%s", strings.Join(got, "\n"))
+	}
+	for seed := range uint64(5) {
+		formattest.AppendInChunks(t, Codec{}, src, seed)
+	}
+}
+
+func TestAppendInChunks(t *testing.T) {
+	src := formattest.Read(t, session)
+	for seed := range uint64(20) {
+		formattest.AppendInChunks(t, Codec{}, src, seed)
+	}
+}
+
+func TestDetect(t *testing.T) {
+	if s := (Codec{}).Detect("events.jsonl", formattest.Head(t, session)); s < 95 {
+		t.Fatalf("own session scored %d", s)
+	}
+	for _, other := range []string{"../claude/testdata/mixed.jsonl", "../qwen/testdata/session.jsonl", "../codex/testdata/compacted.jsonl"} {
+		if s := (Codec{}).Detect(other, formattest.Head(t, other)); s != 0 {
+			t.Errorf("%s scored %d", other, s)
+		}
+	}
+}
+
+func TestForkGolden(t *testing.T) {
+	tr := formattest.RoundTrip(t, Codec{}, session, formattest.Read(t, session))
+	for _, tc := range []struct {
+		name string
+		edit func(v *transcript.View)
+	}{
+		{"unchanged", func(v *transcript.View) {}},
+		{"summary", func(v *transcript.View) {
+			v.Messages = v.Messages[5:]
+			v.Summaries = []transcript.Summary{{Text: "Earlier: listed the files; calc.go defines Add and Sub.", Before: 0}}
+			v.Cut = true
+		}},
+		{"strip", func(v *transcript.View) {
+			for i := range v.Messages {
+				var kept []transcript.Part
+				for _, p := range v.Messages[i].Parts {
+					switch p.Kind {
+					case transcript.PartReasoning:
+						continue
+					case transcript.PartToolResult:
+						p.Text, p.Changed = "[output removed]", true
+					}
+					kept = append(kept, p)
+				}
+				v.Messages[i].Parts = kept
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := transcript.NewView(tr)
+			tc.edit(v)
+			out, back := formattest.ForkParse(t, Codec{}, v, format.ForkOptions{SessionID: "fork-0001", Timestamp: "2026-11-24T10:00:00.000Z"})
+			formattest.Golden(t, "fork-"+tc.name+".golden.jsonl", out)
+			if back.Skipped != 0 {
+				t.Fatalf("fork has %d bad records: %v", back.Skipped, back.Problems)
+			}
+			formattest.SameLines(t, formattest.Lines(back.Messages), formattest.ViewLines(v))
+			if back.Meta.SessionID != "fork-0001" || back.Meta.Cwd != "/home/ada/calc" {
+				t.Fatalf("fork meta %+v", back.Meta)
+			}
+		})
+	}
+}
+
+func FuzzParseCopilotCLI(f *testing.F) {
+	f.Add(formattest.Read(f, session))
+	f.Add([]byte(`{"type":"assistant.usage","data":{"inputTokens":5}}` + "\n" + `{"type":"session.compaction_complete","data":{"summaryContent":"s"}}` + "\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		Codec{}.Detect("events.jsonl", src)
+		tr := formattest.WriteBack(t, Codec{}, src)
+		if tr == nil {
+			return
+		}
+		out, err := Codec{}.Fork(transcript.NewView(tr), format.ForkOptions{SessionID: "s"})
+		if err != nil {
+			t.Fatalf("fork of an unchanged view: %v", err)
+		}
+		back, err := Codec{}.Parse(out)
+		if err != nil {
+			t.Fatalf("fork does not parse: %v", err)
+		}
+		if len(back.Messages) != len(tr.Messages) {
+			t.Fatalf("fork of an unchanged view has %d messages, source %d", len(back.Messages), len(tr.Messages))
+		}
+	})
+}

@@ -1,0 +1,69 @@
+package daemon
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/compactd/compactd/compaction/sessiongen"
+)
+
+// TestInsightCarriedAcrossAppends: the breakdown, estimate error and cost
+// a snapshot carries forward append by append equal those of a fresh
+// index of the same bytes, and the breakdown's parts sum to the gauge.
+func TestInsightCarriedAcrossAppends(t *testing.T) {
+	ix := testIndexer(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.jsonl")
+	src := sessiongen.ClaudeCode(sessiongen.Options{Seed: 3, Turns: 6, Cwd: dir})
+	r := rand.New(rand.NewPCG(3, 14))
+	cut := min(3000, len(src))
+	if err := os.WriteFile(path, src[:cut], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr := &tracked{path: path}
+	if _, err := tr.update(ix); err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for step := 0; cut < len(src); step++ {
+		next := min(cut+1+r.IntN(3000), len(src))
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write(src[cut:next])
+		f.Close()
+		cut = next
+		if _, err := tr.update(ix); err != nil {
+			t.Fatal(err)
+		}
+		fresh := &tracked{path: path}
+		if _, err := fresh.update(ix); err != nil {
+			t.Fatal(err)
+		}
+		got, want := tr.snap.Load(), fresh.snap.Load()
+		if got.Insight.Breakdown == nil {
+			t.Fatalf("step %d: no breakdown", step)
+		}
+		if sum := got.Insight.Breakdown.Sum(); sum != got.Tokens {
+			t.Fatalf("step %d: breakdown sums to %d, gauge %d", step, sum, got.Tokens)
+		}
+		if !reflect.DeepEqual(got.Insight.Breakdown, want.Insight.Breakdown) {
+			t.Fatalf("step %d: carried breakdown\n%+v\nfresh\n%+v", step, *got.Insight.Breakdown, *want.Insight.Breakdown)
+		}
+		if !reflect.DeepEqual(got.Insight.EstimateError, want.Insight.EstimateError) || !reflect.DeepEqual(got.Insight.Cost, want.Insight.Cost) {
+			t.Fatalf("step %d: carried error %+v cost %+v, fresh %+v %+v", step, got.Insight.EstimateError, got.Insight.Cost, want.Insight.EstimateError, want.Insight.Cost)
+		}
+		checked++
+	}
+	if checked < 10 {
+		t.Fatalf("only %d appends checked", checked)
+	}
+	last := tr.snap.Load().Insight
+	if last.Cost == nil || last.Cost.Responses == 0 || last.Cost.Session <= 0 {
+		t.Fatalf("no session cost: %+v", last.Cost)
+	}
+}

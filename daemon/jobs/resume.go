@@ -1,0 +1,90 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+// Resuming a fork. Most agents resume a fork from where compactd wrote it
+// (a new session file in their own folder). opencode and Kilo Code keep
+// sessions in a database compactd never writes: their fork is an export
+// the agent imports with its own `import` command, which must run in the
+// session's project folder (import files the session under the folder it
+// runs in).
+
+// dbAgentCommand names the executable of an agent whose sessions live in a
+// database, "" for other formats.
+func dbAgentCommand(f transcript.Format) string {
+	switch f {
+	case transcript.FormatOpenCode:
+		return "opencode"
+	case transcript.FormatKilo:
+		return "kilo"
+	}
+	return ""
+}
+
+// refuseDatabaseInPlace refuses in-place compaction of a database session:
+// its file is compactd's rendering, and the agent's database is never
+// written.
+func refuseDatabaseInPlace(f transcript.Format, path string) error {
+	if cmd := dbAgentCommand(f); cmd != "" {
+		return fmt.Errorf("%s is compactd's rendering of a session %s keeps in its database, which compactd never writes; compact without --in-place and import the fork (%s import FILE)", path, cmd, cmd)
+	}
+	return nil
+}
+
+// resumeCommand is the shell command that resumes fork (session id) for
+// the user, "" when the agent resumes nothing or needs no command beyond
+// its own session list.
+func resumeCommand(f transcript.Format, cwd, fork, session string) string {
+	cd := ""
+	if cwd != "" {
+		cd = "cd " + shellQuote(cwd) + " && "
+	}
+	switch f {
+	case transcript.FormatOpenCode, transcript.FormatKilo:
+		cmd := dbAgentCommand(f)
+		return fmt.Sprintf("%s%s import %s && %s --session %s", cd, cmd, shellQuote(fork), cmd, shellQuote(session))
+	case transcript.FormatQwenCode:
+		return fmt.Sprintf("%sqwen --resume %s", cd, shellQuote(session))
+	case transcript.FormatClaudeCode:
+		return fmt.Sprintf("%sclaude --resume %s", cd, shellQuote(session))
+	}
+	return ""
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@%+=,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// importFork runs the agent's import of fork in cwd when its executable is
+// on PATH. It returns what the agent printed.
+func importFork(ctx context.Context, f transcript.Format, cwd, fork string) (string, error) {
+	cmd := dbAgentCommand(f)
+	if cmd == "" {
+		return "", fmt.Errorf("%s sessions are not imported: resume the fork where it was written", f)
+	}
+	bin, err := exec.LookPath(cmd)
+	if err != nil {
+		return "", fmt.Errorf("%s is not on PATH, so the fork was not imported; run: %s", cmd, resumeCommand(f, cwd, fork, "<id>"))
+	}
+	c := exec.CommandContext(ctx, bin, "import", fork)
+	c.Dir = cwd
+	// The agents' own offline switches: an import needs no network.
+	c.Env = append(c.Environ(), "npm_config_offline=true", "OPENCODE_DISABLE_AUTOUPDATE=1", "KILO_DISABLE_AUTOUPDATE=1")
+	out, err := c.CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("%s import %s failed: %v: %s", cmd, fork, err, strings.TrimSpace(string(out)))
+	}
+	return string(out), nil
+}

@@ -69,6 +69,10 @@ type tracked struct {
 	// tally carries the breakdown's figures likewise (insight.go), and
 	// dryRun caches the last per-turn dry run for views.
 	tally  gauge.Tally
+	// tallied is the transcript the tally describes, with the key of the
+	// price it was advanced with.
+	tallied      *transcript.Transcript
+	talliedPrice string
 	dryRun atomic.Pointer[DryRunTurns]
 	ino    uint64
 	// fileSize and fileMod are what the file was when last parsed whole:
@@ -170,9 +174,14 @@ func (tr *tracked) evict() bool {
 	return true
 }
 
+// keepParts is how many of the last messages keep their parts when an
+// entry is trimmed: the breakdown's tally re-reads up to eight of them
+// when an append changes the last ones.
+const keepParts = 16
+
 // trim lets go of every message's parts but what appends need. tr.mu is held.
 func (tr *tracked) trim(trimmer format.Trimmer) {
-	tr.trimmed = max(tr.trimmed, trimmer.Trim(tr.t, len(tr.t.Messages)))
+	tr.trimmed = max(tr.trimmed, trimmer.Trim(tr.t, len(tr.t.Messages)-keepParts))
 	tr.parts = nil
 	tr.hot.Store(false)
 }
@@ -232,7 +241,11 @@ func (tr *tracked) follow(ix *indexer, trimmer format.Trimmer, fi fs.FileInfo) (
 	if _, err := f.Seek(pos, io.SeekStart); err != nil {
 		return false, fmt.Errorf("read %s at %d: %w", tr.path, pos, err)
 	}
-	return tr.stream(ix, trimmer, io.LimitReader(f, fi.Size()-pos), pos, fi)
+	changed, err := tr.stream(ix, trimmer, io.LimitReader(f, fi.Size()-pos), pos, fi)
+	if changed {
+		tr.publish(ix, fi)
+	}
+	return changed, err
 }
 
 // stream reads r, which continues the file at byte pos, in pieces of
@@ -303,9 +316,9 @@ func (tr *tracked) stream(ix *indexer, trimmer format.Trimmer, r io.Reader, pos 
 		}
 	}
 	if changed {
-		return true, tr.finish(ix, fi)
+		tr.finish()
 	}
-	return false, nil
+	return changed, nil
 }
 
 // skipThrough scans b, the next bytes of the long line tr.skip, up to its
@@ -351,14 +364,17 @@ func (tr *tracked) absorb(ix *indexer, nt *transcript.Transcript, data []byte, p
 	same := unchangedPrefix(tr.t, tr.counts, nt)
 	tr.stats = tr.stats.Advance(tr.t.Messages, nt.Messages, same)
 	tr.recount(ix, same, nt)
+	oldLen := len(tr.t.Records)
+	tr.t = nt
+	// The breakdown's tally reads the new records' bytes and the new
+	// messages' parts: bring it along before they go.
+	tr.advanceTally(ix)
 	// The records before this piece were counted; their bytes are not
 	// needed again (a message they continue is counted from its parts).
-	oldLen := len(tr.t.Records)
 	for i := tr.rawFrom; i < min(oldLen, len(nt.Records)); i++ {
 		nt.Records[i].Raw = nil
 	}
 	tr.rawFrom = oldLen
-	tr.t = nt
 	if same < tr.trimmed {
 		tr.trimmed = same // a new message list (a compaction replaced the history)
 	}
@@ -369,11 +385,11 @@ func (tr *tracked) absorb(ix *indexer, nt *transcript.Transcript, data []byte, p
 	}
 }
 
-// finish publishes the entry after a read. The records it keeps bytes of
-// are the last message's (whose count a later line may change, and which
-// the message cache keys by its bytes), copied out of the read buffer so
-// that the buffer can go.
-func (tr *tracked) finish(ix *indexer, fi fs.FileInfo) error {
+// finish ends a read. The records it keeps bytes of are the last
+// message's (whose count a later line may change, and which the message
+// cache keys by its bytes), copied out of the read buffer so that the
+// buffer can go.
+func (tr *tracked) finish() {
 	t := tr.t
 	keepFrom := len(t.Records)
 	if n := len(t.Messages); n > 0 && len(t.Messages[n-1].Records) > 0 {
@@ -387,9 +403,6 @@ func (tr *tracked) finish(ix *indexer, fi fs.FileInfo) error {
 		}
 	}
 	tr.rawFrom = keepFrom
-	tr.parsed.Store(true)
-	tr.publish(ix, fi)
-	return nil
 }
 
 // appendTail reads only the bytes after what was consumed and hands them
@@ -528,6 +541,9 @@ func (tr *tracked) streamParse(ix *indexer, trimmer format.Trimmer, fi fs.FileIn
 	t := *tr.t
 	t.Records = tight(t.Records)
 	t.Messages = tight(t.Messages)
+	if tr.tallied == tr.t {
+		tr.tallied = &t // the same messages
+	}
 	tr.t = &t
 	tr.parsed.Store(true)
 	tr.publish(ix, fi)
@@ -828,7 +844,6 @@ func (tr *tracked) recount(ix *indexer, same int, nt *transcript.Transcript) {
 		tr.parts = append(tr.parts[:min(same, len(tr.parts))], parts...)
 	}
 	tr.same, tr.countedWith = same, c.ID()
-	tr.advanceTally(ix, nt)
 }
 
 // recount returns per-message counts for nt, keeping oldCounts' first

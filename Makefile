@@ -7,7 +7,7 @@ E2E_HOME  ?= $(CURDIR)/.cache/e2e
 FUZZTIME  ?= 10s
 export E2E_HOME COMPACTD_E2E_HOME=$(E2E_HOME)
 
-.PHONY: build demo test check lint unit race fuzz fuzz-short stress bench bench-quick e2e e2e-setup clean
+.PHONY: build demo test check lint unit race fuzz fuzz-short stress bench bench-quick e2e e2e-setup e2e-agents clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/compactd
@@ -45,9 +45,13 @@ fuzz-short:
 fuzz:
 	@bash .ci/fuzz.sh 10m
 
-## stress: 1,000 kill -9 trials and 1,000 compactions under a concurrent appender.
+## stress: 1,000 kill -9 trials and 1,000 compactions under a concurrent appender; the
+## reliability suite (chaos_test.go, *_stress_test.go) at length: damaged and unusable
+## stores, pipes, loops, sparse giants, a 600 MB line, a million lines, interrupts, two
+## servers and CLIs on one store with an appender, SIGKILL of every writing command.
+## `make unit` runs each of these once (the short form).
 stress:
-	COMPACTD_STRESS=1 $(GO) test -v -count=1 -timeout 150m -run 'Crash|ConcurrentAppend|Stress' ./daemon/... ./cmd/...
+	COMPACTD_STRESS=1 $(GO) test -v -count=1 -timeout 150m -run 'Crash|ConcurrentAppend|Stress|Chaos|DamagedStore|StoreUnavailable|OddFiles|Recover' ./daemon/... ./cmd/... ./lsp/...
 
 ## bench: every performance figure beside its bar (see README "Performance").
 bench: build
@@ -59,9 +63,16 @@ bench-quick: build
 e2e-setup:
 	@bash editors/e2e/setup/install.sh
 
-## e2e: real clients — Node LSP client, headless and TUI Neovim (0.7.2 and 0.12), VS Code via code-server.
+## e2e: real clients — Node LSP client, headless and TUI Neovim (0.7.2 and 0.12), VS Code via code-server —
+## and the real agents (e2e-agents).
 e2e: build e2e-setup
 	@bash .ci/e2e.sh $(CURDIR)/$(BIN)
+
+## e2e-agents: Claude Code, Codex and Gemini CLI (pinned, from npm) work against a scripted model server
+## on 127.0.0.1 while compactd serve watches; compactd gauges, compacts and restores their sessions and
+## the agents resume every fork. Installs the agents into $(E2E_HOME)/agents first.
+e2e-agents: build
+	@bash editors/e2e/agents/run.sh $(CURDIR)/$(BIN)
 
 clean:
 	rm -rf bin

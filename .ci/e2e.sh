@@ -9,6 +9,7 @@ suites=(
   "headless Neovim, raw LSP|editors/e2e/nvim-lsp/run.sh"
   "Neovim plugin (0.7.2, 0.12, TUI)|editors/e2e/nvim-plugin/run.sh"
   "VS Code via code-server|editors/e2e/vscode/run.sh"
+  "real agents: Claude Code, Codex, Gemini CLI|editors/e2e/agents/run.sh"
 )
 pass=0 fail=0
 for s in "${suites[@]}"; do

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/compactd/compactd/daemon/agentdb"
+	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
 // Database sessions. opencode and Kilo Code keep every session of every
@@ -228,7 +230,7 @@ func (d *Daemon) closeDBs() {
 // copilotCwd returns the cwd a Copilot CLI session started in: its
 // session.start event's context.cwd, else workspace.yaml's cwd.
 func copilotCwd(events string) (string, bool) {
-	if f, err := os.Open(events); err == nil {
+	if f, err := sourcefile.OpenRegular(events); err == nil { // never blocks on a pipe
 		defer f.Close()
 		r := bufio.NewReaderSize(f, 64<<10)
 		for range 5 {
@@ -312,4 +314,63 @@ func (d *Daemon) findChatDirs() {
 		}
 	}
 	d.chatDirs.Store(&dirs)
+}
+
+// IsAgentDatabase reports whether path is an SQLite database (by its
+// header) named like an agent's session database (<agent>.db).
+func IsAgentDatabase(path string) bool {
+	if !strings.HasSuffix(path, ".db") {
+		return false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 16)
+	n, _ := f.Read(head)
+	return n == 16 && string(head) == "SQLite format 3\x00"
+}
+
+// agentOfDatabase names the agent whose database path is: kilo for
+// kilo.db, else opencode (Kilo is an opencode fork with the same tables).
+func agentOfDatabase(path string) string {
+	if filepath.Base(path) == "kilo.db" {
+		return "kilo"
+	}
+	return "opencode"
+}
+
+// RenderDatabase renders the sessions an agent's database holds for dirs
+// (every session when dirs is nil) the way the daemon does, under
+// env.SessionsDir(), and returns the rendered files, newest session first.
+// The database is only read. The CLI uses it to gauge and compact
+// database sessions.
+func RenderDatabase(ctx context.Context, env Env, path string, dirs []string) ([]string, error) {
+	db, err := agentdb.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	sessions, err := db.Sessions(ctx, dirs)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(env.SessionsDir(), agentOfDatabase(path))
+	var out []string
+	for _, s := range sessions {
+		data, err := db.Export(ctx, s.ID)
+		if errors.Is(err, agentdb.ErrNoSession) {
+			continue
+		}
+		if err != nil {
+			return out, err
+		}
+		file := filepath.Join(dir, safeSessionFile(s.ID))
+		if _, err := writeIfChanged(file, data); err != nil {
+			return out, fmt.Errorf("render session %s of %s: %w", s.ID, path, err)
+		}
+		out = append(out, file)
+	}
+	return out, nil
 }

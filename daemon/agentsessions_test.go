@@ -198,3 +198,76 @@ func TestQwenSessionsOfTheWorkspace(t *testing.T) {
 		t.Fatalf("qwen snapshot %+v", s)
 	}
 }
+
+func copyFixture(t *testing.T, from, to string) {
+	t.Helper()
+	src, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestEditorAndCLIAgentsOfTheWorkspace: Copilot CLI sessions started in
+// the workspace, Cursor's agent transcripts of its project and VS Code
+// Copilot Chat sessions of its workspaceStorage entry are found; those of
+// other folders are not.
+func TestEditorAndCLIAgentsOfTheWorkspace(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	// Copilot CLI: the fixture's session starts in /home/ada/calc; write
+	// one that starts in the workspace, keep the other as a stranger.
+	events, err := os.ReadFile("../compaction/format/copilotcli/testdata/events.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mineCLI := filepath.Join(home, ".copilot", "session-state", "s-mine", "events.jsonl")
+	os.MkdirAll(filepath.Dir(mineCLI), 0o755)
+	os.WriteFile(mineCLI, []byte(strings.ReplaceAll(string(events), "/home/ada/calc", ws)), 0o644)
+	otherCLI := filepath.Join(home, ".copilot", "session-state", "s-other", "events.jsonl")
+	copyFixture(t, "../compaction/format/copilotcli/testdata/events.jsonl", otherCLI)
+
+	cursor := filepath.Join(home, ".cursor", "projects", CursorSlug(ws), "agent-transcripts", "c1", "c1.jsonl")
+	copyFixture(t, "../compaction/format/cursor/testdata/transcript.jsonl", cursor)
+	otherCursor := filepath.Join(home, ".cursor", "projects", "home-ada-other", "agent-transcripts", "c2", "c2.jsonl")
+	copyFixture(t, "../compaction/format/cursor/testdata/transcript.jsonl", otherCursor)
+
+	storage := filepath.Join(home, ".config", "Code", "User", "workspaceStorage")
+	chat := filepath.Join(storage, "0a1b2c", "chatSessions", "7a3c1e52.jsonl")
+	copyFixture(t, "../compaction/format/copilotchat/testdata/session.jsonl", chat)
+	os.WriteFile(filepath.Join(storage, "0a1b2c", "workspace.json"), []byte(`{"folder":"file://`+ws+`"}`), 0o644)
+	otherChat := filepath.Join(storage, "9f8e7d", "chatSessions", "other.jsonl")
+	copyFixture(t, "../compaction/format/copilotchat/testdata/session.jsonl", otherChat)
+	os.WriteFile(filepath.Join(storage, "9f8e7d", "workspace.json"), []byte(`{"folder":"file:///home/ada/other"}`), 0o644)
+
+	d, rec := newAgentDaemon(t, ws, home, Settings{})
+	for path, want := range map[string]struct {
+		format string
+		tokens int
+	}{mineCLI: {"copilot-cli", 12480}, chat: {"copilot-chat", 12540}} {
+		s := d.Snapshot(path)
+		if s == nil || string(s.Format) != want.format || s.Tokens != want.tokens {
+			t.Errorf("%s: snapshot %+v", path, s)
+		}
+	}
+	if s := d.Snapshot(cursor); s == nil || s.Format != "cursor-agent" || s.Source != "estimate" {
+		t.Errorf("cursor snapshot %+v", s)
+	}
+	for _, p := range []string{otherCLI, otherCursor, otherChat} {
+		if d.Snapshot(p) != nil {
+			t.Errorf("%s of another folder is shown", p)
+		}
+	}
+	if !d.Allowed(chat) || !d.Allowed(mineCLI) || !d.Allowed(cursor) {
+		t.Error("commands may not act on the agents' sessions of the workspace")
+	}
+	// Copilot Chat appends an operation: the gauge follows.
+	f, _ := os.OpenFile(chat, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"kind":1,"k":["requests",1,"result","metadata","promptTokens"],"v":13000}` + "\n")
+	f.Close()
+	rec.wait(t, func(ev Event) bool { return ev.Path == chat && ev.Snapshot != nil && ev.Snapshot.Tokens == 13040 })
+}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -28,6 +29,12 @@ func testIndexer(t *testing.T) *indexer {
 // that what the entry carries forward — gauge figures, per-message counts,
 // the snapshot — equals indexing the file from scratch.
 func TestAppendPiecesMatchFullIndex(t *testing.T) {
+	for _, hot := range []bool{true, false} {
+		t.Run(map[bool]string{true: "hot", false: "trimmed"}[hot], func(t *testing.T) { appendPiecesMatchFullIndex(t, hot) })
+	}
+}
+
+func appendPiecesMatchFullIndex(t *testing.T, hot bool) {
 	ix := testIndexer(t)
 	for seed := range uint64(2) {
 		dir := t.TempDir()
@@ -39,6 +46,7 @@ func TestAppendPiecesMatchFullIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 		tr := &tracked{path: path}
+		tr.wantHot.Store(hot)
 		if _, err := tr.update(ix); err != nil {
 			t.Fatal(err)
 		}
@@ -54,12 +62,25 @@ func TestAppendPiecesMatchFullIndex(t *testing.T) {
 			if _, err := tr.update(ix); err != nil {
 				t.Fatalf("seed %d step %d: %v", seed, step, err)
 			}
-			if want := transcript.StatsOf(tr.t.Messages); tr.stats != want {
-				t.Fatalf("seed %d step %d: carried stats %+v, recomputed %+v", seed, step, tr.stats, want)
+			if tr.hot.Load() != hot {
+				t.Fatalf("seed %d step %d: hot = %v", seed, step, tr.hot.Load())
 			}
 			fresh := &tracked{path: path}
+			fresh.wantHot.Store(true)
 			if _, err := fresh.update(ix); err != nil {
 				t.Fatal(err)
+			}
+			if want := transcript.StatsOf(fresh.t.Messages); tr.stats != want {
+				t.Fatalf("seed %d step %d: carried stats %+v, recomputed %+v", seed, step, tr.stats, want)
+			}
+			if hot {
+				for i := range fresh.parts {
+					if fresh.parts[i] != nil && tr.parts[i] != nil && !slices.Equal(fresh.parts[i], tr.parts[i]) {
+						t.Fatalf("seed %d step %d: message %d parts counted %v, a fresh index %v", seed, step, i, tr.parts[i], fresh.parts[i])
+					}
+				}
+			} else if tr.trimmed == 0 && len(tr.t.Messages) > 4 {
+				t.Fatalf("seed %d step %d: nothing trimmed of %d messages", seed, step, len(tr.t.Messages))
 			}
 			if len(fresh.counts) != len(tr.counts) {
 				t.Fatalf("seed %d step %d: %d counts, a fresh index has %d", seed, step, len(tr.counts), len(fresh.counts))
@@ -84,8 +105,8 @@ func TestAppendPiecesMatchFullIndex(t *testing.T) {
 }
 
 // TestHotBudgetKeepsRecentFiles: after the cold scan (newest first) the
-// transcripts left parsed are the most recently modified ones, not the
-// ones the scan happened to read last.
+// transcripts left hot are the most recently modified ones, not the ones
+// the scan happened to read last; every one is indexed.
 func TestHotBudgetKeepsRecentFiles(t *testing.T) {
 	ws := t.TempDir()
 	var paths []string
@@ -115,8 +136,8 @@ func TestHotBudgetKeepsRecentFiles(t *testing.T) {
 		if tr == nil {
 			t.Fatalf("%s is not indexed", p)
 		}
-		if want := i < 2; tr.parsed.Load() != want {
-			t.Errorf("s%d (the %d. newest) parsed = %v, want %v", i, i+1, tr.parsed.Load(), want)
+		if want := i < 2; tr.hot.Load() != want || !tr.parsed.Load() {
+			t.Errorf("s%d (the %d. newest) hot = %v, want %v (parsed %v)", i, i+1, tr.hot.Load(), want, tr.parsed.Load())
 		}
 	}
 }

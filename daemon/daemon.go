@@ -47,11 +47,19 @@ type Options struct {
 	// SavingsDelay is the quiet time after a change before savings are
 	// recomputed; 0 means 300 ms.
 	SavingsDelay time.Duration
-	// HotBytes bounds the parsed transcripts kept in memory for
-	// incremental appends (their source bytes); the others keep only their
-	// snapshot and are re-parsed when they change. The active transcript
-	// always stays. A parsed transcript takes about 2.5 times its source
-	// size. 0 means 8 MiB.
+	// Overhead looks up what the source of a fork compactd wrote held
+	// beyond its transcript (the version store records it): the fork's
+	// gauge adds it until the agent reports usage on the fork. nil adds
+	// none.
+	Overhead func(path string) (int, bool)
+	// HotBytes bounds the transcripts kept hot (their source bytes): with
+	// every message's parts and their counts in memory, for dry-run
+	// savings and compaction jobs. The others keep what appends need
+	// (format.Trimmer), or only their snapshot when their codec cannot
+	// trim, and are read again for savings and jobs. The active
+	// transcript and the ones the editor opened stay hot whatever their
+	// size. Parts take about 0.7 times their source's size. 0 means
+	// 64 MiB.
 	HotBytes int64
 }
 
@@ -76,6 +84,8 @@ type Daemon struct {
 	opts Options
 	log  *slog.Logger
 	ix   *indexer
+	// savingsIx reads cold transcripts again for dry-run savings.
+	savingsIx *indexer
 
 	settingsMu sync.RWMutex
 	set        Settings
@@ -90,14 +100,16 @@ type Daemon struct {
 	watcher *fsnotify.Watcher
 	active  atomic.Pointer[string]
 	// activeAt is the modification time of the active transcript.
-	activeAt  atomic.Int64
-	savings   *savingsWorker
-	freeing   atomic.Bool
-	ctx       context.Context
-	cancel    context.CancelFunc
-	wg        sync.WaitGroup
-	scanDone  chan struct{}
-	closeOnce sync.Once
+	activeAt atomic.Int64
+	// scanNewest is the newest file the cold scan found.
+	scanNewest atomic.Pointer[string]
+	savings    *savingsWorker
+	freeing    atomic.Bool
+	ctx        context.Context
+	cancel     context.CancelFunc
+	wg         sync.WaitGroup
+	scanDone   chan struct{}
+	closeOnce  sync.Once
 	// dbs renders the sessions agents keep in databases.
 	dbs agentDBs
 	// chatDirs are the chatSessions folders of VS Code's workspaceStorage
@@ -114,7 +126,7 @@ func New(opts Options) (*Daemon, error) {
 		opts.Debounce = 5 * time.Millisecond
 	}
 	if opts.HotBytes <= 0 {
-		opts.HotBytes = 8 << 20
+		opts.HotBytes = 64 << 20
 	}
 	if opts.SavingsDelay <= 0 {
 		opts.SavingsDelay = 300 * time.Millisecond
@@ -133,7 +145,7 @@ func New(opts Options) (*Daemon, error) {
 			d.folders = append(d.folders, filepath.Clean(abs))
 		}
 	}
-	d.ix = &indexer{forced: opts.Counter, counters: newCounterSet(opts.CountCache), cache: opts.CountCache, registry: tokens.NewRegistry(), settings: d.Settings, log: d.log}
+	d.ix = &indexer{forced: opts.Counter, counters: newCounterSet(opts.CountCache), cache: opts.CountCache, registry: tokens.NewRegistry(), settings: d.Settings, log: d.log, overhead: opts.Overhead}
 	if _, err := d.ix.fallback(); err != nil {
 		return nil, err
 	}
@@ -141,6 +153,9 @@ func New(opts Options) (*Daemon, error) {
 		// Drained by writeCache from Start on.
 		d.ix.puts = make(chan cachePut, 4096)
 	}
+	// Savings count with counters of their own (sharing the cache), so the
+	// index's counters measure indexing alone.
+	d.savingsIx = &indexer{counters: newCounterSet(opts.CountCache), registry: d.ix.registry, settings: d.Settings, log: d.log}
 	return d, nil
 }
 
@@ -314,7 +329,7 @@ func (d *Daemon) Stats() Stats {
 	s := Stats{MessagesTokenized: d.ix.tokenized.Load(), BytesTokenized: d.ix.counterStats().Bytes}
 	for _, tr := range d.all() {
 		s.BytesRead += tr.bytesRead.Load()
-		if tr.parsed.Load() {
+		if tr.hot.Load() {
 			s.Files++
 		}
 	}
@@ -408,6 +423,9 @@ func (d *Daemon) refresh(path string) error {
 	}
 	tr := d.entry(path, true)
 	fi, statErr := os.Stat(path)
+	if statErr == nil && !tr.parsed.Load() {
+		tr.wantHot.Store(d.wantHot(tr, fi.Size()))
+	}
 	changed, err := tr.update(d.ix)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -460,11 +478,11 @@ func (d *Daemon) refresh(path string) error {
 	return nil
 }
 
-// enforceBudget drops the parsed form of the least recently changed
-// transcripts until the hot ones fit in HotBytes, so watching gigabytes
-// of transcripts costs their snapshots, not their bytes. keep (just
-// updated, outside the cold scan) and the active transcript are never
-// dropped; the others go least recently modified first.
+// enforceBudget lets the least recently changed hot transcripts go cold
+// (trimmed to what appends need, or dropped to their snapshot) until the
+// hot ones fit in HotBytes, so watching gigabytes of transcripts costs
+// their tails, not their bytes. keep (just updated, outside the cold
+// scan), the active transcript and the ones the editor opened stay hot.
 func (d *Daemon) enforceBudget(keep *tracked) {
 	type hot struct {
 		tr   *tracked
@@ -480,7 +498,7 @@ func (d *Daemon) enforceBudget(keep *tracked) {
 		if !tr.mu.TryLock() {
 			continue
 		}
-		if tr.t != nil {
+		if tr.t != nil && tr.hot.Load() {
 			list = append(list, hot{tr, tr.t.Size, tr.lastChange.Load()})
 			total += tr.t.Size
 		}
@@ -494,7 +512,7 @@ func (d *Daemon) enforceBudget(keep *tracked) {
 		if total <= d.opts.HotBytes {
 			return
 		}
-		if (h.tr == keep && !d.scanning()) || h.tr.path == active {
+		if (h.tr == keep && !d.scanning()) || h.tr.path == active || h.tr.opened.Load() {
 			continue
 		}
 		if h.tr.evict() {
@@ -502,6 +520,27 @@ func (d *Daemon) enforceBudget(keep *tracked) {
 		}
 		d.freeSoon()
 	}
+}
+
+// wantHot decides whether a transcript about to be read whole keeps every
+// message's parts: the active one, the ones the editor opened, and
+// others while the hot ones fit in HotBytes.
+func (d *Daemon) wantHot(tr *tracked, size int64) bool {
+	if tr.opened.Load() || tr.path == d.Active() {
+		return true
+	}
+	if p := d.scanNewest.Load(); p != nil && *p == tr.path && d.scanning() {
+		return true
+	}
+	total := size
+	for _, o := range d.all() {
+		if o != tr && o.hot.Load() {
+			if s := o.snap.Load(); s != nil {
+				total += s.Size
+			}
+		}
+	}
+	return total <= d.opts.HotBytes
 }
 
 // scanning reports whether the cold scan is still running. It reads files
@@ -572,6 +611,10 @@ func (d *Daemon) coldScan(ctx context.Context) {
 	start := time.Now()
 	files := d.addRoots(ctx, nil)
 	sort.Slice(files, func(i, j int) bool { return files[i].mtime.After(files[j].mtime) })
+	if len(files) > 0 {
+		// The newest file is likely the conversation in use: read it hot.
+		d.scanNewest.Store(&files[0].path)
+	}
 	total := len(files)
 	var done atomic.Int64
 	jobs := make(chan candidate)

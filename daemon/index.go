@@ -24,8 +24,28 @@ import (
 	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
+// What one read of a transcript may hold. A transcript is read in pieces
+// of readChunk bytes, so memory follows what is kept of it, not its size.
+const (
+	readChunk = 8 << 20
+	// maxLine is the longest line the index reads. A longer one (a
+	// runaway tool output, a file of NUL bytes with no line break) is
+	// skipped, scanned through rather than held, and reported.
+	maxLine = 32 << 20
+	// maxWhole is the largest transcript in a one-document format (a JSON
+	// array or object, Markdown) the index reads whole.
+	maxWhole = 256 << 20
+)
+
 // tracked is the index entry of one transcript file. Its mutex serializes
 // updates of that file; readers use snap without locking.
+//
+// Every entry keeps what its codec needs to go on appending, its messages'
+// counts and the byte offsets of its lines: an append costs what it adds,
+// whatever the file's size. A hot entry also keeps every message's parts
+// and their counts, for dry-run savings and compaction jobs; the others
+// are trimmed (format.Trimmer) to what appends need. No entry keeps the
+// file's bytes.
 type tracked struct {
 	path string
 	snap atomic.Pointer[Snapshot]
@@ -37,6 +57,9 @@ type tracked struct {
 	// messages are unchanged since the previous snapshot.
 	counts []tokens.Count
 	same   int
+	// parts[i][j] is the count of t.Messages[i].Parts[j] while hot (nil
+	// for a message counted from the cache as a whole); nil when trimmed.
+	parts [][]int
 	// countedWith is the ID of the counter that produced counts: when the
 	// transcript's model changes how messages count, every count is redone.
 	countedWith string
@@ -57,11 +80,25 @@ type tracked struct {
 	scanned    int64
 	lineStarts []int64
 	seq        uint64
+	// rawFrom is the first record that may still hold its bytes (records
+	// before it were dropped after counting).
+	rawFrom int
+	// trimmed is how many leading messages have lost their parts.
+	trimmed int
+	// skip is a line too long to read, being scanned through.
+	skip *longLine
+	// long are the lines skipped so far, for the snapshot's status.
+	long []longLine
 	// bytesRead counts source bytes read for this file since tracking began
 	// (full reads and tails), for the O(appended bytes) checks.
 	bytesRead atomic.Int64
-	// parsed mirrors t != nil for lock-free stats.
-	parsed atomic.Bool
+	// parsed mirrors t != nil; hot says t holds every message's parts.
+	parsed, hot atomic.Bool
+	// wantHot asks the next full parse to keep every message's parts.
+	wantHot atomic.Bool
+	// overhead is what the source of this file (a fork compactd wrote)
+	// held beyond its transcript, looked up on every full parse.
+	overhead int
 	// savingsFor is the Seq the current savings were computed for.
 	savingsFor uint64
 	opened     atomic.Bool
@@ -69,18 +106,75 @@ type tracked struct {
 	lastChange atomic.Int64
 }
 
+// longLine is a line longer than maxLine: from its first byte, through the
+// bytes scanned so far (all NUL while nul).
+type longLine struct {
+	from, to int64
+	nul      bool
+	done     bool // its newline was found
+}
+
+func (l longLine) String() string {
+	what := "a line"
+	if l.nul {
+		what = "a run of NUL bytes (a preallocated or sparse file?)"
+	}
+	end := "with no line break yet"
+	if l.done {
+		end = "up to its line break"
+	}
+	return fmt.Sprintf("%s of %s at byte %d, %s, is longer than the %s a line may be; it is left out of the gauge",
+		what, sizeText(l.to-l.from), l.from, end, sizeText(maxLine))
+}
+
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%d MB", n>>20)
+	default:
+		return fmt.Sprintf("%d KB", n>>10)
+	}
+}
+
+// position is where the next read starts: after what the codec consumed,
+// or after what was scanned of a long line being skipped.
+func (tr *tracked) position() int64 {
+	if tr.skip != nil {
+		return tr.skip.to
+	}
+	return tr.t.Size
+}
+
 // evict drops the parsed transcript, keeping the snapshot: hovers and
-// gauges still work; the next change re-parses the file. It reports
-// whether it did (an entry being updated is left alone).
+// gauges still work; the next change re-parses the file. Entries whose
+// codec can trim are trimmed instead (see trim). It reports whether it
+// did (an entry being updated is left alone).
 func (tr *tracked) evict() bool {
 	if !tr.mu.TryLock() {
 		return false // being updated: it is in use
 	}
 	defer tr.mu.Unlock()
-	tr.t, tr.counts, tr.same, tr.stats, tr.countedWith = nil, nil, 0, transcript.Stats{}, ""
+	if tr.t != nil {
+		if trimmer, ok := tr.codec.(format.Trimmer); ok && !sourcefile.Compressed(tr.path) {
+			tr.trim(trimmer)
+			return true
+		}
+	}
+	tr.t, tr.counts, tr.parts, tr.same, tr.stats, tr.countedWith = nil, nil, nil, 0, transcript.Stats{}, ""
+	tr.skip, tr.long = nil, nil
 	tr.tally = gauge.Tally{}
 	tr.parsed.Store(false)
+	tr.hot.Store(false)
 	return true
+}
+
+// trim lets go of every message's parts but what appends need. tr.mu is held.
+func (tr *tracked) trim(trimmer format.Trimmer) {
+	tr.trimmed = max(tr.trimmed, trimmer.Trim(tr.t, len(tr.t.Messages)))
+	tr.parts = nil
+	tr.hot.Store(false)
 }
 
 // errNotTranscript marks files that no codec recognizes.
@@ -106,9 +200,17 @@ func (tr *tracked) update(ix *indexer) (changed bool, err error) {
 		}
 		return tr.fullParse(ix, fi)
 	}
-	if tr.t != nil && ino == tr.ino && size >= tr.t.Size {
-		if size == tr.t.Size {
+	if tr.t != nil && ino == tr.ino && size >= tr.position() {
+		if size == tr.position() {
 			return false, nil
+		}
+		if trimmer, ok := tr.codec.(format.Trimmer); ok {
+			changed, err := tr.follow(ix, trimmer, fi)
+			if errors.Is(err, format.ErrTrimmed) {
+				ix.log.Debug("append needs trimmed content, re-parsing", "path", tr.path, "err", err)
+				return tr.fullParse(ix, fi)
+			}
+			return changed, err
 		}
 		if app, ok := tr.codec.(format.Appender); ok {
 			return tr.appendTail(ix, app, fi)
@@ -117,15 +219,192 @@ func (tr *tracked) update(ix *indexer) (changed bool, err error) {
 	return tr.fullParse(ix, fi)
 }
 
-// appendTail reads only the bytes after what was consumed and hands them
-// to the codec's Append: the cost is proportional to what was appended.
-func (tr *tracked) appendTail(ix *indexer, app format.Appender, fi fs.FileInfo) (bool, error) {
+// follow reads the file from where the entry stands to its end, in
+// bounded pieces, and hands each piece's complete lines to the codec.
+// tr.t is the transcript so far. The cost is what was appended.
+func (tr *tracked) follow(ix *indexer, trimmer format.Trimmer, fi fs.FileInfo) (bool, error) {
 	f, err := os.Open(tr.path)
 	if err != nil {
 		return false, fmt.Errorf("open %s: %w", tr.path, err)
 	}
 	defer f.Close()
+	pos := tr.position()
+	if _, err := f.Seek(pos, io.SeekStart); err != nil {
+		return false, fmt.Errorf("read %s at %d: %w", tr.path, pos, err)
+	}
+	return tr.stream(ix, trimmer, io.LimitReader(f, fi.Size()-pos), pos, fi)
+}
+
+// stream reads r, which continues the file at byte pos, in pieces of
+// readChunk bytes (a line that needs more is read on, up to maxLine),
+// appending each piece's complete lines to tr.t. A line longer than
+// maxLine is scanned through, never held, and reported.
+func (tr *tracked) stream(ix *indexer, trimmer format.Trimmer, r io.Reader, pos int64, fi fs.FileInfo) (changed bool, err error) {
+	var buf, spare []byte
+	eof := false
+	for {
+		for len(buf) > 0 {
+			if tr.skip != nil {
+				buf = tr.skipThrough(buf)
+				changed = true
+				if tr.skip.done {
+					tr.endSkip()
+					pos = tr.t.Size
+				}
+				continue
+			}
+			// Only the first line can be long: it may carry over from
+			// earlier pieces; the others fit in one.
+			first := bytes.IndexByte(buf, '\n')
+			if first >= maxLine || (first < 0 && len(buf) >= maxLine) {
+				tr.skip = &longLine{from: pos, to: pos, nul: true}
+				continue
+			}
+			if first < 0 {
+				break // a partial line: read on
+			}
+			nl := bytes.LastIndexByte(buf, '\n')
+			nt, err := trimmer.Append(tr.t, buf[:nl+1])
+			if err != nil {
+				return changed, err
+			}
+			consumed := nt.Size - pos
+			if consumed <= 0 || consumed > int64(nl+1) {
+				return changed, fmt.Errorf("the %s codec consumed %d of %d bytes of complete lines at byte %d", trimmer.Format(), consumed, nl+1, pos)
+			}
+			tr.absorb(ix, nt, buf[:consumed], pos)
+			changed = true
+			pos = nt.Size
+			buf = buf[consumed:]
+		}
+		if eof {
+			break
+		}
+		// Read the next piece after what is left of this one. The codec
+		// copies what it keeps, so an emptied buffer is reused.
+		var next []byte
+		if len(buf) == 0 && cap(spare) >= readChunk {
+			next = spare[:0]
+		} else {
+			next = make([]byte, len(buf), len(buf)+readChunk)
+			copy(next, buf)
+			if len(buf) == 0 {
+				spare = next
+			}
+		}
+		n, rerr := io.ReadFull(r, next[len(next):cap(next)])
+		tr.bytesRead.Add(int64(n))
+		buf = next[:len(next)+n]
+		switch {
+		case rerr == io.EOF || rerr == io.ErrUnexpectedEOF:
+			eof = true
+		case rerr != nil:
+			return changed, fmt.Errorf("read %s: %w", tr.path, rerr)
+		}
+	}
+	if changed {
+		return true, tr.finish(ix, fi)
+	}
+	return false, nil
+}
+
+// skipThrough scans b, the next bytes of the long line tr.skip, up to its
+// newline, and returns what follows it.
+func (tr *tracked) skipThrough(b []byte) []byte {
+	l := tr.skip
+	i := bytes.IndexByte(b, '\n')
+	seen := b
+	if i >= 0 {
+		seen = b[:i]
+	}
+	if l.nul && len(bytes.Trim(seen, "\x00")) > 0 {
+		l.nul = false
+	}
+	if i < 0 {
+		l.to += int64(len(b))
+		return nil
+	}
+	l.to += int64(i + 1)
+	l.done = true
+	return b[i+1:]
+}
+
+// endSkip resumes after the long line tr.skip, whose newline was found:
+// the codec goes on from there, never having seen it.
+func (tr *tracked) endSkip() {
+	l := *tr.skip
+	next := *tr.t
+	next.Size = l.to
+	tr.t = &next
+	tr.lineStarts, tr.scanned = scanLines(tr.lineStarts, []byte{'\n'}, l.to-1)
+	tr.long = append(tr.long, l)
+	tr.skip = nil
+}
+
+// absorb takes nt, the transcript after data (the source's bytes from pos
+// on) was appended: carries the figures forward, counts what changed,
+// drops what the index need not keep.
+func (tr *tracked) absorb(ix *indexer, nt *transcript.Transcript, data []byte, pos int64) {
+	if skip := tr.scanned - pos; skip >= 0 && skip <= int64(len(data)) {
+		tr.lineStarts, tr.scanned = scanLines(tr.lineStarts, data[skip:], tr.scanned)
+	}
+	same := unchangedPrefix(tr.t, tr.counts, nt)
+	tr.stats = tr.stats.Advance(tr.t.Messages, nt.Messages, same)
+	tr.recount(ix, same, nt)
+	// The records before this piece were counted; their bytes are not
+	// needed again (a message they continue is counted from its parts).
+	oldLen := len(tr.t.Records)
+	for i := tr.rawFrom; i < min(oldLen, len(nt.Records)); i++ {
+		nt.Records[i].Raw = nil
+	}
+	tr.rawFrom = oldLen
+	tr.t = nt
+	if same < tr.trimmed {
+		tr.trimmed = same // a new message list (a compaction replaced the history)
+	}
+	if !tr.hot.Load() {
+		if trimmer, ok := tr.codec.(format.Trimmer); ok {
+			tr.trim(trimmer)
+		}
+	}
+}
+
+// finish publishes the entry after a read. The records it keeps bytes of
+// are the last message's (whose count a later line may change, and which
+// the message cache keys by its bytes), copied out of the read buffer so
+// that the buffer can go.
+func (tr *tracked) finish(ix *indexer, fi fs.FileInfo) error {
+	t := tr.t
+	keepFrom := len(t.Records)
+	if n := len(t.Messages); n > 0 && len(t.Messages[n-1].Records) > 0 {
+		keepFrom = min(keepFrom, max(t.Messages[n-1].Records[0], 0))
+	}
+	for i := tr.rawFrom; i < len(t.Records); i++ {
+		if i < keepFrom {
+			t.Records[i].Raw = nil
+		} else if t.Records[i].Raw != nil {
+			t.Records[i].Raw = bytes.Clone(t.Records[i].Raw)
+		}
+	}
+	tr.rawFrom = keepFrom
+	tr.parsed.Store(true)
+	tr.publish(ix, fi)
+	return nil
+}
+
+// appendTail reads only the bytes after what was consumed and hands them
+// to the codec's Append: the cost is proportional to what was appended.
+// It serves codecs that cannot trim (their transcripts are held whole).
+func (tr *tracked) appendTail(ix *indexer, app format.Appender, fi fs.FileInfo) (bool, error) {
 	from := tr.t.Size
+	if fi.Size()-from > maxLine {
+		return tr.fullParse(ix, fi)
+	}
+	f, err := os.Open(tr.path)
+	if err != nil {
+		return false, fmt.Errorf("open %s: %w", tr.path, err)
+	}
+	defer f.Close()
 	tail := make([]byte, fi.Size()-from)
 	n, err := f.ReadAt(tail, from)
 	if err != nil && !errors.Is(err, io.EOF) {
@@ -156,6 +435,20 @@ func (tr *tracked) appendTail(ix *indexer, app format.Appender, fi fs.FileInfo) 
 	return true, nil
 }
 
+// reset forgets everything parsed, before a full parse, and looks up
+// again what the file's source held beyond it (a fork's overhead).
+func (tr *tracked) reset(ix *indexer, codec format.Codec, fi fs.FileInfo) {
+	tr.codec, tr.ino, tr.fileSize, tr.fileMod = codec, inodeOf(fi), fi.Size(), fi.ModTime()
+	tr.overhead = 0
+	if ix.overhead != nil {
+		tr.overhead, _ = ix.overhead(tr.path)
+	}
+	tr.lineStarts, tr.scanned = scanLines(nil, nil, 0)
+	tr.rawFrom, tr.trimmed, tr.skip, tr.long = 0, 0, nil, nil
+	tr.stats = transcript.StatsOf(nil)
+	tr.hot.Store(tr.wantHot.Load())
+}
+
 func (tr *tracked) fullParse(ix *indexer, fi fs.FileInfo) (bool, error) {
 	codec := tr.codec
 	compressed := sourcefile.Compressed(tr.path)
@@ -173,6 +466,12 @@ func (tr *tracked) fullParse(ix *indexer, fi fs.FileInfo) (bool, error) {
 		}
 		codec = c
 	}
+	if trimmer, ok := codec.(format.Trimmer); ok {
+		return tr.streamParse(ix, trimmer, fi)
+	}
+	if fi.Size() > maxWhole {
+		return false, fmt.Errorf("%s is %s, more than the %s compactd reads of a %s transcript", tr.path, sizeText(fi.Size()), sizeText(maxWhole), codec.Format())
+	}
 	data, err := sourcefile.ReadFile(tr.path)
 	if err != nil {
 		return false, fmt.Errorf("read %s: %w", tr.path, err)
@@ -186,14 +485,62 @@ func (tr *tracked) fullParse(ix *indexer, fi fs.FileInfo) (bool, error) {
 	if old != nil && old.Format != nt.Format {
 		old, oldCounts = nil, nil
 	}
-	tr.codec, tr.ino, tr.fileSize, tr.fileMod = codec, inodeOf(fi), fi.Size(), fi.ModTime()
+	tr.reset(ix, codec, fi)
+	tr.hot.Store(true) // held whole: these codecs cannot trim
 	tr.lineStarts, tr.scanned = scanLines(nil, data, 0)
 	tr.stats = transcript.StatsOf(nt.Messages)
 	tr.recount(ix, unchangedPrefix(old, oldCounts, nt), nt)
 	tr.t = nt
+	tr.rawFrom = len(nt.Records)
 	tr.parsed.Store(true)
 	tr.publish(ix, fi)
 	return true, nil
+}
+
+// streamParse reads the whole file in pieces from an empty transcript.
+func (tr *tracked) streamParse(ix *indexer, trimmer format.Trimmer, fi fs.FileInfo) (bool, error) {
+	r, err := sourcefile.Open(tr.path)
+	if err != nil {
+		return false, fmt.Errorf("open %s: %w", tr.path, err)
+	}
+	defer r.Close()
+	empty, err := trimmer.Append(nil, nil)
+	if err != nil {
+		return false, fmt.Errorf("parse %s as %s: %w", tr.path, trimmer.Format(), err)
+	}
+	tr.reset(ix, trimmer, fi)
+	tr.t, tr.counts, tr.parts, tr.same = empty, nil, nil, 0
+	_, err = tr.stream(ix, trimmer, r, 0, fi)
+	if errors.Is(err, format.ErrTrimmed) && !tr.hot.Load() {
+		// The active branch moved back into trimmed history further down
+		// the file (a rewind): read it again keeping every part.
+		tr.wantHot.Store(true)
+		defer tr.wantHot.Store(false)
+		return tr.streamParse(ix, trimmer, fi)
+	}
+	if err != nil {
+		return false, fmt.Errorf("parse %s as %s: %w", tr.path, trimmer.Format(), err)
+	}
+	if n := len(tr.t.Records); n > 0 && tr.t.Skipped == n {
+		return false, fmt.Errorf("%w: no line of %s is a %s record", errNotTranscript, tr.path, trimmer.Format())
+	}
+	// Growing by appends left the lists up to twice their length.
+	t := *tr.t
+	t.Records = tight(t.Records)
+	t.Messages = tight(t.Messages)
+	tr.t = &t
+	tr.parsed.Store(true)
+	tr.publish(ix, fi)
+	return true, nil
+}
+
+// tight returns s in an array with room for an eighth more, when its
+// own has much more.
+func tight[T any](s []T) []T {
+	if cap(s) <= len(s)+len(s)/4 {
+		return s
+	}
+	return append(make([]T, 0, len(s)+len(s)/8), s...)
 }
 
 // publish builds and installs a new snapshot from the entry's state.
@@ -209,9 +556,9 @@ func (tr *tracked) publish(ix *indexer, fi fs.FileInfo) {
 }
 
 // rebuild re-derives the snapshot (new settings) without touching the
-// file. When the model setting changed, an evicted entry's counts may be
-// for another encoding or image pricing: it reports reread, and the
-// caller has the file read again.
+// file. When the model setting changed, an evicted or trimmed entry's
+// counts may be for another encoding or image pricing: it reports reread,
+// and the caller has the file read again.
 func (tr *tracked) rebuild(ix *indexer, modelChanged bool) (reread bool) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
@@ -227,6 +574,13 @@ func (tr *tracked) rebuild(ix *indexer, modelChanged bool) (reread bool) {
 		return modelChanged
 	}
 	if ix.counterFor(tr.t, tr.stats).ID() != tr.countedWith {
+		if tr.trimmed > 0 {
+			// The parts to count again are gone: read the file again.
+			tr.snap.Store(prev.withSettings(ix.settings(), tr.seq))
+			tr.t = nil
+			tr.parsed.Store(false)
+			return true
+		}
 		tr.recount(ix, 0, tr.t)
 	}
 	s := buildSnapshot(tr, ix, ix.settings(), prev.Size)
@@ -237,7 +591,7 @@ func (tr *tracked) rebuild(ix *indexer, modelChanged bool) (reread bool) {
 
 func buildSnapshot(tr *tracked, ix *indexer, set Settings, size int64) *Snapshot {
 	t := tr.t
-	opts := gauge.Options{Model: set.Model, ContextWindow: set.ContextWindow, Registry: ix.registry, Warn: set.WarnRatio, Critical: set.CriticalRatio, Stats: &tr.stats}
+	opts := gauge.Options{Model: set.Model, ContextWindow: set.ContextWindow, Registry: ix.registry, Warn: set.WarnRatio, Critical: set.CriticalRatio, Stats: &tr.stats, Overhead: tr.overhead}
 	if opts.ContextWindow == 0 && len(set.Windows) > 0 {
 		opts.ContextWindow = longestPrefix(set.Windows, gauge.Resolve(t, opts).Model)
 	}
@@ -251,9 +605,13 @@ func buildSnapshot(tr *tracked, ix *indexer, set Settings, size int64) *Snapshot
 	s := &Snapshot{
 		Path: tr.path, Format: t.Format, Model: g.Model, Window: g.ContextWindow,
 		Tokens: g.Tokens, Ratio: g.Ratio, Level: Level(g.Level), Source: string(g.Source), Approx: g.Approx,
-		UpdatedAt: time.Now(), Size: size, Messages: len(t.Messages), Problems: t.Skipped,
+		UpdatedAt: time.Now(), Size: size, Messages: len(t.Messages), Problems: t.Skipped + len(tr.long),
 		Seq: tr.seq, lineStarts: tr.lineStarts, naturalWindow: natural,
 	}
+	if tr.skip != nil {
+		s.Problems++
+	}
+	s.Status = tr.status()
 	if g.ContextWindow > 0 {
 		s.AutoCompactAt = float64(g.AutoCompactAt) / float64(g.ContextWindow)
 		s.CriticalAt = float64(g.CriticalAt) / float64(g.ContextWindow)
@@ -261,6 +619,20 @@ func buildSnapshot(tr *tracked, ix *indexer, set Settings, size int64) *Snapshot
 	s.Turns = turnInfos(tr, s)
 	s.Insight = insightOf(tr, ix, set, g, s.Turns)
 	return s
+}
+
+// status says in one sentence what the index could not read, "" when it
+// read everything.
+func (tr *tracked) status() string {
+	switch {
+	case tr.skip != nil:
+		return "compactd stopped reading at " + tr.skip.String() + "."
+	case len(tr.long) == 1:
+		return "Skipped " + tr.long[0].String() + "."
+	case len(tr.long) > 1:
+		return fmt.Sprintf("Skipped %d lines longer than the %s a line may be (the first: %s).", len(tr.long), sizeText(maxLine), tr.long[0].String())
+	}
+	return ""
 }
 
 // turnInfos builds the per-turn figures, reusing the previous snapshot's
@@ -312,6 +684,9 @@ func turnInfos(tr *tracked, s *Snapshot) []TurnInfo {
 		ti.Cumulative = cum
 		ti.StartLine = s.LineOf(ti.StartByte)
 		ti.Prompt = promptOf(&t.Messages[tu.Start])
+		if ti.Prompt == "" && t.Messages[tu.Start].Parts == nil && i < len(prev) && prev[i].startMsg == tu.Start {
+			ti.Prompt = prev[i].Prompt // the turn's first message was trimmed
+		}
 		out = append(out, ti)
 	}
 	return out
@@ -376,6 +751,8 @@ type indexer struct {
 	tokenized atomic.Int64
 	// puts carries new message counts to writeCache; nil writes inline.
 	puts chan cachePut
+	// overhead looks up a fork's inherited overhead (Options.Overhead).
+	overhead func(path string) (int, bool)
 }
 
 type cachePut struct {
@@ -430,7 +807,7 @@ func unchangedPrefix(old *transcript.Transcript, oldCounts []tokens.Count, nt *t
 		// of that prefix is found by binary search: an append to a
 		// 200 MB transcript does not walk its 100k messages.
 		n := min(len(old.Messages), len(nt.Messages), len(oldCounts))
-		return sort.Search(n, func(i int) bool { return !sameMessage(&old.Messages[i], &nt.Messages[i]) })
+		return sort.Search(n, func(i int) bool { return !sameMessage(old, &old.Messages[i], nt, &nt.Messages[i]) })
 	}
 	return 0
 }
@@ -444,13 +821,19 @@ func (tr *tracked) recount(ix *indexer, same int, nt *transcript.Transcript) {
 	if c.ID() != tr.countedWith {
 		same = 0
 	}
-	tr.counts = ix.recount(c, tr.counts, same, nt)
+	hot := tr.hot.Load()
+	var parts [][]int
+	tr.counts, parts = ix.recount(c, tr.counts, same, nt, hot)
+	if hot {
+		tr.parts = append(tr.parts[:min(same, len(tr.parts))], parts...)
+	}
 	tr.same, tr.countedWith = same, c.ID()
 }
 
 // recount returns per-message counts for nt, keeping oldCounts' first
-// same and counting the rest with c on every core.
-func (ix *indexer) recount(c *tokens.Counter, oldCounts []tokens.Count, same int, nt *transcript.Transcript) (counts []tokens.Count) {
+// same and counting the rest with c on every core, and, when withParts,
+// the parts' counts of the messages it counted.
+func (ix *indexer) recount(c *tokens.Counter, oldCounts []tokens.Count, same int, nt *transcript.Transcript, withParts bool) (counts []tokens.Count, parts [][]int) {
 	// Only the entry's own updates touch oldCounts (snapshots copy what
 	// they need), so the unchanged prefix is extended in place.
 	if same > 0 {
@@ -459,7 +842,17 @@ func (ix *indexer) recount(c *tokens.Counter, oldCounts []tokens.Count, same int
 		counts = make([]tokens.Count, len(nt.Messages))
 	}
 	rest := nt.Messages[same:]
-	count := func(i int) { counts[same+i] = ix.countMessage(c, nt, &rest[i]) }
+	if withParts {
+		parts = make([][]int, len(rest))
+	}
+	from := len(nt.Messages) - len(rest)
+	count := func(i int) {
+		var p []int
+		counts[from+i], p = ix.countMessage(c, nt, &rest[i], withParts)
+		if withParts {
+			parts[from-same+i] = p
+		}
+	}
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(rest)/64))
 	if workers <= 1 {
 		for i := range rest {
@@ -478,50 +871,95 @@ func (ix *indexer) recount(c *tokens.Counter, oldCounts []tokens.Count, same int
 		}
 		wg.Wait()
 	}
-	return counts
+	return counts, parts
 }
 
 // countMessage counts one message, through the message cache when there
 // is one: keyed by the message's on-disk bytes, so a restart (with the
 // store-backed cache) hands nothing to the BPE, not even short texts the
-// counter's own cache skips.
-func (ix *indexer) countMessage(c *tokens.Counter, t *transcript.Transcript, m *transcript.Message) tokens.Count {
+// counter's own cache skips. With withParts, a message it counts is
+// counted part by part (the parts' texts still go through the counter's
+// cache) and the parts' counts returned.
+func (ix *indexer) countMessage(c *tokens.Counter, t *transcript.Transcript, m *transcript.Message, withParts bool) (tokens.Count, []int) {
+	key, keyed := ix.messageKey(c, t, m)
+	if keyed {
+		if n, ok := ix.cache.Get(key); ok {
+			return n, nil // its parts' counts, when asked for, are unknown
+		}
+	}
+	ix.tokenized.Add(1)
+	var n tokens.Count
+	var parts []int
+	if withParts {
+		n = tokens.Count{N: tokens.MessageOverhead}
+		parts = make([]int, len(m.Parts))
+		for j := range m.Parts {
+			pc := c.CountPart(&m.Parts[j])
+			parts[j] = pc.N
+			n = n.Add(pc)
+		}
+	} else {
+		n = c.CountMessage(m)
+	}
+	if keyed {
+		ix.put(key, n)
+	}
+	return n, parts
+}
+
+// messageKey is the cache key of m's count: the hash of its records'
+// bytes. ok is false without a cache, or when a record's bytes were
+// already dropped (a message continued after its first lines were read).
+func (ix *indexer) messageKey(c *tokens.Counter, t *transcript.Transcript, m *transcript.Message) (key tokens.Key, ok bool) {
 	if ix.cache == nil || len(m.Records) == 0 {
-		ix.tokenized.Add(1)
-		return c.CountMessage(m)
+		return key, false
 	}
 	h := sha256.New()
 	for _, r := range m.Records {
-		if r >= 0 && r < len(t.Records) {
-			h.Write(t.Records[r].Raw)
-			h.Write([]byte{'\n'})
+		if r < 0 || r >= len(t.Records) {
+			continue
 		}
+		if t.Records[r].Raw == nil {
+			return key, false
+		}
+		h.Write(t.Records[r].Raw)
+		h.Write([]byte{'\n'})
 	}
 	fmt.Fprintf(h, "%d", len(m.Parts))
 	// The version names how codecs decode a message into parts: v2 since
 	// Claude Code content blocks decode as the Messages API's do (MCP and
 	// server tool results counted). Bump it when that changes again, so a
 	// store's cached counts are not reused for other parts.
-	key := tokens.Key{Encoding: c.ID() + "/message/v2"}
+	key = tokens.Key{Encoding: c.ID() + "/message/v2"}
 	h.Sum(key.Sum[:0])
-	if n, ok := ix.cache.Get(key); ok {
-		return n
-	}
-	ix.tokenized.Add(1)
-	n := c.CountMessage(m)
-	ix.put(key, n)
-	return n
+	return key, true
 }
 
-// sameMessage reports whether b is a at a later parse: the same records
-// and parts. Claude Code grows a message line by line, so the record list
-// is compared, not just its first element.
-func sameMessage(a, b *transcript.Message) bool {
+// sameMessage reports whether message b of nt is message a of old at a
+// later parse: the same records holding the same bytes, the same parts and
+// the same reported usage. Comparing the bytes, not only where they sit,
+// matters for agents that rewrite the whole file (Cline, jp, Gemini CLI's
+// .json, trajectories): a message keeps its index, id and part count while
+// its content grows. Claude Code grows a message line by line, so the
+// record list is compared, not just its first element.
+func sameMessage(old *transcript.Transcript, a *transcript.Message, nt *transcript.Transcript, b *transcript.Message) bool {
 	if len(a.Records) != len(b.Records) || len(a.Parts) != len(b.Parts) || a.ID != b.ID {
 		return false
 	}
-	if len(a.Records) > 0 && (a.Records[0] != b.Records[0] || a.Records[len(a.Records)-1] != b.Records[len(b.Records)-1]) {
+	if (a.Usage == nil) != (b.Usage == nil) || a.Usage != nil && *a.Usage != *b.Usage {
 		return false
+	}
+	for k := range a.Records {
+		ra, rb := a.Records[k], b.Records[k]
+		if ra < 0 || rb < 0 || ra >= len(old.Records) || rb >= len(nt.Records) {
+			if ra != rb {
+				return false
+			}
+			continue
+		}
+		if !bytes.Equal(old.Records[ra].Raw, nt.Records[rb].Raw) {
+			return false
+		}
 	}
 	return true
 }

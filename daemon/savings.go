@@ -3,8 +3,10 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/compactd/compactd/compaction/gauge"
@@ -13,27 +15,51 @@ import (
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
+// SavingsInput is what dry-run savings are estimated from.
+type SavingsInput struct {
+	Transcript *transcript.Transcript
+	// Parts are the counts of Transcript's parts the index already has
+	// (Parts[i][j] for Messages[i].Parts[j]; a nil row is a message it
+	// counted whole), counted with Counter; nil when it has none.
+	Parts   [][]int
+	Counter *tokens.Counter
+	// Strategies are the ones to estimate, KeepLast and Window their
+	// options.
+	Strategies []string
+	KeepLast   int
+	Window     int
+}
+
 // SavingsFunc estimates, without writing anything, how many tokens each
-// strategy would save on t. Strategies it cannot estimate are left out of
-// the map and explained in the error.
-type SavingsFunc func(ctx context.Context, t *transcript.Transcript, strategies []string, keepLast, window int) (map[string]int, error)
+// strategy would save. Strategies it cannot estimate are left out of the
+// map and explained in the error.
+type SavingsFunc func(ctx context.Context, in SavingsInput) (map[string]int, error)
 
 // StrategySavings is the SavingsFunc backed by the real pipeline: one
-// strategy.Run per strategy, counting with the counter for t's model from
-// counters, as a compaction of t would.
+// strategy.Run per strategy, counting with in.Counter (else the counter
+// for the transcript's model from counters), as a compaction would, and
+// reusing the index's part counts so nothing is counted twice.
 func StrategySavings(counters *tokens.CounterSet) SavingsFunc {
-	return func(ctx context.Context, t *transcript.Transcript, strategies []string, keepLast, window int) (map[string]int, error) {
-		c, err := counters.For(gauge.Resolve(t, gauge.Options{}).Info)
+	return func(ctx context.Context, in SavingsInput) (map[string]int, error) {
+		t := in.Transcript
+		c := in.Counter
+		if c == nil {
+			var err error
+			if c, err = counters.For(gauge.Resolve(t, gauge.Options{}).Info); err != nil {
+				return nil, err
+			}
+		}
+		counts, err := knownCounts(ctx, t, c, in.Parts)
 		if err != nil {
 			return nil, err
 		}
 		out := map[string]int{}
 		var failed []string
-		for _, name := range strategies {
+		for _, name := range in.Strategies {
 			if ctx.Err() != nil {
 				return out, ctx.Err()
 			}
-			_, rep, err := strategy.Run(ctx, t, c, strategy.Options{Strategies: []string{name}, KeepLast: keepLast, Window: window})
+			_, rep, err := strategy.Run(ctx, t, c, strategy.Options{Strategies: []string{name}, KeepLast: in.KeepLast, Window: in.Window, Counts: counts, NoRetention: true})
 			if err != nil || rep == nil {
 				failed = append(failed, fmt.Sprintf("%s: %v", name, err))
 				continue
@@ -47,16 +73,55 @@ func StrategySavings(counters *tokens.CounterSet) SavingsFunc {
 	}
 }
 
+// knownCounts completes the index's part counts (counting the messages it
+// counted whole) into strategy.Counts; without them it counts every part.
+func knownCounts(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, parts [][]int) (*strategy.Counts, error) {
+	if len(parts) != len(t.Messages) {
+		return strategy.CountTranscript(ctx, t, c)
+	}
+	full := make([][]int, len(parts))
+	for i, row := range parts {
+		m := &t.Messages[i]
+		if row != nil && len(row) == len(m.Parts) {
+			full[i] = row
+			continue
+		}
+		if i%256 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		full[i] = make([]int, len(m.Parts))
+		for j := range m.Parts {
+			full[i][j] = c.Part(&m.Parts[j])
+		}
+	}
+	return strategy.NewCounts(t, c, full)
+}
+
 // savingsWorker computes dry-run savings in the background, one file at a
 // time, once a file has been quiet for a while: never on the hover path,
-// and not once per appended line.
+// and not once per appended line. A newer change to the file cancels the
+// run under way; a run that took long waits longer before the next, so
+// the estimates never take more than a share of the machine; commands
+// (compaction jobs) go first.
 type savingsWorker struct {
-	d       *Daemon
-	fn      SavingsFunc
+	d  *Daemon
+	fn SavingsFunc
+
 	mu      sync.Mutex
 	pending map[string]time.Time
+	// notBefore holds back the next run of a path whose last run was long.
+	notBefore map[string]time.Time
+	// running is the path being computed and how to cancel it.
+	running string
+	cancel  context.CancelFunc
 	wake    chan struct{}
+	// jobs counts commands running: the worker waits while any does.
+	jobs atomic.Int32
 }
+
+// backoff is how many times its own duration a run keeps the next run of
+// the same transcript waiting: estimates take at most a third of a core.
+const backoff = 2
 
 func newSavingsWorker(d *Daemon) *savingsWorker {
 	fn := d.opts.Savings
@@ -64,7 +129,7 @@ func newSavingsWorker(d *Daemon) *savingsWorker {
 		// Counters of their own, so the index's counters measure indexing alone.
 		fn = StrategySavings(newCounterSet(d.opts.CountCache))
 	}
-	return &savingsWorker{d: d, fn: fn, pending: map[string]time.Time{}, wake: make(chan struct{}, 1)}
+	return &savingsWorker{d: d, fn: fn, pending: map[string]time.Time{}, notBefore: map[string]time.Time{}, wake: make(chan struct{}, 1)}
 }
 
 func (w *savingsWorker) schedule(path string) {
@@ -73,10 +138,36 @@ func (w *savingsWorker) schedule(path string) {
 	}
 	w.mu.Lock()
 	w.pending[path] = time.Now()
+	if w.running == path && w.cancel != nil {
+		w.cancel() // its figures would be for content already gone
+	}
 	w.mu.Unlock()
+	w.poke()
+}
+
+func (w *savingsWorker) poke() {
 	select {
 	case w.wake <- struct{}{}:
 	default:
+	}
+}
+
+// jobStarted holds the estimates back while a command runs, cancelling
+// the one under way (it is scheduled again); the returned func ends that.
+func (w *savingsWorker) jobStarted() func() {
+	if w == nil {
+		return func() {}
+	}
+	w.jobs.Add(1)
+	w.mu.Lock()
+	if w.cancel != nil {
+		w.pending[w.running] = time.Now()
+		w.cancel()
+	}
+	w.mu.Unlock()
+	return func() {
+		w.jobs.Add(-1)
+		w.poke()
 	}
 }
 
@@ -86,7 +177,10 @@ func (w *savingsWorker) run(ctx context.Context) {
 	defer timer.Stop()
 	scanDone := w.d.scanDone
 	for {
-		path, wait := w.next(delay, scanDone == nil)
+		path, wait := "", time.Duration(0)
+		if w.jobs.Load() == 0 {
+			path, wait = w.next(delay, scanDone == nil)
+		}
 		if path != "" {
 			w.compute(ctx, path)
 			continue
@@ -109,10 +203,7 @@ func (w *savingsWorker) run(ctx context.Context) {
 // the conversation in use gets its figures first), or how long to wait.
 // While the cold scan runs (scanned false) only the conversation in use
 // and transcripts the editor opened get dry runs: the others would take
-// the scan's cores and hold a whole parsed transcript each while the
-// scan drops it from memory, and most are evicted by the time the scan
-// ends (a dry run needs the parsed form, so they get none until they
-// change again).
+// the scan's cores.
 func (w *savingsWorker) next(delay time.Duration, scanned bool) (string, time.Duration) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -124,8 +215,12 @@ func (w *savingsWorker) next(delay time.Duration, scanned bool) (string, time.Du
 		if !scanned && p != active && !w.d.opened(p) {
 			continue
 		}
-		if quiet := now.Sub(at); quiet < delay {
-			if rem := delay - quiet; wait == 0 || rem < wait {
+		ready := at.Add(delay)
+		if nb := w.notBefore[p]; nb.After(ready) {
+			ready = nb
+		}
+		if rem := ready.Sub(now); rem > 0 {
+			if wait == 0 || rem < wait {
 				wait = rem
 			}
 			continue
@@ -145,15 +240,27 @@ func (w *savingsWorker) compute(ctx context.Context, path string) {
 	if tr == nil {
 		return
 	}
-	tr.mu.Lock()
-	t, seq := tr.t, tr.seq
-	snap := tr.snap.Load()
-	tr.mu.Unlock()
-	if t == nil || snap == nil {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w.mu.Lock()
+	w.running, w.cancel = path, cancel
+	w.mu.Unlock()
+	start := time.Now()
+	defer func() {
+		w.d.log.Debug("dry-run savings computed", "path", path, "elapsed", time.Since(start), "canceled", ctx.Err() != nil)
+		w.mu.Lock()
+		w.running, w.cancel = "", nil
+		w.notBefore[path] = time.Now().Add(backoff * time.Since(start))
+		w.mu.Unlock()
+	}()
+
+	in, seq, ok := w.d.savingsInput(tr)
+	if !ok {
 		return
 	}
 	set := w.d.Settings()
-	savings, err := w.fn(ctx, t, set.SavingsStrategies(), set.KeepLast, snap.Window)
+	in.Strategies, in.KeepLast = set.SavingsStrategies(), set.KeepLast
+	savings, err := w.fn(ctx, in)
 	if ctx.Err() != nil {
 		return
 	}
@@ -174,4 +281,49 @@ func (w *savingsWorker) compute(ctx context.Context, path string) {
 	w.d.emit(tr)
 	// A dry run over a large transcript leaves garbage of its size.
 	w.d.freeSoon()
+	w.d.enforceBudget(nil)
+}
+
+// savingsInput is what the estimates for tr start from, and the Seq of the
+// snapshot they are for: a hot entry's parts (a copy of the message and
+// record lists, which appends and trimming change in place), else the
+// file read again whole, held only while the estimates run.
+func (d *Daemon) savingsInput(tr *tracked) (SavingsInput, uint64, bool) {
+	tr.mu.Lock()
+	snap := tr.snap.Load()
+	seq := tr.seq
+	if snap == nil {
+		tr.mu.Unlock()
+		return SavingsInput{}, 0, false
+	}
+	in := SavingsInput{Window: snap.Window}
+	if tr.t != nil && tr.hot.Load() {
+		in.Transcript = readerCopy(tr.t)
+		in.Counter = d.savingsIx.counterFor(tr.t, tr.stats)
+		if in.Counter.ID() == tr.countedWith {
+			in.Parts = slices.Clone(tr.parts)
+		}
+		tr.mu.Unlock()
+		return in, seq, true
+	}
+	tr.mu.Unlock()
+	// Cold: read the file whole into an entry of its own, counted with
+	// the estimates' counters (the index's measure indexing alone).
+	tmp := &tracked{path: tr.path}
+	tmp.wantHot.Store(true)
+	if _, err := tmp.update(d.savingsIx); err != nil || tmp.t == nil {
+		return SavingsInput{}, 0, false
+	}
+	in.Transcript, in.Parts, in.Counter = tmp.t, tmp.parts, d.savingsIx.counterFor(tmp.t, tmp.stats)
+	return in, seq, true
+}
+
+// readerCopy is t for a reader on another goroutine: its message and
+// record lists copied (the index changes their elements in place when it
+// trims and drops bytes), the parts shared (never changed once made).
+func readerCopy(t *transcript.Transcript) *transcript.Transcript {
+	c := *t
+	c.Messages = slices.Clone(t.Messages)
+	c.Records = slices.Clone(t.Records)
+	return &c
 }

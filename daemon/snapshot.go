@@ -42,6 +42,10 @@ type Snapshot struct {
 	SavingsErr     string
 	// Seq grows with every snapshot of the same file.
 	Seq uint64
+	// Status says in one sentence what compactd could not read of the
+	// file (a line too long to hold, a run of NUL bytes), "" when it read
+	// it all. Problems counts those lines with the malformed records.
+	Status string
 	// Insight is what fills the window and what it costs (insight.go).
 	Insight Insight
 

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -358,5 +359,45 @@ func waitGoroutines(t *testing.T, baseline int) {
 			t.Fatalf("%d goroutines left, %d before the session:\n%s", runtime.NumGoroutine(), baseline, buf[:n])
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A client may answer the restore version picker with anything: an empty
+// title once hit strings.Fields(title)[0] and the user read "internal
+// error … index out of range" with the progress never ended. Any title
+// that was not offered restores nothing, says so, and ends the progress.
+func TestRestorePickerAnsweredWithAnything(t *testing.T) {
+	testEnv(t)
+	ws := t.TempDir()
+	path := filepath.Join(ws, "conv.jsonl")
+	writeSession(t, path, ws, 8)
+	u := pathURI(path)
+	c := startServer(t, Options{Jobs: openJobs(t)})
+	c.initialize(ws, nil)
+	if _, err := c.execute(cmdCompact, map[string]any{"uri": u}); err != nil {
+		t.Fatalf("compact: %v", err)
+	}
+	before, _ := os.ReadFile(path)
+	for _, title := range []string{"", "   ", "v999 (never offered)", "\x00"} {
+		c.answer = func(protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
+			return &protocol.MessageActionItem{Title: title}
+		}
+		tokens := len(c.createdTokens())
+		_, err := c.execute(cmdRestore, map[string]any{"uri": u})
+		if err == nil || !strings.Contains(err.Error(), "none of the versions offered") || strings.Contains(err.Error(), "internal error") {
+			t.Errorf("picker answered %q: err = %v; want a refusal naming the versions offered", title, err)
+		}
+		if all := c.createdTokens(); len(all) > tokens {
+			if kinds := c.progressOf(all[len(all)-1]); kinds[len(kinds)-1] != "end" {
+				t.Errorf("picker answered %q: progress %v never ended", title, kinds)
+			}
+		}
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
+		t.Error("a refused restore changed the transcript")
+	}
+	// The server is alive and answers.
+	if _, err := c.execute(cmdHistory, map[string]any{"uri": u}); err != nil {
+		t.Fatalf("history after the picker abuse: %v", err)
 	}
 }

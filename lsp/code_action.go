@@ -27,12 +27,25 @@ func (s *Server) codeAction(ctx context.Context, params json.RawMessage) (any, e
 		}
 	}
 	arg := map[string]any{"uri": string(p.TextDocument.URI)}
+	// Without a store the commands cannot run: a client that shows
+	// disabled actions shows them greyed out with the reason; others get
+	// none (offering them would only lead to an error).
+	var disabled *protocol.CodeActionDisable
+	if s.opts.Jobs == nil {
+		s.mu.Lock()
+		supported := s.client.TextDocument != nil && s.client.TextDocument.CodeAction != nil && s.client.TextDocument.CodeAction.DisabledSupport
+		s.mu.Unlock()
+		if !supported {
+			return actions, nil
+		}
+		disabled = &protocol.CodeActionDisable{Reason: s.jobsUnavailable().Error()}
+	}
 	add := func(title, cmd string, kind protocol.CodeActionKind, diags []protocol.Diagnostic, preferred bool) {
 		if !kindWanted(p.Context.Only, kind) {
 			return
 		}
 		actions = append(actions, protocol.CodeAction{
-			Title: title, Kind: kind, Diagnostics: diags, IsPreferred: preferred,
+			Title: title, Kind: kind, Diagnostics: diags, IsPreferred: preferred && disabled == nil, Disabled: disabled,
 			Command: &protocol.Command{Title: title, Command: cmd, Arguments: []any{arg}},
 		})
 	}

@@ -74,7 +74,7 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 	case !d.Allowed(path):
 		return nil, s.fail(p.Command, fmt.Errorf("refused: %s is outside the workspace and the agents' folders", path))
 	case s.opts.Jobs == nil:
-		return nil, s.fail(p.Command, errors.New("compaction is not available in this build"))
+		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, s.jobsUnavailable().Error())
 	}
 	req := s.jobRequest(path, args.Strategies, args.KeepLast)
 	req.Version, req.From, req.To = args.Version, args.From, args.To
@@ -228,7 +228,14 @@ func (s *Server) pickVersion(ctx context.Context, req daemon.JobRequest) (string
 	if chosen == nil {
 		return "", nil
 	}
-	return strings.Fields(chosen.Title)[0], nil
+	// Only a title that was offered picks a version: a client may answer
+	// with anything, an empty title included.
+	for _, v := range versions {
+		if chosen.Title == v {
+			return strings.Fields(v)[0], nil
+		}
+	}
+	return "", fmt.Errorf("the editor answered the version picker with %q, which is none of the versions offered (%s); nothing was restored — run the command again and pick one", chosen.Title, strings.Join(versions, ", "))
 }
 
 // versionLabels reads version ids (and a label) from a History result,

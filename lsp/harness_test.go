@@ -14,7 +14,6 @@ import (
 	"go.lsp.dev/protocol"
 
 	_ "github.com/compactd/compactd/compaction/format/all"
-	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon"
 )
 
@@ -88,7 +87,7 @@ func startServer(t *testing.T, opts Options) *client {
 
 // noSavings keeps the in-process tests independent of the strategies'
 // speed; the savings path has its own daemon tests.
-func noSavings(ctx context.Context, _ *transcript.Transcript, _ []string, _, _ int) (map[string]int, error) {
+func noSavings(context.Context, daemon.SavingsInput) (map[string]int, error) {
 	return map[string]int{}, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -89,7 +90,7 @@ func (s *Server) initialized(ctx context.Context, _ json.RawMessage) (any, error
 	go s.beginProgress(scan, "compactd: indexing transcripts", false)
 	d, err := daemon.New(daemon.Options{
 		Folders: folders, Env: s.opts.Env, Settings: set, Logger: s.log,
-		CountCache: s.opts.CountCache, Savings: s.opts.Savings,
+		CountCache: s.opts.CountCache, Savings: s.opts.Savings, Overhead: s.opts.Overhead,
 		OnChange: s.onChange,
 		OnScan:   scan.scanReport,
 	})
@@ -108,7 +109,18 @@ func (s *Server) initialized(ctx context.Context, _ json.RawMessage) (any, error
 	s.settings = set
 	s.mu.Unlock()
 	s.log.Info("compactd ready", "folders", folders)
+	if s.opts.Jobs == nil && s.opts.JobsUnavailable != nil {
+		s.showMessage(protocol.MessageTypeWarning, "compactd: %s", s.jobsUnavailable().Error())
+	}
 	return nil, nil
+}
+
+// jobsUnavailable is why the commands that need the store cannot run.
+func (s *Server) jobsUnavailable() error {
+	if s.opts.JobsUnavailable != nil {
+		return fmt.Errorf("compaction, history and restore are unavailable (the gauge keeps working): %w", s.opts.JobsUnavailable)
+	}
+	return errors.New("compaction, history and restore are unavailable: no version store is open (set COMPACTD_STORE or pass --store to compactd serve)")
 }
 
 func (s *Server) shutdown(ctx context.Context, _ json.RawMessage) (any, error) {

@@ -26,6 +26,11 @@ type Options struct {
 	Logger *slog.Logger
 	// Jobs runs compaction commands; nil answers them with an error.
 	Jobs daemon.Jobs
+	// JobsUnavailable says why Jobs is nil (the store cannot be used, and
+	// how to fix it): shown once after initialized, given as the reason
+	// the commands that need the store are disabled, and the answer to
+	// executing one. The gauge works without it.
+	JobsUnavailable error
 	// CountCache remembers per-message counts across restarts (the store's
 	// token cache); nil disables it.
 	CountCache tokens.Cache
@@ -35,6 +40,8 @@ type Options struct {
 	// Settings carries the server's flags (StorePath, LogLevel), which win
 	// over every configuration layer.
 	Settings daemon.Settings
+	// Overhead looks up a fork's inherited overhead (daemon.Options.Overhead).
+	Overhead func(path string) (int, bool)
 	// Savings overrides the dry-run savings function (nil: the pipeline's).
 	Savings daemon.SavingsFunc
 	// ProcessPollInterval is how often the client's processId is checked; 0 means 2 s.

@@ -190,7 +190,7 @@ func TestTranscriptFeatures(t *testing.T) {
 	path := filepath.Join(ws, "sessions", "conv.jsonl")
 	data := writeSession(t, path, ws, 8)
 	u := pathURI(path)
-	c := startServer(t, Options{})
+	c := startServer(t, Options{Jobs: openJobs(t)}) // with a store: the compaction actions are offered
 	// A small window so the session is over the critical point.
 	c.initialize(ws, map[string]any{"compactd": map[string]any{"gauge": map[string]any{"contextWindow": 4000}}})
 

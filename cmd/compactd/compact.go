@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	_ "github.com/compactd/compactd/compaction/format/all" // every codec
 	_ "github.com/compactd/compactd/compaction/format/anthropic"
@@ -19,6 +21,8 @@ import (
 	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon"
 	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/jobs"
 	"github.com/compactd/compactd/daemon/store"
@@ -88,18 +92,37 @@ func newFlagSet(name string, e *env) *flag.FlagSet {
 // openRunner opens the store (--store, else COMPACTD_STORE, else XDG) and
 // returns a job runner on it.
 func openRunner(ctx context.Context, e *env, storeFlag string) (*jobs.Runner, func(), error) {
-	path := storeFlag
-	if path == "" {
-		var err error
-		if path, err = store.DefaultPath(e.getenv); err != nil {
-			return nil, nil, err
-		}
+	path, err := resolveStore(e, storeFlag)
+	if err != nil {
+		return nil, nil, err
 	}
 	s, err := store.Open(ctx, path)
 	if err != nil {
 		return nil, nil, err
 	}
-	return jobs.New(s), func() { s.Close() }, nil
+	var once sync.Once
+	return jobs.New(s), func() { once.Do(func() { s.Close() }) }, nil
+}
+
+// storeRefused says first that the transcript is safe when a writing
+// command could not open its store.
+func storeRefused(transcript string, err error) error {
+	var se *store.StoreError
+	if !errors.As(err, &se) {
+		return err
+	}
+	if abs, aerr := filepath.Abs(transcript); aerr == nil {
+		transcript = abs
+	}
+	return fmt.Errorf("%s is untouched: %w", transcript, err)
+}
+
+// resolveStore is the store's path: --store, else COMPACTD_STORE, else XDG.
+func resolveStore(e *env, storeFlag string) (string, error) {
+	if storeFlag != "" {
+		return storeFlag, nil
+	}
+	return store.DefaultPath(e.getenv)
 }
 
 func runCompact(ctx context.Context, e *env, args []string) error {
@@ -129,6 +152,12 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 	}
 	if err := strategy.ValidateStrategies(strategies); err != nil {
 		return usagef("%v", err)
+	}
+	if daemon.IsAgentDatabase(pos[0]) {
+		// A session database: compact the session of this folder.
+		if pos[0], err = sessionOfDatabase(ctx, e, pos[0]); err != nil {
+			return err
+		}
 	}
 	// The config gives the defaults; flags the user typed override them.
 	workspace, err := findWorkspace(pos[0])
@@ -162,21 +191,23 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 	}
 	r, closeStore, err := openRunner(ctx, e, *storePath)
 	if err != nil {
-		return err
+		if *dryRun {
+			return err
+		}
+		return storeRefused(pos[0], err)
 	}
 	defer closeStore()
-	// What the window holds and what a turn costs, measured before the
-	// job (an in-place compaction replaces the file). A transcript the job
-	// cannot read either reports its own error below.
+	// What the window holds and what a turn costs, measured on the
+	// source as the job parsed it, before anything is replaced.
 	var before *figures
-	if t, err := readTranscript(pos[0]); err == nil {
+	inspect := func(ctx context.Context, t *transcript.Transcript, counters *tokens.CounterSet) {
 		win := cfg.Gauge.ContextWindow
 		if set["window"] {
 			win = *window
 		}
 		before, _ = measure(ctx, t, measureOptions{
 			gauge:    gauge.Options{Model: cfg.Gauge.Model, ContextWindow: win, Registry: tokens.NewRegistry()},
-			counters: tokens.NewCounterSet(),
+			counters: counters,
 			prices:   cfg.PriceTable(),
 			keepLast: opts.KeepLast,
 		})
@@ -188,7 +219,7 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 		Workspace: workspace,
 		DryRun:    *dryRun, InPlace: *inPlace, Out: *out,
 		ConfirmedTangents: removeTangent, ConfirmAllTangents: *removeTangents,
-		Import: *importFork,
+		Import: *importFork, Inspect: inspect,
 	})
 	if err != nil {
 		return err
@@ -384,4 +415,24 @@ func printTangents(w io.Writer, res *jobs.Result) {
 		return
 	}
 	fmt.Fprintf(w, "kept %s (%d tokens), since not confirmed: rerun with --remove-tangents, or --remove-tangent N per turn, to remove them\n", turns, tokens)
+}
+
+// sessionOfDatabase renders the sessions an agent's database holds for the
+// current folder and returns the one to compact: it must be exactly one.
+func sessionOfDatabase(ctx context.Context, e *env, db string) (string, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	rendered, err := daemon.RenderDatabase(ctx, daemon.EnvFromOS(e.getenv), db, []string{cwd})
+	if err != nil {
+		return "", err
+	}
+	switch len(rendered) {
+	case 0:
+		return "", fmt.Errorf("%s holds no session of %s; run compactd where the agent ran, or compact a rendered session (compactd gauge %s lists them)", db, cwd, db)
+	case 1:
+		return rendered[0], nil
+	}
+	return "", fmt.Errorf("%s holds %d sessions of %s; compact one of them by its rendering: %s", db, len(rendered), cwd, strings.Join(rendered, ", "))
 }

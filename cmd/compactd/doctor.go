@@ -2,8 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
+
+	"github.com/compactd/compactd/daemon/store"
 )
 
 func init() {
@@ -17,7 +18,7 @@ func init() {
 func runDoctor(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("doctor", e)
 	asJSON := fs.Bool("json", false, "print the findings as JSON")
-	fix := fs.Bool("fix", false, "remove the temporary files killed jobs left beside transcripts")
+	fix := fs.Bool("fix", false, "remove the temporary files killed jobs left beside transcripts; recover a damaged store into a new one (the damaged file is kept beside it)")
 	storePath := fs.String("store", "", "store database path")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -26,14 +27,30 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 	if len(pos) != 0 {
 		return usagef("usage: compactd doctor [--fix] [--json] [--store P]")
 	}
-	r, closeStore, err := openRunner(ctx, e, *storePath)
+	path, err := resolveStore(e, *storePath)
 	if err != nil {
+		return err
+	}
+	r, closeStore, err := openRunner(ctx, e, path)
+	if err != nil {
+		if store.IsDamaged(err) {
+			// Too damaged to open normally: examine it as it is.
+			return doctorDamaged(ctx, e, path, *fix, *asJSON)
+		}
 		return err
 	}
 	defer closeStore()
 	d, err := r.Doctor(ctx)
 	if err != nil {
+		if store.IsDamaged(err) {
+			closeStore()
+			return doctorDamaged(ctx, e, path, *fix, *asJSON)
+		}
 		return err
+	}
+	if !d.OK() && *fix {
+		closeStore()
+		return doctorDamaged(ctx, e, path, *fix, *asJSON)
 	}
 	var fixErr error
 	if *fix {
@@ -73,7 +90,54 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 		return fixErr
 	}
 	if !d.OK() {
-		return errors.New("the store failed its integrity check; copy it aside before anything else writes to it")
+		return fmt.Errorf("the store %s failed its integrity check; run `compactd doctor --fix --store %s` to recover what is readable into a new store (the damaged file is kept beside it)", d.StorePath, d.StorePath)
 	}
 	return nil
+}
+
+// doctorDamaged reports on a store too damaged to open normally and, with
+// fix, recovers what is readable into a new store in its place.
+func doctorDamaged(ctx context.Context, e *env, path string, fix, asJSON bool) error {
+	diag, err := store.Diagnose(ctx, path)
+	if err != nil {
+		return err
+	}
+	var rec *store.Recovery
+	if fix {
+		if rec, err = store.Recover(ctx, path); err != nil {
+			return fmt.Errorf("recover the store %s: %w", path, err)
+		}
+	}
+	if asJSON {
+		if err := writeJSON(e.stdout, struct {
+			*store.Diagnosis
+			Recovery *store.Recovery `json:"recovery,omitempty"`
+		}{diag, rec}); err != nil {
+			return err
+		}
+	} else {
+		w := e.stdout
+		fmt.Fprintf(w, "store: %s (damaged)\n", path)
+		for i, p := range diag.Integrity {
+			if i == 10 {
+				fmt.Fprintf(w, "integrity: … and %d more findings\n", len(diag.Integrity)-i)
+				break
+			}
+			fmt.Fprintf(w, "integrity: %s\n", p)
+		}
+		if rec != nil {
+			fmt.Fprintf(w, "recovered: %d versions of %d conversations into a new store at %s\n", rec.Versions, rec.Conversations, path)
+			fmt.Fprintf(w, "the damaged store is kept at %s\n", rec.DamagedKept)
+			for _, l := range rec.Lost {
+				fmt.Fprintf(w, "lost: %s (its content could not be read whole)\n", l)
+			}
+			if rec.LostRows > 0 {
+				fmt.Fprintf(w, "lost: %d unreadable rows\n", rec.LostRows)
+			}
+		}
+	}
+	if rec != nil {
+		return nil
+	}
+	return fmt.Errorf("the store %s is damaged; run `compactd doctor --fix --store %s` to recover what is readable into a new store (the damaged file is kept beside it)", path, path)
 }

@@ -20,8 +20,6 @@ import (
 // its gauge, what fills the window, and what it costs. They are computed
 // the way the daemon computes them, from the same gauge.Tally.
 type figures struct {
-	t         *transcript.Transcript
-	counts    []tokens.Count
 	gauge     gauge.Gauge
 	breakdown gauge.Breakdown
 	// cost is nil when the model has no price.
@@ -41,17 +39,19 @@ type measureOptions struct {
 // readTranscript reads, detects and parses one transcript. A file no codec
 // recognizes is a usage error (exit 2).
 func readTranscript(path string) (*transcript.Transcript, error) {
-	src, err := sourcefile.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	codec, err := format.Detect(sourcefile.PlainName(path), src)
+	// Detected from the head alone: a large file that is no transcript
+	// (2 GiB of zeros) is refused after one small read.
+	src, codec, err := sourcefile.ReadTranscript(path)
 	if err != nil {
 		var unrecognized *format.ErrUnrecognized
-		if errors.As(err, &unrecognized) {
+		var notRegular *sourcefile.NotRegularError
+		switch {
+		case errors.As(err, &unrecognized):
 			return nil, &usageError{err.Error()}
+		case errors.As(err, &notRegular), errors.Is(err, sourcefile.ErrTooLarge), errors.Is(err, sourcefile.ErrTruncated):
+			return nil, err
 		}
-		return nil, err
+		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	t, err := codec.Parse(src)
 	if err != nil {
@@ -71,7 +71,7 @@ func measure(ctx context.Context, t *transcript.Transcript, o measureOptions) (*
 	if err != nil {
 		return nil, err
 	}
-	f := &figures{t: t, counts: counts, gauge: gauge.Compute(t, counts, o.gauge)}
+	f := &figures{gauge: gauge.Compute(t, counts, o.gauge)}
 	topts := gauge.TallyOptions{Images: resolved.Info.Provider.ImagePricing(), CountText: counter.Text}
 	if p, ok := o.prices.Lookup(f.gauge.Model); ok {
 		f.price = &p

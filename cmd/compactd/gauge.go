@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -12,6 +14,9 @@ import (
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/daemon"
+	"github.com/compactd/compactd/daemon/jobs"
+	"github.com/compactd/compactd/daemon/store"
 )
 
 func init() {
@@ -50,6 +55,9 @@ type gaugeRow struct {
 	Reach string `json:"reach"`
 	// Cost is null when the model has no price.
 	Cost *pricing.Figures `json:"cost"`
+	// Overhead is, for a fork compactd wrote, what its source's gauge held
+	// beyond the transcript; Tokens includes it (the figure is an estimate).
+	Overhead int `json:"overhead,omitempty"`
 }
 
 func runGauge(ctx context.Context, e *env, args []string) error {
@@ -76,9 +84,32 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 	var rows []gaugeRow
 	var all []*figures
 	var errs []error
+	// An agent's session database (opencode.db, kilo.db) stands for its
+	// sessions, rendered read-only where the daemon renders them.
+	var paths []string
 	for _, path := range pos {
+		if !daemon.IsAgentDatabase(path) {
+			paths = append(paths, path)
+			continue
+		}
+		rendered, err := daemon.RenderDatabase(ctx, daemon.EnvFromOS(e.getenv), path, nil)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if len(rendered) == 0 && err == nil {
+			errs = append(errs, fmt.Errorf("%s holds no session", path))
+		}
+		paths = append(paths, rendered...)
+	}
+	overhead, closeStore := forkOverheads(ctx, e)
+	defer closeStore()
+	for _, path := range paths {
 		cfg := loadConfig(e, path)
 		opts.prices, opts.keepLast = cfg.PriceTable(), cfg.StrategyOptions(0).KeepLast
+		opts.gauge.Overhead = 0
+		if abs, err := filepath.Abs(path); err == nil {
+			opts.gauge.Overhead, _ = overhead(abs)
+		}
 		f, err := gaugeFile(ctx, path, opts)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -134,7 +165,28 @@ func rowOf(path string, f *figures) gaugeRow {
 		Breakdown:          f.breakdown,
 		Reach:              f.breakdown.Reach(),
 		Cost:               f.cost,
+		Overhead:           g.Overhead,
 	}
+}
+
+// forkOverheads looks up, in the version store when there is one, what the
+// source of a fork compactd wrote held beyond its transcript, so a fork
+// gauges as the daemon shows it. Without a store nothing is added; gauge
+// never creates one.
+func forkOverheads(ctx context.Context, e *env) (func(string) (int, bool), func()) {
+	none := func(string) (int, bool) { return 0, false }
+	path, err := resolveStore(e, "")
+	if err != nil {
+		return none, func() {}
+	}
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return none, func() {}
+	}
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		return none, func() {}
+	}
+	return func(p string) (int, bool) { return jobs.StoreOverhead(ctx, st, p) }, func() { st.Close() }
 }
 
 // printGauges writes one aligned line per transcript, and with detail
@@ -145,6 +197,9 @@ func printGauges(w io.Writer, rows []gaugeRow, figs []*figures, detail bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for i, r := range rows {
 		notes := []string{r.Source}
+		if r.Overhead != 0 {
+			notes = append(notes, fmt.Sprintf("incl. %s outside the transcript, measured on the source", tokens.Thousands(r.Overhead)))
+		}
 		if r.EstimateError != nil {
 			notes = append(notes, fmt.Sprintf("est. error %+.1f%%", 100**r.EstimateError))
 		}

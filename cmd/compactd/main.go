@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"sort"
 	"syscall"
+	"time"
 )
 
 // A command is one subcommand: `compactd NAME args...`.
@@ -43,10 +44,35 @@ var commands = map[string]*command{}
 
 func register(c *command) { commands[c.name] = c }
 
+// stopGrace is how long a command has, after SIGTERM or Ctrl-C, to stop
+// on its own (every wait honours its context) before the process ends
+// anyway: a parse or a checksum that does not look at its context must
+// not make an interrupt wait. Ending there is safe: compactd replaces a
+// file only by renaming a complete one over it, and SQLite rolls back an
+// unfinished transaction; a temporary file left behind is removed by the
+// next job in that folder or by `compactd doctor --fix`.
+const stopGrace = 1500 * time.Millisecond
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		sig := <-sigs
+		cancel()
+		code := 130
+		if sig == syscall.SIGTERM {
+			code = 143
+		}
+		select {
+		case <-sigs: // a second signal: stop now
+		case <-time.After(stopGrace):
+		}
+		fmt.Fprintf(os.Stderr, "compactd: stopped by %v before the command finished; nothing half-written replaced any file\n", sig)
+		os.Exit(code)
+	}()
 	code := run(ctx, &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:])
-	stop()
+	signal.Stop(sigs)
 	os.Exit(code)
 }
 

@@ -27,7 +27,7 @@ func runRestore(ctx context.Context, e *env, args []string) error {
 	}
 	r, closeStore, err := openRunner(ctx, e, *storePath)
 	if err != nil {
-		return err
+		return storeRefused(pos[0], err)
 	}
 	defer closeStore()
 	res, err := r.Restore(ctx, pos[0], pos[1], *inPlace)

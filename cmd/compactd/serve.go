@@ -75,7 +75,10 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	path := *storePath
 	if path == "" {
-		path, _ = store.DefaultPath(e.getenv)
+		var err error
+		if path, err = store.DefaultPath(e.getenv); err != nil {
+			opts.JobsUnavailable = err
+		}
 	}
 	var cache tokens.Cache = tokens.NewMemoryCache(1 << 16)
 	if path != "" {
@@ -86,9 +89,11 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			// The gauge works without a store; compaction commands will
 			// say why they cannot run.
 			logger.Warn("the version store is unavailable; compaction is disabled", "path", path, "err", err)
+			opts.JobsUnavailable = err
 		} else {
 			defer st.Close()
 			opts.Jobs = daemon.RunnerJobs{Runner: jobs.New(st)}
+			opts.Overhead = func(path string) (int, bool) { return jobs.StoreOverhead(ctx, st, path) }
 			// Counts survive restarts: a restart re-tokenizes nothing.
 			tc := st.NewTokenCache(1 << 16) // ~6 MB in memory; the store holds the rest
 			cache = tc

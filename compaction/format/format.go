@@ -45,6 +45,16 @@ type Appender interface {
 	Append(prev *transcript.Transcript, tail []byte) (*transcript.Transcript, error)
 }
 
+// A Renewer writes a whole transcript as a new session of its format:
+// every record kept as it is (branches, metadata, what an agent's own
+// compaction replaced), only the ids renewed that the agent needs unique
+// to tell two sessions apart (Claude Code's sessionId, Codex's session_meta
+// id, Gemini CLI's sessionId). Codecs of formats without such ids need
+// none: their transcript is copied as it is.
+type Renewer interface {
+	Renew(t *transcript.Transcript, opts ForkOptions) ([]byte, error)
+}
+
 // A Trimmer is an Appender whose sources can be read in pieces and whose
 // transcripts can let go of what later appends no longer need, so that
 // following a large file costs memory for its tail, not its history.
@@ -53,6 +63,7 @@ type Appender interface {
 // what Parse gives (except that Append never consumes a last line without
 // a newline).
 type Trimmer interface {
+	Codec
 	Appender
 	// Trim drops, in place, the parts of t's messages before message keep
 	// and whatever t's state holds of them, except what the codec needs to
@@ -93,6 +104,10 @@ type ForkOptions struct {
 	// TokensBefore and TokensAfter are recorded in markers that hold them
 	// (Claude compactMetadata.preTokens).
 	TokensBefore, TokensAfter int
+	// InPlace says the output replaces its source while the agent may
+	// still be writing it: records keep their ids (Claude uuids) so lines
+	// the agent appends next, naming them as parents, stay attached.
+	InPlace bool
 }
 
 // DetectBytes is how much of a file Detect sees.

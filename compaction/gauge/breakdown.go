@@ -134,12 +134,17 @@ const TopTools = 5
 // transcript's messages: with reported usage, the gauge's figure minus our
 // count of every message (which equals the last reported usage minus our
 // count of the messages it covered); 0 and false without usage. A fork's
-// gauge is its own count plus the overhead measured on its source.
+// gauge is its own count plus the overhead measured on its source
+// (Options.Overhead): without usage of its own, that is its overhead, and
+// what a fork of it inherits in turn.
 func Overhead(g Gauge, inside int) (int, bool) {
-	if g.Source != SourceReported {
-		return 0, false
+	switch {
+	case g.Source == SourceReported:
+		return g.Tokens - inside, true
+	case g.Overhead != 0:
+		return g.Overhead, true
 	}
-	return g.Tokens - inside, true
+	return 0, false
 }
 
 // Category returns what a part of message m counts as.

@@ -57,6 +57,13 @@ type Options struct {
 	// AutoCompact is the agent's own auto-compact ratio; 0 takes the
 	// format's from the registry, a negative value ignores it.
 	AutoCompact float64
+	// Overhead is what the API counted beyond the transcript of the source
+	// a fork was compacted from (system prompt, tool definitions, memory
+	// files: the source's last reported usage minus our count of what it
+	// covered). A fork carries no usage of its own until the agent resumes
+	// it, so its gauge is its own count plus this overhead, an estimate.
+	// It is ignored once the transcript reports usage itself; 0 adds none.
+	Overhead int
 	// Stats are the figures of the transcript's messages when the caller
 	// carries them forward from the previous parse (transcript.Stats.Advance);
 	// nil, or figures of another message count, walks every message: what a
@@ -180,6 +187,9 @@ type Gauge struct {
 	// Estimated is our count of the messages after ReportedAt (all of them
 	// without usage).
 	Estimated int
+	// Overhead is Options.Overhead when it applies (a fork without usage of
+	// its own): part of Tokens, and the reason Source stays an estimate.
+	Overhead int
 	// EstimateError is our estimator's relative error against the API,
 	// negative when we undercount: the median over several spans between
 	// usage points (see measureError), nil when too few spans were
@@ -272,6 +282,8 @@ func base(t *transcript.Transcript, opts Options) Gauge {
 	if g.ReportedAt >= 0 {
 		g.Reported = t.Messages[g.ReportedAt].Usage.ContextTokens()
 		g.Source = SourceReported
+	} else {
+		g.Overhead = opts.Overhead
 	}
 	warn, crit := opts.Warn, opts.Critical
 	if warn <= 0 {
@@ -296,7 +308,7 @@ func base(t *transcript.Transcript, opts Options) Gauge {
 
 func (g *Gauge) finish(estimated int) {
 	g.Estimated = estimated
-	g.Tokens = g.Reported + estimated
+	g.Tokens = g.Reported + estimated + g.Overhead
 	if g.ContextWindow > 0 {
 		g.Ratio = float64(g.Tokens) / float64(g.ContextWindow)
 	}

@@ -48,6 +48,10 @@ type Options struct {
 	// SummaryBudget caps a summary's tokens (passed to the Summarizer); 0
 	// lets the summarizer choose.
 	SummaryBudget int
+	// NoRetention leaves Report.Retention empty: for estimates that need
+	// the token figures alone (checking every key fact of a long
+	// transcript costs more than compacting it).
+	NoRetention bool `json:",omitempty"`
 
 	// Tangents backs classify-tangents; nil skips that step with a note.
 	Tangents TangentClassifier `json:"-"`
@@ -151,6 +155,8 @@ func Run(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, opts 
 	rep.MessagesAfter = len(v.Messages)
 	rep.Notes = r.notes
 	rep.Tangents = r.tangents
-	rep.Retention = Retain(t.Messages, v)
+	if !opts.NoRetention {
+		rep.Retention = Retain(t.Messages, v)
+	}
 	return v, rep, nil
 }

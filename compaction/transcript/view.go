@@ -59,7 +59,11 @@ func (v *View) Turns() []Turn { return BuildTurns(v.Messages) }
 // UnchangedPrefix returns how many leading messages of the view are the
 // source's leading messages, untouched. API-reported usage on a message
 // describes the context up to it, so it stays true in a fork only inside
-// this prefix; codecs drop it from later messages.
+// this prefix, and codecs of API dumps drop it from later messages. Codecs
+// of agent sessions (Claude Code, Gemini CLI) drop it everywhere: the
+// agent resumes a fork as a new session, whose gauge is its own count plus
+// the overhead measured on its source (gauge.Options.Overhead), never the
+// source's last usage.
 func (v *View) UnchangedPrefix() int {
 	src := v.Source.Messages
 	n := 0

@@ -84,10 +84,26 @@ func (d *DB) Sessions(ctx context.Context, dirs []string) ([]Session, error) {
 		return nil, err
 	}
 	defer tx.Rollback()
+	// Only the workspace's sessions are fingerprinted: the subqueries
+	// walk each session's rows (through their session_id indexes).
+	where, args := "", []any{}
+	if dirs != nil {
+		var conds []string
+		for _, d := range dirs {
+			d = filepath.Clean(d)
+			prefix := strings.TrimSuffix(d, string(filepath.Separator)) + string(filepath.Separator)
+			conds = append(conds, "(s.directory = ? OR substr(s.directory, 1, length(?)) = ?)")
+			args = append(args, d, prefix, prefix)
+		}
+		if len(conds) == 0 {
+			return nil, nil
+		}
+		where = "WHERE " + strings.Join(conds, " OR ")
+	}
 	rows, err := tx.QueryContext(ctx, `SELECT s.id, s.directory, s.title, s.time_updated,
 		(SELECT count(*) || ':' || coalesce(max(time_updated), 0) FROM message m WHERE m.session_id = s.id),
 		(SELECT count(*) || ':' || coalesce(max(time_updated), 0) FROM part p WHERE p.session_id = s.id)
-		FROM session s ORDER BY s.time_updated DESC`)
+		FROM session s `+where+` ORDER BY s.time_updated DESC`, args...)
 	if err != nil {
 		return nil, d.fail("list sessions", err)
 	}

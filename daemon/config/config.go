@@ -13,11 +13,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -201,7 +203,7 @@ func Load(workspace string) (*Config, error) {
 		files = append(files, filepath.Join(workspace, WorkspaceFile))
 	}
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		b, err := readRegular(f)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -448,4 +450,22 @@ func (c *Config) StrategyOptions(window int) strategy.Options {
 func (c *Config) Trigger() (strategy.Trigger, bool) {
 	a := c.AutoCompact
 	return strategy.Trigger{Ratio: a.Ratio, Tokens: a.Tokens, Turns: a.Turns, MinTurns: a.MinTurns}, a.Enabled
+}
+
+// readRegular reads a configuration file, refusing anything but a regular
+// file without blocking on it (a named pipe would wait for a writer).
+func readRegular(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("it is not a regular file (%s); make it a file or remove it", fi.Mode().Type())
+	}
+	return io.ReadAll(f)
 }

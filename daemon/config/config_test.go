@@ -163,6 +163,29 @@ func TestValidationErrors(t *testing.T) {
 	})
 }
 
+// TestAgentWatchSwitches: every agent's [watch] switch is on by default
+// and turns off alone, from TOML and from an editor's JSON settings.
+func TestAgentWatchSwitches(t *testing.T) {
+	c := Default()
+	w := c.Watch
+	if !w.Qwen || !w.OpenCode || !w.Kilo || !w.CopilotCLI || !w.Cursor || !w.CopilotChat {
+		t.Fatalf("defaults %+v", w)
+	}
+	if err := c.ApplyTOML("x.toml", []byte("[watch]\nopencode = false\ncopilot_chat = false\n")); err != nil {
+		t.Fatal(err)
+	}
+	if c.Watch.OpenCode || c.Watch.CopilotChat || !c.Watch.Kilo || !c.Watch.Qwen {
+		t.Fatalf("after TOML %+v", c.Watch)
+	}
+	c = Default()
+	if err := c.ApplyJSON([]byte(`{"watch":{"copilotCli":false,"kilo":false}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if c.Watch.CopilotCLI || c.Watch.Kilo || !c.Watch.OpenCode || !c.Watch.Cursor {
+		t.Fatalf("after JSON %+v", c.Watch)
+	}
+}
+
 // Prices from the user file and the workspace file, and from the editor's
 // settings, land on top of the bundled table.
 func TestPrices(t *testing.T) {

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/strategy"
+	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/store"
@@ -47,6 +49,11 @@ type Request struct {
 	// Import has an agent whose sessions live in a database (opencode,
 	// Kilo) import the fork, when its executable is on PATH.
 	Import bool
+	// Inspect, when set, sees the source as the job parsed it, once,
+	// before anything is written: a caller that shows figures of the
+	// source (the CLI's window and cost lines) reads and parses nothing
+	// a second time. counters are the job's own (shared with its counts).
+	Inspect func(ctx context.Context, t *transcript.Transcript, counters *tokens.CounterSet)
 }
 
 // Result is what a compaction did (or, for a dry run, would do).
@@ -71,6 +78,11 @@ type Result struct {
 	// Tangents are the turns classify-tangents found: removed when
 	// confirmed, else only listed for the user to confirm.
 	Tangents []strategy.Tangent `json:"tangents,omitempty"`
+	// Overhead is what the source's gauge held beyond its transcript
+	// (system prompt, tool definitions, memory files), measured from its
+	// last reported usage: the fork's gauge is its own count plus this, an
+	// estimate, until the agent resumes it.
+	Overhead int `json:"overhead,omitempty"`
 	// Session is the fork's session id, and Resume the shell command that
 	// resumes it (for opencode and Kilo: imports it first).
 	Session string `json:"session,omitempty"`
@@ -85,7 +97,8 @@ const maxAttempts = 3
 // Compact compacts req.Path into a fork (default), a dry-run report, or the
 // file itself. Every fork is re-parsed and checked before it counts; the
 // source is never modified unless req.InPlace.
-func (r *Runner) Compact(ctx context.Context, req Request) (*Result, error) {
+func (r *Runner) Compact(ctx context.Context, req Request) (_ *Result, err error) {
+	defer func() { err = untouched(req.Path, r.Store.Explain(err)) }()
 	path, err := absPath(req.Path)
 	if err != nil {
 		return nil, err
@@ -116,6 +129,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 		return nil, err
 	}
 	if req.DryRun {
+		r.inspect(ctx, src, req)
 		return r.dryRun(ctx, src, req)
 	}
 	conv, err := r.conversation(ctx, src)
@@ -141,10 +155,25 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 		}
 	}
 
+	r.inspect(ctx, src, req)
+
+	// Nothing goes into a damaged store: a version recorded there may
+	// never come back.
+	if err := r.Store.CheckSound(ctx); err != nil {
+		return nil, untouched(path, err)
+	}
 	report(req.Progress, "record source", 10)
 	srcVersion, err := r.recordSource(ctx, conv, src)
 	if err != nil {
-		return nil, err
+		return nil, untouched(path, err)
+	}
+	if req.InPlace {
+		// The file is replaced only once the store has given its content
+		// back byte for byte: finding it by hash proves nothing about the
+		// pages behind it.
+		if err := r.proveStored(ctx, srcVersion, src.data); err != nil {
+			return nil, untouched(path, err)
+		}
 	}
 
 	sessionID := newUUID()
@@ -161,6 +190,12 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 		return nil, err
 	}
 	label := fmt.Sprintf("v%d", len(versions)+1)
+	recorded := versionReport{Report: rep}
+	if counter, err := r.tokenCounter(src.t); err == nil {
+		if over, ok := r.sourceOverhead(ctx, path, src.t, counter); ok {
+			recorded.SourceOverhead = &over
+		}
+	}
 	target := req.Out
 	switch {
 	case req.InPlace:
@@ -190,17 +225,20 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	v, _, err := r.Store.RecordVersion(ctx, store.NewVersion{
 		Conversation: conv, Kind: store.KindCompact, ParentID: srcVersion.ID,
 		SourcePath: path, SourceHash: src.hash, Format: string(src.codec.Format()),
-		Pipeline: pipelineNames(req.Options), Options: req.Options, Report: rep,
+		Pipeline: pipelineNames(req.Options), Options: req.Options, Report: recorded,
 		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, ForkPath: target,
 		Content: out.data, Cuts: recordCuts(out.t), Created: r.now(),
 	})
 	if err != nil {
-		return nil, err
+		return nil, untouched(path, err)
 	}
 	res := &Result{
 		Format: string(src.codec.Format()), ForkPath: target, Version: v.Label, Parent: srcVersion.Label,
 		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, Steps: rep.Steps,
 		Retention: rep.Retention, Notes: rep.Notes, Summarizer: out.summarizer, Tangents: rep.Tangents,
+	}
+	if recorded.SourceOverhead != nil {
+		res.Overhead = *recorded.SourceOverhead
 	}
 
 	report(req.Progress, "write", 90)
@@ -285,7 +323,7 @@ func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, 
 	report(req.Progress, "render", 60)
 	data, err := src.codec.Fork(view, format.ForkOptions{
 		SessionID: sessionID, Timestamp: r.now().UTC().Format("2006-01-02T15:04:05.000Z"),
-		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter,
+		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, InPlace: req.InPlace,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("render compacted %s: %w", src.path, err)
@@ -300,6 +338,13 @@ func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, 
 		name = sum.Name()
 	}
 	return &compacted{data: data, t: t, view: view, summarizer: name}, rep, nil
+}
+
+// inspect hands the parsed source to req.Inspect.
+func (r *Runner) inspect(ctx context.Context, src *source, req Request) {
+	if req.Inspect != nil {
+		req.Inspect(ctx, src.t, r.counterSet())
+	}
 }
 
 // mergeNotes puts the job's own notes first. When the job chose to run
@@ -399,4 +444,28 @@ func safeName(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// proveStored reads version v back from the store and compares it with
+// want, the bytes about to be replaced.
+func (r *Runner) proveStored(ctx context.Context, v store.Version, want []byte) error {
+	got, err := r.Store.Content(ctx, v.ContentHash)
+	if err == nil && !bytes.Equal(got, want) {
+		err = fmt.Errorf("%s reads back different from what was recorded", v.Label)
+	}
+	if err != nil {
+		r.Store.ForgetSound()
+		return store.Damaged(r.Store.Path(), fmt.Sprintf("cannot give back the content it just recorded as %s (%v)", v.Label, err), err)
+	}
+	return nil
+}
+
+// untouched words a store failure during a job so the user learns first
+// that their transcript is safe, then what is wrong and how to fix it.
+func untouched(path string, err error) error {
+	var se *store.StoreError
+	if (errors.As(err, &se) || store.IsDamaged(err)) && !strings.Contains(err.Error(), " is untouched: ") {
+		return fmt.Errorf("%s is untouched: %w", path, err)
+	}
+	return err
 }

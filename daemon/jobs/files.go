@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
 // errSourceChanged means the source was rewritten (not just appended to)
@@ -15,7 +17,10 @@ import (
 var errSourceChanged = errors.New("the transcript changed while compactd worked on it")
 
 // writeTemp writes data to a new temporary file in dir, fsynced, with mode.
+// Temporary files a killed job left in dir are removed first, so they do
+// not pile up beside the transcripts.
 func writeTemp(dir string, data []byte, mode os.FileMode) (string, error) {
+	removeStaleTemps(dir)
 	f, err := os.CreateTemp(dir, ".compactd-*.tmp")
 	if err != nil {
 		return "", fmt.Errorf("write in %s: %w (the transcript is untouched)", dir, err)
@@ -83,7 +88,7 @@ type replaceResult struct {
 // appendOnly false means any change at all is errSourceChanged.
 func replaceInPlace(path string, prefixLen int64, prefixSum [32]byte, content []byte, appendOnly bool) (replaceResult, error) {
 	var res replaceResult
-	old, err := os.Open(path)
+	old, err := sourcefile.OpenRegular(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return res, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -184,3 +189,12 @@ func rescueLateAppends(old *os.File, path string) (int64, error) {
 }
 
 func sha256Sum(b []byte) [32]byte { return sha256.Sum256(b) }
+
+// removeStaleTemps deletes the temporary files (older than staleTempAge, so
+// never a live job's) that killed jobs left in dir. Failures are ignored:
+// doctor reports what remains.
+func removeStaleTemps(dir string) {
+	for _, p := range staleTemps(map[string]bool{dir: true}, time.Now()) {
+		os.Remove(p)
+	}
+}

@@ -210,3 +210,30 @@ func TestSymlinksAreNotWrittenThrough(t *testing.T) {
 		t.Errorf("fork through a link inside the workspace: %v", err)
 	}
 }
+
+// Temporary files killed jobs left beside a transcript are removed by the
+// next job that writes in that folder (before, 120 kill -9 trials left
+// 15 MB of them there for good); a fresh one — a live job's — is kept.
+func TestNextJobRemovesStaleTemps(t *testing.T) {
+	root := isolate(t)
+	ctx := context.Background()
+	r := realRunner(t)
+	dir := filepath.Join(root, "p")
+	path, _ := claudeSession(t, dir, 5, 4)
+	stale := filepath.Join(dir, ".compactd-111.tmp")
+	fresh := filepath.Join(dir, ".compactd-222.tmp")
+	for _, p := range []string{stale, fresh} {
+		os.WriteFile(p, []byte("partial"), 0o600)
+	}
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(stale, old, old)
+	if _, err := r.Compact(ctx, Request{Path: path}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("the stale temporary file survived the next job in its folder")
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Error("a fresh temporary file (a live job's) was removed")
+	}
+}

@@ -73,8 +73,13 @@ func (r *Runner) tokenCounter(t *transcript.Transcript) (*tokens.Counter, error)
 	if r.Encoding != "" {
 		m.Encoding = r.Encoding
 	}
+	return r.counterSet().For(m)
+}
+
+// counterSet is the runner's counters, one per encoding and pricing.
+func (r *Runner) counterSet() *tokens.CounterSet {
 	r.countersOnce.Do(func() { r.counters = tokens.NewCounterSet() })
-	return r.counters.For(m)
+	return r.counters
 }
 
 // source is a transcript file as read at one moment.
@@ -108,15 +113,22 @@ func rereadSource(path string, prev *source) (*source, error) {
 	return parseSource(path, data)
 }
 
+// readSourceBytes reads a transcript, refusing from its head a file that is
+// none and from a streamed scan one too large to compact (see
+// sourcefile.ReadTranscript).
 func readSourceBytes(path string) ([]byte, error) {
-	data, err := sourcefile.ReadFile(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%s does not exist", path)
-		}
-		return nil, fmt.Errorf("read %s: %w", path, err)
+	data, _, err := sourcefile.ReadTranscript(path)
+	var unrecognized *format.ErrUnrecognized
+	var notRegular *sourcefile.NotRegularError
+	switch {
+	case err == nil:
+		return data, nil
+	case errors.Is(err, os.ErrNotExist):
+		return nil, fmt.Errorf("%s does not exist", path)
+	case errors.As(err, &unrecognized), errors.As(err, &notRegular), errors.Is(err, sourcefile.ErrTooLarge), errors.Is(err, sourcefile.ErrTruncated):
+		return nil, err // these name the path and say what to do
 	}
-	return data, nil
+	return nil, fmt.Errorf("read %s: %w", path, err)
 }
 
 func parseSource(path string, data []byte) (*source, error) {
@@ -229,6 +241,12 @@ func forkPath(src string, f transcript.Format, sessionID, label string, now time
 	}
 	base := filepath.Base(src)
 	ext := filepath.Ext(base)
+	if f == transcript.FormatGeminiCLI && strings.HasPrefix(base, "session-") && (ext == ".json" || ext == ".jsonl") && len(sessionID) >= 8 {
+		// Gemini CLI lists and resumes session-<YYYY-MM-DDTHH-MM>-<first 8
+		// characters of the session id>.json[l] files of its chats folder,
+		// in the container the fork keeps.
+		return filepath.Join(dir, "session-"+now.UTC().Format("2006-01-02T15-04")+"-"+sessionID[:8]+ext)
+	}
 	stem := strings.TrimSuffix(base, ext)
 	// A fork of a fork would otherwise grow .compactd-v2.compactd-v4…
 	if i := strings.Index(stem, ".compactd-"); i > 0 {

@@ -37,6 +37,9 @@ func checkReplaceable(path string) error {
 	if err != nil {
 		return fmt.Errorf("inspect %s: %w", path, err)
 	}
+	if fi.Mode()&fs.ModeSymlink == 0 && !fi.Mode().IsRegular() {
+		return &sourcefile.NotRegularError{Path: path, Mode: fi.Mode()}
+	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		target, _ := filepath.EvalSymlinks(path)
 		if target == "" {

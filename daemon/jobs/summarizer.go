@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/llm"
+	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
 // maxNotesBytes bounds the notes file read as a summary: notes are a page
@@ -100,7 +100,7 @@ func (r *Runner) notesSummarizer(src *source, req Request, counter summarize.Tok
 		name = filepath.Join(base, name)
 	}
 	skipped := fmt.Sprintf("notes file %s is empty or missing; summarizing skipped", name)
-	f, err := os.Open(name)
+	f, err := sourcefile.OpenRegular(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, []string{skipped}, nil
 	}

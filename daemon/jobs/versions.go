@@ -11,6 +11,7 @@ import (
 
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/sourcefile"
 	"github.com/compactd/compactd/daemon/store"
 )
 
@@ -40,8 +41,9 @@ func (r *Runner) findConversation(ctx context.Context, path string) (store.Conve
 }
 
 // History lists every version of path's conversation.
-func (r *Runner) History(ctx context.Context, path string) (*History, error) {
-	path, err := absPath(path)
+func (r *Runner) History(ctx context.Context, path string) (_ *History, err error) {
+	defer func() { err = r.Store.Explain(err) }()
+	path, err = absPath(path)
 	if err != nil {
 		return nil, err
 	}
@@ -70,8 +72,9 @@ type RestoreResult struct {
 
 // Restore writes a stored version out: as a new fork beside path, or over
 // path itself (inPlace), after committing path's current content.
-func (r *Runner) Restore(ctx context.Context, path, label string, inPlace bool) (*RestoreResult, error) {
-	path, err := absPath(path)
+func (r *Runner) Restore(ctx context.Context, path, label string, inPlace bool) (_ *RestoreResult, err error) {
+	defer func() { err = untouched(path, r.Store.Explain(err)) }()
+	path, err = absPath(path)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +88,11 @@ func (r *Runner) Restore(ctx context.Context, path, label string, inPlace bool) 
 	}
 	content, err := r.Store.Content(ctx, v.ContentHash)
 	if err != nil {
-		return nil, err
+		return nil, untouched(path, r.Store.Explain(err))
+	}
+	// Nothing goes into a damaged store (see compactOnce).
+	if err := r.Store.CheckSound(ctx); err != nil {
+		return nil, untouched(path, err)
 	}
 	lock, err := lockConversation(ctx, r.Store.LocksDir(), conv.Key)
 	if err != nil {
@@ -104,7 +111,7 @@ func (r *Runner) restoreInPlace(ctx context.Context, conv store.Conversation, v 
 		return nil, err
 	}
 	for attempt := 1; ; attempt++ {
-		data, err := os.ReadFile(path)
+		data, err := sourcefile.ReadFile(path)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			// The source vanished: restoring recreates it.
@@ -137,7 +144,11 @@ func (r *Runner) restoreInPlace(ctx context.Context, conv store.Conversation, v 
 		}
 		saved, err := r.recordSource(ctx, conv, src)
 		if err != nil {
-			return nil, err
+			return nil, untouched(path, err)
+		}
+		// Replaced only once the store gives the prior content back.
+		if err := r.proveStored(ctx, saved, data); err != nil {
+			return nil, untouched(path, err)
 		}
 		res.Saved = saved.Label
 		// Nothing may be appended between recording and replacing: any
@@ -168,10 +179,17 @@ func (r *Runner) restoreFork(ctx context.Context, conv store.Conversation, v sto
 		parsed, err := codec.Parse(content)
 		if err == nil {
 			t = parsed
+			// Two files with one session id confuse the agent: the
+			// restored copy gets its own, and nothing else changes
+			// (rewound branches, metadata, what a compaction replaced).
 			if parsed.Meta.SessionID != "" {
-				// Two files with one session id confuse the agent: the
-				// restored copy gets its own.
-				if out, err = codec.Fork(transcript.NewView(parsed), format.ForkOptions{SessionID: sessionID}); err != nil {
+				opts := format.ForkOptions{SessionID: sessionID}
+				if renewer, ok := codec.(format.Renewer); ok {
+					out, err = renewer.Renew(parsed, opts)
+				} else {
+					out, err = codec.Fork(transcript.NewView(parsed), opts)
+				}
+				if err != nil {
 					return nil, fmt.Errorf("render %s as a new session: %w", v.Label, err)
 				}
 				if t, err = codec.Parse(out); err != nil {
@@ -207,8 +225,9 @@ func (r *Runner) restoreFork(ctx context.Context, conv store.Conversation, v sto
 }
 
 // Diff renders a readable per-turn diff between two versions.
-func (r *Runner) Diff(ctx context.Context, path, from, to string) (string, error) {
-	path, err := absPath(path)
+func (r *Runner) Diff(ctx context.Context, path, from, to string) (_ string, err error) {
+	defer func() { err = r.Store.Explain(err) }()
+	path, err = absPath(path)
 	if err != nil {
 		return "", err
 	}

@@ -11,8 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -42,10 +44,64 @@ func Twin(path string) string {
 	return path + ".zst"
 }
 
+// NotRegularError refuses a path that is not a regular file: a named pipe
+// called session.jsonl would block every reader until something writes to
+// it, and a device or socket is no transcript either.
+type NotRegularError struct {
+	Path string
+	Mode fs.FileMode
+}
+
+func (e *NotRegularError) Error() string {
+	return fmt.Sprintf("%s is %s, not a regular file; compactd reads only regular files and left it alone (point it at the transcript file itself)", e.Path, describeMode(e.Mode))
+}
+
+func describeMode(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "not a regular file (mode " + m.String() + ")"
+}
+
+// OpenRegular opens path for reading when it is a regular file, and
+// without ever blocking: the open is non-blocking (opening a named pipe
+// for reading otherwise waits for a writer, ignoring every signal but
+// SIGKILL), and the opened file is checked with fstat, so a file swapped
+// for a pipe after a Stat is caught too. O_NONBLOCK does not change how a
+// regular file reads.
+func OpenRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &NotRegularError{Path: path, Mode: fi.Mode()}
+	}
+	return f, nil
+}
+
 // Open opens the transcript for reading, decompressing a compressed one.
+// Only regular files are opened (see OpenRegular).
 func Open(path string) (io.ReadCloser, error) {
 	if !Compressed(path) {
-		return os.Open(path)
+		return OpenRegular(path)
 	}
 	d, _, err := openCompressed(path)
 	if err != nil {
@@ -58,7 +114,7 @@ func Open(path string) (io.ReadCloser, error) {
 // that merely ends in .zst fails with a sentence saying so. sizeHint is
 // the decompressed size the first frame declares (0 when it declares none).
 func openCompressed(path string) (d *decompressed, sizeHint int64, err error) {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -120,10 +176,20 @@ func (d *decompressed) Close() error {
 }
 
 // ReadFile returns the transcript's bytes, decompressed when path is a
-// compressed one.
+// compressed one. Only regular files are read (see OpenRegular).
 func ReadFile(path string) ([]byte, error) {
 	if !Compressed(path) {
-		return os.ReadFile(path)
+		f, err := OpenRegular(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		size := int64(0)
+		if fi, err := f.Stat(); err == nil {
+			size = fi.Size()
+		}
+		// No limit: a plain file reads whole, as os.ReadFile would.
+		return readUpTo(f, 1<<62, size)
 	}
 	return readCompressed(path, MaxDecompressed)
 }

@@ -5,11 +5,15 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 
+	_ "github.com/compactd/compactd/compaction/format/all"
 	"github.com/compactd/compactd/compaction/sessiongen"
 )
 
@@ -114,5 +118,99 @@ func TestDecompressedSizeCap(t *testing.T) {
 	}
 	if sizeText(MaxDecompressed) != "4 GiB" {
 		t.Errorf("the cap reads %s", sizeText(MaxDecompressed))
+	}
+}
+
+// TestRefusesNonRegularFiles: a named pipe, a folder or a device named like
+// a transcript is refused at once with a sentence saying what it is; a pipe
+// never blocks the reader (before, opening one waited for a writer forever,
+// deaf to SIGTERM and Ctrl-C).
+func TestRefusesNonRegularFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "session.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	folder := filepath.Join(dir, "folder.jsonl")
+	os.Mkdir(folder, 0o700)
+	device := filepath.Join(dir, "null.jsonl")
+	os.Symlink("/dev/null", device)
+	for _, c := range []struct{ path, says string }{
+		{fifo, "a named pipe (FIFO), not a regular file"},
+		{fifo + ".zst", "a named pipe (FIFO), not a regular file"},
+		{folder, "a folder, not a regular file"},
+		{device, "a character device, not a regular file"},
+	} {
+		if c.path == fifo+".zst" {
+			syscall.Mkfifo(c.path, 0o600)
+		}
+		done := make(chan error, 3)
+		go func() {
+			_, err := ReadFile(c.path)
+			done <- err
+			_, err = ReadHead(c.path, 100)
+			done <- err
+			_, err = Open(c.path)
+			done <- err
+		}()
+		for i := 0; i < 3; i++ {
+			select {
+			case err := <-done:
+				var nr *NotRegularError
+				if !errors.As(err, &nr) || !strings.Contains(err.Error(), c.says) {
+					t.Errorf("%s: err = %v; want a NotRegularError saying %q", filepath.Base(c.path), err, c.says)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("%s: reading blocked (it must refuse at once)", filepath.Base(c.path))
+			}
+		}
+	}
+}
+
+// TestReadTranscriptBounded: a file that is no transcript is refused from
+// its head, and one too large or holding an over-long line is refused by
+// a streamed scan, each in one small read's time and memory (sparse files
+// make the sizes free).
+func TestReadTranscriptBounded(t *testing.T) {
+	dir := t.TempDir()
+	session := sessiongen.ClaudeCode(sessiongen.Options{Seed: 3, Turns: 4})
+	write := func(name string, data []byte, size int64) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if size > 0 {
+			if err := os.Truncate(p, size); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return p
+	}
+	longLine := append(append([]byte(nil), session...), `{"type":"user","message":{"content":"`...)
+	cases := []struct {
+		name, says string
+		path       string
+	}{
+		{"zeros", "not a recognized transcript", write("zeros.jsonl", nil, 2<<30)},
+		{"session then NULs", "more than compactd reads", write("sparse.jsonl", session, 2<<30)},
+		{"one long line", "a line longer than 64 MiB", write("line.jsonl", longLine, MaxLineBytes+int64(len(longLine))+10)},
+	}
+	for _, c := range cases {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		_, _, err := ReadTranscript(c.path)
+		runtime.ReadMemStats(&after)
+		if err == nil || !strings.Contains(err.Error(), c.says) || !strings.Contains(err.Error(), c.path) {
+			t.Errorf("%s: err = %v; want one naming the file and saying %q", c.name, err, c.says)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
+			t.Errorf("%s: refusing it allocated %d MiB; want a bounded read", c.name, alloc>>20)
+		}
+	}
+	// A real session reads whole.
+	p := write("ok.jsonl", session, 0)
+	if data, codec, err := ReadTranscript(p); err != nil || !bytes.Equal(data, session) || codec == nil {
+		t.Errorf("ReadTranscript(session) = %d bytes, %v, %v", len(data), codec, err)
 	}
 }

@@ -39,8 +39,7 @@ func LineCuts(b []byte) []int64 {
 	return cuts
 }
 
-// segments splits b at cuts (sorted, deduplicated, out-of-range ignored),
-// then joins runs of small segments into chunks (see chunk).
+// segments splits b at cuts (sorted, deduplicated, out-of-range ignored).
 func segments(b []byte, cuts []int64) [][]byte {
 	cs := append([]int64(nil), cuts...)
 	sort.Slice(cs, func(i, j int) bool { return cs[i] < cs[j] })
@@ -56,59 +55,13 @@ func segments(b []byte, cuts []int64) [][]byte {
 	if prev < int64(len(b)) {
 		out = append(out, b[prev:])
 	}
-	return chunk(out)
-}
-
-// Small records are stored in chunks: one row per record made a file of
-// a million tiny lines cost a million lookups. A chunk ends after a record
-// of at least minSegment bytes, after a record whose hash picks it (about
-// one in chunkSpread), or at maxChunk bytes. The choice depends only on
-// the records' own bytes, so two versions sharing a run of records cut it
-// the same way again after the first place they differ, and keep sharing
-// its storage.
-const (
-	minSegment  = 512
-	chunkSpread = 16
-	maxChunk    = 16 << 10
-)
-
-func chunk(segs [][]byte) [][]byte {
-	out := segs[:0]
-	start := -1 // first record of the open chunk (they are contiguous in b)
-	size := 0
-	for _, seg := range segs {
-		if start < 0 && len(seg) >= minSegment {
-			out = append(out, seg)
-			continue
-		}
-		if start < 0 {
-			start, size = len(out), 0
-			out = append(out, seg[:0])
-		}
-		// Records are contiguous slices of one buffer: extend the chunk.
-		open := out[start]
-		out[start] = open[:len(open)+len(seg)]
-		size += len(seg)
-		if len(seg) >= minSegment || size >= maxChunk || picks(seg) {
-			start = -1
-		}
-	}
 	return out
 }
 
-// picks reports whether a small record ends its chunk (FNV-1a of its
-// bytes, one in chunkSpread).
-func picks(seg []byte) bool {
-	h := uint32(2166136261)
-	for _, c := range seg {
-		h = (h ^ uint32(c)) * 16777619
-	}
-	return h%chunkSpread == 0
-}
-
-// putContent stores b as a list of segments, each stored once by hash, and
-// returns b's content hash. Storing content already present costs one lookup.
-func putContent(ctx context.Context, tx *sql.Tx, b []byte, cuts []int64) (string, error) {
+// putContentV1 stores b as schema 2 knew it: raw segments, deflated, no
+// patches. Only the migration to schema 2 uses it (later columns do not
+// exist yet there).
+func putContentV1(ctx context.Context, tx *sql.Tx, b []byte, cuts []int64) (string, error) {
 	h := ContentHash(b)
 	var one int
 	err := tx.QueryRowContext(ctx, `SELECT 1 FROM contents WHERE hash = ?`, h).Scan(&one)
@@ -132,16 +85,11 @@ func putContent(ctx context.Context, tx *sql.Tx, b []byte, cuts []int64) (string
 	var zbuf bytes.Buffer
 	zw, _ := flate.NewWriter(&zbuf, flate.DefaultCompression)
 	var ids []int64
-	seen := map[[32]byte]int64{} // a segment repeated within b costs one lookup
 	for _, seg := range segments(b, cuts) {
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
 		sum := sha256.Sum256(seg)
-		if id, ok := seen[sum]; ok {
-			ids = append(ids, id)
-			continue
-		}
 		var id int64
 		err := find.QueryRowContext(ctx, sum[:]).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -157,7 +105,6 @@ func putContent(ctx context.Context, tx *sql.Tx, b []byte, cuts []int64) (string
 		} else if err != nil {
 			return "", fmt.Errorf("look up segment: %w", err)
 		}
-		seen[sum] = id
 		ids = append(ids, id)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO contents(hash, size, segments) VALUES (?, ?, ?)`,
@@ -207,8 +154,8 @@ func decodeIDs(b []byte) ([]int64, error) {
 // against the hash.
 func (s *Store) Content(ctx context.Context, hash string) ([]byte, error) {
 	var size int64
-	var segs []byte
-	err := s.db.QueryRowContext(ctx, `SELECT size, segments FROM contents WHERE hash = ?`, hash).Scan(&size, &segs)
+	var segs, patchList []byte
+	err := s.db.QueryRowContext(ctx, `SELECT size, segments, patches FROM contents WHERE hash = ?`, hash).Scan(&size, &segs, &patchList)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("store %s has no content %.12s", s.path, hash)
 	}
@@ -217,30 +164,65 @@ func (s *Store) Content(ctx context.Context, hash string) ([]byte, error) {
 	}
 	ids, err := decodeIDs(segs)
 	if err != nil {
-		return nil, fmt.Errorf("read content %.12s: %w", hash, err)
+		return nil, fmt.Errorf("read content %.12s: %v: %w", hash, err, ErrDamaged)
 	}
-	stmt, err := s.db.PrepareContext(ctx, `SELECT size, data FROM blobs WHERE id = ?`)
+	stmt, err := s.db.PrepareContext(ctx, `SELECT size, data, codec FROM blobs WHERE id = ?`)
 	if err != nil {
 		return nil, err
 	}
 	defer stmt.Close()
-	var out bytes.Buffer
-	out.Grow(int(size))
-	zr := flate.NewReader(nil)
-	for _, id := range ids {
+	blob := func(id int64) ([]byte, error) {
 		var n int64
 		var data []byte
-		if err := stmt.QueryRowContext(ctx, id).Scan(&n, &data); err != nil {
+		var codec int
+		if err := stmt.QueryRowContext(ctx, id).Scan(&n, &data, &codec); errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("read content %.12s: segment %d is missing: %w", hash, id, ErrDamaged)
+		} else if err != nil {
 			return nil, fmt.Errorf("read content %.12s segment %d: %w", hash, id, err)
 		}
-		zr.(flate.Resetter).Reset(bytes.NewReader(data), nil)
-		got, err := out.ReadFrom(zr)
-		if err != nil || got != n {
-			return nil, fmt.Errorf("read content %.12s: segment %d is corrupt", hash, id)
+		b, err := inflate(data, codec, n)
+		if err != nil {
+			return nil, fmt.Errorf("read content %.12s: segment %d is corrupt: %w", hash, id, ErrDamaged)
+		}
+		return b, nil
+	}
+	var patches [][]byte
+	if patchList != nil {
+		chunks, err := decodeIDs(patchList)
+		if err != nil {
+			return nil, fmt.Errorf("read content %.12s: %v: %w", hash, err, ErrDamaged)
+		}
+		for _, id := range chunks {
+			b, err := blob(id)
+			if err != nil {
+				return nil, err
+			}
+			ps, err := splitPatches(b)
+			if err != nil {
+				return nil, fmt.Errorf("read content %.12s: patch chunk %d is corrupt: %w", hash, id, ErrDamaged)
+			}
+			patches = append(patches, ps...)
+		}
+		if len(patches) != len(ids) {
+			return nil, fmt.Errorf("read content %.12s: %d patches for %d records: %w", hash, len(patches), len(ids), ErrDamaged)
 		}
 	}
-	if ContentHash(out.Bytes()) != hash {
-		return nil, fmt.Errorf("read content %.12s: bytes do not match their hash; the store is damaged", hash)
+	out := make([]byte, 0, size)
+	for i, id := range ids {
+		b, err := blob(id)
+		if err != nil {
+			return nil, err
+		}
+		if patches == nil {
+			out = append(out, b...)
+			continue
+		}
+		if out, err = applyPatch(out, b, patches[i]); err != nil {
+			return nil, fmt.Errorf("read content %.12s: record %d: %w", hash, i, err)
+		}
 	}
-	return out.Bytes(), nil
+	if ContentHash(out) != hash {
+		return nil, fmt.Errorf("read content %.12s: its bytes do not match their hash: %w", hash, ErrDamaged)
+	}
+	return out, nil
 }

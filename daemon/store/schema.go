@@ -17,6 +17,7 @@ var migrations = []migration{
 	migrateCreateV1,
 	migrateContentAddressed,
 	migrateSummaries,
+	migrateNormalized,
 }
 
 // SchemaVersion is the schema this build writes.
@@ -109,7 +110,7 @@ func migrateContentAddressed(ctx context.Context, tx *sql.Tx) error {
 		return err
 	}
 	for _, o := range olds {
-		h, err := putContent(ctx, tx, o.content, LineCuts(o.content))
+		h, err := putContentV1(ctx, tx, o.content, LineCuts(o.content))
 		if err != nil {
 			return err
 		}
@@ -148,6 +149,17 @@ func migrateSummaries(ctx context.Context, tx *sql.Tx) error {
 			CHECK (from_turn >= 0 AND to_turn >= from_turn)
 		)`,
 		`CREATE INDEX summaries_conversation ON summaries(conversation_key, from_turn)`,
+	)
+}
+
+// migrateNormalized lets records be stored normalized (ids and usage cut
+// out into per-version patches, so forks share their records with the
+// source) and compressed with zstd. Contents and blobs already stored
+// stay as they are: no patches, deflated.
+func migrateNormalized(ctx context.Context, tx *sql.Tx) error {
+	return execAll(ctx, tx,
+		`ALTER TABLE blobs ADD COLUMN codec INTEGER NOT NULL DEFAULT 0`,
+		`ALTER TABLE contents ADD COLUMN patches BLOB`,
 	)
 }
 
@@ -219,7 +231,7 @@ func checkOwnership(ctx context.Context, path string) error {
 	defer db.Close()
 	var appID, tables, ours int
 	if err := db.QueryRowContext(ctx, `PRAGMA application_id`).Scan(&appID); err != nil {
-		return fmt.Errorf("open store %s: %w (is it a compactd store?)", path, err)
+		return fmt.Errorf("open store %s: %w", path, err)
 	}
 	if appID != 0 && appID != applicationID {
 		return fmt.Errorf("%s is an SQLite database of another application (application_id %#x), not a compactd store; refusing to touch it", path, appID)
@@ -229,7 +241,7 @@ func checkOwnership(ctx context.Context, path string) error {
 		// if it has our tables, or no tables at all.
 		if err := db.QueryRowContext(ctx,
 			`SELECT count(*), coalesce(sum(name IN ('conversations','versions')),0) FROM sqlite_master WHERE type='table'`).Scan(&tables, &ours); err != nil {
-			return fmt.Errorf("open store %s: %w (is it a compactd store?)", path, err)
+			return fmt.Errorf("open store %s: %w", path, err)
 		}
 		if tables > 0 && ours != 2 {
 			return fmt.Errorf("%s is an SQLite database of another application, not a compactd store; refusing to touch it", path)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -27,6 +28,9 @@ var sqliteHeader = []byte("SQLite format 3\x00")
 type Store struct {
 	db   *sql.DB
 	path string
+
+	// sound remembers the last passed quick check (CheckSound).
+	sound soundness
 
 	// tokenLookup is prepared once: the cold scan looks up every message's
 	// count, and preparing per lookup cost more than the query.
@@ -58,24 +62,39 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", path, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
-		return nil, fmt.Errorf("create store folder %s: %w", filepath.Dir(abs), err)
+	if err := checkLocation(abs); err != nil {
+		return nil, err
 	}
 	if err := checkHeader(abs); err != nil {
 		return nil, err
 	}
-	if err := checkOwnership(ctx, abs); err != nil {
+	if err := fixSidecarModes(abs); err != nil {
 		return nil, err
+	}
+	if err := checkOwnership(ctx, abs); err != nil {
+		return nil, explain(abs, err)
 	}
 	// Create the file ourselves so it starts as 0600: SQLite gives the -wal
 	// and -shm files the database file's permissions.
-	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("open store %s: %w", abs, err)
+		return nil, explain(abs, fmt.Errorf("open store %s: %w", abs, err))
 	}
+	fi, err := f.Stat()
 	f.Close()
-	if err := os.Chmod(abs, 0o600); err != nil {
-		return nil, fmt.Errorf("store %s: %w", abs, err)
+	if err == nil && !fi.Mode().IsRegular() {
+		return nil, &StoreError{Path: abs, Cause: fmt.Sprintf("is not a regular file (%s)", fi.Mode().Type()), Fix: "point --store (or COMPACTD_STORE) at a database file"}
+	}
+	if err == nil && fi.Mode().Perm()&0o077 != 0 {
+		// Tighten, never loosen: a store others can read leaks transcripts.
+		if err := os.Chmod(abs, fi.Mode().Perm()&0o700); err != nil {
+			return nil, fmt.Errorf("store %s: %w", abs, err)
+		}
+	}
+	// The check above may have created sidecars while the file was
+	// read-only; make sure they are writable now.
+	if err := fixSidecarModes(abs); err != nil {
+		return nil, err
 	}
 
 	q := url.Values{}
@@ -86,12 +105,12 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	q.Set("_txlock", "immediate")
 	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: abs}).EscapedPath()+"?"+q.Encode())
 	if err != nil {
-		return nil, fmt.Errorf("open store %s: %w", abs, err)
+		return nil, explain(abs, fmt.Errorf("open store %s: %w", abs, err))
 	}
 	s := &Store{db: db, path: abs}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
-		return nil, err
+		return nil, explain(abs, err)
 	}
 	return s, nil
 }
@@ -99,7 +118,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // checkHeader refuses a non-empty file that is not an SQLite database before
 // SQLite gets a chance to treat it as one.
 func checkHeader(path string) error {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -116,7 +135,8 @@ func checkHeader(path string) error {
 		return fmt.Errorf("read store %s: %w", path, err)
 	}
 	if !bytes.Equal(head[:n], sqliteHeader) {
-		return fmt.Errorf("%s is not a compactd store (not an SQLite database); refusing to touch it — pass another --store", path)
+		return &StoreError{Path: path, Cause: "is not a compactd store (its first bytes are not an SQLite header), so compactd leaves it untouched",
+			Fix: "point --store (or COMPACTD_STORE) at another file, or, if this was your store and it was overwritten, move it aside to start a new one"}
 	}
 	return nil
 }

@@ -217,8 +217,7 @@ func TestRecordVersionLineageAndReuse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Lines long enough to be stored one by one (short ones share chunks).
-	pad := strings.Repeat(".", minSegment)
+	pad := ""
 	src := []byte("line one" + pad + "\nline two" + pad + "\nline three" + pad + "\n")
 	v1, reused, err := s.RecordVersion(ctx, NewVersion{Conversation: c, Kind: KindSource, SourcePath: "/p/abc.jsonl", Content: src, Cuts: LineCuts(src)})
 	if err != nil || reused || v1.Label != "v1" {
@@ -346,42 +345,5 @@ func TestTokenCacheSurvivesRestart(t *testing.T) {
 	}
 	if st := c2.Stats(); st.CacheHits != 1 {
 		t.Errorf("cache hits after restart = %d; want 1", st.CacheHits)
-	}
-}
-
-// Tiny records are stored in chunks, and versions that share a run of them
-// still share its storage: a record inserted near the start costs a chunk
-// or two, not the whole file again.
-func TestTinyRecordsShareChunks(t *testing.T) {
-	ctx := context.Background()
-	s := openTemp(t)
-	c, _ := s.EnsureConversation(ctx, Conversation{Key: "path:/tiny", SourcePath: "/tiny"})
-	var b strings.Builder
-	for i := 0; i < 20000; i++ {
-		fmt.Fprintf(&b, "{\"n\":%d}\n", i)
-	}
-	v1 := []byte(b.String())
-	v2 := append([]byte("{\"inserted\":true}\n"), v1[:len(v1)/2]...)
-	v2 = append(v2, "{\"in the middle\":1}\n"...)
-	v2 = append(v2, v1[len(v1)/2:]...)
-	var blobBytes [3]int64
-	for i, content := range [][]byte{v1, v2} {
-		v, _, err := s.RecordVersion(ctx, NewVersion{Conversation: c, Kind: KindSource, SourcePath: "/tiny", Content: content, Cuts: LineCuts(content)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := s.Content(ctx, v.ContentHash)
-		if err != nil || !bytes.Equal(got, content) {
-			t.Fatalf("content of version %d does not round-trip: %v", i+1, err)
-		}
-		s.db.QueryRow(`SELECT coalesce(sum(size), 0) FROM blobs`).Scan(&blobBytes[i+1])
-	}
-	var blobs int
-	s.db.QueryRow(`SELECT count(*) FROM blobs`).Scan(&blobs)
-	if blobs > 20000/4 {
-		t.Errorf("%d tiny records took %d blobs; want them chunked", 20000, blobs)
-	}
-	if added := blobBytes[2] - blobBytes[1]; added > 4*maxChunk {
-		t.Errorf("the second version added %d bytes of blobs; want only the chunks around its two insertions", added)
 	}
 }

@@ -209,7 +209,18 @@ func (s *Store) RecordVersion(ctx context.Context, nv NewVersion) (v Version, re
 				return err
 			}
 		}
-		if _, err := putContent(ctx, tx, nv.Content, nv.Cuts); err != nil {
+		prefix := ""
+		if nv.Kind == KindSource {
+			// The last read of this source: a transcript that grew is
+			// recorded as what it added.
+			err := tx.QueryRowContext(ctx,
+				`SELECT content_hash FROM versions WHERE conversation_id = ? AND kind = ? AND source_path = ? ORDER BY id DESC LIMIT 1`,
+				nv.Conversation.ID, KindSource, nv.SourcePath).Scan(&prefix)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+		}
+		if _, err := putContent(ctx, tx, nv.Content, nv.Cuts, prefix); err != nil {
 			return err
 		}
 		var n int
@@ -365,4 +376,18 @@ func (s *Store) DeleteUnwritten(ctx context.Context, id int64) error {
 		return fmt.Errorf("remove unwritten version from store %s: %w", s.path, err)
 	}
 	return nil
+}
+
+// LatestForkVersion returns the newest version written to path (a fork, a
+// restored copy, or a file compacted in place); ok is false when compactd
+// wrote nothing there.
+func (s *Store) LatestForkVersion(ctx context.Context, path string) (Version, bool, error) {
+	v, err := s.versionWhere(ctx, `v.fork_path = ? ORDER BY v.id DESC LIMIT 1`, path)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Version{}, false, nil
+	}
+	if err != nil {
+		return Version{}, false, err
+	}
+	return v, true, nil
 }

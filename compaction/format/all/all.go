@@ -8,7 +8,9 @@ import (
 	_ "github.com/compactd/compactd/compaction/format/claude"          // Claude Code session JSONL
 	_ "github.com/compactd/compactd/compaction/format/cline"           // Cline / Roo Code api_conversation_history.json
 	_ "github.com/compactd/compactd/compaction/format/codex"           // Codex CLI rollout JSONL
+	_ "github.com/compactd/compactd/compaction/format/copilotchat"     // VS Code Copilot Chat chatSessions
 	_ "github.com/compactd/compactd/compaction/format/copilotcli"      // GitHub Copilot CLI events.jsonl
+	_ "github.com/compactd/compactd/compaction/format/cursor"          // Cursor agent transcripts
 	_ "github.com/compactd/compactd/compaction/format/gemini"          // Gemini CLI recordings and checkpoints
 	_ "github.com/compactd/compactd/compaction/format/jp"              // jp events.json
 	_ "github.com/compactd/compactd/compaction/format/openaichat"      // OpenAI Chat Completions message arrays

@@ -20,7 +20,7 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 	if src == nil {
 		return nil, fmt.Errorf("fork: view has no source transcript")
 	}
-	w := forkWriter{session: opts.SessionID, ts: opts.Timestamp, meta: src.Meta}
+	w := forkWriter{session: opts.SessionID, ts: opts.Timestamp, meta: src.Meta, keepIDs: opts.InPlace, lastRec: -1}
 	if w.session == "" {
 		w.session = newid.UUID()
 	}
@@ -30,7 +30,6 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 	if v.Cut || len(v.Summaries) > 0 {
 		w.boundary(opts.TokensBefore)
 	}
-	keepUsage := v.UnchangedPrefix()
 	summaries := v.Summaries
 	for i := 0; i <= len(v.Messages); i++ {
 		for len(summaries) > 0 && summaries[0].Before <= i {
@@ -40,11 +39,54 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 		if i == len(v.Messages) {
 			break
 		}
-		if err := w.message(src, &v.Messages[i], i < keepUsage); err != nil {
+		if err := w.message(src, &v.Messages[i]); err != nil {
+			return nil, err
+		}
+	}
+	if w.keepIDs {
+		if err := w.trailingRows(src); err != nil {
 			return nil, err
 		}
 	}
 	return w.out, nil
+}
+
+// trailingRows writes, in place, the rows of the active thread after the
+// last record written (Claude Code's turn_duration and hook rows under the
+// last answer): the agent names the last of them as the parent of its next
+// line.
+func (w *forkWriter) trailingRows(src *transcript.Transcript) error {
+	st, ok := src.State.(*state)
+	if !ok {
+		return nil
+	}
+	last := st.lastConv
+	if st.mainThread == 0 {
+		last = st.lastSide
+	}
+	var rev []int
+	for i, steps := last, 0; i > w.lastRec && steps <= len(st.nodes); steps++ {
+		rev = append(rev, i)
+		n := &st.nodes[i]
+		if !n.hasParent || n.parent == "" {
+			break
+		}
+		p, ok := st.lookup(n.parent)
+		if !ok {
+			break
+		}
+		i = p
+	}
+	for k := len(rev) - 1; k >= 0; k-- {
+		r := rev[k]
+		o, err := jsonx.ParseObject(src.Records[r].Raw)
+		if err != nil {
+			return fmt.Errorf("fork: record %d: %w", r, err)
+		}
+		w.chain(o)
+		w.emit(o)
+	}
+	return nil
 }
 
 type forkWriter struct {
@@ -53,6 +95,10 @@ type forkWriter struct {
 	ts      string
 	parent  string
 	meta    transcript.Meta
+	// keepIDs keeps the uuids of the records written (in place).
+	keepIDs bool
+	// lastRec is the last source record written, -1 before any.
+	lastRec int
 }
 
 func (w *forkWriter) emit(o *jsonx.Object) {
@@ -62,6 +108,12 @@ func (w *forkWriter) emit(o *jsonx.Object) {
 
 func (w *forkWriter) chain(o *jsonx.Object) {
 	id := newid.UUID()
+	if w.keepIDs {
+		var kept string
+		if json.Unmarshal(o.Get("uuid"), &kept) == nil && kept != "" {
+			id = kept
+		}
+	}
 	if w.parent == "" {
 		o.SetRaw("parentUuid", json.RawMessage("null"))
 	} else {
@@ -112,9 +164,9 @@ func (w *forkWriter) summary(text string) {
 	w.emit(o)
 }
 
-// message re-emits the records of one view message, block by block.
-// Usage is kept only when keepUsage says the context up to m is unchanged.
-func (w *forkWriter) message(src *transcript.Transcript, m *transcript.Message, keepUsage bool) error {
+// message re-emits the records of one view message, block by block,
+// without the API-reported usage (see dropUsage).
+func (w *forkWriter) message(src *transcript.Transcript, m *transcript.Message) error {
 	for _, r := range m.Records {
 		if r < 0 || r >= len(src.Records) {
 			return fmt.Errorf("fork: message %s refers to record %d outside the source", m.ID, r)
@@ -130,22 +182,22 @@ func (w *forkWriter) message(src *transcript.Transcript, m *transcript.Message, 
 		if !keep {
 			continue
 		}
-		if !keepUsage {
-			if err := dropUsage(o); err != nil {
-				return fmt.Errorf("fork: record %d: %w", r, err)
-			}
+		if err := dropUsage(o); err != nil {
+			return fmt.Errorf("fork: record %d: %w", r, err)
 		}
 		w.chain(o)
 		w.emit(o)
+		w.lastRec = max(w.lastRec, r)
 	}
 	return nil
 }
 
 // dropUsage removes the API-reported usage from a kept assistant record.
-// Past the view's unchanged prefix it describes the source's context, not
-// the fork's: left in, the gauge
+// It describes the source's context, not the fork's: left in, the gauge
 // (and Claude Code's own auto-compact check, which reads the last usage)
-// would see the pre-compaction size in a compacted conversation.
+// would show the source's size for the fork. A fork's gauge is its own
+// count plus the overhead measured on its source (gauge.Options.Overhead)
+// until the agent resumes it and reports usage of its own.
 func dropUsage(o *jsonx.Object) error {
 	msgRaw := o.Get("message")
 	if len(msgRaw) == 0 || msgRaw[0] != '{' {

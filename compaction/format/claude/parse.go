@@ -85,6 +85,12 @@ func (c Codec) append(prev *transcript.Transcript, tail []byte, whole bool) (*tr
 		consume = jsonl.CompleteLines(tail)
 	}
 	base := prev.Size
+	if n := bytes.Count(consume, []byte{'\n'}); n > 1024 {
+		// Room for every line up front: growing by doubling copied the
+		// records and nodes of a million-line file over and over.
+		t.Records = slices.Grow(t.Records, n)
+		st.nodes = slices.Grow(st.nodes, n)
+	}
 	type decoded struct {
 		n   node
 		rec transcript.Record
@@ -165,6 +171,10 @@ func (Codec) Trim(t *transcript.Transcript, keep int) int {
 	}
 	for i := st.trimmedNodes; i < nodes; i++ {
 		st.nodes[i].msg = nil
+	}
+	if n := len(st.nodes); cap(st.nodes) > n+n/4 {
+		// Growing by appends left room for as many nodes again.
+		st.nodes = append(make([]node, 0, n+n/8), st.nodes...)
 	}
 	st.trimmedMsgs, st.trimmedNodes = keep, max(st.trimmedNodes, nodes)
 	return keep

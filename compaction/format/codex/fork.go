@@ -74,7 +74,13 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 			cut = i
 		}
 	}
-	compact := v.Cut || cut >= 0
+	// A fork that leaves out context the source sent (a cut, a dropped
+	// environment or permissions message) must make the resumed Codex
+	// send it again, as Codex's own truncated forks do: a compacted record
+	// clears the context baseline, and no turn_context or world_state
+	// after it sets one that claims the dropped context was sent.
+	w.rebuild = v.Cut || cut >= 0 || droppedContext(v)
+	compact := w.rebuild
 
 	meta, err := w.sessionMeta(system)
 	if err != nil {
@@ -140,6 +146,9 @@ type forkWriter struct {
 	lastOwned     int
 	turnContexts  []int
 	emitted       map[int]bool
+	// rebuild leaves out the source's context baselines after the fork's
+	// compacted record.
+	rebuild bool
 }
 
 func (w *forkWriter) line(b []byte) {
@@ -149,6 +158,9 @@ func (w *forkWriter) line(b []byte) {
 
 func (w *forkWriter) passthrough(recs []int) {
 	for _, r := range recs {
+		if w.rebuild && isBaseline(w.src.Records[r].Type) {
+			continue
+		}
 		if !w.emitted[r] {
 			w.line(w.src.Records[r].Raw)
 			w.emitted[r] = true
@@ -204,6 +216,9 @@ func (w *forkWriter) index() {
 		if rec.Type == typeTurnContext {
 			w.turnContexts = append(w.turnContexts, r)
 		}
+		if rec.Type == typeTokenUsageRecord {
+			continue // the source's cumulative usage, as token_count
+		}
 		if rec.Type == typeEventMsg {
 			switch eventType(rec.Raw) {
 			case "token_count":
@@ -219,6 +234,52 @@ func (w *forkWriter) index() {
 		pending = append(pending, r)
 	}
 	w.tail = pending
+}
+
+// Rollout line types that set the context baseline a resumed Codex diffs
+// the next turn's context against, and its cumulative usage record.
+const (
+	typeWorldState       = "world_state"
+	typeTokenUsageRecord = "token_usage_record"
+)
+
+func isBaseline(typ string) bool { return typ == typeTurnContext || typ == typeWorldState }
+
+// droppedContext reports whether the view leaves out (or rewrites) a
+// message of context the harness injected: the environment, permissions,
+// AGENTS.md instructions.
+func droppedContext(v *transcript.View) bool {
+	key := func(m *transcript.Message) [2]int {
+		k := [2]int{-1, -1}
+		if len(m.Records) > 0 {
+			k[0] = m.Records[0]
+		}
+		if len(m.Parts) > 0 {
+			k[1] = m.Parts[0].Ref.Block
+		}
+		return k
+	}
+	kept := map[[2]int]bool{}
+	for i := range v.Messages {
+		m := &v.Messages[i]
+		changed := false
+		for _, p := range m.Parts {
+			changed = changed || p.Changed
+		}
+		if !changed {
+			kept[key(m)] = true
+		}
+	}
+	for i := range v.Source.Messages {
+		m := &v.Source.Messages[i]
+		if m.Role == transcript.RoleSystem || len(m.Parts) == 0 {
+			continue
+		}
+		if (m.Origin == transcript.OriginInjected || m.Role == transcript.RoleDeveloper) && !kept[key(m)] {
+			return true
+		}
+	}
+	return false
 }
 
 func eventType(raw []byte) string {

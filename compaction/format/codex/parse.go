@@ -56,7 +56,10 @@ type builder struct {
 	kept int
 }
 
-func (b *builder) own() {
+// own copies the previous transcript's messages before message i of them
+// changes (a token_count attaching usage to the last answer).
+func (b *builder) own(i int) {
+	b.kept = min(b.kept, i)
 	if b.shared > 0 {
 		b.msgs = slices.Clone(b.msgs)
 		b.shared = 0
@@ -120,7 +123,9 @@ func (c Codec) append(prev *transcript.Transcript, tail []byte, whole bool) (*tr
 	t.State = st
 	t.Meta = st.meta
 	t.Messages = b.msgs
-	t.Kept = b.kept
+	if !b.replaced {
+		t.Kept = b.kept
+	}
 	if b.replaced {
 		t.Turns = transcript.BuildTurns(t.Messages)
 	} else {
@@ -206,7 +211,7 @@ func (s *state) applyEvent(b *builder, ev *event) {
 		usage := &transcript.Usage{Input: max(u.Input-u.Cached, 0), CacheRead: min(u.Cached, u.Input), Output: u.Output, Reasoning: u.Reasoning, Total: u.Total}
 		last := len(b.msgs) - 1
 		if last < b.shared {
-			b.own()
+			b.own(last)
 		}
 		b.kept = min(b.kept, last)
 		b.msgs[last].Usage = usage

@@ -47,6 +47,7 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 			skip[i] = true
 		}
 	}
+	count := jsonx.SourceParts(src)
 	wrote := 0
 	for _, s := range jsonx.PlanFork(v, skip) {
 		switch {
@@ -67,7 +68,11 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 			if len(m.Records) == 0 || len(m.Parts) == 0 {
 				continue
 			}
-			if err := f.copy(src.Records[m.Records[0]].Raw, m.Parts); err != nil {
+			parts := m.Parts
+			if jsonx.Untouched(parts, count[m.Records[0]]) {
+				parts = nil // as it was: only the chain and session change
+			}
+			if err := f.copy(src.Records[m.Records[0]].Raw, parts); err != nil {
 				return nil, err
 			}
 			wrote++
@@ -133,7 +138,7 @@ func (f *forker) start() error {
 		}
 		data, err := jsonx.ParseObject(o.Get("data"))
 		if err != nil {
-			return fmt.Errorf("fork: session.start data: %w", err)
+			data = &jsonx.Object{} // a start without data: give it one
 		}
 		_ = data.Set("sessionId", f.session)
 		_ = data.Set("startTime", f.ts)
@@ -160,7 +165,7 @@ func (f *forker) copy(raw []byte, parts []transcript.Part) error {
 	if parts != nil {
 		data, err := jsonx.ParseObject(o.Get("data"))
 		if err != nil {
-			return fmt.Errorf("fork: event data: %w", err)
+			data = &jsonx.Object{} // an event without data (null or absent)
 		}
 		byBlock := map[int]transcript.Part{}
 		for _, p := range parts {

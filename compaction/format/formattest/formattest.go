@@ -88,6 +88,16 @@ func AppendInChunks(t *testing.T, c format.Codec, src []byte, seed uint64) {
 		if next.Size > int64(avail) {
 			t.Fatalf("consumed %d bytes of %d available", next.Size, avail)
 		}
+		// Kept promises its leading messages are the input's, unchanged
+		// (usage included): consumers carry their figures forward on it.
+		if next.Kept > len(tr.Messages) || next.Kept > len(next.Messages) {
+			t.Fatalf("Kept = %d, beyond the %d messages appended to", next.Kept, len(tr.Messages))
+		}
+		for i := range next.Kept {
+			if !reflect.DeepEqual(tr.Messages[i], next.Messages[i]) {
+				t.Fatalf("Kept = %d, but message %d changed:\n was %+v\n now %+v", next.Kept, i, tr.Messages[i], next.Messages[i])
+			}
+		}
 		if nl := bytes.LastIndexByte(src[:avail], '\n'); int64(nl+1) != next.Size && nl+1 > int(tr.Size) {
 			t.Fatalf("size %d, want %d (up to the last newline)", next.Size, nl+1)
 		}

@@ -15,13 +15,15 @@ import (
 // ackText is what Gemini CLI's own /compress puts after a summary.
 const ackText = "Got it. Thanks for the additional context!"
 
-// Fork implements format.Codec. Recordings and legacy sessions fork into
-// a new JSONL recording: a fresh metadata line (new sessionId), then the
-// view's messages (untouched records byte for byte, edited ones
-// re-rendered), each summary as a user message followed by a model
-// acknowledgement unless a model message follows anyway. Checkpoints fork
-// into a checkpoint of the same layout. A tool call whose result the view
-// dropped is dropped with it: the API rejects a call without a response.
+// Fork implements format.Codec. A fork keeps its source's container: a
+// JSONL recording forks into a new recording (a fresh metadata line with a
+// new sessionId, then the view's messages), a legacy session-*.json into
+// one JSON document of the same layout (new sessionId and times, its
+// messages array holding the view), a checkpoint into a checkpoint.
+// Untouched records are copied byte for byte, edited ones re-rendered; each
+// summary is a user message followed by a model acknowledgement unless a
+// model message follows anyway. A tool call whose result the view dropped
+// is dropped with it: the API rejects a call without a response.
 func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 	src := v.Source
 	if src == nil {
@@ -41,8 +43,8 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 			f.kept[p.Ref.Record] = append(f.kept[p.Ref.Record], p)
 		}
 	}
-	if fr, ok := src.Frame.(*docFrame); ok && fr.checkpoint {
-		return f.checkpoint(fr)
+	if fr, ok := src.Frame.(*docFrame); ok {
+		return f.document(fr)
 	}
 	var out bytes.Buffer
 	meta, err := f.metadata(f.session)
@@ -51,18 +53,10 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 	}
 	out.Write(meta)
 	out.WriteByte('\n')
-	_, isDoc := src.Frame.(*docFrame)
 	line := func(b []byte) {
-		if isDoc {
-			var c bytes.Buffer
-			if json.Compact(&c, b) == nil {
-				b = c.Bytes()
-			}
-		}
 		out.Write(b)
 		out.WriteByte('\n')
 	}
-	keepUsage := v.UnchangedPrefix()
 	for _, s := range jsonx.PlanFork(v, f.skip()) {
 		switch {
 		case s.Summary >= 0:
@@ -78,7 +72,7 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 				if err != nil {
 					return nil, err
 				}
-				if ok && s.Message >= keepUsage {
+				if ok {
 					if b, err = dropTokens(b); err != nil {
 						return nil, fmt.Errorf("fork: record %d: %w", r, err)
 					}
@@ -193,9 +187,9 @@ func (f *forker) record(r int) ([]byte, bool, error) {
 	return b, true, nil
 }
 
-// dropTokens removes a message's `tokens` past the view's unchanged prefix:
-// they counted a context the fork no longer has, and the gauge calibrates
-// on them.
+// dropTokens removes a message's `tokens`: they counted the source's
+// context, and the gauge would calibrate the fork on them. A fork's gauge
+// is its own count plus the overhead measured on its source.
 func dropTokens(raw []byte) ([]byte, error) {
 	o, err := jsonx.ParseObject(raw)
 	if err != nil {
@@ -313,7 +307,15 @@ func renderRecord(raw []byte, parts []transcript.Part) ([]byte, error) {
 	return o.Bytes(), nil
 }
 
-// renderPart rewrites one API Part with a changed part's text or args.
+// partData are the members of the API Part's "data" oneof: a Part may
+// carry one of them, never two (the API answers 400 INVALID_ARGUMENT).
+var partData = []string{"text", "inlineData", "functionCall", "functionResponse", "fileData", "executableCode", "codeExecutionResult"}
+
+// renderPart rewrites one API Part with a changed part's text or args. A
+// text standing in for a function response (a stripped payload, or the
+// one-line stand-in that keeps an emptied message) becomes the response's
+// output, so the Part stays a functionResponse; one standing in for any
+// other data (media, a call) replaces the Part with a text Part.
 func renderPart(raw []byte, p transcript.Part) json.RawMessage {
 	o, err := jsonx.ParseObject(raw)
 	if err != nil {
@@ -321,6 +323,17 @@ func renderPart(raw []byte, p transcript.Part) json.RawMessage {
 	}
 	switch p.Kind {
 	case transcript.PartText, transcript.PartReasoning:
+		if o.Has("functionResponse") {
+			setResponse(o, p.Text)
+			break
+		}
+		for _, f := range partData {
+			if f != "text" && o.Has(f) {
+				t := &jsonx.Object{}
+				_ = t.Set("text", p.Text)
+				return t.Bytes()
+			}
+		}
 		_ = o.Set("text", p.Text)
 	case transcript.PartToolCall:
 		if fc, err := jsonx.ParseObject(o.Get("functionCall")); err == nil && json.Valid([]byte(p.Args)) {
@@ -328,31 +341,55 @@ func renderPart(raw []byte, p transcript.Part) json.RawMessage {
 			o.SetRaw("functionCall", fc.Bytes())
 		}
 	case transcript.PartToolResult:
-		if fr, err := jsonx.ParseObject(o.Get("functionResponse")); err == nil {
-			_ = fr.Set("response", map[string]any{"output": p.Text})
-			o.SetRaw("functionResponse", fr.Bytes())
-		}
+		setResponse(o, p.Text)
 	}
 	return o.Bytes()
 }
 
-// checkpoint forks a checkpoint into the same document with its history
-// array holding the view.
-func (f *forker) checkpoint(fr *docFrame) ([]byte, error) {
+// setResponse replaces a functionResponse Part's payload with text as its
+// output, leaving the Part's one data field the functionResponse.
+func setResponse(o *jsonx.Object, text string) {
+	fr, err := jsonx.ParseObject(o.Get("functionResponse"))
+	if err != nil {
+		return
+	}
+	_ = fr.Set("response", map[string]any{"output": text})
+	o.SetRaw("functionResponse", fr.Bytes())
+	for _, f := range partData {
+		if f != "functionResponse" {
+			o.Delete(f)
+		}
+	}
+}
+
+// document forks a whole-file source into the same document: its record
+// array holding the view, and for a legacy session a new sessionId and
+// start and update times.
+func (f *forker) document(fr *docFrame) ([]byte, error) {
 	layout := jsonx.LayoutOf(fr.src, fr.doc)
 	var elems []jsonx.Elem
-	content := func(role, text string) jsonx.Elem {
+	fresh := func(b []byte) { elems = append(elems, jsonx.Elem{Bytes: layout.Format(b), Source: -1}) }
+	content := func(role, text string) []byte {
 		o := &jsonx.Object{}
 		_ = o.Set("role", role)
 		o.SetRaw("parts", json.RawMessage(`[{"text":`+quote(text)+`}]`))
-		return jsonx.Elem{Bytes: layout.Format(o.Bytes()), Source: -1}
+		return o.Bytes()
 	}
 	for _, s := range jsonx.PlanFork(f.v, f.skip()) {
 		switch {
 		case s.Summary >= 0:
-			elems = append(elems, content("user", f.v.Summaries[s.Summary].Text))
+			text := f.v.Summaries[s.Summary].Text
+			if fr.checkpoint {
+				fresh(content("user", text))
+			} else {
+				fresh(f.newMessage("user", `[{"text":`+quote(text)+`}]`))
+			}
 			if f.needsAck(f.v.Summaries[s.Summary].Before) {
-				elems = append(elems, content("model", ackText))
+				if fr.checkpoint {
+					fresh(content("model", ackText))
+				} else {
+					fresh(f.newMessage("gemini", quote(ackText)))
+				}
 			}
 		case s.Record >= 0:
 			elems = append(elems, jsonx.Elem{Bytes: f.src.Records[s.Record].Raw, Source: s.Record})
@@ -363,19 +400,32 @@ func (f *forker) checkpoint(fr *docFrame) ([]byte, error) {
 				if err != nil {
 					return nil, err
 				}
+				if ok && !fr.checkpoint {
+					var dropped []byte
+					if dropped, err = dropTokens(b); err != nil {
+						return nil, fmt.Errorf("fork: record %d: %w", r, err)
+					}
+					untouched = untouched && bytes.Equal(dropped, b)
+					b = dropped
+				}
 				switch {
 				case ok && untouched:
 					elems = append(elems, jsonx.Elem{Bytes: b, Source: r})
 				case ok:
-					elems = append(elems, jsonx.Elem{Bytes: layout.Format(b), Source: -1})
+					fresh(b)
 				}
 			}
 		}
 	}
-	arr := fr.doc.ArrayBytes(fr.src, layout, elems)
-	out := append([]byte(nil), fr.src[:fr.doc.Array.Start]...)
-	out = append(out, arr...)
-	return append(out, fr.src[fr.doc.Array.End:]...), nil
+	edits := []jsonx.Edit{{Span: fr.doc.Array, Bytes: fr.doc.ArrayBytes(fr.src, layout, elems)}}
+	if !fr.checkpoint {
+		for key, value := range map[string]string{"sessionId": f.session, "startTime": f.ts, "lastUpdated": f.ts} {
+			if sp, ok := fr.doc.Member(key); ok {
+				edits = append(edits, jsonx.Edit{Span: sp, Bytes: []byte(quote(value))})
+			}
+		}
+	}
+	return jsonx.Splice(fr.src, edits), nil
 }
 
 func quote(s string) string {

@@ -199,7 +199,7 @@ func TestForkGolden(t *testing.T) {
 	}
 	for _, fx := range []struct{ name, path, ext string }{
 		{"session", session, "jsonl"},
-		{"legacy", "testdata/legacy-session.json", "jsonl"},
+		{"legacy", "testdata/legacy-session.json", "json"},
 		{"checkpoint", "testdata/checkpoint-calc.json", "json"},
 	} {
 		src := formattest.Read(t, fx.path)
@@ -214,7 +214,7 @@ func TestForkGolden(t *testing.T) {
 					t.Fatalf("fork has %d bad records: %v", back.Skipped, back.Problems)
 				}
 				formattest.SameLines(t, flatten(back.Messages), expected(v))
-				if fx.ext == "jsonl" && back.Meta.SessionID != "fork-0001" {
+				if fx.name != "checkpoint" && back.Meta.SessionID != "fork-0001" {
 					t.Fatalf("fork session %q", back.Meta.SessionID)
 				}
 				if fx.name == "checkpoint" && tc.name == "unchanged" && !bytes.Equal(out, src) {

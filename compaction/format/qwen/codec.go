@@ -355,6 +355,9 @@ func contentMessage(c *genai.Content, rec, base int, ts time.Time) (transcript.M
 		return transcript.Message{}, false, err
 	}
 	m := transcript.Message{Records: []int{rec}, Parts: parts, Timestamp: ts}
+	if len(parts) == 0 {
+		return m, false, nil // nothing the model reads
+	}
 	switch c.Role {
 	case "user":
 		m.Role, m.Origin = transcript.RoleUser, transcript.OriginHuman

@@ -2,10 +2,12 @@
 # Installs the real agents the real-agent suite drives, at the versions pinned in
 # editors/e2e/agents/npm/<agent>/package-lock.json, into the e2e cache:
 #   $E2E_HOME/agents/<agent>-<version>/node_modules/.bin/<command>
+# and the suite's LSP client (lspclient/, vscode-languageserver-protocol) into
+#   $E2E_HOME/agents/lspclient
 # Idempotent: an agent whose node_modules match its lock file is skipped; `npm ci`
 # (reproducible: exactly the locked tree) runs otherwise. Only the npm registry is
 # contacted. E2E_HOME defaults to <repo>/.cache/e2e (COMPACTD_E2E_HOME overrides).
-# Usage: install.sh [AGENT...]   AGENT: claude codex gemini opencode (default: claude codex gemini)
+# Usage: install.sh [AGENT...]   AGENT: claude codex gemini opencode qwen kilo (default: claude codex gemini)
 # Prints one line per agent: "<agent> <version> <path to its command>".
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,11 +21,14 @@ command -v npm >/dev/null || { echo "install.sh: npm is not on PATH; install Nod
 command_of() {
   case $1 in
     claude) echo claude ;; codex) echo codex ;; gemini) echo gemini ;; opencode) echo opencode ;;
-    *) echo "install.sh: unknown agent '$1' (known: claude codex gemini opencode)" >&2; return 64 ;;
+    qwen) echo qwen ;; kilo) echo kilo ;;
+    *) echo "install.sh: unknown agent '$1' (known: claude codex gemini opencode qwen kilo)" >&2; return 64 ;;
   esac
 }
 
 t0=$(date +%s)
+npm_stage "$here/lspclient" "$E2E_HOME/agents/lspclient"
+echo "lspclient $E2E_HOME/agents/lspclient/client.mjs"
 for agent in "${agents[@]}"; do
   cmd=$(command_of "$agent")
   src=$here/npm/$agent

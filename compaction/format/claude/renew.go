@@ -1,0 +1,45 @@
+package claude
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/format/internal/jsonl"
+	"github.com/compactd/compactd/compaction/format/internal/jsonx"
+	"github.com/compactd/compactd/compaction/format/internal/newid"
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+var _ format.Renewer = Codec{}
+
+// Renew implements format.Renewer: every line as it is, with the session's
+// id replaced by opts.SessionID wherever a line names it. Uuids stay: they
+// only need to be unique within a file, and rewound branches, sidechains,
+// progress and snapshots keep their links.
+func (Codec) Renew(t *transcript.Transcript, opts format.ForkOptions) ([]byte, error) {
+	session := opts.SessionID
+	if session == "" {
+		session = newid.UUID()
+	}
+	old := t.Meta.SessionID
+	recs := make([]transcript.Record, len(t.Records))
+	for i, r := range t.Records {
+		recs[i] = r
+		if r.Kind == transcript.RecordMalformed || old == "" {
+			continue
+		}
+		o, err := jsonx.ParseObject(r.Raw)
+		if err != nil {
+			return nil, fmt.Errorf("renew: line %d: %w", i+1, err)
+		}
+		var id string
+		if json.Unmarshal(o.Get("sessionId"), &id) != nil || id != old {
+			continue
+		}
+		_ = o.Set("sessionId", session)
+		recs[i].Raw = o.Bytes()
+	}
+	f, _ := t.Frame.(*jsonl.Frame)
+	return jsonl.Write(f, recs), nil
+}

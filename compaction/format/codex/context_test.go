@@ -1,0 +1,94 @@
+package codex
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/compactd/compactd/compaction/format/formattest"
+	"github.com/compactd/compactd/compaction/strategy"
+	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+// contextBaseline reads a rollout the way Codex rebuilds a session on
+// resume (codex-rs rollout reconstruction): a compacted record with a
+// replacement_history clears the context baseline; a turn_context or a full
+// world_state after it sets one again, and then Codex believes the
+// environment context is already in the history and sends only changes.
+func contextBaseline(t *testing.T, rollout []byte) bool {
+	t.Helper()
+	set := false
+	for _, line := range bytes.Split(bytes.TrimSpace(rollout), []byte("\n")) {
+		var l struct {
+			Type    string `json:"type"`
+			Payload struct {
+				Full               bool            `json:"full"`
+				ReplacementHistory json.RawMessage `json:"replacement_history"`
+			} `json:"payload"`
+		}
+		if err := json.Unmarshal(line, &l); err != nil {
+			t.Fatalf("fork line %q: %v", line, err)
+		}
+		switch {
+		case l.Type == "compacted" && len(l.Payload.ReplacementHistory) > 0:
+			set = false
+		case l.Type == "turn_context", l.Type == "world_state" && l.Payload.Full:
+			set = true
+		}
+	}
+	return set
+}
+
+func hasEnvironmentContext(msgs []transcript.Message) bool {
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if strings.HasPrefix(strings.TrimSpace(p.Text), "<environment_context>") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestTurnWindowForkKeepsEnvironmentConsistent: a Codex 0.169 rollout
+// whose environment context (cwd, shell, date) was sent in the first turn
+// and recorded as world_state. Every fork either keeps the
+// <environment_context> message in the history it resumes with, or leaves
+// no context baseline (turn_context / world_state) after its compacted
+// record, so the resumed Codex sends the environment again; never the
+// source's world_state claiming a context the fork dropped.
+func TestTurnWindowForkKeepsEnvironmentConsistent(t *testing.T) {
+	src := formattest.Fixture(t, "v0.169-world-state.jsonl")
+	tr := formattest.RoundTrip(t, Codec{}, "v0.169", src)
+	if !hasEnvironmentContext(tr.Messages) || !contextBaseline(t, src) {
+		t.Fatal("fixture: the source must hold the environment context and its baseline")
+	}
+	counter, err := tokens.New(tokens.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range []strategy.Options{
+		{Strategies: []string{"turn-window"}, Turns: 1},
+		{Strategies: []string{"turn-window"}, Turns: 2},
+		{Strategies: []string{"token-budget"}, Budget: 2000},
+		{Strategies: []string{"extractive"}, Window: 20_000, KeepLast: 1},
+		{Strategies: []string{"auto"}},
+	} {
+		t.Run(fmt.Sprintf("%s/turns=%d", strings.Join(opts.Strategies, "+"), opts.Turns), func(t *testing.T) {
+			v, _, err := strategy.Run(t.Context(), tr, counter, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, back := formattest.ForkParse(t, Codec{}, v, forkOpts)
+			if contextBaseline(t, out) && !hasEnvironmentContext(back.Messages) {
+				t.Fatalf("the fork drops <environment_context> but keeps a context baseline after its compaction:\n%s", out)
+			}
+			if bytes.Contains(out, []byte(`"type":"token_usage_record"`)) {
+				t.Errorf("the fork carries the source's token_usage_record")
+			}
+		})
+	}
+}

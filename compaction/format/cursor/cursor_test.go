@@ -1,0 +1,129 @@
+package cursor
+
+import (
+	"testing"
+
+	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/format/formattest"
+	"github.com/compactd/compactd/compaction/gauge"
+	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+const session = "testdata/transcript.jsonl"
+
+func TestParseTranscript(t *testing.T) {
+	tr := formattest.RoundTrip(t, Codec{}, session, formattest.Read(t, session))
+	want := []string{
+		"user text|<user_query>\nList the files and tell me what calc.go does.\n</user_query>||",
+		"assistant reasoning|Look at the files first.||",
+		"assistant text|Listing the files.||",
+		`assistant tool_call||call-1|{"command":"ls"}`,
+		"user tool_result|calc.go\ncalc_test.go\ngo.mod|call-1|",
+		`assistant tool_call||call-2|{"path":"calc.go"}`,
+		"user tool_result|package calc\n\nfunc Add(a, b int) int { return a - b }\n|call-2|",
+		"assistant text|calc.go defines Add, which subtracts.||",
+		"user text|<user_query>\nFix Add.\n</user_query>||",
+		"assistant text|Add now returns a + b.||",
+	}
+	formattest.SameLines(t, formattest.Lines(tr.Messages), want)
+	if tr.Skipped != 1 || tr.Problems[0].Line != 8 || len(tr.Turns) != 2 {
+		t.Fatalf("problems %+v turns %+v", tr.Problems, tr.Turns)
+	}
+	if tr.Records[6].Kind != transcript.RecordMeta || tr.Records[10].Kind != transcript.RecordUnknown {
+		t.Fatalf("record kinds %v %v", tr.Records[6].Kind, tr.Records[10].Kind)
+	}
+	// No usage is recorded: the gauge is an estimate.
+	c, _ := tokens.New(tokens.O200kBase)
+	g, err := gauge.CountLive(t.Context(), c, tr, gauge.Options{})
+	if err != nil || g.Source != gauge.SourceEstimate || g.Tokens == 0 || g.ToolCalls != 2 {
+		t.Fatalf("gauge %+v (%v)", g, err)
+	}
+}
+
+func TestAppendInChunks(t *testing.T) {
+	src := formattest.Read(t, session)
+	for seed := range uint64(20) {
+		formattest.AppendInChunks(t, Codec{}, src, seed)
+	}
+}
+
+func TestDetect(t *testing.T) {
+	if s := (Codec{}).Detect("/h/.cursor/projects/p/agent-transcripts/x/x.jsonl", formattest.Head(t, session)); s < 95 {
+		t.Fatalf("own transcript scored %d", s)
+	}
+	for _, other := range []string{"../claude/testdata/mixed.jsonl", "../qwen/testdata/session.jsonl", "../copilotcli/testdata/events.jsonl", "../codex/testdata/compacted.jsonl"} {
+		if s := (Codec{}).Detect(other, formattest.Head(t, other)); s != 0 {
+			t.Errorf("%s scored %d", other, s)
+		}
+	}
+}
+
+func TestForkGolden(t *testing.T) {
+	tr := formattest.RoundTrip(t, Codec{}, session, formattest.Read(t, session))
+	for _, tc := range []struct {
+		name string
+		edit func(v *transcript.View)
+	}{
+		{"unchanged", func(v *transcript.View) {}},
+		{"summary", func(v *transcript.View) {
+			v.Messages = v.Messages[6:]
+			v.Summaries = []transcript.Summary{{Text: "Earlier: listed the files; Add subtracts.", Before: 0}}
+			v.Cut = true
+		}},
+		{"strip", func(v *transcript.View) {
+			for i := range v.Messages {
+				var kept []transcript.Part
+				for _, p := range v.Messages[i].Parts {
+					switch p.Kind {
+					case transcript.PartReasoning:
+						continue
+					case transcript.PartToolResult:
+						p.Text, p.Changed = "[output removed]", true
+					}
+					kept = append(kept, p)
+				}
+				v.Messages[i].Parts = kept
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := transcript.NewView(tr)
+			tc.edit(v)
+			out, back := formattest.ForkParse(t, Codec{}, v, format.ForkOptions{SessionID: "fork-0001"})
+			formattest.Golden(t, "fork-"+tc.name+".golden.jsonl", out)
+			if back.Skipped != 0 {
+				t.Fatalf("fork has %d bad records: %v", back.Skipped, back.Problems)
+			}
+			formattest.SameLines(t, formattest.Lines(back.Messages), formattest.ViewLines(v))
+			if tc.name == "unchanged" {
+				if c, err := format.Detect("x.jsonl", out); err != nil || c.Format() != transcript.FormatCursorAgent {
+					t.Fatalf("fork detected as %v (%v)", c, err)
+				}
+			}
+		})
+	}
+}
+
+func FuzzParseCursor(f *testing.F) {
+	f.Add(formattest.Read(f, session))
+	f.Add([]byte(`{"role":"user","message":{"content":"hi"}}` + "\n" + `{"role":"assistant","message":{"content":[{"type":"tool_result"}]}}` + "\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		Codec{}.Detect("x.jsonl", src)
+		tr := formattest.WriteBack(t, Codec{}, src)
+		if tr == nil {
+			return
+		}
+		out, err := Codec{}.Fork(transcript.NewView(tr), format.ForkOptions{SessionID: "s"})
+		if err != nil {
+			t.Fatalf("fork of an unchanged view: %v", err)
+		}
+		back, err := Codec{}.Parse(out)
+		if err != nil && len(tr.Messages) > 0 {
+			t.Fatalf("fork does not parse: %v", err)
+		}
+		if err == nil && len(back.Messages) != len(tr.Messages) {
+			t.Fatalf("fork of an unchanged view has %d messages, source %d", len(back.Messages), len(tr.Messages))
+		}
+	})
+}

@@ -1,0 +1,378 @@
+package store
+
+import (
+	"bytes"
+	"compress/flate"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// How a blob's data is compressed (blobs.codec).
+const (
+	codecFlate = 0 // schema 2's segments
+	codecZstd  = 1
+)
+
+var (
+	zstdEncoder = sync.OnceValue(func() *zstd.Encoder {
+		e, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+		return e
+	})
+	zstdDecoder = sync.OnceValue(func() *zstd.Decoder {
+		d, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+		return d
+	})
+)
+
+func compress(b []byte) []byte {
+	return zstdEncoder().EncodeAll(b, make([]byte, 0, len(b)/2+64))
+}
+
+var errCorruptBlob = errors.New("corrupt blob")
+
+// inflate decompresses a blob's data, which must come to size bytes.
+func inflate(data []byte, codec int, size int64) ([]byte, error) {
+	var out []byte
+	switch codec {
+	case codecZstd:
+		var err error
+		if out, err = zstdDecoder().DecodeAll(data, make([]byte, 0, size)); err != nil {
+			return nil, errCorruptBlob
+		}
+	case codecFlate:
+		var buf bytes.Buffer
+		buf.Grow(int(size))
+		if _, err := buf.ReadFrom(flate.NewReader(bytes.NewReader(data))); err != nil {
+			return nil, errCorruptBlob
+		}
+		out = buf.Bytes()
+	default:
+		return nil, errCorruptBlob
+	}
+	if int64(len(out)) != size {
+		return nil, errCorruptBlob
+	}
+	return out, nil
+}
+
+// patchChunk is how many records' patches one stored chunk holds: versions
+// sharing a prefix of records (a source that grew) share its chunks.
+const patchChunk = 512
+
+// A stored content is the list of its records' bodies (blob ids, in
+// order) and, when any record was normalized, the list of its patch
+// chunks (blob ids; chunk k holds the patches of records [k·patchChunk,
+// (k+1)·patchChunk), each as a uvarint length and the patch).
+
+func encodePatches(ps [][]byte) []byte {
+	var b []byte
+	for _, p := range ps {
+		b = binary.AppendUvarint(b, uint64(len(p)))
+		b = append(b, p...)
+	}
+	return b
+}
+
+func splitPatches(b []byte) ([][]byte, error) {
+	var out [][]byte
+	for len(b) > 0 {
+		n, k := binary.Uvarint(b)
+		if k <= 0 || n > uint64(len(b)-k) {
+			return nil, errCorruptPatch
+		}
+		p := b[k : k+int(n)]
+		if n == 0 {
+			p = nil
+		}
+		out = append(out, p)
+		b = b[k+int(n):]
+	}
+	return out, nil
+}
+
+// record is one segment of a content being stored.
+type record struct {
+	body, patch []byte
+	sum         [32]byte
+	id          int64
+	data        []byte // compressed body, when it must be inserted
+}
+
+// putContent stores b, whose records start at cuts, and returns b's
+// content hash. Records are normalized (see normalize) and stored once by
+// their body's hash; storing content already present costs one lookup.
+//
+// prefix, when not "", is the hash of a stored content that b may extend
+// (the previous read of a growing transcript): if b starts with it, its
+// records are taken as they are stored and only the rest is read, so
+// recording a transcript that grew costs what it grew.
+func putContent(ctx context.Context, tx *sql.Tx, b []byte, cuts []int64, prefix string) (string, error) {
+	base, err := prefixOf(ctx, tx, b, prefix)
+	if err != nil {
+		return "", err
+	}
+	h := ContentHash(b)
+	var one int
+	err = tx.QueryRowContext(ctx, `SELECT 1 FROM contents WHERE hash = ?`, h).Scan(&one)
+	if err == nil {
+		return h, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("look up content: %w", err)
+	}
+
+	// Normalize and hash the records after the prefix, on every core.
+	segs := segmentsFrom(b, cuts, base.size)
+	recs := make([]record, len(segs))
+	parallel(len(segs), func(i int) {
+		body, patch := normalize(segs[i])
+		if patch != nil {
+			if back, err := applyPatch(nil, body, patch); err != nil || !bytes.Equal(back, segs[i]) {
+				body, patch = segs[i], nil // never store what does not come back
+			}
+		}
+		recs[i] = record{body: body, patch: patch, sum: sha256.Sum256(body)}
+	})
+	if err := storeBodies(ctx, tx, recs); err != nil {
+		return "", err
+	}
+
+	ids := append(base.ids[:len(base.ids):len(base.ids)], make([]int64, 0, len(recs))...)
+	for _, r := range recs {
+		ids = append(ids, r.id)
+	}
+	// Patches: the prefix's full chunks as stored, the rest rebuilt.
+	var chunkIDs []int64
+	var tail [][]byte
+	if base.hash != "" {
+		full := len(base.ids) / patchChunk
+		if base.chunkIDs != nil {
+			chunkIDs = append(chunkIDs, base.chunkIDs[:full]...)
+			if len(base.chunkIDs) > full {
+				ps, err := readPatchChunk(ctx, tx, base.chunkIDs[full])
+				if err != nil {
+					return "", err
+				}
+				tail = ps
+			}
+		} else {
+			// A schema-2 prefix: its records have empty patches.
+			tail = make([][]byte, len(base.ids)-full*patchChunk)
+			for k := 0; k < full; k++ {
+				chunkIDs = append(chunkIDs, -1) // built below
+			}
+		}
+	}
+	anyPatch := base.chunkIDs != nil
+	for _, r := range recs {
+		tail = append(tail, r.patch)
+		anyPatch = anyPatch || r.patch != nil
+	}
+	var patchList []byte
+	if anyPatch {
+		if chunkIDs, err = storePatchChunks(ctx, tx, chunkIDs, tail, len(ids)); err != nil {
+			return "", err
+		}
+		patchList = encodeIDs(chunkIDs)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO contents(hash, size, segments, patches) VALUES (?, ?, ?, ?)`,
+		h, len(b), encodeIDs(ids), patchList); err != nil {
+		return "", fmt.Errorf("store content: %w", err)
+	}
+	return h, nil
+}
+
+// prefixBase is a stored content b extends.
+type prefixBase struct {
+	hash     string
+	size     int64
+	ids      []int64
+	chunkIDs []int64 // nil: stored without patches
+}
+
+// prefixOf loads the stored content prefix when b starts with its bytes.
+func prefixOf(ctx context.Context, tx *sql.Tx, b []byte, prefix string) (prefixBase, error) {
+	if prefix == "" {
+		return prefixBase{}, nil
+	}
+	var size int64
+	var segs, patches []byte
+	err := tx.QueryRowContext(ctx, `SELECT size, segments, patches FROM contents WHERE hash = ?`, prefix).Scan(&size, &segs, &patches)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && (size > int64(len(b)) || size == 0)) {
+		return prefixBase{}, nil
+	}
+	if err != nil {
+		return prefixBase{}, fmt.Errorf("look up content: %w", err)
+	}
+	if sum := sha256.Sum256(b[:size]); hex.EncodeToString(sum[:]) != prefix {
+		return prefixBase{}, nil // rewritten, not grown
+	}
+	ids, err := decodeIDs(segs)
+	if err != nil {
+		return prefixBase{}, nil // read it all rather than trust a damaged list
+	}
+	base := prefixBase{hash: prefix, size: size, ids: ids}
+	if patches != nil {
+		if base.chunkIDs, err = decodeIDs(patches); err != nil || (len(ids)+patchChunk-1)/patchChunk != len(base.chunkIDs) {
+			return prefixBase{}, nil
+		}
+	}
+	return base, nil
+}
+
+// segmentsFrom splits b[from:] at the cuts past from.
+func segmentsFrom(b []byte, cuts []int64, from int64) [][]byte {
+	var cs []int64
+	for _, c := range cuts {
+		if c > from {
+			cs = append(cs, c-from)
+		}
+	}
+	return segments(b[from:], cs)
+}
+
+// storeBodies finds each record's body among the stored blobs, inserting
+// (compressed on every core) the ones missing, and sets the records' ids.
+func storeBodies(ctx context.Context, tx *sql.Tx, recs []record) error {
+	find, err := tx.PrepareContext(ctx, `SELECT id FROM blobs WHERE hash = ?`)
+	if err != nil {
+		return err
+	}
+	defer find.Close()
+	seen := map[[32]byte]int{} // first record with each body, in this content
+	var missing []int
+	for i := range recs {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if j, ok := seen[recs[i].sum]; ok {
+			recs[i].id = -1 - int64(j) // resolved after the inserts
+			continue
+		}
+		seen[recs[i].sum] = i
+		switch err := find.QueryRowContext(ctx, recs[i].sum[:]).Scan(&recs[i].id); {
+		case errors.Is(err, sql.ErrNoRows):
+			missing = append(missing, i)
+		case err != nil:
+			return fmt.Errorf("look up segment: %w", err)
+		}
+	}
+	parallel(len(missing), func(k int) {
+		r := &recs[missing[k]]
+		r.data = compress(r.body)
+	})
+	insert, err := tx.PrepareContext(ctx, `INSERT INTO blobs(hash, size, data, codec) VALUES (?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer insert.Close()
+	for _, i := range missing {
+		r := &recs[i]
+		res, err := insert.ExecContext(ctx, r.sum[:], len(r.body), r.data, codecZstd)
+		if err != nil {
+			return fmt.Errorf("store segment: %w", err)
+		}
+		r.id, _ = res.LastInsertId()
+		r.data = nil
+	}
+	for i := range recs {
+		if recs[i].id < 0 {
+			recs[i].id = recs[-1-recs[i].id].id
+		}
+	}
+	return nil
+}
+
+// storePatchChunks stores the patch chunks not already known: chunkIDs
+// holds the ids of the leading chunks kept as stored (-1 for one to
+// build from scratch: all its patches empty), tail the patches of the
+// records after them, n the content's record count.
+func storePatchChunks(ctx context.Context, tx *sql.Tx, chunkIDs []int64, tail [][]byte, n int) ([]int64, error) {
+	put := func(ps [][]byte) (int64, error) {
+		enc := encodePatches(ps)
+		sum := sha256.Sum256(enc)
+		var id int64
+		err := tx.QueryRowContext(ctx, `SELECT id FROM blobs WHERE hash = ?`, sum[:]).Scan(&id)
+		if err == nil {
+			return id, nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return 0, fmt.Errorf("look up patches: %w", err)
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO blobs(hash, size, data, codec) VALUES (?, ?, ?, ?)`, sum[:], len(enc), compress(enc), codecZstd)
+		if err != nil {
+			return 0, fmt.Errorf("store patches: %w", err)
+		}
+		return res.LastInsertId()
+	}
+	for k, id := range chunkIDs {
+		if id < 0 {
+			var err error
+			if chunkIDs[k], err = put(make([][]byte, patchChunk)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for len(tail) > 0 {
+		size := min(patchChunk, len(tail))
+		id, err := put(tail[:size])
+		if err != nil {
+			return nil, err
+		}
+		chunkIDs = append(chunkIDs, id)
+		tail = tail[size:]
+	}
+	if want := (n + patchChunk - 1) / patchChunk; len(chunkIDs) != want {
+		return nil, fmt.Errorf("store patches: %d chunks for %d records", len(chunkIDs), n)
+	}
+	return chunkIDs, nil
+}
+
+// readPatchChunk reads one stored chunk of patches.
+func readPatchChunk(ctx context.Context, tx *sql.Tx, id int64) ([][]byte, error) {
+	var n int64
+	var data []byte
+	var codec int
+	if err := tx.QueryRowContext(ctx, `SELECT size, data, codec FROM blobs WHERE id = ?`, id).Scan(&n, &data, &codec); err != nil {
+		return nil, fmt.Errorf("read patches %d: %w", id, err)
+	}
+	b, err := inflate(data, codec, n)
+	if err != nil {
+		return nil, fmt.Errorf("read patches %d: %w", id, err)
+	}
+	return splitPatches(b)
+}
+
+// parallel runs fn(0..n-1) on every core.
+func parallel(n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), max(1, n/64))
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	next := make(chan int, 256)
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				fn(i)
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}

@@ -1,0 +1,563 @@
+package agents
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/compactd/compactd/compaction/format"
+	_ "github.com/compactd/compactd/compaction/format/all"
+	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/editors/e2e/agents/modelserver"
+)
+
+// A scripted turn of the coding session every agent runs.
+type sessionTurn struct {
+	task   string
+	prompt string
+	turn   func(project string) modelserver.Turn
+}
+
+const thinking = "Work through it step by step."
+
+// sessionTurns are the session: reads, a shell, edits and a write, some
+// calls issued together, a file read twice (something for dedup-tools).
+var sessionTurns = []sessionTurn{
+	{"t1", "Look around the inventory project and tell me what it does.", func(p string) modelserver.Turn {
+		return modelserver.Turn{Thinking: thinking, Steps: [][]modelserver.Action{
+			{{Kind: modelserver.Read, Path: p + "/main.go"}, {Kind: modelserver.Shell, Command: "ls -la " + p}},
+			{{Kind: modelserver.Read, Path: p + "/README.md"}},
+		}, Answer: "It is an in-memory inventory: Add records items, Take refuses to go below zero, and ToReorder lists the SKUs at or below their reorder level. (answer t1)"}
+	}},
+	{"t2", "Tidy the loop in ToReorder, it reads awkwardly.", func(p string) modelserver.Turn {
+		return modelserver.Turn{Thinking: thinking, Steps: [][]modelserver.Action{
+			{{Kind: modelserver.Read, Path: p + "/main.go"}},
+			{{Kind: modelserver.Edit, Path: p + "/main.go", Old: "\tfor i := 0; i <= len(items)-1; i++ {", New: "\tfor i := range items {"}},
+			{{Kind: modelserver.Shell, Command: "grep -n 'range items' " + p + "/main.go"}},
+		}, Answer: "ToReorder now ranges over the items; the behaviour is unchanged. (answer t2)"}
+	}},
+	{"t3", "Add a helper that formats one item as a line of text.", func(p string) modelserver.Turn {
+		return modelserver.Turn{Thinking: thinking, Steps: [][]modelserver.Action{
+			{{Kind: modelserver.Write, Path: p + "/format.go", Content: "package main\n\nimport \"fmt\"\n\n// FormatItem renders one item as a line of text.\nfunc FormatItem(it Item) string {\n\treturn fmt.Sprintf(\"%s %-10s %5d (reorder at %d)\", it.SKU, it.Name, it.Quantity, it.Reorder)\n}\n"}},
+			{{Kind: modelserver.Shell, Command: "cat " + p + "/format.go"}},
+		}, Answer: "Added FormatItem in format.go. (answer t3)"}
+	}},
+	quickTurn("q1", "Does Take ever let a quantity go negative?", "No: Take refuses when fewer units are in stock."),
+	quickTurn("q2", "Which SKUs does main report today?", "A-100 and C-300: both sit at or below their reorder level."),
+	quickTurn("q3", "Is the inventory safe for concurrent use?", "No, the map has no lock; callers must serialize."),
+	quickTurn("q4", "What happens when Add sees a known SKU?", "It adds to the existing quantity and keeps the first name."),
+	quickTurn("q5", "Should ToReorder sort its result?", "It already does: the SKUs are sorted before the scan."),
+	quickTurn("q6", "Any tests in the project?", "None yet; main exercises the happy path only."),
+	quickTurn("q7", "Is go.mod's Go version fine?", "Yes, 1.21 covers everything the code uses."),
+	{"t4", "Mention the helper in the README.", func(p string) modelserver.Turn {
+		return modelserver.Turn{Thinking: thinking, Steps: [][]modelserver.Action{
+			{{Kind: modelserver.Edit, Path: p + "/README.md", Old: "Run it with `go run .`; it prints the SKUs that need reordering.",
+				New: "Run it with `go run .`; it prints the SKUs that need reordering.\nFormatItem (format.go) renders one item as a line of text."}},
+		}, Answer: "The README now mentions FormatItem. (answer t4)"}
+	}},
+	{"t5", "Summarize what changed in this session.", func(p string) modelserver.Turn {
+		return modelserver.Turn{Thinking: thinking, Steps: [][]modelserver.Action{
+			{{Kind: modelserver.Shell, Command: "wc -l " + p + "/main.go " + p + "/format.go " + p + "/README.md"}},
+		}, Answer: "Summary: ToReorder's loop is tidier, FormatItem lives in format.go, and the README mentions it. (answer t5)"}
+	}},
+}
+
+// quickTurn is a question answered without tools: the session needs more
+// turns than turn-window keeps (10) and summarize's buffer (4).
+func quickTurn(task, question, answer string) sessionTurn {
+	return sessionTurn{task, question, func(string) modelserver.Turn {
+		return modelserver.Turn{Answer: answer + " (answer " + task + ")"}
+	}}
+}
+
+func prompt(task, words string) string { return modelserver.TaskTag(task) + " " + words }
+
+// resumeTurn is what the model does after a fork is resumed: one shell
+// call (the tool loop works on the fork), then an answer.
+func resumeTurn(label string) modelserver.Turn {
+	return modelserver.Turn{Thinking: thinking, Steps: [][]modelserver.Action{{{Kind: modelserver.Shell, Command: "echo resumed " + label}}},
+		Answer: "Resumed from the " + label + " fork; the work above stands."}
+}
+
+// figures collects what the suite measured, for its report.
+var figures struct {
+	sync.Mutex
+	lines []string
+}
+
+func report(format string, args ...any) {
+	figures.Lock()
+	defer figures.Unlock()
+	figures.lines = append(figures.lines, fmt.Sprintf(format, args...))
+}
+
+func TestRealAgents(t *testing.T) {
+	enabled(t)
+	bin := compactdBin(t)
+	start := time.Now()
+	for _, a := range []agent{claude, codex, gemini} {
+		t.Run(a.name, func(t *testing.T) { runAgent(t, a, bin) })
+	}
+	report("suite wall time: %s", time.Since(start).Round(time.Second))
+	figures.Lock()
+	defer figures.Unlock()
+	out := strings.Join(figures.lines, "\n")
+	t.Log("figures:\n" + out)
+	if p := os.Getenv("COMPACTD_AGENTS_REPORT"); p != "" {
+		os.WriteFile(p, []byte(out+"\n"), 0o644)
+	}
+}
+
+// exchangesOf returns the exchanges scripted for task, in order.
+func exchangesOf(srv *modelserver.Server, task string) []modelserver.Exchange {
+	var out []modelserver.Exchange
+	for _, e := range srv.Exchanges() {
+		if e.Task == task && !e.CountOnly {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// rejectedSince returns the exchanges from seq on the server refused.
+func rejectedSince(srv *modelserver.Server, seq int) []modelserver.Exchange {
+	var out []modelserver.Exchange
+	for _, e := range srv.Exchanges() {
+		if e.Seq > seq && e.Status != 200 {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func lastSeq(srv *modelserver.Server) int {
+	ex := srv.Exchanges()
+	if len(ex) == 0 {
+		return 0
+	}
+	return ex[len(ex)-1].Seq
+}
+
+func describe(ex []modelserver.Exchange) string {
+	var b strings.Builder
+	for _, e := range ex {
+		fmt.Fprintf(&b, "\n  #%d %s %s -> %d: %s", e.Seq, e.API, e.Path, e.Status, e.Rejected)
+	}
+	return b.String()
+}
+
+func runAgent(t *testing.T, a agent, bin string) {
+	command, version := installedAgent(t, a.name, a.command)
+	sb := newSandbox(t)
+	turns := map[string]modelserver.Turn{}
+	for _, st := range sessionTurns {
+		turns[st.task] = st.turn(sb.project)
+	}
+	labels := []string{"auto", "turn-window", "token-budget", "extractive", "in-place", "restore-v1", "restore-compacted"}
+	for _, l := range labels {
+		turns["resume-"+l] = resumeTurn(l)
+	}
+	srv, err := modelserver.Start(modelserver.Options{Script: &modelserver.Script{Turns: turns}, LogDir: filepath.Join(sb.root, "requests")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	a.configure(t, sb, srv)
+	t.Logf("%s %s in %s (requests logged under %s)", a.label, version, sb.root, filepath.Join(sb.root, "requests"))
+
+	// Live: the language server watches while the agent works.
+	lsp := startLSP(t, sb, bin, a.lspInit)
+	usage := watchUsage(t, a.root(sb), a.usageOf)
+
+	id := a.newID()
+	file := ""
+	var turnTimes, latencies, raw []time.Duration
+	var finalUsage int
+	for i, st := range sessionTurns {
+		args := a.first(sb, id, prompt(st.task, st.prompt))
+		if i > 0 {
+			args = a.resume(sb, id, prompt(st.task, st.prompt))
+		}
+		seq := lastSeq(srv)
+		var notesBefore int
+		if file != "" {
+			notesBefore = len(lsp.gaugesOf(file))
+		}
+		began := time.Now()
+		sb.run(t, a.timeout, command, args...)
+		turnTimes = append(turnTimes, time.Since(began))
+		if bad := rejectedSince(srv, seq); len(bad) > 0 {
+			t.Fatalf("turn %s: the model server refused the agent's own requests:%s", st.task, describe(bad))
+		}
+		if file == "" {
+			file = a.session(t, sb, id)
+			if id == "" {
+				id = a.idOf(t, file)
+			}
+		}
+		ex := exchangesOf(srv, st.task)
+		if len(ex) == 0 || ex[len(ex)-1].Step != len(turns[st.task].Steps) {
+			t.Fatalf("turn %s: the agent did not run the scripted steps to the answer (%d requests)", st.task, len(ex))
+		}
+		want := ex[len(ex)-1].Usage.Context()
+		finalUsage = want
+
+		// The usage reaches the file; the server's gauge follows.
+		at, prev, ok := usage.when(file, want, 10*time.Second)
+		if !ok {
+			t.Fatalf("turn %s: the usage the server reported (%d) never reached %s", st.task, want, file)
+		}
+		closer := func(g gaugeNote) bool {
+			return within(g.Tokens, want, 0.01) && abs(g.Tokens-want) < abs(g.Tokens-prev)
+		}
+		note, ok := lsp.waitGauge(file, notesBefore, 5*time.Second, closer)
+		if !ok {
+			gs := lsp.gaugesOf(file)
+			t.Errorf("turn %s: no compactd/gauge for %s within 1%% of the reported %d%s (last notifications: %v)", st.task, file, want, a.known["live"], tokensOf(gs[max(0, len(gs)-8):]))
+			continue
+		}
+		latency := note.At.Sub(at)
+		raw = append(raw, latency)
+		if latency < 0 {
+			latency = 0 // the server was faster than the test's own watcher
+		}
+		latencies = append(latencies, latency)
+		if latency > 250*time.Millisecond {
+			t.Errorf("turn %s: compactd/gauge (%d) arrived %s after the usage reached the file (bar: 250 ms)", st.task, note.Tokens, latency)
+		}
+		// Once the agent is done, the gauge stays on the reported figure.
+		settled := lsp.wait(5*time.Second, func() bool {
+			var last *gaugeNote
+			for i := range lsp.gauges {
+				if canonical(lsp.gauges[i].Path) == canonical(file) {
+					last = &lsp.gauges[i]
+				}
+			}
+			return last != nil && within(last.Tokens, want, 0.01)
+		})
+		if !settled {
+			gs := lsp.gaugesOf(file)
+			t.Errorf("turn %s: the gauge left the reported %d: last notifications %v", st.task, want, tokensOf(gs[max(0, len(gs)-3):]))
+		}
+	}
+	p50, maxLat := quantiles(latencies)
+	report("%s %s: %d turns, %s each (%s); live gauge after the usage reached the file: p50 %s, max %s over %d turns (raw, negative = before the test's own watcher saw it: %s)",
+		a.label, version, len(turnTimes), medianOf(turnTimes).Round(10*time.Millisecond), fmtDurations(turnTimes), p50, maxLat, len(latencies), fmtDurations(raw))
+
+	// The CLI gauges the transcript at the last reported usage.
+	src := sb.gauge(t, bin, file)
+	if !within(src.Tokens, finalUsage, 0.01) {
+		t.Errorf("compactd gauge %s = %d tokens, the last reported usage is %d (bar: ±1%%)", file, src.Tokens, finalUsage)
+	}
+	report("%s: gauge %d vs reported %d (%+.2f%%)", a.label, src.Tokens, finalUsage, 100*float64(src.Tokens-finalUsage)/float64(finalUsage))
+	lastTurn := lastTurnItems(t, srv)
+
+	// Every strategy's fork, and restored versions, resumed by the agent.
+	type fork struct {
+		label string
+		path  string
+		rep   *compactResult
+	}
+	var forks []fork
+	compactFork := func(label string, args ...string) {
+		rep := sb.compact(t, bin, append(args, file)...)
+		forks = append(forks, fork{label, rep.ForkPath, &rep})
+	}
+	compactFork("auto")
+	auto := forks[0].rep
+	compactFork("turn-window", "--strategy", "turn-window")
+	// token-budget keeps the newest turns that fit: half the session.
+	writeConfig(t, sb, fmt.Sprintf("[compact]\nbudget = %d\n", auto.TokensBefore/2))
+	compactFork("token-budget", "--strategy", "token-budget")
+	os.Remove(filepath.Join(sb.project, ".compactd.toml"))
+	compactFork("extractive", "--strategy", "extractive")
+	for _, f := range forks {
+		if f.rep.TokensAfter >= f.rep.TokensBefore {
+			t.Errorf("the %s compaction saved nothing (%d → %d tokens; notes: %v): the fork resumed below would not test it", f.label, f.rep.TokensBefore, f.rep.TokensAfter, f.rep.Notes)
+		}
+	}
+	// The originals of the forks above are resumed after in-place, so the
+	// in-place fork comes last among compactions.
+	before, _ := os.ReadFile(file)
+	inPlace := sb.compact(t, bin, "--in-place", file)
+	forks = append(forks, fork{"in-place", file, &inPlace})
+	r1 := sb.restore(t, bin, file, "v1")
+	forks = append(forks, fork{"restore-v1", r1.Path, nil})
+	rc := sb.restore(t, bin, file, auto.Version)
+	forks = append(forks, fork{"restore-compacted", rc.Path, nil})
+	if r1b, _ := os.ReadFile(r1.Path); len(before) > 0 && string(r1b) == string(before) {
+		t.Errorf("restore v1 wrote a byte-identical copy under the same session id; a fork needs its own")
+	}
+
+	for _, f := range forks {
+		t.Run(f.label, func(t *testing.T) {
+			checkFork(t, a, sb, srv, lsp, bin, command, id, src, lastTurn, f.label, f.path, f.rep)
+		})
+	}
+}
+
+func medianOf(ds []time.Duration) time.Duration {
+	p50, _ := quantiles(ds)
+	return p50
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// tokensOf lists notifications briefly: tokens, and the source unless it
+// is the usual reported+estimate.
+func tokensOf(gs []gaugeNote) []string {
+	out := make([]string, len(gs))
+	for i, g := range gs {
+		out[i] = fmt.Sprint(g.Tokens)
+		if g.Removed {
+			out[i] += "(removed)"
+		} else if g.Source != "reported+estimate" {
+			out[i] += "(" + g.Format + " " + g.Source + ")"
+		}
+	}
+	return out
+}
+
+func fmtDurations(ds []time.Duration) string {
+	var parts []string
+	for _, d := range ds {
+		r := 10 * time.Millisecond
+		if d < time.Second && d > -time.Second {
+			r = 100 * time.Microsecond
+		}
+		parts = append(parts, d.Round(r).String())
+	}
+	return strings.Join(parts, " ")
+}
+
+func writeConfig(t *testing.T, sb *sandbox, toml string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(sb.project, ".compactd.toml"), []byte(toml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// lastTurnItems returns the last turn as the agent itself sent it: the
+// items of its final request from its prompt on, plus the answer.
+func lastTurnItems(t *testing.T, srv *modelserver.Server) []modelserver.Item {
+	t.Helper()
+	last := sessionTurns[len(sessionTurns)-1].task
+	ex := exchangesOf(srv, last)
+	final := ex[len(ex)-1]
+	items := turnFrom(final.Conversation, last)
+	if items == nil {
+		t.Fatalf("the final request of %s lacks its prompt", last)
+	}
+	return append(items, modelserver.Item{Role: "assistant", Kind: modelserver.KindText, Text: final.Reply.Text})
+}
+
+// turnFrom returns the items from the user prompt tagged task on, without
+// reasoning (which agents may drop from history on their own) and without
+// the agent's own reminders injected as user text after the prompt.
+func turnFrom(c *modelserver.Conversation, task string) []modelserver.Item {
+	start := -1
+	for i, it := range c.Items {
+		if it.Role == "user" && it.Kind == modelserver.KindText && strings.Contains(it.Text, modelserver.TaskTag(task)) {
+			start = i
+		}
+	}
+	if start < 0 {
+		return nil
+	}
+	var out []modelserver.Item
+	for _, it := range c.Items[start:] {
+		if it.Kind == modelserver.KindReasoning {
+			continue
+		}
+		if len(out) > 0 && it.Role == "user" && it.Kind == modelserver.KindText && strings.HasPrefix(it.Text, "<system-reminder>") {
+			continue
+		}
+		// Gemini CLI sends each tool result twice when it resumes a
+		// session (its own sessions too): one copy is the turn's.
+		if len(out) > 0 && it.Kind == modelserver.KindResult && out[len(out)-1] == it {
+			continue
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// keptTasks returns which tasks' prompts and answers a transcript holds in
+// what the model sees, read with compactd's own codec.
+func keptTasks(t *testing.T, path string) map[string]bool {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	codec, err := format.Detect(path, src)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	tr, err := codec.Parse(src)
+	if err != nil {
+		t.Fatalf("parse %s: %v", path, err)
+	}
+	var text strings.Builder
+	for _, m := range tr.Messages {
+		for _, p := range m.Parts {
+			if p.Kind == transcript.PartText || p.Kind == transcript.PartToolResult {
+				text.WriteString(p.Text)
+				text.WriteByte('\n')
+			}
+		}
+	}
+	kept := map[string]bool{}
+	for _, st := range sessionTurns {
+		if strings.Contains(text.String(), modelserver.TaskTag(st.task)) {
+			kept["prompt "+st.task] = true
+		}
+		if strings.Contains(text.String(), "(answer "+st.task+")") {
+			kept["answer "+st.task] = true
+		}
+	}
+	return kept
+}
+
+func checkFork(t *testing.T, a agent, sb *sandbox, srv *modelserver.Server, lsp *lspClient, bin, command, sourceID string, src gaugeResult, lastTurn []modelserver.Item, label, path string, rep *compactResult) {
+	if path == "" {
+		t.Fatalf("%s wrote no fork", label)
+	}
+	forkID := a.idOf(t, path)
+	if label != "in-place" && forkID == sourceID {
+		t.Errorf("the %s fork keeps the source's session id %s", label, forkID)
+	}
+	kept := keptTasks(t, path)
+	g := sb.gauge(t, bin, path)
+	if rep != nil {
+		// A fork's gauge is its own count plus the overhead measured on
+		// the source outside the transcript (system prompt, tools).
+		overhead := src.Tokens - rep.TokensBefore
+		if rep.Overhead != nil {
+			overhead = *rep.Overhead
+		}
+		want := rep.TokensAfter + overhead
+		report("%s %s: %d → %d tokens (report); fork gauge %d, after+overhead %d (%+.1f%%)", a.label, label, rep.TokensBefore, rep.TokensAfter, g.Tokens, want, 100*float64(g.Tokens-want)/float64(want))
+		if !within(g.Tokens, want, 0.02) {
+			t.Errorf("defect 5: the %s fork gauges %d tokens; its report's after (%d) plus the source's overhead (%d) is %d (bar: ±2%%)", label, g.Tokens, rep.TokensAfter, overhead, want)
+		}
+	}
+
+	// The agent resumes the fork.
+	task := "resume-" + label
+	seq := lastSeq(srv)
+	began := time.Now()
+	stdout, stderr, err := sb.try(a.timeout, command, a.resume(sb, forkID, prompt(task, "Carry on from here."))...)
+	took := time.Since(began)
+	if bad := rejectedSince(srv, seq); len(bad) > 0 {
+		t.Fatalf("%s resumed the %s fork with requests the API would refuse%s:%s", a.label, label, a.known["rejected"], describe(bad))
+	}
+	if err != nil {
+		t.Fatalf("%s could not resume the %s fork (%s): %v\n--- stdout\n%s\n--- stderr\n%s", a.label, label, path, err, tail(stdout, 2000), tail(stderr, 3000))
+	}
+	ex := exchangesOf(srv, task)
+	if len(ex) == 0 {
+		t.Fatalf("%s resumed the %s fork but never asked the model", a.label, label)
+	}
+	if last := ex[len(ex)-1]; last.Step != 1 {
+		t.Errorf("the resumed %s session stopped at step %d of its tool loop", label, last.Step)
+	}
+	req := ex[0].Conversation
+	report("%s %s: resumed in %s; the resumed request's prompt %d tokens, fork gauge %d", a.label, label, took.Round(10*time.Millisecond), ex[0].Usage.Prompt, g.Tokens)
+
+	// The agent's environment.
+	if err := a.environment(req, sb); err != nil {
+		t.Errorf("the request resuming the %s fork lacks the agent's environment: %v%s", label, err, a.known["environment"])
+	}
+	// The kept history, no more and no less.
+	for _, st := range sessionTurns {
+		for _, what := range []string{"prompt", "answer"} {
+			needle := modelserver.TaskTag(st.task)
+			if what == "answer" {
+				needle = "(answer " + st.task + ")"
+			}
+			inFork, inReq := kept[what+" "+st.task], req.Contains(needle)
+			if inFork && !inReq {
+				t.Errorf("the %s fork keeps the %s of %s, the resumed request lacks it", label, what, st.task)
+			}
+			if !inFork && inReq {
+				t.Errorf("the resumed request carries the %s of %s, which the %s fork dropped (the agent read another branch)", what, st.task, label)
+			}
+		}
+	}
+	// The last turn verbatim.
+	got := turnFrom(req, sessionTurns[len(sessionTurns)-1].task)
+	if len(got) > len(lastTurn) {
+		got = got[:len(lastTurn)]
+	}
+	if diff := itemsDiff(lastTurn, got); diff != "" {
+		t.Errorf("the request resuming the %s fork does not carry the last turn verbatim: %s", label, diff)
+	}
+	// The agent appended its new turn to the fork: compactd reads the
+	// resumed fork whole (its new lines attach to what the fork kept) and
+	// gauges it at the usage just reported, on the command line and live.
+	resumed := a.session(t, sb, forkID)
+	final := ex[len(ex)-1].Usage.Context()
+	if after := sb.gauge(t, bin, resumed); !within(after.Tokens, final, 0.01) {
+		t.Errorf("after the agent resumed the %s fork, compactd gauge %s = %d tokens (%d turns), its last reported usage is %d (bar: ±1%%)", label, resumed, after.Tokens, after.Turns, final)
+	}
+	if _, ok := lsp.waitGauge(resumed, 0, 5*time.Second, func(g gaugeNote) bool { return within(g.Tokens, final, 0.01) }); !ok {
+		gs := lsp.gaugesOf(resumed)
+		t.Errorf("the live gauge of the resumed %s fork never showed its reported usage %d%s (last notifications: %v)", label, final, a.known["live"], tokensOf(gs[max(0, len(gs)-3):]))
+	}
+	// The restored source carries the whole session.
+	if label == "restore-v1" {
+		for _, st := range sessionTurns {
+			if !req.Contains(modelserver.TaskTag(st.task)) || !req.Contains("(answer "+st.task+")") {
+				t.Errorf("the restored v1 lacks turn %s", st.task)
+			}
+		}
+	}
+}
+
+// itemsDiff compares turns item by item (ids aside: forks may renew them).
+func itemsDiff(want, got []modelserver.Item) string {
+	if len(want) != len(got) {
+		return fmt.Sprintf("%d items, want %d:\n got  %s\n want %s", len(got), len(want), itemsBrief(got), itemsBrief(want))
+	}
+	for i := range want {
+		w, g := want[i], got[i]
+		if w.Role != g.Role || w.Kind != g.Kind || w.Name != g.Name || normalizeArgs(w) != normalizeArgs(g) {
+			b1, _ := json.Marshal(w)
+			b2, _ := json.Marshal(g)
+			return fmt.Sprintf("item %d differs:\n got  %s\n want %s", i, b2, b1)
+		}
+	}
+	return ""
+}
+
+// normalizeArgs compares call arguments as JSON values, text as is.
+func normalizeArgs(it modelserver.Item) string {
+	if it.Kind != modelserver.KindCall {
+		return it.Text
+	}
+	var v any
+	if json.Unmarshal([]byte(it.Text), &v) == nil {
+		b, _ := json.Marshal(v)
+		return string(b)
+	}
+	return it.Text
+}
+
+func itemsBrief(items []modelserver.Item) string {
+	var parts []string
+	for _, it := range items {
+		parts = append(parts, fmt.Sprintf("%s/%s %.40q", it.Role, it.Kind, it.Text))
+	}
+	return strings.Join(parts, " | ")
+}

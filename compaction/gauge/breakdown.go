@@ -89,6 +89,9 @@ type Outside struct {
 	// Measured is false without reported usage: nothing is known of it
 	// and Tokens is 0.
 	Measured bool `json:"measured"`
+	// Inherited: the transcript is a fork without usage of its own, and
+	// Tokens was measured on the source it was compacted from.
+	Inherited bool `json:"inherited,omitempty"`
 	// Label names what it holds, as far as the agent is known:
 	// "system prompt, tool definitions, memory files (CLAUDE.md)".
 	Label string `json:"label"`
@@ -133,18 +136,23 @@ const TopTools = 5
 // Overhead is the one definition of what a gauge holds beyond the
 // transcript's messages: with reported usage, the gauge's figure minus our
 // count of every message (which equals the last reported usage minus our
-// count of the messages it covered); 0 and false without usage. A fork's
-// gauge is its own count plus the overhead measured on its source
-// (Options.Overhead): without usage of its own, that is its overhead, and
-// what a fork of it inherits in turn.
+// count of the messages it covered); 0 and false without usage. It is never
+// negative: when we count more than the API reported, nothing outside the
+// transcript is measurable and the difference is our counting's error (the
+// breakdown still shows it, so that its parts sum to the gauge). A fork's
+// gauge is its own count plus the overhead measured on its source.
 func Overhead(g Gauge, inside int) (int, bool) {
-	switch {
-	case g.Source == SourceReported:
-		return g.Tokens - inside, true
-	case g.Overhead != 0:
-		return g.Overhead, true
+	over, ok := signedOverhead(g, inside)
+	return max(over, 0), ok
+}
+
+// signedOverhead is Overhead before clamping: the breakdown's outside part.
+// A fork without usage of its own carries its source's (Gauge.Overhead).
+func signedOverhead(g Gauge, inside int) (int, bool) {
+	if g.Source != SourceReported && g.Overhead == 0 {
+		return 0, false
 	}
-	return 0, false
+	return g.Tokens - inside, true
 }
 
 // Category returns what a part of message m counts as.
@@ -431,8 +439,12 @@ func (tl Tally) Breakdown(g Gauge, t *transcript.Transcript, counts []tokens.Cou
 	st := tl.cur
 	b := Breakdown{Tokens: g.Tokens, ContextWindow: g.ContextWindow, Inside: st.counted, Approx: st.approx || g.Approx}
 	b.Outside.Label = outsideLabel(t.Format)
-	if over, ok := Overhead(g, st.counted); ok {
+	if over, ok := signedOverhead(g, st.counted); ok {
 		b.Outside.Tokens, b.Outside.Measured = over, true
+		if g.Source != SourceReported {
+			b.Outside.Inherited = true
+			b.Outside.Label += "; measured on the source this fork was compacted from"
+		}
 	}
 	b.Outside.Known = tl.knownOutside(st)
 	switch {

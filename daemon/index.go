@@ -828,6 +828,7 @@ func (tr *tracked) recount(ix *indexer, same int, nt *transcript.Transcript) {
 		tr.parts = append(tr.parts[:min(same, len(tr.parts))], parts...)
 	}
 	tr.same, tr.countedWith = same, c.ID()
+	tr.advanceTally(ix, nt) // before the caller trims nt's parts
 }
 
 // recount returns per-message counts for nt, keeping oldCounts' first

@@ -49,23 +49,38 @@ func (in Insight) withWindow(w int) Insight {
 	return in
 }
 
-// insightOf advances the entry's tally to its transcript and derives the
-// snapshot's insight. Callers hold tr.mu; g is the snapshot's gauge and
-// turns its per-turn figures.
-func insightOf(tr *tracked, ix *indexer, set Settings, g gauge.Gauge, turns []TurnInfo) Insight {
-	t := tr.t
-	info := gauge.Resolve(t, gauge.Options{Model: set.Model, Registry: ix.registry, Stats: &tr.stats}).Info
-	opts := gauge.TallyOptions{Images: info.Provider.ImagePricing(), CountText: ix.counterFor(t, tr.stats).Text}
-	var in Insight
+// advanceTally reads what nt changed into the entry's tally while its
+// messages still carry their parts: recount calls it, before a trimming
+// entry drops them. tr.stats and tr.counts describe nt, tr.same is its
+// unchanged prefix. Callers hold tr.mu.
+func (tr *tracked) advanceTally(ix *indexer, nt *transcript.Transcript) {
+	set := ix.settings()
+	r := gauge.Resolve(nt, gauge.Options{Model: set.Model, Registry: ix.registry, Stats: &tr.stats})
+	opts := gauge.TallyOptions{Images: r.Info.Provider.ImagePricing(), CountText: ix.counterFor(nt, tr.stats).Text, Price: priceFor(set, r.Model)}
+	tr.tally = tr.tally.Advance(nt, tr.counts, tr.same, opts)
+}
+
+// priceFor is the price of model under the settings, nil when unknown.
+func priceFor(set Settings, model string) *pricing.Price {
 	table := set.Prices
 	if table == nil {
 		table = pricing.Builtin()
 	}
-	if p, ok := table.Lookup(g.Model); ok {
-		in.Price = &p
-		opts.Price = &p
+	if p, ok := table.Lookup(model); ok {
+		return &p
 	}
-	tr.tally = tr.tally.Advance(t, tr.counts, tr.same, opts)
+	return nil
+}
+
+// insightOf derives the snapshot's insight from the entry's tally. Callers
+// hold tr.mu; g is the snapshot's gauge and turns its per-turn figures.
+func insightOf(tr *tracked, ix *indexer, set Settings, g gauge.Gauge, turns []TurnInfo) Insight {
+	t := tr.t
+	var in Insight
+	in.Price = priceFor(set, g.Model)
+	// The settings' prices may have changed since the tally last read a
+	// message: only the usage is read again.
+	tr.tally = tr.tally.Reprice(t, in.Price)
 	kept := keptTokens(turns, set.KeepLast)
 	b := tr.tally.Breakdown(g, t, tr.counts, gauge.BreakdownOptions{KeepLast: set.KeepLast, Kept: &kept})
 	in.Breakdown = &b

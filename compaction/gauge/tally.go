@@ -103,7 +103,7 @@ func (tl Tally) Advance(t *transcript.Transcript, counts []tokens.Count, same in
 			for _, c := range tl.log[len(tl.log)-drop:] {
 				tl.cur.sub(c)
 			}
-			tl.log = tl.log[: len(tl.log)-drop : len(tl.log)-drop]
+			tl.log = tl.log[:len(tl.log)-drop] // the old Tally is not used again
 			for len(tl.cur.usage) > 0 && tl.cur.usage[len(tl.cur.usage)-1].msg >= same {
 				tl.cur.usage = tl.cur.usage[:len(tl.cur.usage)-1]
 			}

@@ -49,38 +49,45 @@ func (in Insight) withWindow(w int) Insight {
 	return in
 }
 
-// advanceTally reads what nt changed into the entry's tally while its
-// messages still carry their parts: recount calls it, before a trimming
-// entry drops them. tr.stats and tr.counts describe nt, tr.same is its
-// unchanged prefix. Callers hold tr.mu.
-func (tr *tracked) advanceTally(ix *indexer, nt *transcript.Transcript) {
-	set := ix.settings()
-	r := gauge.Resolve(nt, gauge.Options{Model: set.Model, Registry: ix.registry, Stats: &tr.stats})
-	opts := gauge.TallyOptions{Images: r.Info.Provider.ImagePricing(), CountText: ix.counterFor(nt, tr.stats).Text, Price: priceFor(set, r.Model)}
-	tr.tally = tr.tally.Advance(nt, tr.counts, tr.same, opts)
-}
-
-// priceFor is the price of model under the settings, nil when unknown.
-func priceFor(set Settings, model string) *pricing.Price {
+// tallyOptions are how the entry's tally counts under the current
+// settings: the price of the transcript's model, and where appends may
+// still change messages.
+func (tr *tracked) tallyOptions(ix *indexer, t *transcript.Transcript, set Settings) gauge.TallyOptions {
+	resolved := gauge.Resolve(t, gauge.Options{Model: set.Model, Registry: ix.registry, Stats: &tr.stats})
+	opts := gauge.TallyOptions{Images: resolved.Info.Provider.ImagePricing(), CountText: ix.counterFor(t, tr.stats).Text}
 	table := set.Prices
 	if table == nil {
 		table = pricing.Builtin()
 	}
-	if p, ok := table.Lookup(model); ok {
-		return &p
+	if p, ok := table.Lookup(resolved.Model); ok {
+		opts.Price = &p
 	}
-	return nil
+	if trimmer, ok := tr.codec.(format.Trimmer); ok {
+		opts.Floor = trimmer.Floor(t)
+	}
+	return opts
+}
+
+// advanceTally carries the entry's tally to nt, just counted (tr.same
+// and tr.counts describe it). It runs before the index drops any part of
+// nt's messages (format.Trimmer), so every message is tallied whole once.
+// tr.mu is held.
+func (tr *tracked) advanceTally(ix *indexer, nt *transcript.Transcript) {
+	opts := tr.tallyOptions(ix, nt, ix.settings())
+	tr.tally = tr.tally.Advance(nt, tr.counts, tr.same, opts)
 }
 
 // insightOf derives the snapshot's insight from the entry's tally. Callers
 // hold tr.mu; g is the snapshot's gauge and turns its per-turn figures.
 func insightOf(tr *tracked, ix *indexer, set Settings, g gauge.Gauge, turns []TurnInfo) Insight {
 	t := tr.t
-	var in Insight
-	in.Price = priceFor(set, g.Model)
+	opts := tr.tallyOptions(ix, t, set)
 	// The settings' prices may have changed since the tally last read a
-	// message: only the usage is read again.
-	tr.tally = tr.tally.Reprice(t, in.Price)
+	// message: only the usage is read again, which a trimmed transcript
+	// keeps.
+	tr.tally = tr.tally.Reprice(t, opts.Price)
+	var in Insight
+	in.Price = opts.Price
 	kept := keptTokens(turns, set.KeepLast)
 	b := tr.tally.Breakdown(g, t, tr.counts, gauge.BreakdownOptions{KeepLast: set.KeepLast, Kept: &kept})
 	in.Breakdown = &b

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/compactd/compactd/compaction/pricing"
+	"github.com/compactd/compactd/compaction/format/claude"
+	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/sessiongen"
 )
 
@@ -65,6 +67,21 @@ func TestInsightCarriedAcrossAppends(t *testing.T) {
 		t.Fatalf("only %d appends checked", checked)
 	}
 	last := tr.snap.Load().Insight
+	// The index's figures (trimmed as it goes) equal the breakdown of a
+	// whole parse counted at once, as the CLI computes it.
+	whole, err := claude.Codec{}.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts, err := ix.forced.CountMessages(t.Context(), whole.Messages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := gauge.Compute(whole, counts, gauge.Options{})
+	want := gauge.Tally{}.Advance(whole, counts, 0, gauge.TallyOptions{CountText: ix.forced.Text, Images: gauge.Resolve(whole, gauge.Options{}).Info.Provider.ImagePricing()}).Breakdown(g, whole, counts, gauge.BreakdownOptions{})
+	if got := last.Breakdown; got.Inside != want.Inside || !reflect.DeepEqual(got.Parts, want.Parts) || !reflect.DeepEqual(got.Tools, want.Tools) {
+		t.Fatalf("the index's breakdown\n%+v\na whole parse's\n%+v", *got, want)
+	}
 	if last.Cost == nil || last.Cost.Responses == 0 || last.Cost.Session <= 0 {
 		t.Fatalf("no session cost: %+v", last.Cost)
 	}

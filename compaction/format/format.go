@@ -79,6 +79,11 @@ type Trimmer interface {
 	// old records), or returns messages whose first Kept are unchanged and
 	// whose others all carry their parts.
 	Trim(t *transcript.Transcript, keep int) int
+	// Floor is the first of t's messages a later Append may still change
+	// (len(t.Messages) when none): what Trim(t, len(t.Messages)) keeps
+	// the parts of. Figures carried from one append to the next resume
+	// from there, never from a message whose parts may be gone.
+	Floor(t *transcript.Transcript) int
 }
 
 // ErrTrimmed is returned (wrapped) by Append on a trimmed transcript when

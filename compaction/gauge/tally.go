@@ -18,6 +18,12 @@ type TallyOptions struct {
 	// Price, when known, prices every reported usage into the session's
 	// cost (Tally.Session).
 	Price *pricing.Price
+	// Floor, when positive, is the first message a later append may
+	// change (format.Trimmer.Floor): messages before it are final, and a
+	// holder that drops their parts must never have them read again. The
+	// tally's log of what the last messages added covers at least the
+	// messages from Floor on.
+	Floor int
 }
 
 // A Tally carries the figures a breakdown needs from one parse of a
@@ -129,8 +135,14 @@ func (tl Tally) Advance(t *transcript.Transcript, counts []tokens.Count, same in
 		tl.log = append(tl.log, c)
 	}
 	tl.cur.n = max(tl.cur.n, n)
-	if len(tl.log) > 2*tallyLog {
-		tl.log = append([]contribution(nil), tl.log[len(tl.log)-tallyLog:]...)
+	// Keep what the messages an append may still change added (from the
+	// codec's floor, or the last tallyLog), bounded.
+	keep := tallyLog
+	if opts.Floor > 0 {
+		keep = max(keep, n-opts.Floor)
+	}
+	if len(tl.log) > 2*keep {
+		tl.log = append([]contribution(nil), tl.log[len(tl.log)-keep:]...)
 	}
 	if tl.records > len(t.Records) {
 		tl.records, tl.rec = 0, recordFacts{}
@@ -315,6 +327,16 @@ func (s *tallyState) noteMCP(name string) {
 	}
 	set[tool] = true
 	s.mcp[server] = set
+}
+
+// Covers reports whether the tally describes t's first n messages priced
+// at price: an advance would read nothing again.
+func (tl Tally) Covers(t *transcript.Transcript, n int, price *pricing.Price) bool {
+	key := ""
+	if price != nil {
+		key = price.Key()
+	}
+	return tl.format == t.Format && tl.priceKey == key && tl.cur.n == n
 }
 
 // Session is the cost of every reported usage, at the price the tally was

@@ -180,6 +180,9 @@ func (Codec) Trim(t *transcript.Transcript, keep int) int {
 	return keep
 }
 
+// Floor is the first message a later line may still change.
+func (Codec) Floor(t *transcript.Transcript) int { return mergeFloor(t.Messages) }
+
 // mergeFloor is the first message a later line may still change: the
 // message mergeTarget would merge into, else none (len(msgs)).
 func mergeFloor(msgs []transcript.Message) int {

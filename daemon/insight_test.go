@@ -8,9 +8,9 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/format/claude"
 	"github.com/compactd/compactd/compaction/gauge"
+	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/sessiongen"
 )
 

@@ -69,10 +69,6 @@ type tracked struct {
 	// tally carries the breakdown's figures likewise (insight.go), and
 	// dryRun caches the last per-turn dry run for views.
 	tally  gauge.Tally
-	// tallied is the transcript the tally describes, with the key of the
-	// price it was advanced with.
-	tallied      *transcript.Transcript
-	talliedPrice string
 	dryRun atomic.Pointer[DryRunTurns]
 	ino    uint64
 	// fileSize and fileMod are what the file was when last parsed whole:
@@ -366,9 +362,6 @@ func (tr *tracked) absorb(ix *indexer, nt *transcript.Transcript, data []byte, p
 	tr.recount(ix, same, nt)
 	oldLen := len(tr.t.Records)
 	tr.t = nt
-	// The breakdown's tally reads the new records' bytes and the new
-	// messages' parts: bring it along before they go.
-	tr.advanceTally(ix)
 	// The records before this piece were counted; their bytes are not
 	// needed again (a message they continue is counted from its parts).
 	for i := tr.rawFrom; i < min(oldLen, len(nt.Records)); i++ {
@@ -541,9 +534,6 @@ func (tr *tracked) streamParse(ix *indexer, trimmer format.Trimmer, fi fs.FileIn
 	t := *tr.t
 	t.Records = tight(t.Records)
 	t.Messages = tight(t.Messages)
-	if tr.tallied == tr.t {
-		tr.tallied = &t // the same messages
-	}
 	tr.t = &t
 	tr.parsed.Store(true)
 	tr.publish(ix, fi)
@@ -844,6 +834,7 @@ func (tr *tracked) recount(ix *indexer, same int, nt *transcript.Transcript) {
 		tr.parts = append(tr.parts[:min(same, len(tr.parts))], parts...)
 	}
 	tr.same, tr.countedWith = same, c.ID()
+	tr.advanceTally(ix, nt) // before the caller trims nt's parts
 }
 
 // recount returns per-message counts for nt, keeping oldCounts' first

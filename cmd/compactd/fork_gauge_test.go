@@ -38,6 +38,7 @@ func TestForkGaugeIsOwnCountPlusOverhead(t *testing.T) {
 		ForkPath    string `json:"forkPath"`
 		TokensAfter int    `json:"tokensAfter"`
 		Overhead    int    `json:"overhead"`
+		Version     string `json:"version"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatalf("compact --json: %v\n%s", err, stdout)
@@ -74,5 +75,30 @@ func TestForkGaugeIsOwnCountPlusOverhead(t *testing.T) {
 	}
 	if bytes.Contains(fork, []byte(`"usage"`)) {
 		t.Fatal("the fork carries the source's usage")
+	}
+
+	// Restored as a new fork, the compacted version gauges as the fork it
+	// was: its count plus the same overhead.
+	label := res.Version
+	code, out, stderr := runCLI(t, envs, "restore", "--json", path, label)
+	if code != 0 {
+		t.Fatalf("restore %s: exit %d: %s", label, code, stderr)
+	}
+	var restored struct {
+		Path string `json:"path"`
+	}
+	if err := json.Unmarshal([]byte(out), &restored); err != nil || restored.Path == "" {
+		t.Fatalf("restore --json: %v\n%s", err, out)
+	}
+	code, out, stderr = runCLI(t, envs, "gauge", "--json", restored.Path)
+	if code != 0 {
+		t.Fatalf("gauge of the restored fork: exit %d: %s", code, stderr)
+	}
+	rows = nil
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 1 {
+		t.Fatalf("gauge --json: %v\n%s", err, out)
+	}
+	if r := rows[0]; r.Overhead != res.Overhead || r.Tokens != g.Tokens {
+		t.Fatalf("restored %s gauges %d (overhead %d); the fork it restores gauged %d (overhead %d)", label, r.Tokens, r.Overhead, g.Tokens, g.Overhead)
 	}
 }

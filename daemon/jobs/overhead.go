@@ -57,6 +57,11 @@ func StoreOverhead(ctx context.Context, s *store.Store, path string) (int, bool)
 	if err != nil || !ok {
 		return 0, false
 	}
+	return versionOverhead(v)
+}
+
+// versionOverhead is the overhead v's report recorded, if any.
+func versionOverhead(v store.Version) (int, bool) {
 	var rep struct {
 		SourceOverhead *int `json:"sourceOverhead"`
 	}

@@ -82,19 +82,17 @@ func (tr *tracked) advanceTally(ix *indexer, nt *transcript.Transcript) {
 func insightOf(tr *tracked, ix *indexer, set Settings, g gauge.Gauge, turns []TurnInfo) Insight {
 	t := tr.t
 	opts := tr.tallyOptions(ix, t, set)
-	if !tr.tally.Covers(t, min(len(t.Messages), len(tr.counts)), opts.Price) && tr.trimmed == 0 {
-		// The price changed (settings) and every part is still held:
-		// tally again. A trimmed transcript keeps the tally it has; its
-		// cost then uses the price it was tallied with.
-		tr.tally = tr.tally.Advance(t, tr.counts, tr.same, opts)
-	}
+	// The settings' prices may have changed since the tally last read a
+	// message: only the usage is read again, which a trimmed transcript
+	// keeps.
+	tr.tally = tr.tally.Reprice(t, opts.Price)
 	var in Insight
 	in.Price = opts.Price
 	kept := keptTokens(turns, set.KeepLast)
 	b := tr.tally.Breakdown(g, t, tr.counts, gauge.BreakdownOptions{KeepLast: set.KeepLast, Kept: &kept})
 	in.Breakdown = &b
 	in.EstimateError = tr.tally.EstimateError()
-	if in.Price != nil && tr.tally.Covers(t, min(len(t.Messages), len(tr.counts)), in.Price) {
+	if in.Price != nil {
 		c := in.Price.FiguresOf(tr.tally.Session(), g.Tokens, g.Reported)
 		in.Cost = &c
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/daemon/config"
+	"github.com/compactd/compactd/daemon/jobs"
 )
 
 // A JobRequest is one compaction command's arguments, as the editor sent
@@ -34,6 +35,9 @@ type JobRequest struct {
 	// Before ("a2") compacts the conversation as it was before that
 	// compaction of the agent's own instead of the file.
 	Before string
+	// Parsed is the transcript as the index holds it (Daemon.Parsed), so
+	// the job parses and counts only what changed since; nil parses it.
+	Parsed *jobs.Parsed
 }
 
 // An AgentCompactionLister lists the agent's own compactions of a

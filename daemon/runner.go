@@ -21,7 +21,7 @@ func (j RunnerJobs) Compact(ctx context.Context, req JobRequest, progress Progre
 	jr := jobs.Request{
 		Path: req.Path, DryRun: req.DryRun, InPlace: req.InPlace, Before: req.Before,
 		Workspace: req.Workspace, ConfirmedTangents: req.ConfirmedTangents,
-		Progress: jobs.Progress(progress),
+		Progress: jobs.Progress(progress), Parsed: req.Parsed,
 	}
 	if req.Config != nil {
 		opts = req.Config.StrategyOptions(req.Window)

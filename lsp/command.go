@@ -111,6 +111,7 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 
 	jobCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	defer d.JobRunning()() // the background estimates wait for the command
 	var prog *progress
 	if title != "" {
 		prog = s.startProgress("compactd: "+title, true)

@@ -292,8 +292,11 @@ func printWindow(out io.Writer, f *figures, w *compactWindow) {
 	}
 	b := f.breakdown
 	fmt.Fprintf(out, "window: %s / %s tokens (%.1f %%)", tokens.Thousands(w.Tokens), tokens.Thousands(w.ContextWindow), 100*b.Share(w.Tokens))
-	if b.Outside.Measured {
+	switch {
+	case b.Outside.Measured && b.Outside.Tokens >= 0:
 		fmt.Fprintf(out, ": %s outside the transcript, %s in it; after ≈ %s", tokens.Thousands(b.Outside.Tokens), tokens.Thousands(b.Inside), tokens.Thousands(w.After))
+	case b.Outside.Measured:
+		fmt.Fprintf(out, ": we count %s in the transcript, above the API's figure, so nothing outside it is measurable; after ≈ %s", tokens.Thousands(b.Inside), tokens.Thousands(w.After))
 	}
 	fmt.Fprintln(out)
 	if w.Why != "" {

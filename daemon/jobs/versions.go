@@ -26,7 +26,11 @@ type History struct {
 // findConversation locates path's conversation, parsing the file when it
 // still exists so a moved session is found by its id.
 func (r *Runner) findConversation(ctx context.Context, path string) (store.Conversation, error) {
-	src, _ := readSource(path)
+	src, err := readSource(path)
+	var notRegular *sourcefile.NotRegularError
+	if errors.As(err, &notRegular) {
+		return store.Conversation{}, err
+	}
 	return r.findConversationOf(ctx, path, src)
 }
 

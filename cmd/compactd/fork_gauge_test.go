@@ -38,7 +38,6 @@ func TestForkGaugeIsOwnCountPlusOverhead(t *testing.T) {
 		ForkPath    string `json:"forkPath"`
 		TokensAfter int    `json:"tokensAfter"`
 		Overhead    int    `json:"overhead"`
-		Version     string `json:"version"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatalf("compact --json: %v\n%s", err, stdout)
@@ -76,29 +75,18 @@ func TestForkGaugeIsOwnCountPlusOverhead(t *testing.T) {
 	if bytes.Contains(fork, []byte(`"usage"`)) {
 		t.Fatal("the fork carries the source's usage")
 	}
-
-	// Restored as a new fork, the compacted version gauges as the fork it
-	// was: its count plus the same overhead.
-	label := res.Version
-	code, out, stderr := runCLI(t, envs, "restore", "--json", path, label)
-	if code != 0 {
-		t.Fatalf("restore %s: exit %d: %s", label, code, stderr)
-	}
+	// The compacted version restored as a new fork is a fork of the same
+	// source: its gauge adds the same overhead.
+	code, stdout, stderr = runCLI(t, envs, "restore", "--json", path, "v2")
 	var restored struct {
 		Path string `json:"path"`
 	}
-	if err := json.Unmarshal([]byte(out), &restored); err != nil || restored.Path == "" {
-		t.Fatalf("restore --json: %v\n%s", err, out)
+	if code != 0 || json.Unmarshal([]byte(stdout), &restored) != nil {
+		t.Fatalf("restore v2: exit %d: %s%s", code, stdout, stderr)
 	}
-	code, out, stderr = runCLI(t, envs, "gauge", "--json", restored.Path)
-	if code != 0 {
-		t.Fatalf("gauge of the restored fork: exit %d: %s", code, stderr)
-	}
+	code, stdout, stderr = runCLI(t, envs, "gauge", "--json", restored.Path)
 	rows = nil
-	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 1 {
-		t.Fatalf("gauge --json: %v\n%s", err, out)
-	}
-	if r := rows[0]; r.Overhead != res.Overhead || r.Tokens != g.Tokens {
-		t.Fatalf("restored %s gauges %d (overhead %d); the fork it restores gauged %d (overhead %d)", label, r.Tokens, r.Overhead, g.Tokens, g.Overhead)
+	if code != 0 || json.Unmarshal([]byte(stdout), &rows) != nil || len(rows) != 1 || rows[0].Overhead != res.Overhead || rows[0].Tokens != g.Tokens {
+		t.Fatalf("the restored v2 gauges %s (exit %d %s), want the fork's %d with the overhead %d", stdout, code, stderr, g.Tokens, res.Overhead)
 	}
 }

@@ -250,17 +250,17 @@ func (r *Runner) restoreFork(ctx context.Context, conv store.Conversation, v sto
 	if err := checkForkFolder(target, path, ""); err != nil {
 		return nil, err
 	}
-	nv := store.NewVersion{
+	// A restored compaction is a fork of the same source: its gauge adds
+	// the overhead measured on that source, as the compaction's did.
+	var recorded any
+	if over, ok := reportOverhead(v.Report); ok {
+		recorded = versionReport{SourceOverhead: &over}
+	}
+	rec, _, err := r.Store.RecordVersion(ctx, store.NewVersion{
 		Conversation: conv, Kind: store.KindRestore, ParentID: v.ID, SourcePath: v.SourcePath,
 		SourceHash: v.ContentHash, Format: v.Format, ForkPath: target, Content: out, Cuts: recordCuts(t),
-		Pipeline: []string{"restore " + v.Label}, Created: r.now(),
-	}
-	if over, ok := versionOverhead(v); ok {
-		// A compacted version carries no usage of its own: restored, it
-		// gauges as the fork it was, its count plus its source's overhead.
-		nv.Report = versionReport{SourceOverhead: &over}
-	}
-	rec, _, err := r.Store.RecordVersion(ctx, nv)
+		Pipeline: []string{"restore " + v.Label}, Created: r.now(), Report: recorded,
+	})
 	if err != nil {
 		return nil, err
 	}

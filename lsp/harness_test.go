@@ -122,7 +122,14 @@ func (c *client) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 }
 
 func (c *client) call(method string, params, result any) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	return c.callWithin(30*time.Second, method, params, result)
+}
+
+// callWithin is call with its own deadline: a request still unanswered
+// then returns context.DeadlineExceeded. Tests use it to tell a hang from
+// an answer, with a deadline far beyond what load can add.
+func (c *client) callWithin(d time.Duration, method string, params, result any) error {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	_, err := c.conn.Call(ctx, method, params, result)
 	return err

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -129,7 +130,14 @@ func (c *client) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 }
 
 func (c *client) call(method string, params, result any) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	return c.callWithin(30*time.Second, method, params, result)
+}
+
+// callWithin is call with its own deadline: a request still unanswered
+// then returns context.DeadlineExceeded. Tests use it to tell a hang from
+// an answer, with a deadline far beyond what load can add.
+func (c *client) callWithin(d time.Duration, method string, params, result any) error {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	_, err := c.conn.Call(ctx, method, params, result)
 	return err
@@ -163,6 +171,47 @@ func (c *client) waitNote(from int, method string, pred func(json.RawMessage) bo
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// autoSettled waits until auto-compaction has examined the snapshot of
+// every gauge the server sent so far (and so of every gauge this client
+// received) and returns the server's counters then: a compaction those
+// snapshots could start is counted in AutoCompactions. Tests assert that
+// nothing fired after it, instead of waiting "long enough".
+func (c *client) autoSettled() Stats {
+	c.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var st Stats
+		if err := c.call(methodStats, nil, &st); err != nil {
+			c.t.Fatalf("%s: %v", methodStats, err)
+		}
+		if st.AutoChecked == st.Gauges {
+			return st
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("auto-compaction examined %d of %d gauges' snapshots within 10 s", st.AutoChecked, st.Gauges)
+		}
+		select {
+		case <-c.changed:
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// waitIndexed waits for the end of the cold scan's progress: its token
+// was created before any a later command creates.
+func (c *client) waitIndexed() {
+	c.t.Helper()
+	c.waitNote(0, protocol.MethodProgress, func(raw json.RawMessage) bool {
+		var p struct {
+			Value struct {
+				Kind    string `json:"kind"`
+				Message string `json:"message"`
+			} `json:"value"`
+		}
+		return json.Unmarshal(raw, &p) == nil && p.Value.Kind == "end" && strings.Contains(p.Value.Message, "indexed")
+	}, 30*time.Second)
 }
 
 func (c *client) noteCount() int {

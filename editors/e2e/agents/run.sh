@@ -2,7 +2,8 @@
 # The real-agent suite: installs the pinned agents (install.sh), then runs the Go
 # tests of editors/e2e/agents against BIN (a built compactd) with
 # COMPACTD_AGENTS_E2E=1, so a missing agent fails instead of skipping under CI.
-# TestRealAgents (Claude Code, Codex, Gemini CLI; side by side) and
+# TestRealAgents (Claude Code, Codex, Gemini CLI; side by side), TestRealAgentCompactions
+# (their own compactions restored from and re-compacted) and
 # TestRealAgentsIssue15 (Qwen Code, opencode, Kilo Code) run at the same time: the
 # agents mostly wait, and the wall time is the slower of the two.
 # Usage: editors/e2e/agents/run.sh BIN   exit 0 pass, 1 fail, 64 usage
@@ -24,7 +25,7 @@ run_tests() {
     "$logs/agents.test" -test.count=1 -test.timeout=30m -test.parallel=4 -test.run "$2" -test.v) >"$logs/$1.log" 2>&1
 }
 start=$(date +%s)
-run_tests agents '^TestRealAgents$' & agents=$!
+run_tests agents '^(TestRealAgents|TestRealAgentCompactions)$' & agents=$!
 run_tests issue15 '^TestRealAgentsIssue15$' & issue15=$!
 status=0
 wait "$agents" || status=1

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 
@@ -91,13 +92,23 @@ func decodeMessage(w *wireMessage, rec int) ([]transcript.Message, error) {
 	default:
 		return nil, nil
 	}
+	// As Gemini CLI turns a recorded message into history: content that
+	// holds its calls or thoughts itself (the history a resume writes
+	// back in a $set) is the model's turn as is; otherwise the recorded
+	// thoughts, the content and the toolCalls' calls make it up. The
+	// toolCalls' results follow either way.
+	ownParts := slices.ContainsFunc(parts, func(p transcript.Part) bool {
+		return p.Kind == transcript.PartToolCall || p.Kind == transcript.PartReasoning
+	})
 	var all []transcript.Part
-	for i, th := range w.Thoughts {
-		text := th.Description
-		if th.Subject != "" {
-			text = th.Subject + "\n" + th.Description
+	if !ownParts {
+		for i, th := range w.Thoughts {
+			text := th.Description
+			if th.Subject != "" {
+				text = th.Subject + "\n" + th.Description
+			}
+			all = append(all, transcript.Part{Kind: transcript.PartReasoning, Text: text, Ref: transcript.Ref{Record: rec, Block: blockThought + i}})
 		}
-		all = append(all, transcript.Part{Kind: transcript.PartReasoning, Text: text, Ref: transcript.Ref{Record: rec, Block: blockThought + i}})
 	}
 	var results []transcript.Part
 	for _, p := range parts {
@@ -108,10 +119,10 @@ func decodeMessage(w *wireMessage, rec int) ([]transcript.Message, error) {
 		}
 	}
 	for k, tc := range w.ToolCalls {
-		all = append(all, transcript.Part{Kind: transcript.PartToolCall, ToolCallID: tc.ID, ToolName: tc.Name, Args: cmp.Or(jsonx.Compact(tc.Args), "{}"), Ref: transcript.Ref{Record: rec, Block: blockCall + k}})
-		if r, ok := callResult(&tc, rec, k); ok {
-			results = append(results, r)
+		if !ownParts {
+			all = append(all, transcript.Part{Kind: transcript.PartToolCall, ToolCallID: tc.ID, ToolName: tc.Name, Args: cmp.Or(jsonx.Compact(tc.Args), "{}"), Ref: transcript.Ref{Record: rec, Block: blockCall + k}})
 		}
+		results = append(results, callResults(&tc, rec, k)...)
 	}
 	m := transcript.Message{ID: w.ID, Role: transcript.RoleAssistant, Origin: transcript.OriginAgent, Model: w.Model, Timestamp: ts, Records: []int{rec}, Parts: all}
 	if t := w.Tokens; t != nil {
@@ -125,17 +136,19 @@ func decodeMessage(w *wireMessage, rec int) ([]transcript.Message, error) {
 	return out, nil
 }
 
-// callResult reads a recorded tool call's result: functionResponse parts
-// whose response output becomes the result text.
-func callResult(tc *wireToolCall, rec, k int) (transcript.Part, bool) {
+// callResults reads a recorded tool call's result: functionResponse
+// parts, each a result whose response output is its text. A result holds
+// one response when the CLI recorded it; the history a resume writes back
+// holds the responses of the call's whole group, each sent to the model.
+func callResults(tc *wireToolCall, rec, k int) []transcript.Part {
 	if len(tc.Result) == 0 || string(tc.Result) == "null" {
-		return transcript.Part{}, false
+		return nil
 	}
 	p := transcript.Part{Kind: transcript.PartToolResult, ToolCallID: tc.ID, ToolName: tc.Name, IsError: tc.Status == "error", Ref: transcript.Ref{Record: rec, Block: blockResult + k}}
 	var parts []genai.Part
 	if json.Unmarshal(tc.Result, &parts) != nil {
 		p.Text = jsonx.Compact(tc.Result)
-		return p, true
+		return []transcript.Part{p}
 	}
 	var texts []string
 	for _, wp := range parts {
@@ -149,7 +162,7 @@ func callResult(tc *wireToolCall, rec, k int) (transcript.Part, bool) {
 		}
 	}
 	p.Text = strings.Join(texts, "\n")
-	return p, true
+	return []transcript.Part{p}
 }
 
 // decodeContent reads a PartListUnion: a string, one Part or a Part array.

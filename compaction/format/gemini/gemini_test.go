@@ -226,7 +226,7 @@ func TestForkGolden(t *testing.T) {
 }
 
 func FuzzParseGemini(f *testing.F) {
-	for _, name := range []string{session, "testdata/partial.jsonl", "testdata/legacy-session.json", "testdata/checkpoint-calc.json"} {
+	for _, name := range []string{session, resumed, "testdata/partial.jsonl", "testdata/legacy-session.json", "testdata/checkpoint-calc.json"} {
 		f.Add(formattest.Read(f, name))
 	}
 	f.Add([]byte("{\"$rewindTo\":\"x\"}\n{\"id\":\"x\",\"type\":\"user\",\"content\":{\"text\":\"a\"}}\n{\"id\":\"x\",\"type\":\"gemini\",\"toolCalls\":[{\"id\":1}]}\n"))

@@ -15,9 +15,8 @@ import (
 
 // Block bases for parts that do not live in a message's content array.
 const (
-	blockThought = 1 << 20
-	blockCall    = 2 << 20
-	blockResult  = 3 << 20
+	blockCall   = 2 << 20
+	blockResult = 3 << 20
 )
 
 // wireMessage is one recorded message (a JSONL line or a legacy
@@ -93,23 +92,13 @@ func decodeMessage(w *wireMessage, rec int) ([]transcript.Message, error) {
 		return nil, nil
 	}
 	// As Gemini CLI turns a recorded message into history: content that
-	// holds its calls or thoughts itself (the history a resume writes
-	// back in a $set) is the model's turn as is; otherwise the recorded
-	// thoughts, the content and the toolCalls' calls make it up. The
-	// toolCalls' results follow either way.
-	ownParts := slices.ContainsFunc(parts, func(p transcript.Part) bool {
-		return p.Kind == transcript.PartToolCall || p.Kind == transcript.PartReasoning
-	})
+	// holds its calls itself (the history a resume writes back in a $set)
+	// is the model's turn as is; otherwise the content and the toolCalls'
+	// calls make it up. The toolCalls' results follow either way. The
+	// thoughts are not part of it: Gemini CLI never sends them back (see
+	// withoutThoughts).
+	ownParts := slices.ContainsFunc(parts, func(p transcript.Part) bool { return p.Kind == transcript.PartToolCall })
 	var all []transcript.Part
-	if !ownParts {
-		for i, th := range w.Thoughts {
-			text := th.Description
-			if th.Subject != "" {
-				text = th.Subject + "\n" + th.Description
-			}
-			all = append(all, transcript.Part{Kind: transcript.PartReasoning, Text: text, Ref: transcript.Ref{Record: rec, Block: blockThought + i}})
-		}
-	}
 	var results []transcript.Part
 	for _, p := range parts {
 		if p.Kind == transcript.PartToolResult {
@@ -212,7 +201,16 @@ func decodeContent(raw json.RawMessage, rec int) ([]transcript.Part, error) {
 	return out, nil
 }
 
+// decodePart reads one API Part. A thought (a text Part marked thought)
+// is left out: Gemini CLI records the model's thoughts (in a message's
+// thoughts, and as thought Parts in the history a resume writes back) but
+// strips them from every request, live or resumed, so the model never
+// reads them again and they take no room in its window. Forks keep them
+// as recorded.
 func decodePart(p *genai.Part, ref transcript.Ref) []transcript.Part {
+	if p.Thought {
+		return nil
+	}
 	if tp, ok := genai.DecodePart(p, ref); ok {
 		return []transcript.Part{tp}
 	}

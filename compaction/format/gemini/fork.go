@@ -282,27 +282,6 @@ func renderRecord(raw []byte, parts []transcript.Part) ([]byte, error) {
 			byBlock[p.Ref.Block] = p
 		}
 	}
-	if th := o.Get("thoughts"); th != nil {
-		els, err := jsonx.ParseArray(th)
-		if err == nil {
-			var keep []json.RawMessage
-			for i, el := range els {
-				p, ok := byBlock[blockThought+i]
-				if !ok {
-					continue
-				}
-				if p.Changed {
-					if eo, err := jsonx.ParseObject(el); err == nil {
-						eo.Delete("subject")
-						_ = eo.Set("description", p.Text)
-						el = eo.Bytes()
-					}
-				}
-				keep = append(keep, el)
-			}
-			o.SetRaw("thoughts", jsonx.Array(keep))
-		}
-	}
 	for _, key := range []string{"content", "parts"} {
 		c := bytes.TrimSpace(o.Get(key))
 		if len(c) == 0 || string(c) == "null" {
@@ -330,6 +309,9 @@ func renderRecord(raw []byte, parts []transcript.Part) ([]byte, error) {
 			for k, el := range els {
 				p, ok := byBlock[k]
 				if !ok {
+					if isThought(el) {
+						keep = append(keep, el) // as recorded: the model never reads it
+					}
 					continue
 				}
 				if p.Changed {
@@ -376,6 +358,15 @@ func renderRecord(raw []byte, parts []transcript.Part) ([]byte, error) {
 		o.SetRaw("toolCalls", jsonx.Array(keep))
 	}
 	return o.Bytes(), nil
+}
+
+// isThought reports whether an API Part is a thought, which the codec
+// does not read as a part (see decodePart).
+func isThought(raw []byte) bool {
+	var p struct {
+		Thought bool `json:"thought"`
+	}
+	return json.Unmarshal(raw, &p) == nil && p.Thought
 }
 
 // partData are the members of the API Part's "data" oneof: a Part may

@@ -251,7 +251,8 @@ type compactWindow struct {
 	Tokens        int `json:"tokens"`
 	ContextWindow int `json:"contextWindow"`
 	// After is the window's estimated figure after the compaction: the
-	// result's count plus what lies outside the transcript (gauge.Overhead).
+	// result's count plus what lies outside the transcript (gauge.Overhead)
+	// plus what the agent sends again beside the fork (Result.Resent).
 	After     int             `json:"after"`
 	Breakdown gauge.Breakdown `json:"breakdown"`
 	Reach     string          `json:"reach"`
@@ -270,8 +271,9 @@ func windowOf(f *figures, res *jobs.Result) *compactWindow {
 	}
 	saved := res.TokensBefore - res.TokensAfter
 	over, _ := gauge.Overhead(f.gauge, f.breakdown.Inside)
+	// The agent sends again, beside the fork, what res.Resent counts.
 	w := &compactWindow{
-		Tokens: f.gauge.Tokens, ContextWindow: f.gauge.ContextWindow, After: res.TokensAfter + max(over, 0),
+		Tokens: f.gauge.Tokens, ContextWindow: f.gauge.ContextWindow, After: res.TokensAfter + max(over, 0) + res.Resent,
 		Breakdown: f.breakdown, Reach: f.breakdown.Reach(), Why: f.breakdown.WhyLittle(saved), Cost: f.cost,
 	}
 	if f.price != nil {

@@ -90,3 +90,55 @@ func TestForkGaugeIsOwnCountPlusOverhead(t *testing.T) {
 		t.Fatalf("the restored v2 gauges %s (exit %d %s), want the fork's %d with the overhead %d", stdout, code, stderr, g.Tokens, res.Overhead)
 	}
 }
+
+// TestCodexForkGaugeCountsResentContext: a Codex 0.169 rollout compacted
+// with turn-window. The fork clears Codex's context baseline (its first
+// turn, which held the environment, is cut), so the resumed Codex sends
+// its initial context — developer instructions and environment — again at
+// the next turn, beside the fork (in the real-agent suite 1,253 tokens,
+// the fork's gauge 15 % short of the first resumed request). The fork's
+// gauge counts it: its own count plus the source's overhead plus what is
+// resent, and `compact --json` says how much of the overhead that is.
+func TestCodexForkGaugeCountsResentContext(t *testing.T) {
+	envs := isolatedEnv(t)
+	src, err := os.ReadFile("../../compaction/format/codex/testdata/v0.169-world-state.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(envs["CODEX_HOME"], "sessions", "2026", "06", "02")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "rollout-2026-06-02T14-00-00-019e4f2a-7c31-7d08-9a5e-3b6c1d8e2f40.jsonl")
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		ForkPath    string `json:"forkPath"`
+		TokensAfter int    `json:"tokensAfter"`
+		Overhead    int    `json:"overhead"`
+		Resent      int    `json:"resent"`
+	}
+	code, stdout, stderr := runCLI(t, envs, "compact", "--json", "--strategy", "turn-window", "--turns", "2", "--keep-last", "1", path)
+	if code != 0 || json.Unmarshal([]byte(stdout), &res) != nil {
+		t.Fatalf("compact: exit %d: %s%s", code, stdout, stderr)
+	}
+	if res.Resent < 50 || res.Resent >= res.Overhead {
+		t.Fatalf("resent %d of overhead %d: want the developer instructions and the environment Codex sends again", res.Resent, res.Overhead)
+	}
+	code, stdout, stderr = runCLI(t, envs, "gauge", "--json", res.ForkPath)
+	var rows []struct {
+		Tokens   int `json:"tokens"`
+		Overhead int `json:"overhead"`
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &rows) != nil || len(rows) != 1 {
+		t.Fatalf("gauge: exit %d: %s%s", code, stdout, stderr)
+	}
+	if rows[0].Overhead != res.Overhead {
+		t.Fatalf("fork gauge overhead %d, want the compaction's %d (source overhead and resent context)", rows[0].Overhead, res.Overhead)
+	}
+	want := res.TokensAfter + res.Overhead
+	if d := math.Abs(float64(rows[0].Tokens-want)) / float64(want); d > 0.02 {
+		t.Fatalf("fork gauge %d, want within 2%% of after %d + overhead %d = %d", rows[0].Tokens, res.TokensAfter, res.Overhead, want)
+	}
+}

@@ -92,6 +92,19 @@ type CompactionReader interface {
 	BeforeCompaction(t *transcript.Transcript, i int, opts ForkOptions) ([]byte, error)
 }
 
+// A Resender is a codec whose agent, resuming a fork, sends part of its
+// source's conversation again beside the fork: Codex, resuming a fork
+// that clears its context baseline (a compacted record with no world
+// state after it), sends its initial context — developer instructions,
+// AGENTS.md, environment — at the next turn, whether the fork kept the
+// old copies or not. A fork's gauge counts what is resent: the window the
+// agent fills on resume holds it.
+type Resender interface {
+	// Resent returns the messages of v.Source whose content the agent
+	// sends again when it resumes the fork of v; nil when it sends none.
+	Resent(v *transcript.View) []transcript.Message
+}
+
 // A Trimmer is an Appender whose sources can be read in pieces and whose
 // transcripts can let go of what later appends no longer need, so that
 // following a large file costs memory for its tail, not its history.

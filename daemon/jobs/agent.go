@@ -308,9 +308,7 @@ func (r *Runner) recompactAgent(ctx context.Context, path string, req Request) (
 	}
 	recorded := versionReport{Report: rep}
 	if counter, err := r.tokenCounter(b.before.t); err == nil {
-		if over, ok := r.sourceOverhead(ctx, "", b.before.t, counter, rep.TokensBefore); ok {
-			recorded.SourceOverhead = &over
-		}
+		recorded.forkOverhead(ctx, r, "", b.before.t, b.src.codec, out.view, counter, rep.TokensBefore)
 	}
 	report(req.Progress, "record result", 80)
 	v, _, err := r.Store.RecordVersion(ctx, store.NewVersion{
@@ -334,8 +332,9 @@ func (r *Runner) recompactAgent(ctx context.Context, path string, req Request) (
 		Session: out.t.Meta.SessionID, Resume: resumeCommand(b.src.codec.Format(), out.t.Meta.Cwd, target, out.t.Meta.SessionID),
 		AgentRetention: agentRetention(b, rep.Retention),
 	}
-	if recorded.SourceOverhead != nil {
-		res.Overhead = *recorded.SourceOverhead
+	res.Overhead, _ = recorded.total()
+	if recorded.Resent != nil {
+		res.Resent = *recorded.Resent
 	}
 	report(req.Progress, "done", 100)
 	return res, nil

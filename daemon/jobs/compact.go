@@ -87,11 +87,15 @@ type Result struct {
 	// Tangents are the turns classify-tangents found: removed when
 	// confirmed, else only listed for the user to confirm.
 	Tangents []strategy.Tangent `json:"tangents,omitempty"`
-	// Overhead is what the source's gauge held beyond its transcript
-	// (system prompt, tool definitions, memory files), measured from its
-	// last reported usage: the fork's gauge is its own count plus this, an
-	// estimate, until the agent resumes it.
+	// Overhead is what the fork's gauge adds to its own count, an
+	// estimate until the agent resumes it: what the source's gauge held
+	// beyond its transcript (system prompt, tool definitions, memory
+	// files), measured from its last reported usage, plus Resent.
 	Overhead int `json:"overhead,omitempty"`
+	// Resent is the part of Overhead the agent sends again beside the
+	// fork when it resumes it (Codex's initial context, after a fork that
+	// clears its context baseline).
+	Resent int `json:"resent,omitempty"`
 	// Session is the fork's session id, and Resume the shell command that
 	// resumes it (for opencode and Kilo: imports it first).
 	Session string `json:"session,omitempty"`
@@ -211,9 +215,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	label := fmt.Sprintf("v%d", len(versions)+1)
 	recorded := versionReport{Report: rep}
 	if counter, err := r.tokenCounter(src.t); err == nil {
-		if over, ok := r.sourceOverhead(ctx, path, src.t, counter, rep.TokensBefore); ok {
-			recorded.SourceOverhead = &over
-		}
+		recorded.forkOverhead(ctx, r, path, src.t, src.codec, out.view, counter, rep.TokensBefore)
 	}
 	target := req.Out
 	switch {
@@ -256,8 +258,9 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, Steps: rep.Steps,
 		Retention: rep.Retention, Notes: rep.Notes, Summarizer: out.summarizer, Tangents: rep.Tangents,
 	}
-	if recorded.SourceOverhead != nil {
-		res.Overhead = *recorded.SourceOverhead
+	res.Overhead, _ = recorded.total()
+	if recorded.Resent != nil {
+		res.Resent = *recorded.Resent
 	}
 
 	report(req.Progress, "write", 90)
@@ -488,11 +491,15 @@ func (r *Runner) dryRun(ctx context.Context, src *source, req Request) (*Result,
 		return nil, fmt.Errorf("write dry-run report %s: %w", reportPath, err)
 	}
 	report(req.Progress, "done", 100)
-	return &Result{
+	res := &Result{
 		DryRun: true, Format: string(src.codec.Format()), TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter,
 		Steps: rep.Steps, Retention: rep.Retention, Notes: rep.Notes, ReportPath: reportPath, Summarizer: out.summarizer,
 		Tangents: rep.Tangents,
-	}, nil
+	}
+	if counter, err := r.tokenCounter(src.t); err == nil {
+		res.Resent = resentTokens(src.t, src.codec, out.view, counter)
+	}
+	return res, nil
 }
 
 func safeName(s string) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/compaction/tokens"
@@ -19,6 +20,54 @@ import (
 type versionReport struct {
 	*strategy.Report
 	SourceOverhead *int `json:"sourceOverhead,omitempty"`
+	// Resent is what the agent sends again beside the fork when it
+	// resumes it (format.Resender: Codex's initial context after a fork
+	// that clears its context baseline), counted from the source. The
+	// fork's gauge adds it to SourceOverhead.
+	Resent *int `json:"resent,omitempty"`
+}
+
+// forkOverhead records on rec what the fork's gauge holds beyond its own
+// transcript: the source's overhead (gauge.Overhead) and what the agent
+// resends beside the fork on resume.
+func (rec *versionReport) forkOverhead(ctx context.Context, r *Runner, path string, src *transcript.Transcript, codec format.Codec, view *transcript.View, counter *tokens.Counter, inside int) {
+	over, ok := r.sourceOverhead(ctx, path, src, counter, inside)
+	if !ok {
+		return
+	}
+	rec.SourceOverhead = &over
+	if n := resentTokens(src, codec, view, counter); n > 0 {
+		rec.Resent = &n
+	}
+}
+
+// resentTokens counts what the agent sends again beside the fork of view
+// when it resumes it (format.Resender). A source without usage of its own
+// (a fork not yet resumed) passes on the overhead recorded for it, which
+// counts what its agent resends already: 0.
+func resentTokens(src *transcript.Transcript, codec format.Codec, view *transcript.View, counter *tokens.Counter) int {
+	rs, ok := codec.(format.Resender)
+	if !ok || view == nil || src.LastUsage() < 0 {
+		return 0
+	}
+	n := 0
+	for _, m := range rs.Resent(view) {
+		n += counter.Message(&m)
+	}
+	return n
+}
+
+// total is what the fork's gauge adds to its own count; ok is false when
+// nothing was measured.
+func (rec versionReport) total() (int, bool) {
+	if rec.SourceOverhead == nil {
+		return 0, false
+	}
+	n := *rec.SourceOverhead
+	if rec.Resent != nil {
+		n += *rec.Resent
+	}
+	return n, true
 }
 
 // sourceOverhead measures what t's gauge holds beyond its messages: its
@@ -60,13 +109,16 @@ func StoreOverhead(ctx context.Context, s *store.Store, path string) (int, bool)
 	return reportOverhead(v.Report)
 }
 
-// reportOverhead reads the source overhead a version's report recorded.
+// reportOverhead reads what a version's report recorded its fork's gauge
+// adds to the fork's own count: the source's overhead and what the agent
+// resends on resume.
 func reportOverhead(report json.RawMessage) (int, bool) {
 	var rep struct {
 		SourceOverhead *int `json:"sourceOverhead"`
+		Resent         *int `json:"resent"`
 	}
-	if len(report) == 0 || json.Unmarshal(report, &rep) != nil || rep.SourceOverhead == nil {
+	if len(report) == 0 || json.Unmarshal(report, &rep) != nil {
 		return 0, false
 	}
-	return *rep.SourceOverhead, true
+	return versionReport{SourceOverhead: rep.SourceOverhead, Resent: rep.Resent}.total()
 }

@@ -92,3 +92,49 @@ func TestTurnWindowForkKeepsEnvironmentConsistent(t *testing.T) {
 		})
 	}
 }
+
+// TestResentContext: a fork that clears the context baseline makes the
+// resumed Codex send its initial context again — the developer
+// instructions and the environment (seen in the real-agent suite: a
+// turn-window fork resumed with 1,253 tokens of it beside the fork, its
+// gauge 15 % short). Resent names those messages, so the fork's gauge
+// counts them; a fork that keeps the baseline resends nothing.
+func TestResentContext(t *testing.T) {
+	src := formattest.Fixture(t, "v0.169-world-state.jsonl")
+	tr := formattest.RoundTrip(t, Codec{}, "v0.169", src)
+	counter, err := tokens.New(tokens.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		opts   strategy.Options
+		resent bool
+	}{
+		{strategy.Options{Strategies: []string{"turn-window"}, Turns: 1}, true},
+		{strategy.Options{Strategies: []string{"token-budget"}, Budget: 300}, true},
+		{strategy.Options{Strategies: []string{"strip-tool-results"}}, false},
+	} {
+		t.Run(strings.Join(tc.opts.Strategies, "+"), func(t *testing.T) {
+			v, _, err := strategy.Run(t.Context(), tr, counter, tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, _ := formattest.ForkParse(t, Codec{}, v, forkOpts)
+			resent := Codec{}.Resent(v)
+			if contextBaseline(t, out) == (len(resent) > 0) {
+				t.Fatalf("the fork leaves a context baseline: %v; Resent names %d messages (it must name the context exactly when the baseline is gone)", contextBaseline(t, out), len(resent))
+			}
+			if !tc.resent {
+				return
+			}
+			var kinds []string
+			for _, m := range resent {
+				kind, _ := initialContext(&m)
+				kinds = append(kinds, kind)
+			}
+			if len(resent) != 2 || !strings.HasPrefix(kinds[0], "developer <permissions instructions>") || kinds[1] != "<environment_context>" {
+				t.Fatalf("Resent = %q, want the developer instructions and the environment", kinds)
+			}
+		})
+	}
+}

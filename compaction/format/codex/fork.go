@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/compactd/compactd/compaction/format"
@@ -79,7 +80,7 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 	// send it again, as Codex's own truncated forks do: a compacted record
 	// clears the context baseline, and no turn_context or world_state
 	// after it sets one that claims the dropped context was sent.
-	w.rebuild = v.Cut || cut >= 0 || droppedContext(v)
+	w.rebuild = rebuilds(v) // cut >= 0 with it: a summary, or an item only a compacted record holds
 	compact := w.rebuild
 
 	meta, err := w.sessionMeta(system)
@@ -244,6 +245,82 @@ const (
 )
 
 func isBaseline(typ string) bool { return typ == typeTurnContext || typ == typeWorldState }
+
+// rebuilds reports whether the fork of v clears the context baseline:
+// history cut or summarized, history only a source compacted record holds
+// kept, or injected context left out (see Fork).
+func rebuilds(v *transcript.View) bool {
+	if v.Cut || len(v.Summaries) > 0 || droppedContext(v) {
+		return true
+	}
+	for i := range v.Messages {
+		m := &v.Messages[i]
+		if len(m.Parts) > 0 && len(m.Records) > 0 && m.Records[0] >= 0 && m.Records[0] < len(v.Source.Records) && v.Source.Records[m.Records[0]].Type == typeCompacted {
+			return true
+		}
+	}
+	return false
+}
+
+// Resent implements format.Resender. A fork that clears the context
+// baseline makes the resumed Codex send its initial context at the next
+// turn — developer instructions (permissions, skills), AGENTS.md, the
+// environment — as after its own compaction: the source's latest message
+// of each kind stands for what it sends.
+func (Codec) Resent(v *transcript.View) []transcript.Message {
+	if v.Source == nil || !rebuilds(v) {
+		return nil
+	}
+	latest := map[string]int{}
+	var order []string
+	for i := range v.Source.Messages {
+		m := &v.Source.Messages[i]
+		kind, ok := initialContext(m)
+		if !ok {
+			continue
+		}
+		if _, seen := latest[kind]; !seen {
+			order = append(order, kind)
+		}
+		latest[kind] = i
+	}
+	var out []transcript.Message
+	for _, k := range order {
+		out = append(out, v.Source.Messages[latest[k]])
+	}
+	return out
+}
+
+// initialContextPrefixes open the user messages of Codex's initial context.
+var initialContextPrefixes = []string{"<environment_context>", "<user_instructions>", "# AGENTS.md instructions"}
+
+// initialContext reports whether m is a message of Codex's initial
+// context, and which kind: a developer message (by its opening), or a
+// user message of environment or AGENTS.md instructions.
+func initialContext(m *transcript.Message) (string, bool) {
+	if len(m.Parts) == 0 || m.Parts[0].Kind != transcript.PartText {
+		return "", false
+	}
+	text := strings.TrimSpace(m.Parts[0].Text)
+	switch {
+	case m.Role == transcript.RoleDeveloper:
+		return "developer " + firstLine(text), true
+	case m.Role == transcript.RoleUser && m.Origin == transcript.OriginInjected:
+		for _, p := range initialContextPrefixes {
+			if strings.HasPrefix(text, p) {
+				return p, true
+			}
+		}
+	}
+	return "", false
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
 
 // droppedContext reports whether the view leaves out (or rewrites) a
 // message of context the harness injected: the environment, permissions,

@@ -85,6 +85,10 @@ func resumeTurn(label string) modelserver.Turn {
 		Answer: "Resumed from the " + label + " fork; the work above stands."}
 }
 
+// resumeTolerance is how far a fork's gauge may be from the prompt of the
+// first request the agent sends when it resumes the fork.
+const resumeTolerance = 0.05
+
 // figures collects what the suite measured, for its report.
 var figures struct {
 	sync.Mutex
@@ -508,7 +512,14 @@ func checkFork(t *testing.T, a agent, sb *sandbox, srv *modelserver.Server, lsp 
 		t.Errorf("the resumed %s session stopped at step %d of its tool loop", label, last.Step)
 	}
 	req := ex[0].Conversation
-	report("%s %s: resumed in %s; the resumed request's prompt %d tokens, fork gauge %d", a.label, label, took.Round(10*time.Millisecond), ex[0].Usage.Prompt, g.Tokens)
+	// The fork's gauge foretells the window the resumed agent fills: the
+	// prompt of its first request, which holds the fork, what the agent
+	// sends beside it and the new prompt.
+	prompt := ex[0].Usage.Prompt
+	report("%s %s: resumed in %s; the resumed request's prompt %d tokens, fork gauge %d (%+.1f%%)", a.label, label, took.Round(10*time.Millisecond), prompt, g.Tokens, 100*float64(g.Tokens-prompt)/float64(prompt))
+	if !within(g.Tokens, prompt, resumeTolerance) {
+		t.Errorf("the %s fork gauges %d tokens; the resumed %s's first request holds %d (bar: ±%.0f%%)", label, g.Tokens, a.label, prompt, 100*resumeTolerance)
+	}
 
 	// The agent's environment.
 	if err := a.environment(req, sb); err != nil {

@@ -305,8 +305,12 @@ func (s *Server) usage(prefix []any, rest []any, r Reply) Usage {
 	return u
 }
 
-// skippedKeys hold opaque data no model reads as text.
-var skippedKeys = map[string]bool{"signature": true, "encrypted_content": true, "thoughtSignature": true, "thought_signature": true, "data": true, "cache_control": true}
+// skippedKeys hold opaque data no model reads as text: signatures,
+// encrypted reasoning, media payloads, cache markers, and the ids that pair
+// calls with results and name items (the APIs render a call and its result
+// for the model, not the ids that link them).
+var skippedKeys = map[string]bool{"signature": true, "encrypted_content": true, "thoughtSignature": true, "thought_signature": true, "data": true, "cache_control": true,
+	"id": true, "call_id": true, "tool_use_id": true, "tool_call_id": true}
 
 // countValue counts the tokens of every string in a decoded JSON value,
 // plus a small framing cost per object, as chat formats have.

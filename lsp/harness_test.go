@@ -105,20 +105,28 @@ func (c *client) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 	case c.changed <- struct{}{}:
 	default:
 	}
+	// The reply's error is dropped: a handler error makes jsonrpc2 v0.10.0
+	// store it in the same atomic.Value as the stream's read error, which
+	// panics when the two differ in type (a reply written to a pipe the
+	// server closed, then the read that ends).
 	switch req.Method() {
 	case "window/showDocument":
-		return reply(ctx, map[string]bool{"success": true}, nil)
+		_ = reply(ctx, map[string]bool{"success": true}, nil)
+		return nil
 	case protocol.MethodWindowShowMessageRequest:
 		var p protocol.ShowMessageRequestParams
 		_ = json.Unmarshal(req.Params(), &p)
 		if c.answer != nil {
-			return reply(ctx, c.answer(p), nil)
+			_ = reply(ctx, c.answer(p), nil)
+			return nil
 		}
 		if len(p.Actions) > 0 {
-			return reply(ctx, p.Actions[0], nil)
+			_ = reply(ctx, p.Actions[0], nil)
+			return nil
 		}
 	}
-	return reply(ctx, nil, nil)
+	_ = reply(ctx, nil, nil)
+	return nil
 }
 
 func (c *client) call(method string, params, result any) error {

@@ -217,6 +217,11 @@ func (s *state) note(idx int, n *node, l *line) {
 	if n.typ == "last-prompt" && n.leaf != "" {
 		s.hint, s.hintUUID, s.hintPinned = idx, n.leaf, n.pinned
 	}
+	if n.typ == "system" && n.subtype == "compact_boundary" && !n.sidechain {
+		// Claude Code forgets the last-prompt leaf at a compaction: what
+		// follows the boundary is the conversation now.
+		s.hint, s.hintUUID, s.hintPinned = -1, "", false
+	}
 	m := &s.meta
 	if l.SessionID != "" && m.SessionID == "" {
 		m.SessionID = l.SessionID

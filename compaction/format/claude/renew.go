@@ -23,11 +23,9 @@ func (Codec) Renew(t *transcript.Transcript, opts format.ForkOptions) ([]byte, e
 		session = newid.UUID()
 	}
 	old := t.Meta.SessionID
-	recs := make([]transcript.Record, len(t.Records))
-	for i, r := range t.Records {
-		recs[i] = r
+	return jsonl.Rewrite(t, func(i int, r transcript.Record) ([]byte, error) {
 		if r.Kind == transcript.RecordMalformed || old == "" {
-			continue
+			return nil, nil
 		}
 		o, err := jsonx.ParseObject(r.Raw)
 		if err != nil {
@@ -35,11 +33,9 @@ func (Codec) Renew(t *transcript.Transcript, opts format.ForkOptions) ([]byte, e
 		}
 		var id string
 		if json.Unmarshal(o.Get("sessionId"), &id) != nil || id != old {
-			continue
+			return nil, nil
 		}
 		_ = o.Set("sessionId", session)
-		recs[i].Raw = o.Bytes()
-	}
-	f, _ := t.Frame.(*jsonl.Frame)
-	return jsonl.Write(f, recs), nil
+		return o.Bytes(), nil
+	})
 }

@@ -30,10 +30,9 @@ func (c Codec) Renew(t *transcript.Transcript, opts format.ForkOptions) ([]byte,
 		}
 		return jsonx.Splice(fr.src, []jsonx.Edit{{Span: sp, Bytes: []byte(quote(session))}}), nil
 	case *jsonl.Frame, nil:
-		recs := append([]transcript.Record(nil), t.Records...)
-		for i, r := range recs {
+		return jsonl.Rewrite(t, func(i int, r transcript.Record) ([]byte, error) {
 			if r.Kind != transcript.RecordMeta || r.Type != "metadata" && r.Type != "$set" {
-				continue
+				return nil, nil
 			}
 			o, err := jsonx.ParseObject(r.Raw)
 			if err != nil {
@@ -43,21 +42,19 @@ func (c Codec) Renew(t *transcript.Transcript, opts format.ForkOptions) ([]byte,
 			if r.Type == "$set" {
 				// Gemini CLI sets the session id again when it resumes.
 				if target, err = jsonx.ParseObject(o.Get("$set")); err != nil {
-					continue
+					return nil, nil
 				}
 			}
 			var id string
 			if json.Unmarshal(target.Get("sessionId"), &id) != nil || id == "" {
-				continue
+				return nil, nil
 			}
 			_ = target.Set("sessionId", session)
 			if r.Type == "$set" {
 				o.SetRaw("$set", target.Bytes())
 			}
-			recs[i].Raw = o.Bytes()
-		}
-		f, _ := t.Frame.(*jsonl.Frame)
-		return jsonl.Write(f, recs), nil
+			return o.Bytes(), nil
+		})
 	}
 	return nil, fmt.Errorf("renew gemini-cli: transcript was not parsed by this codec")
 }

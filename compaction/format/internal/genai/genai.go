@@ -1,7 +1,8 @@
 // Package genai reads and re-renders Gemini API Content ({role, parts[]})
-// as agents built on Google's genai types record it (Qwen Code's session
-// messages and compression history). Like the rest of compaction/, it
-// takes and returns bytes only.
+// as agents built on Google's genai types record it (Gemini CLI's
+// recordings and checkpoints, Qwen Code's session messages and
+// compression history). Like the rest of compaction/, it takes and
+// returns bytes only.
 package genai
 
 import (
@@ -63,14 +64,16 @@ func DecodeParts(raw json.RawMessage, rec, base int) ([]transcript.Part, error) 
 		if json.Unmarshal(el, &p) != nil {
 			continue
 		}
-		if tp, ok := decodePart(&p, transcript.Ref{Record: rec, Block: base + k}); ok {
+		if tp, ok := DecodePart(&p, transcript.Ref{Record: rec, Block: base + k}); ok {
 			out = append(out, tp)
 		}
 	}
 	return out, nil
 }
 
-func decodePart(p *Part, ref transcript.Ref) (transcript.Part, bool) {
+// DecodePart reads one Part as the part the model sees, at ref; ok is
+// false for a Part that carries none of the data it knows.
+func DecodePart(p *Part, ref transcript.Ref) (transcript.Part, bool) {
 	switch {
 	case p.FunctionCall != nil:
 		return transcript.Part{Kind: transcript.PartToolCall, ToolCallID: p.FunctionCall.ID, ToolName: p.FunctionCall.Name, Args: cmp.Or(jsonx.Compact(p.FunctionCall.Args), "{}"), Ref: ref}, true
@@ -142,7 +145,7 @@ func RenderParts(raw json.RawMessage, kept []transcript.Part, base int) (json.Ra
 		if !ok {
 			var gp Part
 			if json.Unmarshal(el, &gp) == nil {
-				if _, known := decodePart(&gp, transcript.Ref{}); known {
+				if _, known := DecodePart(&gp, transcript.Ref{}); known {
 					continue
 				}
 			}

@@ -508,11 +508,19 @@ func (d *Daemon) enforceBudget(keep *tracked) {
 		return
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].at < list[j].at })
+	// During the cold scan the newest file is kept as wantHot took it: the
+	// active one is not known yet while its own read is being published
+	// (another file's eviction in that moment dropped it, and nothing
+	// read it hot again).
+	var newest string
+	if p := d.scanNewest.Load(); p != nil && d.scanning() {
+		newest = *p
+	}
 	for _, h := range list {
 		if total <= d.opts.HotBytes {
 			return
 		}
-		if (h.tr == keep && !d.scanning()) || h.tr.path == active || h.tr.opened.Load() {
+		if (h.tr == keep && !d.scanning()) || h.tr.path == active || h.tr.path == newest || h.tr.opened.Load() {
 			continue
 		}
 		if h.tr.evict() {

@@ -260,6 +260,11 @@ func (d *Daemon) Open(path string) (*Snapshot, error) {
 		d.watch(filepath.Dir(path))
 	}
 	if s := tr.snap.Load(); s != nil {
+		if !tr.hot.Load() {
+			// Trimmed: the estimates read it whole and it stays hot, so
+			// a command on it starts from the index's parse.
+			d.savings.schedule(path)
+		}
 		return s, nil
 	}
 	if err := d.refresh(path); err != nil {

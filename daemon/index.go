@@ -119,16 +119,14 @@ type longLine struct {
 }
 
 func (l longLine) String() string {
-	what := "a line"
+	what := "A line"
 	if l.nul {
-		what = "a run of NUL bytes (a preallocated or sparse file?)"
+		what = "A run of NUL bytes (a preallocated or sparse file?)"
 	}
-	end := "with no line break yet"
-	if l.done {
-		end = "up to its line break"
+	if !l.done {
+		return fmt.Sprintf("%s starts at byte %d and runs %s with no line break yet, longer than the %s a line may be: compactd skips it and gauges the rest", what, l.from, sizeText(l.to-l.from), sizeText(maxLine))
 	}
-	return fmt.Sprintf("%s of %s at byte %d, %s, is longer than the %s a line may be; it is left out of the gauge",
-		what, sizeText(l.to-l.from), l.from, end, sizeText(maxLine))
+	return fmt.Sprintf("%s of %s at byte %d is longer than the %s a line may be: compactd skipped it and gauges the rest", what, sizeText(l.to-l.from), l.from, sizeText(maxLine))
 }
 
 func sizeText(n int64) string {
@@ -642,11 +640,11 @@ func buildSnapshot(tr *tracked, ix *indexer, set Settings, size int64) *Snapshot
 func (tr *tracked) status() string {
 	switch {
 	case tr.skip != nil:
-		return "compactd stopped reading at " + tr.skip.String() + "."
+		return tr.skip.String() + "."
 	case len(tr.long) == 1:
-		return "Skipped " + tr.long[0].String() + "."
+		return tr.long[0].String() + "."
 	case len(tr.long) > 1:
-		return fmt.Sprintf("Skipped %d lines longer than the %s a line may be (the first: %s).", len(tr.long), sizeText(maxLine), tr.long[0].String())
+		return fmt.Sprintf("%d lines are longer than the %s a line may be; compactd skipped them and gauges the rest (the first: %s).", len(tr.long), sizeText(maxLine), tr.long[0].String())
 	}
 	return ""
 }

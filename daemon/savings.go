@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -318,8 +319,44 @@ func (d *Daemon) savingsInput(tr *tracked) (SavingsInput, uint64, bool) {
 	if _, err := tmp.update(d.savingsIx); err != nil || tmp.t == nil {
 		return SavingsInput{}, 0, false
 	}
-	in.Transcript, in.Parts, in.Counter = tmp.t, tmp.parts, d.savingsIx.counterFor(tmp.t, tmp.stats)
+	in.Transcript, in.Parts, in.Counter = readerCopy(tmp.t), slices.Clone(tmp.parts), d.savingsIx.counterFor(tmp.t, tmp.stats)
+	if tr.opened.Load() || tr.path == d.Active() {
+		// The conversation in use keeps this parse: its commands and its
+		// next estimates start from it.
+		d.adopt(tr, tmp)
+	}
 	return in, seq, true
+}
+
+// adopt makes tmp, a hot parse of tr's file made on the side, tr's own,
+// when tr is trimmed and its file is still the one tmp read: tmp reads
+// what was appended since, then tr takes its state. It reports whether
+// it did.
+func (d *Daemon) adopt(tr, tmp *tracked) bool {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	trimmer, ok := tr.codec.(format.Trimmer)
+	if !ok || tr.t == nil || tr.hot.Load() || tmp.t == nil || tmp.codec != tr.codec || tmp.ino != tr.ino || sourcefile.Compressed(tr.path) {
+		return false
+	}
+	fi, err := os.Stat(tr.path)
+	if err != nil || inodeOf(fi) != tr.ino || fi.Size() < tmp.position() {
+		return false
+	}
+	if fi.Size() > tmp.position() {
+		if _, err := tmp.follow(d.savingsIx, trimmer, fi); err != nil {
+			return false
+		}
+	}
+	if tmp.position() != tr.position() || len(tmp.t.Messages) != len(tr.t.Messages) {
+		return false // the index is behind or ahead: next time
+	}
+	tr.t, tr.counts, tr.parts, tr.same, tr.countedWith, tr.stats = tmp.t, tmp.counts, tmp.parts, tmp.same, tmp.countedWith, tmp.stats
+	tr.lineStarts, tr.scanned, tr.rawFrom, tr.trimmed = tmp.lineStarts, tmp.scanned, tmp.rawFrom, 0
+	tr.skip, tr.long = tmp.skip, tmp.long
+	tr.tally, tr.tallied, tr.talliedPrice = tmp.tally, tmp.tallied, tmp.talliedPrice
+	tr.hot.Store(true)
+	return true
 }
 
 // Parsed returns path's transcript as the index holds it, for a

@@ -24,10 +24,16 @@ type versionReport struct {
 // sourceOverhead measures what t's gauge holds beyond its messages: its
 // last reported usage minus our count of what that usage covered. A
 // source without usage that is itself a fork passes on its own overhead.
-func (r *Runner) sourceOverhead(ctx context.Context, path string, t *transcript.Transcript, counter *tokens.Counter) (int, bool) {
-	counts, err := counter.CountMessages(ctx, t.Messages)
-	if err != nil {
-		return 0, false
+// known are t's part counts when the pipeline has them (nil counts here).
+func (r *Runner) sourceOverhead(ctx context.Context, path string, t *transcript.Transcript, counter *tokens.Counter, known *strategy.Counts) (int, bool) {
+	var counts []tokens.Count
+	if known != nil && known.Covers(t) {
+		counts = known.Messages()
+	} else {
+		var err error
+		if counts, err = counter.CountMessages(ctx, t.Messages); err != nil {
+			return 0, false
+		}
 	}
 	opts := gauge.Options{}
 	if t.LastUsage() < 0 {

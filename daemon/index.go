@@ -68,13 +68,13 @@ type tracked struct {
 	stats transcript.Stats
 	// tally carries the breakdown's figures likewise (insight.go), and
 	// dryRun caches the last per-turn dry run for views.
-	tally  gauge.Tally
+	tally gauge.Tally
 	// tallied is the transcript the tally describes, with the key of the
 	// price it was advanced with.
 	tallied      *transcript.Transcript
 	talliedPrice string
-	dryRun atomic.Pointer[DryRunTurns]
-	ino    uint64
+	dryRun       atomic.Pointer[DryRunTurns]
+	ino          uint64
 	// fileSize and fileMod are what the file was when last parsed whole:
 	// a compressed transcript is never tailed, so they alone tell
 	// whether it changed.

@@ -146,7 +146,7 @@ func benchCLI(ctx context.Context, cfg *config) ([]row, error) {
 		{Name: fmt.Sprintf("compactd gauge, %s session (median of %d)", sizeName, runs), Value: seconds(gw), Anchor: "≤ 1.5 s", Pass: gw <= 1500*time.Millisecond},
 		{Name: "tokens auto saves (compactd compact --dry-run --json)", Value: fmt.Sprintf("%.1f %% (%s → %s)", 100*saved, tokens.Thousands(rep.TokensBefore), tokens.Thousands(rep.TokensAfter)), Anchor: "≥ 60 %", Pass: saved >= 0.6},
 		{Name: fmt.Sprintf("key facts kept at %s tokens: auto vs the newest turns that fit (token-budget)", tokens.Thousands(rep.TokensAfter)),
-			Value: fmt.Sprintf("%.1f %% vs %.1f %% (%d vs %d of %d)", 100*rep.Retention.Score, 100*window.Retention.Score, rep.Retention.Kept, window.Retention.Kept, rep.Retention.Total),
+			Value:  fmt.Sprintf("%.1f %% vs %.1f %% (%d vs %d of %d)", 100*rep.Retention.Score, 100*window.Retention.Score, rep.Retention.Kept, window.Retention.Kept, rep.Retention.Total),
 			Anchor: "auto > window", Pass: rep.Retention.Score > window.Retention.Score},
 		{Name: "compactd compact CPU time (median)", Value: seconds(median(compact.cpu))},
 		{Name: "compactd compact --dry-run CPU time (median)", Value: seconds(median(dry.cpu))},

@@ -220,7 +220,7 @@ func (w *savingsWorker) next(delay time.Duration, scanned bool) (string, time.Du
 		if !scanned && p != active && !w.d.opened(p) {
 			continue
 		}
-		ready := at.Add(delay)
+		ready := at.Add(delay * w.d.readCost(p))
 		if nb := w.notBefore[p]; nb.After(ready) {
 			ready = nb
 		}
@@ -259,7 +259,7 @@ func (w *savingsWorker) compute(ctx context.Context, path string) {
 		w.mu.Unlock()
 	}()
 
-	in, seq, ok := w.d.savingsInput(tr)
+	in, seq, ok := w.d.savingsInput(ctx, tr)
 	if !ok {
 		return
 	}
@@ -293,7 +293,7 @@ func (w *savingsWorker) compute(ctx context.Context, path string) {
 // snapshot they are for: a hot entry's parts (a copy of the message and
 // record lists, which appends and trimming change in place), else the
 // file read again whole, held only while the estimates run.
-func (d *Daemon) savingsInput(tr *tracked) (SavingsInput, uint64, bool) {
+func (d *Daemon) savingsInput(ctx context.Context, tr *tracked) (SavingsInput, uint64, bool) {
 	tr.mu.Lock()
 	snap := tr.snap.Load()
 	seq := tr.seq
@@ -314,19 +314,25 @@ func (d *Daemon) savingsInput(tr *tracked) (SavingsInput, uint64, bool) {
 	tr.mu.Unlock()
 	// Cold: read the file whole into an entry of its own, counted with
 	// the estimates' counters (the index's measure indexing alone).
-	tmp := &tracked{path: tr.path}
+	tmp := &tracked{path: tr.path, ctx: ctx}
 	tmp.wantHot.Store(true)
 	if _, err := tmp.update(d.savingsIx); err != nil || tmp.t == nil {
 		return SavingsInput{}, 0, false
 	}
 	in.Transcript, in.Parts, in.Counter = readerCopy(tmp.t), slices.Clone(tmp.parts), d.savingsIx.counterFor(tmp.t, tmp.stats)
-	if tr.opened.Load() || tr.path == d.Active() {
+	if (tr.opened.Load() || tr.path == d.Active()) && tmp.t.Size <= maxAdopt {
 		// The conversation in use keeps this parse: its commands and its
 		// next estimates start from it.
+		tmp.ctx = nil
 		d.adopt(tr, tmp)
 	}
 	return in, seq, true
 }
+
+// maxAdopt is the largest transcript (its source bytes) whose parse the
+// index keeps hot when its estimates read it whole: a larger one is read
+// again for each estimate (and for each command) rather than held.
+const maxAdopt = 128 << 20
 
 // adopt makes tmp, a hot parse of tr's file made on the side, tr's own,
 // when tr is trimmed and its file is still the one tmp read: tmp reads
@@ -357,6 +363,21 @@ func (d *Daemon) adopt(tr, tmp *tracked) bool {
 	tr.tally, tr.tallied, tr.talliedPrice = tmp.tally, tmp.tallied, tmp.talliedPrice
 	tr.hot.Store(true)
 	return true
+}
+
+// readCost is how many quiet delays the estimates of path wait for: one
+// for a hot transcript, one more for each 32 MB of a cold one they must
+// read whole (so a large transcript an agent is writing is read in its
+// pauses, not between two lines).
+func (d *Daemon) readCost(path string) time.Duration {
+	tr := d.entry(path, false)
+	if tr == nil || tr.hot.Load() {
+		return 1
+	}
+	if s := tr.snap.Load(); s != nil {
+		return 1 + time.Duration(s.Size/(32<<20))
+	}
+	return 1
 }
 
 // Parsed returns path's transcript as the index holds it, for a

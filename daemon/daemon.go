@@ -59,8 +59,13 @@ type Options struct {
 	// trim, and are read again for savings and jobs. The active
 	// transcript and the ones the editor opened stay hot whatever their
 	// size. Parts take about 0.7 times their source's size. 0 means
-	// 64 MiB.
+	// 32 MiB.
 	HotBytes int64
+	// ColdBytes bounds what the trimmed transcripts keep (about 400 bytes
+	// a record): past it the least recently changed keep only their
+	// snapshot, and their next change reads them again. The active
+	// transcript and the ones the editor opened stay. 0 means 64 MiB.
+	ColdBytes int64
 }
 
 // An Event says a transcript changed.
@@ -126,7 +131,10 @@ func New(opts Options) (*Daemon, error) {
 		opts.Debounce = 5 * time.Millisecond
 	}
 	if opts.HotBytes <= 0 {
-		opts.HotBytes = 64 << 20
+		opts.HotBytes = 32 << 20
+	}
+	if opts.ColdBytes <= 0 {
+		opts.ColdBytes = 64 << 20
 	}
 	if opts.SavingsDelay <= 0 {
 		opts.SavingsDelay = 300 * time.Millisecond
@@ -155,7 +163,7 @@ func New(opts Options) (*Daemon, error) {
 	}
 	// Savings count with counters of their own (sharing the cache), so the
 	// index's counters measure indexing alone.
-	d.savingsIx = &indexer{counters: newCounterSet(opts.CountCache), registry: d.ix.registry, settings: d.Settings, log: d.log}
+	d.savingsIx = &indexer{counters: newCounterSet(opts.CountCache), registry: d.ix.registry, settings: d.Settings, log: d.log, serial: true}
 	return d, nil
 }
 
@@ -260,6 +268,11 @@ func (d *Daemon) Open(path string) (*Snapshot, error) {
 		d.watch(filepath.Dir(path))
 	}
 	if s := tr.snap.Load(); s != nil {
+		if !tr.hot.Load() {
+			// Trimmed: the estimates read it whole and it stays hot, so
+			// a command on it starts from the index's parse.
+			d.savings.schedule(path)
+		}
 		return s, nil
 	}
 	if err := d.refresh(path); err != nil {
@@ -474,6 +487,7 @@ func (d *Daemon) refresh(path string) error {
 		d.emit(tr)
 		d.savings.schedule(path)
 		d.enforceBudget(tr)
+		d.enforceColdBudget(tr)
 	}
 	return nil
 }
@@ -512,13 +526,57 @@ func (d *Daemon) enforceBudget(keep *tracked) {
 		if total <= d.opts.HotBytes {
 			return
 		}
-		if (h.tr == keep && !d.scanning()) || h.tr.path == active || h.tr.opened.Load() {
+		// While the scan runs, an entry read hot on purpose (the newest
+		// file, soon the active one) may not be marked active yet.
+		if (h.tr == keep && !d.scanning()) || h.tr.path == active || h.tr.opened.Load() || (d.scanning() && h.tr.wantHot.Load()) {
 			continue
 		}
-		if h.tr.evict() {
+		if h.tr.evict(false) {
 			total -= h.size
 		}
 		d.freeSoon()
+	}
+}
+
+// enforceColdBudget drops the least recently changed trimmed transcripts
+// to their snapshots until the others fit in ColdBytes: a workspace of
+// hundreds of old sessions costs their snapshots; the next change to one
+// reads it again. keep, the active transcript and the opened ones stay.
+func (d *Daemon) enforceColdBudget(keep *tracked) {
+	type cold struct {
+		tr   *tracked
+		size int64
+		at   int64
+	}
+	var list []cold
+	var total int64
+	active := d.Active()
+	for _, tr := range d.all() {
+		if !tr.mu.TryLock() {
+			continue
+		}
+		if tr.t != nil && !tr.hot.Load() {
+			n := tr.coldSize()
+			list = append(list, cold{tr, n, tr.lastChange.Load()})
+			total += n
+		}
+		tr.mu.Unlock()
+	}
+	if total <= d.opts.ColdBytes {
+		return
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].at < list[j].at })
+	for _, c := range list {
+		if total <= d.opts.ColdBytes {
+			return
+		}
+		if (c.tr == keep && !d.scanning()) || c.tr.path == active || c.tr.opened.Load() {
+			continue
+		}
+		if c.tr.evict(true) {
+			total -= c.size
+			d.freeSoon()
+		}
 	}
 }
 
@@ -646,5 +704,6 @@ func (d *Daemon) coldScan(ctx context.Context) {
 	// the parsing garbage back now rather than when the scavenger gets
 	// round to it.
 	d.enforceBudget(nil)
+	d.enforceColdBudget(nil)
 	debug.FreeOSMemory()
 }

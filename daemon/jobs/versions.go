@@ -250,10 +250,16 @@ func (r *Runner) restoreFork(ctx context.Context, conv store.Conversation, v sto
 	if err := checkForkFolder(target, path, ""); err != nil {
 		return nil, err
 	}
+	// A restored compaction is a fork of the same source: its gauge adds
+	// the overhead measured on that source, as the compaction's did.
+	var recorded any
+	if over, ok := reportOverhead(v.Report); ok {
+		recorded = versionReport{SourceOverhead: &over}
+	}
 	rec, _, err := r.Store.RecordVersion(ctx, store.NewVersion{
 		Conversation: conv, Kind: store.KindRestore, ParentID: v.ID, SourcePath: v.SourcePath,
 		SourceHash: v.ContentHash, Format: v.Format, ForkPath: target, Content: out, Cuts: recordCuts(t),
-		Pipeline: []string{"restore " + v.Label}, Created: r.now(),
+		Pipeline: []string{"restore " + v.Label}, Created: r.now(), Report: recorded,
 	})
 	if err != nil {
 		return nil, err

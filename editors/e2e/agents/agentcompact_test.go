@@ -98,7 +98,7 @@ func runAgentCompactions(t *testing.T, a agent, bin string) {
 	// History: the agent's compactions, a1 … aN, each the child of the one before.
 	var hist struct {
 		Versions []struct {
-			Label  string `json:"label"`
+			Label  string `json:"version"`
 			Parent string `json:"parent"`
 			Kind   string `json:"kind"`
 		} `json:"versions"`
@@ -158,8 +158,10 @@ func runAgentCompactions(t *testing.T, a agent, bin string) {
 	for _, f := range ar.AgentLostOursKept {
 		lost = append(lost, f.Kind+" "+f.Text)
 	}
-	report("%s: history a1…%s; before %s restored; re-compacted %d → %d tokens; key facts kept: the agent's summary %.2f, compactd %.2f; the agent's summary lost %d that compactd keeps (%s)",
+	line := fmt.Sprintf("%s: history a1…%s; before %s restored; re-compacted %d → %d tokens; key facts kept: the agent's summary %.2f, compactd %.2f; the agent's summary lost %d that compactd keeps (%s)",
 		a.label, lastLabel, lastLabel, recompacted.TokensBefore, recompacted.TokensAfter, ar.Agent.Score, ar.Ours.Score, len(ar.AgentLostOursKept), strings.Join(lost, "; "))
+	report("%s", line)
+	t.Log(line)
 
 	for _, f := range []struct{ label, path string }{{"before", restored.Path}, {"recompact", recompacted.ForkPath}} {
 		t.Run(f.label, func(t *testing.T) {
@@ -290,14 +292,22 @@ func claudeCompaction(t *testing.T, data []byte) []string {
 // whose replacement history keeps the injected context and the summary.
 func codexCompaction(t *testing.T, data []byte) []string {
 	var keep []json.RawMessage
+	ordinal := -1 // Codex 0.169 numbers every line; -1: this rollout does not
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
 		var r struct {
 			Type    string          `json:"type"`
+			Ordinal *int            `json:"ordinal"`
 			Payload json.RawMessage `json:"payload"`
 		}
-		if json.Unmarshal(sc.Bytes(), &r) != nil || r.Type != "response_item" {
+		if json.Unmarshal(sc.Bytes(), &r) != nil {
+			continue
+		}
+		if r.Ordinal != nil {
+			ordinal = *r.Ordinal
+		}
+		if r.Type != "response_item" {
 			continue
 		}
 		var it struct {
@@ -324,8 +334,17 @@ func codexCompaction(t *testing.T, data []byte) []string {
 	summary := json.RawMessage(jsonLine(t, map[string]any{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": agentSummary}}}))
 	keep = append(keep, summary)
 	now := time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
-	return []string{
-		jsonLine(t, map[string]any{"timestamp": now, "type": "event_msg", "payload": map[string]any{"type": "context_compacted"}}),
-		jsonLine(t, map[string]any{"timestamp": now, "type": "compacted", "payload": map[string]any{"message": agentSummary, "replacement_history": keep}}),
+	lines := []map[string]any{
+		{"timestamp": now, "type": "event_msg", "payload": map[string]any{"type": "context_compacted"}},
+		{"timestamp": now, "type": "compacted", "payload": map[string]any{"message": agentSummary, "replacement_history": keep}},
 	}
+	var out []string
+	for _, l := range lines {
+		if ordinal >= 0 {
+			ordinal++
+			l["ordinal"] = ordinal
+		}
+		out = append(out, jsonLine(t, l))
+	}
+	return out
 }

@@ -286,7 +286,7 @@ func (w *savingsWorker) compute(ctx context.Context, path string) {
 	w.d.emit(tr)
 	// A dry run over a large transcript leaves garbage of its size.
 	w.d.freeSoon()
-	w.d.enforceBudget(nil)
+	w.d.enforceBudget(nil, false)
 }
 
 // savingsInput is what the estimates for tr start from, and the Seq of the

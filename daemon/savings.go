@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -33,6 +34,9 @@ type SavingsInput struct {
 	Strategies []string
 	KeepLast   int
 	Window     int
+
+	// skipped says why no estimates are computed.
+	skipped error
 }
 
 // SavingsFunc estimates, without writing anything, how many tokens each
@@ -260,6 +264,10 @@ func (w *savingsWorker) compute(ctx context.Context, path string) {
 	}()
 
 	in, seq, ok := w.d.savingsInput(ctx, tr)
+	if errors.Is(in.skipped, errNotInUse) {
+		w.settle(tr, seq, in.skipped)
+		return
+	}
 	if !ok {
 		return
 	}
@@ -289,6 +297,26 @@ func (w *savingsWorker) compute(ctx context.Context, path string) {
 	w.d.enforceBudget(nil)
 }
 
+// errNotInUse is why a cold transcript gets no new estimates: reading it
+// whole for them is kept for the conversation in use.
+var errNotInUse = errors.New("savings are estimated for the conversation in use; this one is not read again for them until it changes")
+
+// settle ends the pending estimates of tr's snapshot seq without new
+// figures (the last ones stay), saying why.
+func (w *savingsWorker) settle(tr *tracked, seq uint64, why error) {
+	tr.mu.Lock()
+	cur := tr.snap.Load()
+	if tr.seq != seq || cur == nil || !cur.SavingsPending {
+		tr.mu.Unlock()
+		return
+	}
+	next := *cur
+	next.SavingsPending, next.SavingsErr = false, why.Error()
+	tr.snap.Store(&next)
+	tr.mu.Unlock()
+	w.d.emit(tr)
+}
+
 // savingsInput is what the estimates for tr start from, and the Seq of the
 // snapshot they are for: a hot entry's parts (a copy of the message and
 // record lists, which appends and trimming change in place), else the
@@ -312,6 +340,11 @@ func (d *Daemon) savingsInput(ctx context.Context, tr *tracked) (SavingsInput, u
 		return in, seq, true
 	}
 	tr.mu.Unlock()
+	if !tr.opened.Load() && tr.path != d.Active() {
+		// Cold and not in use: an old session changed (a resumed one
+		// gets its figures once it is the active one).
+		return SavingsInput{skipped: errNotInUse}, seq, false
+	}
 	// Cold: read the file whole into an entry of its own, counted with
 	// the estimates' counters (the index's measure indexing alone).
 	tmp := &tracked{path: tr.path, ctx: ctx}

@@ -37,6 +37,9 @@ type SavingsInput struct {
 
 	// skipped says why no estimates are computed.
 	skipped error
+	// counts and stats are the transcript's message counts and figures.
+	counts []tokens.Count
+	stats  transcript.Stats
 }
 
 // SavingsFunc estimates, without writing anything, how many tokens each
@@ -263,7 +266,7 @@ func (w *savingsWorker) compute(ctx context.Context, path string) {
 		w.mu.Unlock()
 	}()
 
-	in, seq, ok := w.d.savingsInput(ctx, tr)
+	in, seq, ok := w.d.savingsInput(ctx, tr, false)
 	if errors.Is(in.skipped, errNotInUse) {
 		w.settle(tr, seq, in.skipped)
 		return
@@ -321,7 +324,7 @@ func (w *savingsWorker) settle(tr *tracked, seq uint64, why error) {
 // snapshot they are for: a hot entry's parts (a copy of the message and
 // record lists, which appends and trimming change in place), else the
 // file read again whole, held only while the estimates run.
-func (d *Daemon) savingsInput(ctx context.Context, tr *tracked) (SavingsInput, uint64, bool) {
+func (d *Daemon) savingsInput(ctx context.Context, tr *tracked, asked bool) (SavingsInput, uint64, bool) {
 	tr.mu.Lock()
 	snap := tr.snap.Load()
 	seq := tr.seq
@@ -332,6 +335,8 @@ func (d *Daemon) savingsInput(ctx context.Context, tr *tracked) (SavingsInput, u
 	in := SavingsInput{Window: snap.Window}
 	if tr.t != nil && tr.hot.Load() {
 		in.Transcript = readerCopy(tr.t)
+		in.counts = slices.Clone(tr.counts)
+		in.stats = tr.stats
 		in.Counter = d.savingsIx.counterFor(tr.t, tr.stats)
 		if in.Counter.ID() == tr.countedWith {
 			in.Parts = slices.Clone(tr.parts)
@@ -340,7 +345,7 @@ func (d *Daemon) savingsInput(ctx context.Context, tr *tracked) (SavingsInput, u
 		return in, seq, true
 	}
 	tr.mu.Unlock()
-	if !tr.opened.Load() && tr.path != d.Active() {
+	if !asked && !tr.opened.Load() && tr.path != d.Active() {
 		// Cold and not in use: an old session changed (a resumed one
 		// gets its figures once it is the active one).
 		return SavingsInput{skipped: errNotInUse}, seq, false
@@ -353,6 +358,7 @@ func (d *Daemon) savingsInput(ctx context.Context, tr *tracked) (SavingsInput, u
 		return SavingsInput{}, 0, false
 	}
 	in.Transcript, in.Parts, in.Counter = readerCopy(tmp.t), slices.Clone(tmp.parts), d.savingsIx.counterFor(tmp.t, tmp.stats)
+	in.counts, in.stats = slices.Clone(tmp.counts), tmp.stats
 	if (tr.opened.Load() || tr.path == d.Active()) && tmp.t.Size <= maxAdopt {
 		// The conversation in use keeps this parse: its commands and its
 		// next estimates start from it.

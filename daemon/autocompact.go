@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/compactd/compactd/compaction/strategy"
 )
@@ -28,6 +29,8 @@ type AutoCompactor struct {
 	mu    sync.Mutex
 	state map[string]*autoState
 	wg    sync.WaitGroup
+	// started counts the compactions Observe started.
+	started atomic.Int64
 }
 
 type autoState struct {
@@ -83,6 +86,7 @@ func (a *AutoCompactor) Observe(ctx context.Context, snap *Snapshot) {
 	req.Path, req.Window = snap.Path, snap.Window
 	req.InPlace, req.DryRun = false, false
 	a.wg.Add(1)
+	a.started.Add(1)
 	go func() {
 		defer a.wg.Done()
 		res, err := a.Jobs.Compact(ctx, req, nil)
@@ -120,6 +124,9 @@ func (a *AutoCompactor) Forget(path string) {
 		delete(a.state, path)
 	}
 }
+
+// Started is how many automatic compactions have been started.
+func (a *AutoCompactor) Started() int64 { return a.started.Load() }
 
 // Wait blocks until the running compactions ended (cancel their context
 // first to make it quick).

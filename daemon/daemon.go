@@ -490,8 +490,8 @@ func (d *Daemon) refresh(path string) error {
 		}
 		d.emit(tr)
 		d.savings.schedule(path)
-		d.enforceBudget(tr)
-		d.enforceColdBudget(tr)
+		d.enforceBudget(tr, false)
+		d.enforceColdBudget(tr, false)
 	}
 	return nil
 }
@@ -501,7 +501,9 @@ func (d *Daemon) refresh(path string) error {
 // hot ones fit in HotBytes, so watching gigabytes of transcripts costs
 // their tails, not their bytes. keep (just updated, outside the cold
 // scan), the active transcript and the ones the editor opened stay hot.
-func (d *Daemon) enforceBudget(keep *tracked) {
+// With wait, busy entries are waited for rather than skipped (the pass
+// after the cold scan, which must see every entry).
+func (d *Daemon) enforceBudget(keep *tracked, wait bool) {
 	type hot struct {
 		tr   *tracked
 		size int64
@@ -513,7 +515,7 @@ func (d *Daemon) enforceBudget(keep *tracked) {
 	for _, tr := range d.all() {
 		// An entry being updated is busy, not idle: skip it rather than
 		// wait for its parse (waiting here serialized the cold scan).
-		if !tr.mu.TryLock() {
+		if !lockEntry(tr, wait) {
 			continue
 		}
 		if tr.t != nil && tr.hot.Load() {
@@ -530,9 +532,11 @@ func (d *Daemon) enforceBudget(keep *tracked) {
 		if total <= d.opts.HotBytes {
 			return
 		}
-		// While the scan runs, an entry read hot on purpose (the newest
-		// file, soon the active one) may not be marked active yet.
-		if (h.tr == keep && !d.scanning()) || h.tr.path == active || h.tr.opened.Load() || (d.scanning() && h.tr.wantHot.Load()) {
+		// While the scan runs, the entry it reads hot on purpose (the
+		// newest file, soon the active one) may not be marked active yet;
+		// an entry read hot only because the budget had room then is not
+		// exempt.
+		if (h.tr == keep && !d.scanning()) || h.tr.path == active || h.tr.opened.Load() || (!wait && d.scanning() && d.isScanNewest(h.tr.path)) {
 			continue
 		}
 		if h.tr.evict(false) {
@@ -542,11 +546,27 @@ func (d *Daemon) enforceBudget(keep *tracked) {
 	}
 }
 
+// isScanNewest reports whether path is the newest file the cold scan
+// found, the one it reads hot on purpose.
+func (d *Daemon) isScanNewest(path string) bool {
+	p := d.scanNewest.Load()
+	return p != nil && *p == path
+}
+
+// lockEntry locks tr: at once or not at all, unless wait.
+func lockEntry(tr *tracked, wait bool) bool {
+	if wait {
+		tr.mu.Lock()
+		return true
+	}
+	return tr.mu.TryLock()
+}
+
 // enforceColdBudget drops the least recently changed trimmed transcripts
 // to their snapshots until the others fit in ColdBytes: a workspace of
 // hundreds of old sessions costs their snapshots; the next change to one
 // reads it again. keep, the active transcript and the opened ones stay.
-func (d *Daemon) enforceColdBudget(keep *tracked) {
+func (d *Daemon) enforceColdBudget(keep *tracked, wait bool) {
 	type cold struct {
 		tr   *tracked
 		size int64
@@ -556,7 +576,7 @@ func (d *Daemon) enforceColdBudget(keep *tracked) {
 	var total int64
 	active := d.Active()
 	for _, tr := range d.all() {
-		if !tr.mu.TryLock() {
+		if !lockEntry(tr, wait) {
 			continue
 		}
 		if tr.t != nil && !tr.hot.Load() {
@@ -701,7 +721,7 @@ func (d *Daemon) coldScan(ctx context.Context) {
 	// Keep only the budget (and the active conversation) parsed, and give
 	// the parsing garbage back now rather than when the scavenger gets
 	// round to it.
-	d.enforceBudget(nil)
-	d.enforceColdBudget(nil)
+	d.enforceBudget(nil, true)
+	d.enforceColdBudget(nil, true)
 	debug.FreeOSMemory()
 }

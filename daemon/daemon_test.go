@@ -151,8 +151,11 @@ func TestAppendReadsOnlyNewBytes(t *testing.T) {
 	// A partial last line first: it must wait, not be counted as malformed.
 	cut := len(more) - 10
 	f.Write(more[:cut])
-	f.Sync()
-	time.Sleep(50 * time.Millisecond)
+	// The daemon reads the file while its last line is cut: the snapshot
+	// of the complete lines before it is announced with the file's size.
+	rec.wait(t, func(ev Event) bool {
+		return ev.Path == path && ev.Snapshot != nil && ev.Snapshot.Size == int64(len(data)+cut)
+	})
 	f.Write(more[cut:])
 	f.Close()
 	last := rec.wait(t, func(ev Event) bool {

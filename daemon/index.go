@@ -71,13 +71,9 @@ type tracked struct {
 	stats transcript.Stats
 	// tally carries the breakdown's figures likewise (insight.go), and
 	// dryRun caches the last per-turn dry run for views.
-	tally gauge.Tally
-	// tallied is the transcript the tally describes, with the key of the
-	// price it was advanced with.
-	tallied      *transcript.Transcript
-	talliedPrice string
-	dryRun       atomic.Pointer[DryRunTurns]
-	ino          uint64
+	tally  gauge.Tally
+	dryRun atomic.Pointer[DryRunTurns]
+	ino    uint64
 	// fileSize and fileMod are what the file was when last parsed whole:
 	// a compressed transcript is never tailed, so they alone tell
 	// whether it changed.
@@ -248,7 +244,7 @@ func (tr *tracked) update(ix *indexer) (changed bool, err error) {
 // bounded pieces, and hands each piece's complete lines to the codec.
 // tr.t is the transcript so far. The cost is what was appended.
 func (tr *tracked) follow(ix *indexer, trimmer format.Trimmer, fi fs.FileInfo) (bool, error) {
-	f, err := os.Open(tr.path)
+	f, err := sourcefile.OpenRegular(tr.path) // a pipe swapped in since the Stat must not block
 	if err != nil {
 		return false, fmt.Errorf("open %s: %w", tr.path, err)
 	}
@@ -389,9 +385,6 @@ func (tr *tracked) absorb(ix *indexer, nt *transcript.Transcript, data []byte, p
 	tr.recount(ix, same, nt)
 	oldLen := len(tr.t.Records)
 	tr.t = nt
-	// The breakdown's tally reads the new records' bytes and the new
-	// messages' parts: bring it along before they go.
-	tr.advanceTally(ix)
 	// The records before this piece were counted; their bytes are not
 	// needed again (a message they continue is counted from its parts).
 	for i := tr.rawFrom; i < min(oldLen, len(nt.Records)); i++ {
@@ -436,7 +429,7 @@ func (tr *tracked) appendTail(ix *indexer, app format.Appender, fi fs.FileInfo) 
 	if fi.Size()-from > maxLine {
 		return tr.fullParse(ix, fi)
 	}
-	f, err := os.Open(tr.path)
+	f, err := sourcefile.OpenRegular(tr.path) // a pipe swapped in since the Stat must not block
 	if err != nil {
 		return false, fmt.Errorf("open %s: %w", tr.path, err)
 	}
@@ -564,9 +557,6 @@ func (tr *tracked) streamParse(ix *indexer, trimmer format.Trimmer, fi fs.FileIn
 	t := *tr.t
 	t.Records = tight(t.Records)
 	t.Messages = tight(t.Messages)
-	if tr.tallied == tr.t {
-		tr.tallied = &t // the same messages
-	}
 	tr.t = &t
 	tr.parsed.Store(true)
 	tr.publish(ix, fi)
@@ -871,6 +861,7 @@ func (tr *tracked) recount(ix *indexer, same int, nt *transcript.Transcript) {
 		tr.parts = append(tr.parts[:min(same, len(tr.parts))], parts...)
 	}
 	tr.same, tr.countedWith = same, c.ID()
+	tr.advanceTally(ix, nt) // before the caller trims nt's parts
 }
 
 // recount returns per-message counts for nt, keeping oldCounts' first

@@ -46,18 +46,45 @@ func (in Insight) withWindow(w int) Insight {
 	return in
 }
 
-// insightOf advances the entry's tally to its transcript and derives the
-// snapshot's insight. Callers hold tr.mu; g is the snapshot's gauge and
-// turns its per-turn figures.
+// tallyOptions are how the entry's tally counts under the current
+// settings: the price of the transcript's model, and where appends may
+// still change messages.
+func (tr *tracked) tallyOptions(ix *indexer, t *transcript.Transcript, set Settings) gauge.TallyOptions {
+	resolved := gauge.Resolve(t, gauge.Options{Model: set.Model, Registry: ix.registry, Stats: &tr.stats})
+	opts := gauge.TallyOptions{Images: resolved.Info.Provider.ImagePricing(), CountText: ix.counterFor(t, tr.stats).Text}
+	table := set.Prices
+	if table == nil {
+		table = pricing.Builtin()
+	}
+	if p, ok := table.Lookup(resolved.Model); ok {
+		opts.Price = &p
+	}
+	if trimmer, ok := tr.codec.(format.Trimmer); ok {
+		opts.Floor = trimmer.Floor(t)
+	}
+	return opts
+}
+
+// advanceTally carries the entry's tally to nt, just counted (tr.same
+// and tr.counts describe it). It runs before the index drops any part of
+// nt's messages (format.Trimmer), so every message is tallied whole once.
+// tr.mu is held.
+func (tr *tracked) advanceTally(ix *indexer, nt *transcript.Transcript) {
+	opts := tr.tallyOptions(ix, nt, ix.settings())
+	tr.tally = tr.tally.Advance(nt, tr.counts, tr.same, opts)
+}
+
+// insightOf derives the snapshot's insight from the entry's tally. Callers
+// hold tr.mu; g is the snapshot's gauge and turns its per-turn figures.
 func insightOf(tr *tracked, ix *indexer, set Settings, g gauge.Gauge, turns []TurnInfo) Insight {
 	t := tr.t
+	opts := tr.tallyOptions(ix, t, set)
+	// The settings' prices may have changed since the tally last read a
+	// message: only the usage is read again, which a trimmed transcript
+	// keeps.
+	tr.tally = tr.tally.Reprice(t, opts.Price)
 	var in Insight
-	opts := tallyOptions(tr, ix, set, g.Model)
 	in.Price = opts.Price
-	if tr.tallied != t || tr.talliedPrice != priceKey(opts.Price) {
-		tr.tally = tr.tally.Advance(t, tr.counts, tr.same, opts)
-		tr.tallied, tr.talliedPrice = t, priceKey(opts.Price)
-	}
 	kept := keptTokens(turns, set.KeepLast)
 	b := tr.tally.Breakdown(g, t, tr.counts, gauge.BreakdownOptions{KeepLast: set.KeepLast, Kept: &kept})
 	in.Breakdown = &b
@@ -67,41 +94,6 @@ func insightOf(tr *tracked, ix *indexer, set Settings, g gauge.Gauge, turns []Tu
 		in.Cost = &c
 	}
 	return in
-}
-
-// tallyOptions are what the tally of tr's transcript counts with, for
-// its model (the gauge's; "" resolves it from the settings).
-func tallyOptions(tr *tracked, ix *indexer, set Settings, model string) gauge.TallyOptions {
-	t := tr.t
-	r := gauge.Resolve(t, gauge.Options{Model: set.Model, Registry: ix.registry, Stats: &tr.stats})
-	if model == "" {
-		model = r.Model
-	}
-	opts := gauge.TallyOptions{Images: r.Info.Provider.ImagePricing(), CountText: ix.counterFor(t, tr.stats).Text}
-	table := set.Prices
-	if table == nil {
-		table = pricing.Builtin()
-	}
-	if p, ok := table.Lookup(model); ok {
-		opts.Price = &p
-	}
-	return opts
-}
-
-// advanceTally brings the tally to tr.t while every record of the piece
-// just read still holds its bytes (the tally reads attachment records)
-// and the recent messages their parts. Callers hold tr.mu.
-func (tr *tracked) advanceTally(ix *indexer) {
-	opts := tallyOptions(tr, ix, ix.settings(), "")
-	tr.tally = tr.tally.Advance(tr.t, tr.counts, tr.same, opts)
-	tr.tallied, tr.talliedPrice = tr.t, priceKey(opts.Price)
-}
-
-func priceKey(p *pricing.Price) string {
-	if p == nil {
-		return ""
-	}
-	return p.Key()
 }
 
 // keptTokens is what the last keepLast turns hold: compaction never

@@ -297,7 +297,7 @@ func (w *savingsWorker) compute(ctx context.Context, path string) {
 	w.d.emit(tr)
 	// A dry run over a large transcript leaves garbage of its size.
 	w.d.freeSoon()
-	w.d.enforceBudget(nil)
+	w.d.enforceBudget(nil, false)
 }
 
 // errNotInUse is why a cold transcript gets no new estimates: reading it
@@ -399,7 +399,7 @@ func (d *Daemon) adopt(tr, tmp *tracked) bool {
 	tr.t, tr.counts, tr.parts, tr.same, tr.countedWith, tr.stats = tmp.t, tmp.counts, tmp.parts, tmp.same, tmp.countedWith, tmp.stats
 	tr.lineStarts, tr.scanned, tr.rawFrom, tr.trimmed = tmp.lineStarts, tmp.scanned, tmp.rawFrom, 0
 	tr.skip, tr.long = tmp.skip, tmp.long
-	tr.tally, tr.tallied, tr.talliedPrice = tmp.tally, tmp.tallied, tmp.talliedPrice
+	tr.tally = tmp.tally
 	tr.hot.Store(true)
 	return true
 }

@@ -263,13 +263,14 @@ func TestCancelBurst(t *testing.T) {
 		c.notify(protocol.MethodCancelRequest, params)
 	}
 	for range 2 {
-		start := time.Now()
+		// A hover answers in milliseconds, the burst included; 10 s tells
+		// a server the burst wedged from one that load slowed.
 		var hover protocol.Hover
-		if err := c.call(protocol.MethodTextDocumentHover, &protocol.HoverParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}}, &hover); err != nil {
+		if err := c.callWithin(10*time.Second, protocol.MethodTextDocumentHover, &protocol.HoverParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}}, &hover); err != nil {
 			t.Fatalf("hover after the burst: %v", err)
 		}
-		if took := time.Since(start); took > 2*time.Second || !strings.Contains(hover.Contents.Value, "compactd") {
-			t.Fatalf("hover after 1,000 cancels took %s: %q", took, hover.Contents.Value)
+		if !strings.Contains(hover.Contents.Value, "compactd") {
+			t.Fatalf("hover after 1,000 cancels: %q", hover.Contents.Value)
 		}
 	}
 }
@@ -298,7 +299,8 @@ func TestClientVanishes(t *testing.T) {
 			}()
 			conn := jsonrpc2.NewConn(jsonrpc2.NewStream(clientSide))
 			conn.Go(t.Context(), func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
-				return reply(ctx, nil, nil)
+				_ = reply(ctx, nil, nil) // an error here would panic jsonrpc2 v0.10.0 (see lsp harness_test.go)
+				return nil
 			})
 			call := func(method string, params any) {
 				t.Helper()
@@ -374,6 +376,7 @@ func TestRestorePickerAnsweredWithAnything(t *testing.T) {
 	u := pathURI(path)
 	c := startServer(t, Options{Jobs: openJobs(t)})
 	c.initialize(ws, nil)
+	c.waitIndexed() // the scan's progress token is not the restore's
 	if _, err := c.execute(cmdCompact, map[string]any{"uri": u}); err != nil {
 		t.Fatalf("compact: %v", err)
 	}
@@ -399,5 +402,35 @@ func TestRestorePickerAnsweredWithAnything(t *testing.T) {
 	// The server is alive and answers.
 	if _, err := c.execute(cmdHistory, map[string]any{"uri": u}); err != nil {
 		t.Fatalf("history after the picker abuse: %v", err)
+	}
+}
+
+// TestCancelRequestSentAsCallThenGone: a client sends $/cancelRequest as a
+// request (with an id) and closes the connection. The answer cannot be
+// written. Returned to jsonrpc2 v0.10.0, that error is stored beside the
+// read error that follows in one atomic.Value, which panics when their
+// types differ (it crashed the test clients; the server's own stream
+// happens to wrap both alike). The server drops it and ends with exit
+// code 1.
+func TestCancelRequestSentAsCallThenGone(t *testing.T) {
+	testEnv(t)
+	serverSide, clientSide := net.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- Serve(context.Background(), serverSide, Options{Env: daemon.EnvFromOS(os.Getenv), Savings: noSavings})
+	}()
+	body := `{"jsonrpc":"2.0","id":1,"method":"$/cancelRequest","params":{"id":5}}`
+	if _, err := fmt.Fprintf(clientSide, "Content-Length: %d\r\n\r\n%s", len(body), body); err != nil {
+		t.Fatal(err)
+	}
+	// Nobody reads the answer: its write blocks until this close, then fails.
+	clientSide.Close()
+	select {
+	case code := <-done:
+		if code != 1 {
+			t.Fatalf("exit code %d after the client vanished, want 1", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server did not notice the client vanished")
 	}
 }

@@ -100,9 +100,9 @@ func TestAutoCompaction(t *testing.T) {
 				t.Fatalf("the append did not cross the trigger: %d < %d turns", g1.Turns, trigger)
 			}
 			if !enabled {
-				time.Sleep(time.Second)
-				if msgs, files := autoMessages(c), jsonlFiles(t, ws); len(msgs) > 0 || len(files) != 1 {
-					t.Fatalf("auto-compaction ran while off: %v %v", msgs, files)
+				st := c.autoSettled()
+				if msgs, files := autoMessages(c), jsonlFiles(t, ws); st.AutoCompactions != 0 || len(msgs) > 0 || len(files) != 1 {
+					t.Fatalf("auto-compaction ran while off: %d started, %v %v", st.AutoCompactions, msgs, files)
 				}
 				return
 			}
@@ -133,9 +133,8 @@ func TestAutoCompaction(t *testing.T) {
 			more = sessiongen.Continue(transcript.FormatClaudeCode, data, 12, 30)
 			appendTo(t, path, more)
 			lastGauge(t, c, u, func(g Gauge) bool { return g.Turns > g1.Turns }, 10*time.Second)
-			time.Sleep(time.Second)
-			if msgs, files := autoMessages(c), jsonlFiles(t, ws); len(msgs) != 1 || len(files) != 2 {
-				t.Fatalf("the original fired again while above the trigger: %q %v", msgs, files)
+			if st, msgs, files := c.autoSettled(), autoMessages(c), jsonlFiles(t, ws); st.AutoCompactions != 1 || len(msgs) != 1 || len(files) != 2 {
+				t.Fatalf("the original fired again while above the trigger: %d started, %q %v", st.AutoCompactions, msgs, files)
 			}
 
 			// The fork grows past the trigger itself: it fires, once.
@@ -149,10 +148,28 @@ func TestAutoCompaction(t *testing.T) {
 			c.waitNote(0, protocol.MethodWindowShowMessage, func(r json.RawMessage) bool {
 				return strings.Contains(string(r), "crossed the auto-compaction trigger") && strings.Contains(string(r), filepath.Base(fork)+" crossed")
 			}, 30*time.Second)
-			time.Sleep(time.Second)
-			if msgs, files := autoMessages(c), jsonlFiles(t, ws); len(msgs) != 2 || len(files) != 3 {
-				t.Fatalf("after the fork crossed: %q %v", msgs, files)
+			// The new fork's gauge too has been through the trigger: it
+			// starts below it and must not fire.
+			lastGauge(t, c, pathURI(newest(t, ws, path, fork)), nil, 10*time.Second)
+			if st, msgs, files := c.autoSettled(), autoMessages(c), jsonlFiles(t, ws); st.AutoCompactions != 2 || len(msgs) != 2 || len(files) != 3 {
+				t.Fatalf("after the fork crossed: %d started, %q %v", st.AutoCompactions, msgs, files)
 			}
 		})
 	}
+}
+
+// newest is the transcript in ws that is neither of known, which the
+// test expects to be exactly one.
+func newest(t *testing.T, ws string, known ...string) string {
+	t.Helper()
+	var out []string
+	for _, f := range jsonlFiles(t, ws) {
+		if !slices.Contains(known, f) {
+			out = append(out, f)
+		}
+	}
+	if len(out) != 1 {
+		t.Fatalf("transcripts besides %v: %v, want exactly one", known, out)
+	}
+	return out[0]
 }

@@ -32,6 +32,7 @@ func TestCancelCompaction(t *testing.T) {
 			c := startServer(t, Options{Jobs: openJobs(t)})
 			c.initialize(ws, nil)
 			c.waitNote(0, methodGauge, gaugeFor(u), 60*time.Second)
+			c.waitIndexed() // the scan's token is not the compaction's
 			created := len(c.createdTokens())
 
 			ctx, cancel := context.WithCancel(context.Background())
@@ -52,7 +53,10 @@ func TestCancelCompaction(t *testing.T) {
 				if time.Now().After(deadline) {
 					t.Fatal("the compaction's progress never began")
 				}
-				time.Sleep(5 * time.Millisecond)
+				select { // woken by each message the server sends
+				case <-c.changed:
+				case <-time.After(20 * time.Millisecond):
+				}
 			}
 			if how == "progress" {
 				c.notify(protocol.MethodWorkDoneProgressCancel, map[string]any{"token": token})

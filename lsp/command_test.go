@@ -89,7 +89,7 @@ func TestCompactCommands(t *testing.T) {
 	c.initialize(ws, nil)
 	c.notify(protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1}})
 	c.waitNote(0, methodGauge, gaugeFor(u), 10*time.Second)
-	<-time.After(50 * time.Millisecond) // let the scan's progress settle
+	c.waitIndexed() // the scan's progress token comes before the commands'
 
 	dry, err := c.execute(cmdDryRun, map[string]any{"uri": u, "strategies": []string{"strip-tool-results"}, "keepLast": 1})
 	if err != nil {

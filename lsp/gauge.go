@@ -102,9 +102,11 @@ func (s *Server) onChange(ev daemon.Event) {
 	if d := s.currentDaemon(); d != nil {
 		active = d.Active()
 	}
+	s.gaugesSent.Add(1)
 	s.notify(methodGauge, gaugeOf(ev.Snapshot, active))
 	s.publishDiagnostics(pathURI(ev.Path), ev.Snapshot)
 	s.auto.Observe(s.ctx, ev.Snapshot)
+	s.autoChecked.Add(1)
 }
 
 func (s *Server) gauges(ctx context.Context, _ json.RawMessage) (any, error) {

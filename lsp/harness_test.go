@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -104,24 +105,39 @@ func (c *client) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 	case c.changed <- struct{}{}:
 	default:
 	}
+	// The reply's error is dropped: a handler error makes jsonrpc2 v0.10.0
+	// store it in the same atomic.Value as the stream's read error, which
+	// panics when the two differ in type (a reply written to a pipe the
+	// server closed, then the read that ends).
 	switch req.Method() {
 	case "window/showDocument":
-		return reply(ctx, map[string]bool{"success": true}, nil)
+		_ = reply(ctx, map[string]bool{"success": true}, nil)
+		return nil
 	case protocol.MethodWindowShowMessageRequest:
 		var p protocol.ShowMessageRequestParams
 		_ = json.Unmarshal(req.Params(), &p)
 		if c.answer != nil {
-			return reply(ctx, c.answer(p), nil)
+			_ = reply(ctx, c.answer(p), nil)
+			return nil
 		}
 		if len(p.Actions) > 0 {
-			return reply(ctx, p.Actions[0], nil)
+			_ = reply(ctx, p.Actions[0], nil)
+			return nil
 		}
 	}
-	return reply(ctx, nil, nil)
+	_ = reply(ctx, nil, nil)
+	return nil
 }
 
 func (c *client) call(method string, params, result any) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	return c.callWithin(30*time.Second, method, params, result)
+}
+
+// callWithin is call with its own deadline: a request still unanswered
+// then returns context.DeadlineExceeded. Tests use it to tell a hang from
+// an answer, with a deadline far beyond what load can add.
+func (c *client) callWithin(d time.Duration, method string, params, result any) error {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	_, err := c.conn.Call(ctx, method, params, result)
 	return err
@@ -155,6 +171,47 @@ func (c *client) waitNote(from int, method string, pred func(json.RawMessage) bo
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// autoSettled waits until auto-compaction has examined the snapshot of
+// every gauge the server sent so far (and so of every gauge this client
+// received) and returns the server's counters then: a compaction those
+// snapshots could start is counted in AutoCompactions. Tests assert that
+// nothing fired after it, instead of waiting "long enough".
+func (c *client) autoSettled() Stats {
+	c.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var st Stats
+		if err := c.call(methodStats, nil, &st); err != nil {
+			c.t.Fatalf("%s: %v", methodStats, err)
+		}
+		if st.AutoChecked == st.Gauges {
+			return st
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("auto-compaction examined %d of %d gauges' snapshots within 10 s", st.AutoChecked, st.Gauges)
+		}
+		select {
+		case <-c.changed:
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// waitIndexed waits for the end of the cold scan's progress: its token
+// was created before any a later command creates.
+func (c *client) waitIndexed() {
+	c.t.Helper()
+	c.waitNote(0, protocol.MethodProgress, func(raw json.RawMessage) bool {
+		var p struct {
+			Value struct {
+				Kind    string `json:"kind"`
+				Message string `json:"message"`
+			} `json:"value"`
+		}
+		return json.Unmarshal(raw, &p) == nil && p.Value.Kind == "end" && strings.Contains(p.Value.Message, "indexed")
+	}, 30*time.Second)
 }
 
 func (c *client) noteCount() int {

@@ -77,6 +77,11 @@ type Server struct {
 	exitCode chan int
 	ctx      context.Context
 	cancel   context.CancelFunc
+
+	// gaugesSent counts compactd/gauge notifications carrying a snapshot;
+	// autoChecked counts those whose snapshot auto-compaction has seen
+	// since (compactd/stats: equal means it decided on every one).
+	gaugesSent, autoChecked atomic.Int64
 }
 
 type state int

@@ -21,10 +21,21 @@ type Stats struct {
 	// BytesTokenized counts bytes handed to the BPE.
 	BytesTokenized int64 `json:"bytesTokenized"`
 	ScanDone       bool  `json:"scanDone"`
+	// Gauges counts the compactd/gauge notifications sent for a
+	// snapshot, AutoChecked those whose snapshot auto-compaction has
+	// examined since: when they are equal, every gauge a client received
+	// has been through the trigger, and AutoCompactions (automatic
+	// compactions started) counts all it started on them.
+	Gauges          int64 `json:"gauges"`
+	AutoChecked     int64 `json:"autoChecked"`
+	AutoCompactions int64 `json:"autoCompactions"`
 }
 
 func (s *Server) stats(ctx context.Context, _ json.RawMessage) (any, error) {
-	out := Stats{}
+	// In this order: a gauge counted as checked was counted as sent
+	// before, and a compaction it started is counted by then.
+	out := Stats{AutoChecked: s.autoChecked.Load()}
+	out.Gauges, out.AutoCompactions = s.gaugesSent.Load(), s.auto.Started()
 	d := s.currentDaemon()
 	if d == nil {
 		return out, nil

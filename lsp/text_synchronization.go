@@ -60,8 +60,10 @@ func (s *Server) track(u protocol.DocumentURI) {
 		s.log.Debug("opened file is not a tracked transcript", "path", path, "err", err)
 		return
 	}
+	s.gaugesSent.Add(1)
 	s.notify(methodGauge, gaugeOf(snap, d.Active()))
 	s.auto.Observe(s.ctx, snap) // a baseline for auto-compaction
+	s.autoChecked.Add(1)
 	s.mu.Lock()
 	delete(s.diagSent, u)
 	s.mu.Unlock()

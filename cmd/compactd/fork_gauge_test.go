@@ -75,4 +75,18 @@ func TestForkGaugeIsOwnCountPlusOverhead(t *testing.T) {
 	if bytes.Contains(fork, []byte(`"usage"`)) {
 		t.Fatal("the fork carries the source's usage")
 	}
+	// The compacted version restored as a new fork is a fork of the same
+	// source: its gauge adds the same overhead.
+	code, stdout, stderr = runCLI(t, envs, "restore", "--json", path, "v2")
+	var restored struct {
+		Path string `json:"path"`
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &restored) != nil {
+		t.Fatalf("restore v2: exit %d: %s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCLI(t, envs, "gauge", "--json", restored.Path)
+	rows = nil
+	if code != 0 || json.Unmarshal([]byte(stdout), &rows) != nil || len(rows) != 1 || rows[0].Overhead != res.Overhead || rows[0].Tokens != g.Tokens {
+		t.Fatalf("the restored v2 gauges %s (exit %d %s), want the fork's %d with the overhead %d", stdout, code, stderr, g.Tokens, res.Overhead)
+	}
 }

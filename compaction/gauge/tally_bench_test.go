@@ -31,9 +31,9 @@ func BenchmarkTallyAppend(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				// The last message changed: resume from the mark.
-				next := tally.Advance(t, counts, len(t.Messages)-1, gauge.TallyOptions{})
-				_ = next.Breakdown(g, t, counts, gauge.BreakdownOptions{Kept: &kept})
-				_ = next.EstimateError()
+				tally = tally.Advance(t, counts, len(t.Messages)-1, gauge.TallyOptions{})
+				_ = tally.Breakdown(g, t, counts, gauge.BreakdownOptions{Kept: &kept})
+				_ = tally.EstimateError()
 			}
 		})
 	}

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/compactd/compactd/compaction/format/opencode"
 	"github.com/compactd/compactd/compaction/transcript"
@@ -126,8 +125,10 @@ func TestReadsBesideAnOpenWriteTransaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	insertSession(t, tx, "ses_2", "/home/ada/calc", 1) // the agent's write lock is held from here
-	start := time.Now()
+	// The agent's write lock is held from here until the commit below, so
+	// a read that waited for it could only end in SQLITE_BUSY after the
+	// busy timeout: reads that succeed did not wait.
+	insertSession(t, tx, "ses_2", "/home/ada/calc", 1)
 	ss, err := db.Sessions(ctx, nil)
 	if err != nil {
 		t.Fatalf("read beside an open write transaction: %v", err)
@@ -135,9 +136,6 @@ func TestReadsBesideAnOpenWriteTransaction(t *testing.T) {
 	out, err := db.Export(ctx, "ses_1")
 	if err != nil {
 		t.Fatalf("export beside an open write transaction: %v", err)
-	}
-	if took := time.Since(start); took >= BusyTimeout/2 {
-		t.Fatalf("the read waited %v for the agent's transaction", took)
 	}
 	if len(ss) != 1 || !strings.Contains(string(out), "reply 1") {
 		t.Fatalf("read saw uncommitted rows or missed committed ones: %+v", ss)

@@ -30,6 +30,11 @@ type Request struct {
 	InPlace bool
 	// Out overrides the fork's path.
 	Out string
+	// Before ("a2") compacts, instead of the file, the conversation as it
+	// was before that compaction of the agent's own (see KindAgent), and
+	// compares the result with the agent's summary (Result.AgentRetention).
+	// The fork is a new session; DryRun and InPlace do not apply.
+	Before string
 	// Summarize is the [summarize] configuration, used when
 	// Options.Summarizer is nil: the zero value is the offline extractive
 	// summarizer; provider "notes" reads NotesFile; a model name makes a
@@ -93,6 +98,9 @@ type Result struct {
 	Resume  string `json:"resume,omitempty"`
 	// Imported is set when the agent imported the fork (Request.Import).
 	Imported bool `json:"imported,omitempty"`
+	// AgentRetention compares, for Request.Before, the agent's own
+	// summary with this compaction: which facts it lost that ours keeps.
+	AgentRetention *AgentRetention `json:"agentRetention,omitempty"`
 }
 
 // maxAttempts bounds retries when the source is rewritten under us.
@@ -106,6 +114,12 @@ func (r *Runner) Compact(ctx context.Context, req Request) (_ *Result, err error
 	path, err := absPath(req.Path)
 	if err != nil {
 		return nil, err
+	}
+	if req.Before != "" {
+		if req.InPlace || req.DryRun {
+			return nil, fmt.Errorf("re-compacting the history before %s writes a new session: in place and dry run do not apply", req.Before)
+		}
+		return r.recompactAgent(ctx, path, req)
 	}
 	if req.InPlace && !req.DryRun {
 		// Before reading: decompressing a large rollout only to refuse it

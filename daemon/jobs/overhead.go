@@ -61,10 +61,15 @@ func StoreOverhead(ctx context.Context, s *store.Store, path string) (int, bool)
 	if err != nil || !ok {
 		return 0, false
 	}
+	return reportOverhead(v.Report)
+}
+
+// reportOverhead reads the source overhead a version's report recorded.
+func reportOverhead(report json.RawMessage) (int, bool) {
 	var rep struct {
 		SourceOverhead *int `json:"sourceOverhead"`
 	}
-	if json.Unmarshal(v.Report, &rep) != nil || rep.SourceOverhead == nil {
+	if len(report) == 0 || json.Unmarshal(report, &rep) != nil || rep.SourceOverhead == nil {
 		return 0, false
 	}
 	return *rep.SourceOverhead, true

@@ -290,6 +290,7 @@ func TestFailures(t *testing.T) {
 			}
 		}
 	}
+	cancelMidRequest := context.CancelFunc(func() {})
 	failures := []failure{
 		{name: "500", reply: func(a *apiServer) func(http.ResponseWriter, *http.Request, recorded) {
 			return func(w http.ResponseWriter, _ *http.Request, _ recorded) {
@@ -327,24 +328,28 @@ func TestFailures(t *testing.T) {
 				io.WriteString(w, `{"id":"m","type":"message","role":"assistant","content":[],"stop_reason":"max_tokens","usage":{}}`)
 			}
 		}, check: is(summarize.ErrBlank)},
+		// The two below answer only once the client gave up (or after
+		// 30 s, with an empty body): a request that was not stopped ends in
+		// another error than the one checked, whatever the machine's load.
 		{name: "timeout", reply: func(a *apiServer) func(http.ResponseWriter, *http.Request, recorded) {
 			return func(w http.ResponseWriter, r *http.Request, _ recorded) {
 				select {
 				case <-r.Context().Done():
-				case <-time.After(5 * time.Second):
+				case <-time.After(30 * time.Second):
 				}
 			}
 		}, check: is(llm.ErrTimeout)},
 		{name: "cancellation", reply: func(a *apiServer) func(http.ResponseWriter, *http.Request, recorded) {
 			return func(w http.ResponseWriter, r *http.Request, _ recorded) {
+				cancelMidRequest() // the caller cancels while the request is in flight
 				select {
 				case <-r.Context().Done():
-				case <-time.After(5 * time.Second):
+				case <-time.After(30 * time.Second):
 				}
 			}
 		}, ctx: func() (context.Context, context.CancelFunc) {
 			ctx, cancel := context.WithCancel(context.Background())
-			time.AfterFunc(100*time.Millisecond, cancel)
+			cancelMidRequest = cancel
 			return ctx, cancel
 		}, check: is(context.Canceled)},
 	}
@@ -370,9 +375,7 @@ func TestFailures(t *testing.T) {
 				if err == nil {
 					t.Fatalf("no error; summary %q", sum.Text)
 				}
-				if time.Since(start) > 3*time.Second {
-					t.Errorf("took %v: the request was not stopped", time.Since(start))
-				}
+				t.Logf("failed in %v: %v", time.Since(start).Round(time.Millisecond), err)
 				if sum.Text != "" {
 					t.Errorf("a failed call returned text %q", sum.Text)
 				}

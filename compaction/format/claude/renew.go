@@ -7,7 +7,6 @@ import (
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/format/internal/jsonl"
 	"github.com/compactd/compactd/compaction/format/internal/jsonx"
-	"github.com/compactd/compactd/compaction/format/internal/newid"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -18,16 +17,11 @@ var _ format.Renewer = Codec{}
 // only need to be unique within a file, and rewound branches, sidechains,
 // progress and snapshots keep their links.
 func (Codec) Renew(t *transcript.Transcript, opts format.ForkOptions) ([]byte, error) {
-	session := opts.SessionID
-	if session == "" {
-		session = newid.UUID()
-	}
+	session := opts.WithDefaults().SessionID
 	old := t.Meta.SessionID
-	recs := make([]transcript.Record, len(t.Records))
-	for i, r := range t.Records {
-		recs[i] = r
+	return jsonl.Rewrite(t, func(i int, r transcript.Record) ([]byte, error) {
 		if r.Kind == transcript.RecordMalformed || old == "" {
-			continue
+			return nil, nil
 		}
 		o, err := jsonx.ParseObject(r.Raw)
 		if err != nil {
@@ -35,11 +29,9 @@ func (Codec) Renew(t *transcript.Transcript, opts format.ForkOptions) ([]byte, e
 		}
 		var id string
 		if json.Unmarshal(o.Get("sessionId"), &id) != nil || id != old {
-			continue
+			return nil, nil
 		}
 		_ = o.Set("sessionId", session)
-		recs[i].Raw = o.Bytes()
-	}
-	f, _ := t.Frame.(*jsonl.Frame)
-	return jsonl.Write(f, recs), nil
+		return o.Bytes(), nil
+	})
 }

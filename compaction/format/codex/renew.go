@@ -6,7 +6,6 @@ import (
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/format/internal/jsonl"
 	"github.com/compactd/compactd/compaction/format/internal/jsonx"
-	"github.com/compactd/compactd/compaction/format/internal/newid"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -16,15 +15,13 @@ var _ format.Renewer = Codec{}
 // record replaced included), the first session_meta naming the new session
 // and, as forked_from_id, the one it was.
 func (Codec) Renew(t *transcript.Transcript, opts format.ForkOptions) ([]byte, error) {
-	id := opts.SessionID
-	if id == "" {
-		id = newid.UUID()
-	}
-	recs := append([]transcript.Record(nil), t.Records...)
-	for i, r := range recs {
-		if r.Type != typeSessionMeta || r.Kind == transcript.RecordMalformed || r.Kind == transcript.RecordUnknown {
-			continue
+	id := opts.WithDefaults().SessionID
+	renewed := false
+	return jsonl.Rewrite(t, func(_ int, r transcript.Record) ([]byte, error) {
+		if renewed || r.Type != typeSessionMeta || r.Kind == transcript.RecordMalformed || r.Kind == transcript.RecordUnknown {
+			return nil, nil
 		}
+		renewed = true
 		o, err := jsonx.ParseObject(r.Raw)
 		if err != nil {
 			return nil, fmt.Errorf("renew: session_meta: %w", err)
@@ -45,13 +42,9 @@ func (Codec) Renew(t *transcript.Transcript, opts format.ForkOptions) ([]byte, e
 			_ = p.Set("forked_from_id", t.Meta.SessionID)
 		}
 		if env == nil {
-			recs[i].Raw = p.Bytes()
-		} else {
-			env.SetRaw("payload", p.Bytes())
-			recs[i].Raw = env.Bytes()
+			return p.Bytes(), nil
 		}
-		break
-	}
-	f, _ := t.Frame.(*jsonl.Frame)
-	return jsonl.Write(f, recs), nil
+		env.SetRaw("payload", p.Bytes())
+		return env.Bytes(), nil
+	})
 }

@@ -53,11 +53,7 @@ func TestParseOperationLog(t *testing.T) {
 // prompt and output tokens.
 func TestGaugeEqualsPromptTokens(t *testing.T) {
 	tr := formattest.RoundTrip(t, Codec{}, session, formattest.Read(t, session))
-	c, _ := tokens.New(tokens.O200kBase)
-	g, err := gauge.CountLive(t.Context(), c, tr, gauge.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := formattest.LiveGauge(t, tr, tokens.O200kBase)
 	if g.Source != gauge.SourceReported || g.Tokens != 12540 || g.ToolCalls != 2 {
 		t.Fatalf("gauge %+v", g)
 	}
@@ -83,56 +79,22 @@ func TestDetect(t *testing.T) {
 			t.Fatalf("%s scored %d", p, s)
 		}
 	}
-	for _, other := range []string{"../claude/testdata/mixed.jsonl", "../opencode/testdata/session.json", "../gemini/testdata/legacy-session.json", "../copilotcli/testdata/events.jsonl"} {
-		if s := (Codec{}).Detect(other, formattest.Head(t, other)); s != 0 {
-			t.Errorf("%s scored %d", other, s)
-		}
-	}
+	formattest.DetectsNone(t, Codec{}, "../claude/testdata/mixed.jsonl", "../opencode/testdata/session.json", "../gemini/testdata/legacy-session.json", "../copilotcli/testdata/events.jsonl")
 }
 
 func TestForkGolden(t *testing.T) {
 	for _, fx := range []struct{ name, path, ext string }{{"log", session, "jsonl"}, {"legacy", "testdata/legacy-session.json", "json"}} {
-		tr := formattest.RoundTrip(t, Codec{}, fx.path, formattest.Read(t, fx.path))
-		for _, tc := range []struct {
-			name string
-			edit func(v *transcript.View)
-		}{
-			{"unchanged", func(v *transcript.View) {}},
-			{"summary", func(v *transcript.View) {
-				v.Messages = v.Messages[v.Source.Turns[len(v.Source.Turns)-1].Start:]
-				v.Summaries = []transcript.Summary{{Text: "Earlier: listed the files.", Before: 0}}
-				v.Cut = true
-			}},
-			{"strip", func(v *transcript.View) {
-				for i := range v.Messages {
-					var kept []transcript.Part
-					for _, p := range v.Messages[i].Parts {
-						switch p.Kind {
-						case transcript.PartReasoning:
-							continue
-						case transcript.PartToolResult:
-							p.Text, p.Changed = "[output removed]", true
-						}
-						kept = append(kept, p)
-					}
-					v.Messages[i].Parts = kept
-				}
-			}},
-		} {
-			t.Run(fx.name+"-"+tc.name, func(t *testing.T) {
-				v := transcript.NewView(tr)
-				tc.edit(v)
-				out, back := formattest.ForkParse(t, Codec{}, v, format.ForkOptions{SessionID: "fork-0001"})
-				formattest.Golden(t, "fork-"+fx.name+"-"+tc.name+".golden."+fx.ext, out)
-				if back.Skipped != 0 {
-					t.Fatalf("fork has %d bad records: %v", back.Skipped, back.Problems)
-				}
+		t.Run(fx.name, func(t *testing.T) {
+			tr := formattest.RoundTrip(t, Codec{}, fx.path, formattest.Read(t, fx.path))
+			cases := formattest.ForkCases(tr.Turns[len(tr.Turns)-1].Start, "Earlier: listed the files.")
+			golden := func(name string) string { return "fork-" + fx.name + "-" + name + ".golden." + fx.ext }
+			formattest.ForkGoldens(t, Codec{}, tr, cases, format.ForkOptions{SessionID: "fork-0001"}, golden, func(t *testing.T, _ string, v *transcript.View, _ []byte, back *transcript.Transcript) {
 				formattest.SameLines(t, formattest.Lines(back.Messages), formattest.ViewLines(v))
 				if back.Meta.SessionID != "fork-0001" {
 					t.Fatalf("fork session %q", back.Meta.SessionID)
 				}
 			})
-		}
+		})
 	}
 }
 
@@ -140,22 +102,5 @@ func FuzzParseCopilotChat(f *testing.F) {
 	f.Add(formattest.Read(f, session))
 	f.Add(formattest.Read(f, "testdata/legacy-session.json"))
 	f.Add([]byte(`{"kind":0,"v":{"requests":[]}}` + "\n" + `{"kind":2,"k":["requests"],"v":[{"message":{"text":"x"}}],"i":0}` + "\n" + `{"kind":3,"k":["requests",0]}` + "\n"))
-	f.Fuzz(func(t *testing.T, src []byte) {
-		Codec{}.Detect("chatSessions/x.jsonl", src)
-		tr := formattest.WriteBack(t, Codec{}, src)
-		if tr == nil {
-			return
-		}
-		out, err := Codec{}.Fork(transcript.NewView(tr), format.ForkOptions{SessionID: "s"})
-		if err != nil {
-			t.Fatalf("fork of an unchanged view: %v", err)
-		}
-		back, err := Codec{}.Parse(out)
-		if err != nil {
-			t.Fatalf("fork does not parse: %v", err)
-		}
-		if len(back.Messages) != len(tr.Messages) {
-			t.Fatalf("fork of an unchanged view has %d messages, source %d", len(back.Messages), len(tr.Messages))
-		}
-	})
+	f.Fuzz(func(t *testing.T, src []byte) { formattest.ParseAndFork(t, Codec{}, "chatSessions/x.jsonl", src) })
 }

@@ -18,7 +18,10 @@ import (
 func init() { format.Register(Codec{}) }
 
 // Codec reads and writes Copilot CLI events.jsonl.
-type Codec struct{}
+type Codec struct{ jsonl.Lines[lines] }
+
+// lines is the Codec's line format.
+type lines struct{}
 
 var (
 	_ format.Codec    = Codec{}
@@ -92,70 +95,29 @@ type state struct {
 	toolNames map[string]string
 }
 
-func empty() *transcript.Transcript {
+// Empty implements jsonl.LineFormat.
+func (lines) Empty() *transcript.Transcript {
 	return &transcript.Transcript{Format: transcript.FormatCopilotCLI, Frame: &jsonl.Frame{}, State: &state{toolNames: map[string]string{}}}
 }
 
-// Parse implements format.Codec.
-func (c Codec) Parse(src []byte) (*transcript.Transcript, error) {
-	t := c.append(empty(), src)
-	if len(t.Records) > 0 && t.Skipped == len(t.Records) {
-		return nil, fmt.Errorf("not a Copilot CLI session: no line is an event (%s)", t.Problems[0].Message)
-	}
-	return t, nil
+// Owns implements jsonl.LineFormat.
+func (lines) Owns(t *transcript.Transcript) bool {
+	_, ok := t.State.(*state)
+	return ok
 }
 
-// Append implements format.Appender.
-func (c Codec) Append(prev *transcript.Transcript, tail []byte) (*transcript.Transcript, error) {
-	if prev == nil || (prev.State == nil && len(prev.Records) == 0) {
-		prev = empty()
-	}
-	if _, ok := prev.State.(*state); !ok {
-		return nil, fmt.Errorf("append to a Copilot CLI transcript that was not parsed by this codec")
-	}
-	return c.append(prev, jsonl.CompleteLines(tail)), nil
-}
+// Names implements jsonl.LineFormat.
+func (lines) Names() (source, record string) { return "Copilot CLI session", "an event" }
 
-// Write implements format.Codec.
-func (Codec) Write(t *transcript.Transcript) ([]byte, error) {
-	f, _ := t.Frame.(*jsonl.Frame)
-	return jsonl.Write(f, t.Records), nil
-}
-
-func (c Codec) append(prev *transcript.Transcript, data []byte) *transcript.Transcript {
+// AppendLines implements jsonl.LineFormat.
+func (lines) AppendLines(prev *transcript.Transcript, data []byte) *transcript.Transcript {
 	ps := prev.State.(*state)
-	st := &state{meta: ps.meta, lines: ps.lines, toolNames: ps.toolNames}
-	t := &transcript.Transcript{Format: transcript.FormatCopilotCLI, Records: slices.Clip(prev.Records), Problems: slices.Clip(prev.Problems),
-		Skipped: prev.Skipped, Size: prev.Size, Messages: slices.Clip(prev.Messages), Kept: len(prev.Messages)}
-	pf, _ := prev.Frame.(*jsonl.Frame)
-	if pf == nil {
-		pf = &jsonl.Frame{}
-	}
-	fr, consumed := pf.Split(data, prev.Size, len(prev.Records), ps.lines, func(l jsonl.Line) bool {
-		var ev event
-		err := json.Unmarshal(l.Raw, &ev)
-		if err != nil && !l.Terminated {
-			return false
-		}
-		idx := len(t.Records)
-		rec := transcript.Record{Start: l.Start, End: l.End, Raw: l.Raw}
-		if err == nil && (bytes.TrimSpace(l.Raw)[0] != '{' || ev.Type == "") {
-			err = fmt.Errorf("not an event (no type)")
-		}
-		if err == nil {
-			err = st.apply(t, &rec, idx, &ev)
-		}
-		if err != nil {
-			rec.Kind, rec.Err = transcript.RecordMalformed, err.Error()
-			t.Skipped++
-			t.Problems = append(t.Problems, transcript.Problem{Record: idx, Line: l.Number, Message: fmt.Sprintf("line %d: %v", l.Number, err)})
-		}
-		t.Records = append(t.Records, rec)
-		st.lines = l.Number
-		return true
+	st := &state{meta: ps.meta, toolNames: ps.toolNames}
+	t := jsonl.Continue(prev)
+	t.Messages, t.Kept = slices.Clip(prev.Messages), len(prev.Messages)
+	st.lines = jsonl.Decode(t, data, ps.lines, func(idx int, rec *transcript.Record, ev *event) error {
+		return st.apply(t, rec, idx, ev)
 	})
-	t.Size = prev.Size + int64(consumed)
-	t.Frame = &fr
 	t.State = st
 	t.Meta = st.meta
 	if len(prev.Records) == 0 {
@@ -171,6 +133,9 @@ func (c Codec) append(prev *transcript.Transcript, data []byte) *transcript.Tran
 
 // apply reads one event into t.
 func (s *state) apply(t *transcript.Transcript, rec *transcript.Record, idx int, ev *event) error {
+	if ev.Type == "" {
+		return fmt.Errorf("not an event (no type)")
+	}
 	rec.ID, rec.Type = ev.ID, ev.Type
 	var d eventData
 	if len(ev.Data) > 0 && string(ev.Data) != "null" {
@@ -312,28 +277,14 @@ func errorText(raw json.RawMessage) string {
 // Detect implements format.Codec: Copilot's event envelope with its event
 // types.
 func (Codec) Detect(name string, head []byte) int {
-	score, bad := 0, 0
-	for i, l := range bytes.Split(head, []byte("\n")) {
-		if i >= 20 {
-			break
-		}
-		l = bytes.TrimSpace(l)
-		if len(l) == 0 || l[0] != '{' {
-			continue
-		}
-		var ev struct {
-			Type string          `json:"type"`
-			ID   string          `json:"id"`
-			Data json.RawMessage `json:"data"`
-		}
-		if json.Unmarshal(l, &ev) != nil {
-			if bad++; bad > 2 {
-				return 0
-			}
-			continue
-		}
+	score := 0
+	ok := jsonl.HeadObjects(head, func(ev *struct {
+		Type string          `json:"type"`
+		ID   string          `json:"id"`
+		Data json.RawMessage `json:"data"`
+	}) bool {
 		if len(ev.Data) == 0 || ev.Data[0] != '{' {
-			continue
+			return true
 		}
 		switch {
 		case ev.Type == "session.start" && bytes.Contains(ev.Data, []byte(`"copilotVersion"`)):
@@ -343,6 +294,10 @@ func (Codec) Detect(name string, head []byte) int {
 		case metaEvents[ev.Type]:
 			score = max(score, 60)
 		}
+		return true
+	})
+	if !ok {
+		return 0
 	}
 	if score > 0 && filepath.Base(name) == "events.jsonl" {
 		score = min(score+4, 100)

@@ -52,11 +52,7 @@ func TestParseEvents(t *testing.T) {
 // counted at shutdown.
 func TestGaugeEqualsShutdownCount(t *testing.T) {
 	tr := formattest.RoundTrip(t, Codec{}, session, formattest.Read(t, session))
-	c, _ := tokens.New(tokens.O200kBase)
-	g, err := gauge.CountLive(t.Context(), c, tr, gauge.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := formattest.LiveGauge(t, tr, tokens.O200kBase)
 	if g.Source != gauge.SourceReported || g.Tokens != 12480 || g.ToolCalls != 2 {
 		t.Fatalf("gauge %+v", g)
 	}
@@ -87,76 +83,24 @@ func TestDetect(t *testing.T) {
 	if s := (Codec{}).Detect("events.jsonl", formattest.Head(t, session)); s < 95 {
 		t.Fatalf("own session scored %d", s)
 	}
-	for _, other := range []string{"../claude/testdata/mixed.jsonl", "../qwen/testdata/session.jsonl", "../codex/testdata/compacted.jsonl"} {
-		if s := (Codec{}).Detect(other, formattest.Head(t, other)); s != 0 {
-			t.Errorf("%s scored %d", other, s)
-		}
-	}
+	formattest.DetectsNone(t, Codec{}, "../claude/testdata/mixed.jsonl", "../qwen/testdata/session.jsonl", "../codex/testdata/compacted.jsonl")
 }
 
 func TestForkGolden(t *testing.T) {
 	tr := formattest.RoundTrip(t, Codec{}, session, formattest.Read(t, session))
-	for _, tc := range []struct {
-		name string
-		edit func(v *transcript.View)
-	}{
-		{"unchanged", func(v *transcript.View) {}},
-		{"summary", func(v *transcript.View) {
-			v.Messages = v.Messages[5:]
-			v.Summaries = []transcript.Summary{{Text: "Earlier: listed the files; calc.go defines Add and Sub.", Before: 0}}
-			v.Cut = true
-		}},
-		{"strip", func(v *transcript.View) {
-			for i := range v.Messages {
-				var kept []transcript.Part
-				for _, p := range v.Messages[i].Parts {
-					switch p.Kind {
-					case transcript.PartReasoning:
-						continue
-					case transcript.PartToolResult:
-						p.Text, p.Changed = "[output removed]", true
-					}
-					kept = append(kept, p)
-				}
-				v.Messages[i].Parts = kept
-			}
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			v := transcript.NewView(tr)
-			tc.edit(v)
-			out, back := formattest.ForkParse(t, Codec{}, v, format.ForkOptions{SessionID: "fork-0001", Timestamp: "2026-11-24T10:00:00.000Z"})
-			formattest.Golden(t, "fork-"+tc.name+".golden.jsonl", out)
-			if back.Skipped != 0 {
-				t.Fatalf("fork has %d bad records: %v", back.Skipped, back.Problems)
-			}
-			formattest.SameLines(t, formattest.Lines(back.Messages), formattest.ViewLines(v))
-			if back.Meta.SessionID != "fork-0001" || back.Meta.Cwd != "/home/ada/calc" {
-				t.Fatalf("fork meta %+v", back.Meta)
-			}
-		})
-	}
+	cases := formattest.ForkCases(5, "Earlier: listed the files; calc.go defines Add and Sub.")
+	opts := format.ForkOptions{SessionID: "fork-0001", Timestamp: "2026-11-24T10:00:00.000Z"}
+	golden := func(name string) string { return "fork-" + name + ".golden.jsonl" }
+	formattest.ForkGoldens(t, Codec{}, tr, cases, opts, golden, func(t *testing.T, _ string, v *transcript.View, _ []byte, back *transcript.Transcript) {
+		formattest.SameLines(t, formattest.Lines(back.Messages), formattest.ViewLines(v))
+		if back.Meta.SessionID != "fork-0001" || back.Meta.Cwd != "/home/ada/calc" {
+			t.Fatalf("fork meta %+v", back.Meta)
+		}
+	})
 }
 
 func FuzzParseCopilotCLI(f *testing.F) {
 	f.Add(formattest.Read(f, session))
 	f.Add([]byte(`{"type":"assistant.usage","data":{"inputTokens":5}}` + "\n" + `{"type":"session.compaction_complete","data":{"summaryContent":"s"}}` + "\n"))
-	f.Fuzz(func(t *testing.T, src []byte) {
-		Codec{}.Detect("events.jsonl", src)
-		tr := formattest.WriteBack(t, Codec{}, src)
-		if tr == nil {
-			return
-		}
-		out, err := Codec{}.Fork(transcript.NewView(tr), format.ForkOptions{SessionID: "s"})
-		if err != nil {
-			t.Fatalf("fork of an unchanged view: %v", err)
-		}
-		back, err := Codec{}.Parse(out)
-		if err != nil {
-			t.Fatalf("fork does not parse: %v", err)
-		}
-		if len(back.Messages) != len(tr.Messages) {
-			t.Fatalf("fork of an unchanged view has %d messages, source %d", len(back.Messages), len(tr.Messages))
-		}
-	})
+	f.Fuzz(func(t *testing.T, src []byte) { formattest.ParseAndFork(t, Codec{}, "events.jsonl", src) })
 }

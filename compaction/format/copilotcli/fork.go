@@ -1,15 +1,12 @@
 package copilotcli
 
 import (
-	"bytes"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/format/internal/jsonl"
 	"github.com/compactd/compactd/compaction/format/internal/jsonx"
-	"github.com/compactd/compactd/compaction/format/internal/newid"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -24,32 +21,15 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 	if src == nil {
 		return nil, fmt.Errorf("fork: view has no source transcript")
 	}
-	ts := opts.Timestamp
-	if ts == "" {
-		ts = time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
-	}
-	f := &forker{src: src, ts: ts, session: opts.SessionID}
-	if f.session == "" {
-		f.session = newid.UUID()
-	}
+	opts = opts.WithDefaults()
+	f := &forker{src: src, ts: opts.Timestamp, session: opts.SessionID}
+	f.chain = jsonl.Chain{IDKey: "id", ParentKey: "parentId", Seed: f.session}
 	if err := f.start(); err != nil {
 		return nil, err
 	}
-	owned := map[int]bool{}
-	for _, m := range src.Messages {
-		for _, r := range m.Records {
-			owned[r] = true
-		}
-	}
-	skip := map[int]bool{}
-	for i, r := range src.Records {
-		if !owned[i] && r.Kind != transcript.RecordUnknown {
-			skip[i] = true
-		}
-	}
 	count := jsonx.SourceParts(src)
 	wrote := 0
-	for _, s := range jsonx.PlanFork(v, skip) {
+	for _, s := range jsonx.PlanFork(v, jsonx.PassUnknownOnly(src, nil)) {
 		switch {
 		case s.Summary >= 0:
 			text := v.Summaries[s.Summary].Text
@@ -78,42 +58,14 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 			wrote++
 		}
 	}
-	return f.out.Bytes(), nil
+	return f.chain.Out.Bytes(), nil
 }
 
 type forker struct {
 	src     *transcript.Transcript
 	ts      string
 	session string
-	out     bytes.Buffer
-	prev    string
-	made    int
-}
-
-func (f *forker) newID() string {
-	f.made++
-	sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%d", f.session, f.made)))
-	b := sum[:16]
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
-
-func (f *forker) emit(o *jsonx.Object) {
-	id := ""
-	_ = json.Unmarshal(o.Get("id"), &id)
-	if id == "" {
-		id = f.newID()
-		_ = o.Set("id", id)
-	}
-	if f.prev == "" {
-		o.SetRaw("parentId", json.RawMessage("null"))
-	} else {
-		_ = o.Set("parentId", f.prev)
-	}
-	f.prev = id
-	f.out.Write(o.Bytes())
-	f.out.WriteByte('\n')
+	chain   jsonl.Chain
 }
 
 func (f *forker) event(typ string, data map[string]any) {
@@ -121,9 +73,9 @@ func (f *forker) event(typ string, data map[string]any) {
 	_ = o.Set("type", typ)
 	b, _ := jsonx.Marshal(data)
 	o.SetRaw("data", b)
-	_ = o.Set("id", f.newID())
+	_ = o.Set("id", f.chain.NewID())
 	_ = o.Set("timestamp", f.ts)
-	f.emit(o)
+	f.chain.Emit(o)
 }
 
 // start writes the session.start event.
@@ -143,9 +95,9 @@ func (f *forker) start() error {
 		_ = data.Set("sessionId", f.session)
 		_ = data.Set("startTime", f.ts)
 		o.SetRaw("data", data.Bytes())
-		_ = o.Set("id", f.newID())
+		_ = o.Set("id", f.chain.NewID())
 		_ = o.Set("timestamp", f.ts)
-		f.emit(o)
+		f.chain.Emit(o)
 		return nil
 	}
 	start := map[string]any{"sessionId": f.session, "version": 1, "producer": "copilot-agent", "startTime": f.ts}
@@ -227,6 +179,6 @@ func (f *forker) copy(raw []byte, parts []transcript.Part) error {
 		}
 		o.SetRaw("data", data.Bytes())
 	}
-	f.emit(o)
+	f.chain.Emit(o)
 	return nil
 }

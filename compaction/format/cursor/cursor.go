@@ -29,7 +29,10 @@ import (
 func init() { format.Register(Codec{}) }
 
 // Codec reads and writes Cursor agent transcripts.
-type Codec struct{}
+type Codec struct{ jsonl.Lines[lines] }
+
+// lines is the Codec's line format.
+type lines struct{}
 
 var (
 	_ format.Codec    = Codec{}
@@ -67,70 +70,28 @@ type state struct {
 	calls    int
 }
 
-func empty() *transcript.Transcript {
+// Empty implements jsonl.LineFormat.
+func (lines) Empty() *transcript.Transcript {
 	return &transcript.Transcript{Format: transcript.FormatCursorAgent, Frame: &jsonl.Frame{}, State: &state{}}
 }
 
-// Parse implements format.Codec.
-func (c Codec) Parse(src []byte) (*transcript.Transcript, error) {
-	t := c.append(empty(), src)
-	if len(t.Records) > 0 && t.Skipped == len(t.Records) {
-		return nil, fmt.Errorf("not a Cursor agent transcript: no line is a message (%s)", t.Problems[0].Message)
-	}
-	return t, nil
+// Owns implements jsonl.LineFormat.
+func (lines) Owns(t *transcript.Transcript) bool {
+	_, ok := t.State.(*state)
+	return ok
 }
 
-// Append implements format.Appender.
-func (c Codec) Append(prev *transcript.Transcript, tail []byte) (*transcript.Transcript, error) {
-	if prev == nil || (prev.State == nil && len(prev.Records) == 0) {
-		prev = empty()
-	}
-	if _, ok := prev.State.(*state); !ok {
-		return nil, fmt.Errorf("append to a Cursor transcript that was not parsed by this codec")
-	}
-	return c.append(prev, jsonl.CompleteLines(tail)), nil
-}
+// Names implements jsonl.LineFormat.
+func (lines) Names() (source, record string) { return "Cursor agent transcript", "a message" }
 
-// Write implements format.Codec.
-func (Codec) Write(t *transcript.Transcript) ([]byte, error) {
-	f, _ := t.Frame.(*jsonl.Frame)
-	return jsonl.Write(f, t.Records), nil
-}
-
-func (c Codec) append(prev *transcript.Transcript, data []byte) *transcript.Transcript {
-	ps := prev.State.(*state)
-	st := *ps
-	t := &transcript.Transcript{Format: transcript.FormatCursorAgent, Records: slices.Clip(prev.Records), Problems: slices.Clip(prev.Problems),
-		Skipped: prev.Skipped, Size: prev.Size, Messages: slices.Clip(prev.Messages), Kept: len(prev.Messages), Meta: prev.Meta}
-	pf, _ := prev.Frame.(*jsonl.Frame)
-	if pf == nil {
-		pf = &jsonl.Frame{}
-	}
-	fr, consumed := pf.Split(data, prev.Size, len(prev.Records), ps.lines, func(l jsonl.Line) bool {
-		var w line
-		err := json.Unmarshal(l.Raw, &w)
-		if err != nil && !l.Terminated {
-			return false
-		}
-		idx := len(t.Records)
-		rec := transcript.Record{Start: l.Start, End: l.End, Raw: l.Raw}
-		if err == nil && bytes.TrimSpace(l.Raw)[0] != '{' {
-			err = fmt.Errorf("not a JSON object")
-		}
-		if err == nil {
-			err = st.decode(t, &rec, idx, &w)
-		}
-		if err != nil {
-			rec.Kind, rec.Err = transcript.RecordMalformed, err.Error()
-			t.Skipped++
-			t.Problems = append(t.Problems, transcript.Problem{Record: idx, Line: l.Number, Message: fmt.Sprintf("line %d: %v", l.Number, err)})
-		}
-		t.Records = append(t.Records, rec)
-		st.lines = l.Number
-		return true
+// AppendLines implements jsonl.LineFormat.
+func (lines) AppendLines(prev *transcript.Transcript, data []byte) *transcript.Transcript {
+	st := *prev.State.(*state)
+	t := jsonl.Continue(prev)
+	t.Messages, t.Kept, t.Meta = slices.Clip(prev.Messages), len(prev.Messages), prev.Meta
+	st.lines = jsonl.Decode(t, data, st.lines, func(idx int, rec *transcript.Record, w *line) error {
+		return st.decode(t, rec, idx, w)
 	})
-	t.Size = prev.Size + int64(consumed)
-	t.Frame = &fr
 	t.State = &st
 	if len(prev.Records) == 0 {
 		t.Kept = 0
@@ -249,45 +210,37 @@ func resultText(raw json.RawMessage) string {
 // Detect implements format.Codec: lines {role, message: {content}} and no
 // envelope of another agent (no type, uuid, sessionId).
 func (Codec) Detect(name string, head []byte) int {
-	score, bad, seen := 0, 0, 0
-	for i, l := range bytes.Split(head, []byte("\n")) {
-		if i >= 20 {
-			break
-		}
-		l = bytes.TrimSpace(l)
-		if len(l) == 0 || l[0] != '{' {
-			continue
-		}
-		var w struct {
-			Role      string          `json:"role"`
-			Type      string          `json:"type"`
-			UUID      json.RawMessage `json:"uuid"`
-			SessionID json.RawMessage `json:"sessionId"`
-			Message   *struct {
-				Content json.RawMessage `json:"content"`
-				Parts   json.RawMessage `json:"parts"`
-			} `json:"message"`
-		}
-		if json.Unmarshal(l, &w) != nil {
-			if bad++; bad > 2 {
-				return 0
-			}
-			continue
-		}
+	score, seen, other := 0, 0, false
+	ok := jsonl.HeadObjects(head, func(w *struct {
+		Role      string          `json:"role"`
+		Type      string          `json:"type"`
+		UUID      json.RawMessage `json:"uuid"`
+		SessionID json.RawMessage `json:"sessionId"`
+		Message   *struct {
+			Content json.RawMessage `json:"content"`
+			Parts   json.RawMessage `json:"parts"`
+		} `json:"message"`
+	}) bool {
 		if len(w.UUID) > 0 || len(w.SessionID) > 0 {
-			return 0 // Claude Code or Qwen Code
+			other = true // Claude Code or Qwen Code
+			return false
 		}
 		if w.Type != "" || w.Role == "" && w.Message == nil {
-			continue // turn_ended and records Cursor may add
+			return true // turn_ended and records Cursor may add
 		}
 		if (w.Role != "user" && w.Role != "assistant") || w.Message == nil || len(w.Message.Content) == 0 || len(w.Message.Parts) > 0 {
-			return 0
+			other = true
+			return false
 		}
 		seen++
 		score = max(score, 75)
 		if bytes.Contains(w.Message.Content, []byte("<user_query>")) {
 			score = 90
 		}
+		return true
+	})
+	if !ok || other {
+		return 0
 	}
 	if seen == 0 {
 		return 0

@@ -34,10 +34,8 @@ func TestParseTranscript(t *testing.T) {
 		t.Fatalf("record kinds %v %v", tr.Records[6].Kind, tr.Records[10].Kind)
 	}
 	// No usage is recorded: the gauge is an estimate.
-	c, _ := tokens.New(tokens.O200kBase)
-	g, err := gauge.CountLive(t.Context(), c, tr, gauge.Options{})
-	if err != nil || g.Source != gauge.SourceEstimate || g.Tokens == 0 || g.ToolCalls != 2 {
-		t.Fatalf("gauge %+v (%v)", g, err)
+	if g := formattest.LiveGauge(t, tr, tokens.O200kBase); g.Source != gauge.SourceEstimate || g.Tokens == 0 || g.ToolCalls != 2 {
+		t.Fatalf("gauge %+v", g)
 	}
 }
 
@@ -52,78 +50,25 @@ func TestDetect(t *testing.T) {
 	if s := (Codec{}).Detect("/h/.cursor/projects/p/agent-transcripts/x/x.jsonl", formattest.Head(t, session)); s < 95 {
 		t.Fatalf("own transcript scored %d", s)
 	}
-	for _, other := range []string{"../claude/testdata/mixed.jsonl", "../qwen/testdata/session.jsonl", "../copilotcli/testdata/events.jsonl", "../codex/testdata/compacted.jsonl"} {
-		if s := (Codec{}).Detect(other, formattest.Head(t, other)); s != 0 {
-			t.Errorf("%s scored %d", other, s)
-		}
-	}
+	formattest.DetectsNone(t, Codec{}, "../claude/testdata/mixed.jsonl", "../qwen/testdata/session.jsonl", "../copilotcli/testdata/events.jsonl", "../codex/testdata/compacted.jsonl")
 }
 
 func TestForkGolden(t *testing.T) {
 	tr := formattest.RoundTrip(t, Codec{}, session, formattest.Read(t, session))
-	for _, tc := range []struct {
-		name string
-		edit func(v *transcript.View)
-	}{
-		{"unchanged", func(v *transcript.View) {}},
-		{"summary", func(v *transcript.View) {
-			v.Messages = v.Messages[6:]
-			v.Summaries = []transcript.Summary{{Text: "Earlier: listed the files; Add subtracts.", Before: 0}}
-			v.Cut = true
-		}},
-		{"strip", func(v *transcript.View) {
-			for i := range v.Messages {
-				var kept []transcript.Part
-				for _, p := range v.Messages[i].Parts {
-					switch p.Kind {
-					case transcript.PartReasoning:
-						continue
-					case transcript.PartToolResult:
-						p.Text, p.Changed = "[output removed]", true
-					}
-					kept = append(kept, p)
-				}
-				v.Messages[i].Parts = kept
+	cases := formattest.ForkCases(6, "Earlier: listed the files; Add subtracts.")
+	golden := func(name string) string { return "fork-" + name + ".golden.jsonl" }
+	formattest.ForkGoldens(t, Codec{}, tr, cases, format.ForkOptions{SessionID: "fork-0001"}, golden, func(t *testing.T, name string, v *transcript.View, out []byte, back *transcript.Transcript) {
+		formattest.SameLines(t, formattest.Lines(back.Messages), formattest.ViewLines(v))
+		if name == "unchanged" {
+			if c, err := format.Detect("x.jsonl", out); err != nil || c.Format() != transcript.FormatCursorAgent {
+				t.Fatalf("fork detected as %v (%v)", c, err)
 			}
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			v := transcript.NewView(tr)
-			tc.edit(v)
-			out, back := formattest.ForkParse(t, Codec{}, v, format.ForkOptions{SessionID: "fork-0001"})
-			formattest.Golden(t, "fork-"+tc.name+".golden.jsonl", out)
-			if back.Skipped != 0 {
-				t.Fatalf("fork has %d bad records: %v", back.Skipped, back.Problems)
-			}
-			formattest.SameLines(t, formattest.Lines(back.Messages), formattest.ViewLines(v))
-			if tc.name == "unchanged" {
-				if c, err := format.Detect("x.jsonl", out); err != nil || c.Format() != transcript.FormatCursorAgent {
-					t.Fatalf("fork detected as %v (%v)", c, err)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 func FuzzParseCursor(f *testing.F) {
 	f.Add(formattest.Read(f, session))
 	f.Add([]byte(`{"role":"user","message":{"content":"hi"}}` + "\n" + `{"role":"assistant","message":{"content":[{"type":"tool_result"}]}}` + "\n"))
-	f.Fuzz(func(t *testing.T, src []byte) {
-		Codec{}.Detect("x.jsonl", src)
-		tr := formattest.WriteBack(t, Codec{}, src)
-		if tr == nil {
-			return
-		}
-		out, err := Codec{}.Fork(transcript.NewView(tr), format.ForkOptions{SessionID: "s"})
-		if err != nil {
-			t.Fatalf("fork of an unchanged view: %v", err)
-		}
-		back, err := Codec{}.Parse(out)
-		if err != nil && len(tr.Messages) > 0 {
-			t.Fatalf("fork does not parse: %v", err)
-		}
-		if err == nil && len(back.Messages) != len(tr.Messages) {
-			t.Fatalf("fork of an unchanged view has %d messages, source %d", len(back.Messages), len(tr.Messages))
-		}
-	})
+	f.Fuzz(func(t *testing.T, src []byte) { formattest.ParseAndFork(t, Codec{}, "x.jsonl", src) })
 }

@@ -39,19 +39,7 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 		b, _ := jsonx.Marshal(map[string]any{"role": "user", "message": map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}}})
 		line(b)
 	}
-	owned := map[int]bool{}
-	for _, m := range src.Messages {
-		for _, r := range m.Records {
-			owned[r] = true
-		}
-	}
-	skip := map[int]bool{}
-	for i, r := range src.Records {
-		if !owned[i] && r.Kind != transcript.RecordUnknown {
-			skip[i] = true
-		}
-	}
-	for _, s := range jsonx.PlanFork(v, skip) {
+	for _, s := range jsonx.PlanFork(v, jsonx.PassUnknownOnly(src, nil)) {
 		switch {
 		case s.Summary >= 0:
 			summary(v.Summaries[s.Summary].Text)

@@ -125,3 +125,55 @@ func Alternates(t testing.TB, msgs []transcript.Message) {
 		prev = m.Role
 	}
 }
+
+// Renewed checks c's Renew on tr, the parse of src, under the new session
+// id session: the copy parses to as many records and the same messages,
+// names session as its own, keeps every line in its place and byte for
+// byte apart from those that name the session; it returns how many lines
+// changed, for the codec's own count.
+func Renewed(t *testing.T, c format.Codec, tr *transcript.Transcript, src []byte, session string) int {
+	t.Helper()
+	r, ok := c.(format.Renewer)
+	if !ok {
+		t.Fatalf("%s codec is not a Renewer", c.Format())
+	}
+	out, err := r.Renew(tr, format.ForkOptions{SessionID: session})
+	if err != nil {
+		t.Fatalf("renew: %v", err)
+	}
+	back, err := c.Parse(out)
+	if err != nil {
+		t.Fatalf("renewed copy does not parse: %v\n%s", err, out)
+	}
+	if back.Meta.SessionID != session || len(back.Records) != len(tr.Records) {
+		t.Fatalf("renewed copy names session %q (want %q), has %d records (source %d)", back.Meta.SessionID, session, len(back.Records), len(tr.Records))
+	}
+	if i, same := SameContent(back.Messages, tr.Messages); !same {
+		t.Fatalf("renewed copy's message %d differs from the source's", i)
+	}
+	was, now := bytes.Split(src, []byte("\n")), bytes.Split(out, []byte("\n"))
+	if len(was) != len(now) {
+		t.Fatalf("renewed copy has %d lines, source %d", len(now), len(was))
+	}
+	changed := 0
+	for i := range was {
+		if !bytes.Equal(was[i], now[i]) {
+			changed++
+			if !bytes.Contains(now[i], []byte(session)) {
+				t.Fatalf("line %d changed but does not name the new session:\n%s", i+1, now[i])
+			}
+		}
+	}
+	return changed
+}
+
+// RenewFixtures checks Renewed on each of the package's testdata inputs
+// matching pattern (goldens left out), in a subtest each, and hands check
+// the source, its parse and how many lines the renewed copy changed.
+func RenewFixtures(t *testing.T, c format.Codec, pattern, session string, check func(t *testing.T, src []byte, tr *transcript.Transcript, changed int)) {
+	t.Helper()
+	files := slices.DeleteFunc(Fixtures(t, pattern), IsGolden)
+	RoundTripFiles(t, c, files, func(t *testing.T, _ string, src []byte, tr *transcript.Transcript) {
+		check(t, src, tr, Renewed(t, c, tr, src, session))
+	})
+}

@@ -1,7 +1,9 @@
 // Package formattest holds what every codec's tests share: reading
 // fixtures and the shared sample corpus, golden files with -update, a
-// byte-exact round trip, fork → re-parse → compare with the view,
-// Append-in-random-chunks equals Parse, and the sample files every
+// byte-exact round trip, fork → re-parse → compare with the view (and the
+// view edits fork goldens are written for), a renewed copy that changes
+// only its session lines, Append-in-random-chunks equals Parse, the body
+// of the FuzzParse targets, the live gauge, and the sample files every
 // detector is tried on. It is imported by tests only, and imports no codec.
 package formattest
 
@@ -197,7 +199,17 @@ func AppendTrimmed(t *testing.T, c format.Codec, src []byte, seed uint64) (repar
 			}
 		}
 		tr = next
-		trimmed = max(trimmed, trimmer.Trim(tr, len(tr.Messages)))
+		floor := trimmer.Floor(tr)
+		if floor < 0 || floor > len(tr.Messages) {
+			t.Fatalf("Floor %d of %d messages", floor, len(tr.Messages))
+		}
+		// Trim keeps the parts from Floor on: what carries figures from
+		// one append to the next resumes there.
+		if got := trimmer.Trim(tr, len(tr.Messages)); got > max(floor, trimmed) {
+			t.Fatalf("Trim dropped parts up to message %d; Floor says %d may still change", got, floor)
+		} else {
+			trimmed = max(trimmed, got)
+		}
 	}
 	if len(tr.Messages) != len(want.Messages) || len(tr.Records) != len(want.Records) || tr.Size != want.Size || !reflect.DeepEqual(tr.Turns, want.Turns) {
 		t.Fatalf("trimmed appends end with %d messages, %d records, %d bytes, %d turns; Parse gives %d, %d, %d, %d",

@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -35,8 +34,8 @@ func (c Codec) Parse(src []byte) (*transcript.Transcript, error) {
 		return t, err
 	}
 	t := c.appendLines(emptyLines(), src, true)
-	if len(t.Records) > 0 && t.Skipped == len(t.Records) {
-		return nil, fmt.Errorf("not a Gemini CLI recording: no line is a JSON record (%s)", t.Problems[0].Message)
+	if err := jsonl.NotInFormat(t, "Gemini CLI recording", "a JSON record"); err != nil {
+		return nil, err
 	}
 	return t, nil
 }
@@ -108,38 +107,11 @@ type lineKind struct {
 
 func (c Codec) appendLines(prev *transcript.Transcript, data []byte, whole bool) *transcript.Transcript {
 	ps := prev.State.(*lineState)
-	st := &lineState{order: slices.Clone(ps.order), pos: maps.Clone(ps.pos), msgs: ps.msgs, meta: ps.meta, lines: ps.lines}
-	t := &transcript.Transcript{Format: transcript.FormatGeminiCLI, Records: prev.Records, Problems: prev.Problems, Skipped: prev.Skipped, Size: prev.Size}
-	pf, _ := prev.Frame.(*jsonl.Frame)
-	if pf == nil {
-		pf = &jsonl.Frame{}
-	}
-	fr, consumed := pf.Split(data, prev.Size, len(prev.Records), ps.lines, func(l jsonl.Line) bool {
-		var k lineKind
-		err := json.Unmarshal(l.Raw, &k)
-		if err != nil && !l.Terminated {
-			return false // a write in progress
-		}
-		idx := len(t.Records)
-		rec := transcript.Record{Start: l.Start, End: l.End, Raw: l.Raw}
-		if err == nil && (len(l.Raw) == 0 || bytes.TrimSpace(l.Raw)[0] != '{') {
-			err = fmt.Errorf("not a JSON object")
-		}
-		if err != nil {
-			rec.Kind, rec.Err = transcript.RecordMalformed, err.Error()
-			t.Records = append(t.Records, rec)
-			t.Skipped++
-			t.Problems = append(t.Problems, transcript.Problem{Record: idx, Line: l.Number, Message: fmt.Sprintf("line %d: %v", l.Number, err)})
-			st.lines = l.Number
-			return true
-		}
-		st.note(&rec, idx, &k, t, l.Number)
-		t.Records = append(t.Records, rec)
-		st.lines = l.Number
-		return true
+	st := &lineState{order: slices.Clone(ps.order), pos: maps.Clone(ps.pos), msgs: ps.msgs, meta: ps.meta}
+	t := jsonl.Continue(prev)
+	st.lines = jsonl.Decode(t, data, ps.lines, func(idx int, rec *transcript.Record, k *lineKind) error {
+		return st.note(rec, idx, k)
 	})
-	t.Size = prev.Size + int64(consumed)
-	t.Frame = &fr
 	t.State = st
 	t.Meta = st.meta
 	for _, e := range st.order {
@@ -150,7 +122,7 @@ func (c Codec) appendLines(prev *transcript.Transcript, data []byte, whole bool)
 }
 
 // note applies one decoded line to the conversation state.
-func (s *lineState) note(rec *transcript.Record, idx int, k *lineKind, t *transcript.Transcript, line int) {
+func (s *lineState) note(rec *transcript.Record, idx int, k *lineKind) error {
 	switch {
 	case k.RewindTo != nil:
 		rec.Kind, rec.Type, rec.ID = transcript.RecordMarker, "$rewindTo", *k.RewindTo
@@ -181,10 +153,7 @@ func (s *lineState) note(rec *transcript.Record, idx int, k *lineKind, t *transc
 		if known {
 			msgs, err := decodeMessage(&k.wireMessage, idx)
 			if err != nil {
-				rec.Kind, rec.Err = transcript.RecordMalformed, err.Error()
-				t.Skipped++
-				t.Problems = append(t.Problems, transcript.Problem{Record: idx, Line: line, Message: fmt.Sprintf("line %d: message %s: %v", line, k.ID, err)})
-				return
+				return fmt.Errorf("message %s: %w", k.ID, err)
 			}
 			s.msgs[idx] = msgs
 			for _, m := range msgs {
@@ -205,6 +174,7 @@ func (s *lineState) note(rec *transcript.Record, idx int, k *lineKind, t *transc
 	default:
 		rec.Kind = transcript.RecordUnknown
 	}
+	return nil
 }
 
 func (s *lineState) noteMeta(k *lineKind) {
@@ -235,25 +205,10 @@ func (Codec) Detect(name string, head []byte) int {
 // detectLines scores a JSONL head: the metadata line, message lines of
 // Gemini's types, $set and $rewindTo records.
 func detectLines(head []byte) int {
-	score, bad := 0, 0
-	lines := bytes.Split(head, []byte("\n"))
-	for i, l := range lines {
-		if i >= 20 {
-			break
-		}
-		l = bytes.TrimSpace(l)
-		if len(l) == 0 || l[0] != '{' {
-			continue
-		}
-		var k lineKind
-		if json.Unmarshal(l, &k) != nil {
-			// A line cut by a crash is kept and counted; more than a few
-			// mean this is not JSONL.
-			if bad++; bad > 2 {
-				return 0
-			}
-			continue
-		}
+	score := 0
+	// A line cut by a crash is kept and counted; more than a few mean
+	// this is not JSONL.
+	ok := jsonl.HeadObjects(head, func(k *lineKind) bool {
 		switch {
 		case k.SessionID != "" && k.ProjectHash != "" && k.Type == nil:
 			score = max(score, 95)
@@ -264,6 +219,10 @@ func detectLines(head []byte) int {
 		case k.Type != nil && k.ID != "" && *k.Type == "user" && k.Timestamp != "" && len(k.Content) > 0:
 			score = max(score, 40)
 		}
+		return true
+	})
+	if !ok {
+		return 0
 	}
 	return score
 }

@@ -3,11 +3,11 @@ package gemini
 import (
 	"bytes"
 	"cmp"
-	"encoding/base64"
 	"encoding/json"
 	"strings"
 	"time"
 
+	"github.com/compactd/compactd/compaction/format/internal/genai"
 	"github.com/compactd/compactd/compaction/format/internal/jsonx"
 	"github.com/compactd/compactd/compaction/transcript"
 )
@@ -57,33 +57,6 @@ type wireTokens struct {
 	Total    int `json:"total"`
 }
 
-// wirePart is a Gemini API Part.
-type wirePart struct {
-	Text             *string `json:"text"`
-	Thought          bool    `json:"thought"`
-	ThoughtSignature string  `json:"thoughtSignature"`
-	FunctionCall     *struct {
-		ID   string          `json:"id"`
-		Name string          `json:"name"`
-		Args json.RawMessage `json:"args"`
-	} `json:"functionCall"`
-	FunctionResponse *wireFunctionResponse `json:"functionResponse"`
-	InlineData       *struct {
-		MimeType string `json:"mimeType"`
-		Data     string `json:"data"`
-	} `json:"inlineData"`
-	FileData *struct {
-		MimeType string `json:"mimeType"`
-		FileURI  string `json:"fileUri"`
-	} `json:"fileData"`
-}
-
-type wireFunctionResponse struct {
-	ID       string          `json:"id"`
-	Name     string          `json:"name"`
-	Response json.RawMessage `json:"response"`
-}
-
 // wireContent is a checkpoint history entry.
 type wireContent struct {
 	Role  *string         `json:"role"`
@@ -110,7 +83,7 @@ func decodeMessage(w *wireMessage, rec int) ([]transcript.Message, error) {
 	switch typ {
 	case "user":
 		m := transcript.Message{ID: w.ID, Role: transcript.RoleUser, Origin: transcript.OriginHuman, Timestamp: ts, Records: []int{rec}, Parts: parts}
-		if onlyResults(parts) {
+		if genai.OnlyResults(parts) {
 			m.Origin = transcript.OriginToolResult
 		}
 		return []transcript.Message{m}, nil
@@ -152,15 +125,6 @@ func decodeMessage(w *wireMessage, rec int) ([]transcript.Message, error) {
 	return out, nil
 }
 
-func onlyResults(parts []transcript.Part) bool {
-	for _, p := range parts {
-		if p.Kind != transcript.PartToolResult {
-			return false
-		}
-	}
-	return len(parts) > 0
-}
-
 // callResult reads a recorded tool call's result: functionResponse parts
 // whose response output becomes the result text.
 func callResult(tc *wireToolCall, rec, k int) (transcript.Part, bool) {
@@ -168,7 +132,7 @@ func callResult(tc *wireToolCall, rec, k int) (transcript.Part, bool) {
 		return transcript.Part{}, false
 	}
 	p := transcript.Part{Kind: transcript.PartToolResult, ToolCallID: tc.ID, ToolName: tc.Name, IsError: tc.Status == "error", Ref: transcript.Ref{Record: rec, Block: blockResult + k}}
-	var parts []wirePart
+	var parts []genai.Part
 	if json.Unmarshal(tc.Result, &parts) != nil {
 		p.Text = jsonx.Compact(tc.Result)
 		return p, true
@@ -177,7 +141,7 @@ func callResult(tc *wireToolCall, rec, k int) (transcript.Part, bool) {
 	for _, wp := range parts {
 		switch {
 		case wp.FunctionResponse != nil:
-			text, isErr := responseText(wp.FunctionResponse.Response)
+			text, isErr := genai.ResponseText(wp.FunctionResponse.Response)
 			texts = append(texts, text)
 			p.IsError = p.IsError || isErr
 		case wp.Text != nil:
@@ -186,24 +150,6 @@ func callResult(tc *wireToolCall, rec, k int) (transcript.Part, bool) {
 	}
 	p.Text = strings.Join(texts, "\n")
 	return p, true
-}
-
-// responseText is what a functionResponse tells the model: its output (or
-// error) string, else the response as JSON.
-func responseText(raw json.RawMessage) (string, bool) {
-	var r struct {
-		Output *string `json:"output"`
-		Error  *string `json:"error"`
-	}
-	if json.Unmarshal(raw, &r) == nil {
-		switch {
-		case r.Output != nil && r.Error == nil:
-			return *r.Output, false
-		case r.Error != nil && r.Output == nil:
-			return *r.Error, true
-		}
-	}
-	return jsonx.Compact(raw), false
 }
 
 // decodeContent reads a PartListUnion: a string, one Part or a Part array.
@@ -223,7 +169,7 @@ func decodeContent(raw json.RawMessage, rec int) ([]transcript.Part, error) {
 		}
 		return []transcript.Part{{Kind: transcript.PartText, Text: s, Ref: transcript.Ref{Record: rec, Block: -1}}}, nil
 	case '{':
-		var p wirePart
+		var p genai.Part
 		if err := json.Unmarshal(raw, &p); err != nil {
 			return nil, err
 		}
@@ -235,7 +181,7 @@ func decodeContent(raw json.RawMessage, rec int) ([]transcript.Part, error) {
 	}
 	var out []transcript.Part
 	for k, el := range list {
-		var p wirePart
+		var p genai.Part
 		ref := transcript.Ref{Record: rec, Block: k}
 		if len(el) > 0 && el[0] == '"' {
 			// A PartUnion may be a bare string.
@@ -253,25 +199,9 @@ func decodeContent(raw json.RawMessage, rec int) ([]transcript.Part, error) {
 	return out, nil
 }
 
-func decodePart(p *wirePart, ref transcript.Ref) []transcript.Part {
-	switch {
-	case p.FunctionCall != nil:
-		return []transcript.Part{{Kind: transcript.PartToolCall, ToolCallID: p.FunctionCall.ID, ToolName: p.FunctionCall.Name, Args: cmp.Or(jsonx.Compact(p.FunctionCall.Args), "{}"), Ref: ref}}
-	case p.FunctionResponse != nil:
-		text, isErr := responseText(p.FunctionResponse.Response)
-		return []transcript.Part{{Kind: transcript.PartToolResult, ToolCallID: p.FunctionResponse.ID, ToolName: p.FunctionResponse.Name, Text: text, IsError: isErr, Ref: ref}}
-	case p.InlineData != nil:
-		kind := transcript.PartDocument
-		if strings.HasPrefix(p.InlineData.MimeType, "image/") {
-			kind = transcript.PartImage
-		}
-		return []transcript.Part{{Kind: kind, MIME: p.InlineData.MimeType, Size: base64.StdEncoding.DecodedLen(len(p.InlineData.Data)), Ref: ref}}
-	case p.FileData != nil:
-		return []transcript.Part{{Kind: transcript.PartAttachment, MIME: p.FileData.MimeType, Text: p.FileData.FileURI, Ref: ref}}
-	case p.Text != nil && p.Thought:
-		return []transcript.Part{{Kind: transcript.PartReasoning, Text: *p.Text, Signed: p.ThoughtSignature != "", Opaque: len(p.ThoughtSignature), Ref: ref}}
-	case p.Text != nil:
-		return []transcript.Part{{Kind: transcript.PartText, Text: *p.Text, Ref: ref}}
+func decodePart(p *genai.Part, ref transcript.Ref) []transcript.Part {
+	if tp, ok := genai.DecodePart(p, ref); ok {
+		return []transcript.Part{tp}
 	}
 	return nil
 }
@@ -286,7 +216,7 @@ func decodeCheckpoint(c *wireContent, rec int) ([]transcript.Message, error) {
 	switch *c.Role {
 	case "user":
 		m.Role, m.Origin = transcript.RoleUser, transcript.OriginHuman
-		if onlyResults(parts) {
+		if genai.OnlyResults(parts) {
 			m.Origin = transcript.OriginToolResult
 		}
 	case "model":

@@ -7,7 +7,6 @@ import (
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/format/internal/jsonl"
 	"github.com/compactd/compactd/compaction/format/internal/jsonx"
-	"github.com/compactd/compactd/compaction/format/internal/newid"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -18,10 +17,7 @@ var _ format.Renewer = Codec{}
 // member) naming the new session. A checkpoint has no session: it is
 // copied as it is.
 func (c Codec) Renew(t *transcript.Transcript, opts format.ForkOptions) ([]byte, error) {
-	session := opts.SessionID
-	if session == "" {
-		session = newid.UUID()
-	}
+	session := opts.WithDefaults().SessionID
 	switch fr := t.Frame.(type) {
 	case *docFrame:
 		sp, ok := fr.doc.Member("sessionId")
@@ -30,10 +26,9 @@ func (c Codec) Renew(t *transcript.Transcript, opts format.ForkOptions) ([]byte,
 		}
 		return jsonx.Splice(fr.src, []jsonx.Edit{{Span: sp, Bytes: []byte(quote(session))}}), nil
 	case *jsonl.Frame, nil:
-		recs := append([]transcript.Record(nil), t.Records...)
-		for i, r := range recs {
+		return jsonl.Rewrite(t, func(i int, r transcript.Record) ([]byte, error) {
 			if r.Kind != transcript.RecordMeta || r.Type != "metadata" && r.Type != "$set" {
-				continue
+				return nil, nil
 			}
 			o, err := jsonx.ParseObject(r.Raw)
 			if err != nil {
@@ -43,21 +38,19 @@ func (c Codec) Renew(t *transcript.Transcript, opts format.ForkOptions) ([]byte,
 			if r.Type == "$set" {
 				// Gemini CLI sets the session id again when it resumes.
 				if target, err = jsonx.ParseObject(o.Get("$set")); err != nil {
-					continue
+					return nil, nil
 				}
 			}
 			var id string
 			if json.Unmarshal(target.Get("sessionId"), &id) != nil || id == "" {
-				continue
+				return nil, nil
 			}
 			_ = target.Set("sessionId", session)
 			if r.Type == "$set" {
 				o.SetRaw("$set", target.Bytes())
 			}
-			recs[i].Raw = o.Bytes()
-		}
-		f, _ := t.Frame.(*jsonl.Frame)
-		return jsonl.Write(f, recs), nil
+			return o.Bytes(), nil
+		})
 	}
 	return nil, fmt.Errorf("renew gemini-cli: transcript was not parsed by this codec")
 }

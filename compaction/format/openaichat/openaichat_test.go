@@ -94,21 +94,7 @@ func TestForkGolden(t *testing.T) {
 			v.Summaries = []transcript.Summary{{Text: "Found L060.py and read it.", Before: 1}}
 			v.Cut = true
 		}},
-		{"strip-reasoning-and-results", "traj.json", func(v *transcript.View) {
-			for i := range v.Messages {
-				var kept []transcript.Part
-				for _, p := range v.Messages[i].Parts {
-					switch p.Kind {
-					case transcript.PartReasoning:
-						continue
-					case transcript.PartToolResult:
-						p.Text, p.Changed = "[output removed]", true
-					}
-					kept = append(kept, p)
-				}
-				v.Messages[i].Parts = kept
-			}
-		}},
+		{"strip-reasoning-and-results", "traj.json", formattest.StripReasoningAndResults},
 		{"compact-drop-call", "bare.json", func(v *transcript.View) {
 			// Drop the ocr call and its result, replace the image by text.
 			a := &v.Messages[2]

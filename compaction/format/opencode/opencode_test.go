@@ -59,14 +59,7 @@ func TestParseExport(t *testing.T) {
 // TestGaugeEqualsLastStep: the gauge is the last step's reported tokens.
 func TestGaugeEqualsLastStep(t *testing.T) {
 	tr := formattest.RoundTrip(t, oc, session, formattest.Read(t, session))
-	c, err := tokens.New(tokens.CL100kBase)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := gauge.CountLive(t.Context(), c, tr, gauge.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := formattest.LiveGauge(t, tr, tokens.CL100kBase)
 	if g.Source != gauge.SourceReported || g.Tokens != 8100 || g.ToolCalls != 3 {
 		t.Fatalf("gauge %+v", g)
 	}
@@ -85,11 +78,7 @@ func TestDetect(t *testing.T) {
 	if s, o := kilo.Detect("x.json", kiloHead), oc.Detect("x.json", kiloHead); s <= o {
 		t.Fatalf("kilo %d, opencode %d on a 7.x export", s, o)
 	}
-	for _, other := range []string{"../gemini/testdata/legacy-session.json", "../cline/testdata/api_conversation_history.json"} {
-		if s := oc.Detect(other, formattest.Head(t, other)); s != 0 {
-			t.Errorf("%s scored %d", other, s)
-		}
-	}
+	formattest.DetectsNone(t, oc, "../gemini/testdata/legacy-session.json", "../cline/testdata/api_conversation_history.json")
 }
 
 func TestParseErrors(t *testing.T) {
@@ -137,62 +126,30 @@ func TestCompactedHistory(t *testing.T) {
 
 func TestForkGolden(t *testing.T) {
 	tr := formattest.RoundTrip(t, oc, session, formattest.Read(t, session))
-	edits := []struct {
-		name string
-		edit func(v *transcript.View)
-	}{
-		{"unchanged", func(v *transcript.View) {}},
-		{"summary", func(v *transcript.View) {
-			v.Messages = v.Messages[4:]
-			v.Summaries = []transcript.Summary{{Text: "Earlier: listed the files; calc.go defines Add and Sub.", Before: 0}}
-			v.Cut = true
-		}},
-		{"strip", func(v *transcript.View) {
-			for i := range v.Messages {
-				var kept []transcript.Part
-				for _, p := range v.Messages[i].Parts {
-					switch p.Kind {
-					case transcript.PartReasoning:
-						continue
-					case transcript.PartToolResult:
-						p.Text, p.Changed = "[output removed]", true
-					}
-					kept = append(kept, p)
-				}
-				v.Messages[i].Parts = kept
+	cases := formattest.ForkCases(4, "Earlier: listed the files; calc.go defines Add and Sub.")
+	opts := format.ForkOptions{SessionID: "fork-0001", Timestamp: "2026-11-24T10:00:00.000Z"}
+	golden := func(name string) string { return "fork-" + name + ".golden.json" }
+	formattest.ForkGoldens(t, oc, tr, cases, opts, golden, func(t *testing.T, name string, v *transcript.View, out []byte, back *transcript.Transcript) {
+		want := formattest.ViewLines(v)
+		if name == "summary" {
+			want = append([]string{"user text|" + compactionPrompt + "||", "assistant text|" + v.Summaries[0].Text + "||"}, formattest.Lines(v.Messages)...)
+		}
+		formattest.SameLines(t, formattest.Lines(back.Messages), want)
+		if !strings.HasPrefix(back.Meta.SessionID, "ses_") || back.Meta.SessionID == tr.Meta.SessionID || back.Meta.Cwd != "/home/ada/calc" {
+			t.Fatalf("fork meta %+v", back.Meta)
+		}
+		// Every id is new: opencode import skips rows whose id exists.
+		for _, id := range idsOf(t, formattest.Read(t, session)) {
+			if bytes.Contains(out, []byte(`"`+id+`"`)) {
+				t.Fatalf("fork reuses the source's id %s", id)
 			}
-		}},
-	}
-	for _, tc := range edits {
-		t.Run(tc.name, func(t *testing.T) {
-			v := transcript.NewView(tr)
-			tc.edit(v)
-			out, back := formattest.ForkParse(t, oc, v, format.ForkOptions{SessionID: "fork-0001", Timestamp: "2026-11-24T10:00:00.000Z"})
-			formattest.Golden(t, "fork-"+tc.name+".golden.json", out)
-			if back.Skipped != 0 {
-				t.Fatalf("fork has %d bad records: %v", back.Skipped, back.Problems)
+		}
+		if name == "summary" || name == "strip" {
+			if u := back.Messages[len(back.Messages)-1].Usage; u != nil {
+				t.Fatalf("usage kept past the unchanged prefix: %+v", u)
 			}
-			want := formattest.ViewLines(v)
-			if tc.name == "summary" {
-				want = append([]string{"user text|" + compactionPrompt + "||", "assistant text|" + v.Summaries[0].Text + "||"}, formattest.Lines(v.Messages)...)
-			}
-			formattest.SameLines(t, formattest.Lines(back.Messages), want)
-			if !strings.HasPrefix(back.Meta.SessionID, "ses_") || back.Meta.SessionID == tr.Meta.SessionID || back.Meta.Cwd != "/home/ada/calc" {
-				t.Fatalf("fork meta %+v", back.Meta)
-			}
-			// Every id is new: opencode import skips rows whose id exists.
-			for _, id := range idsOf(t, formattest.Read(t, session)) {
-				if bytes.Contains(out, []byte(`"`+id+`"`)) {
-					t.Fatalf("fork reuses the source's id %s", id)
-				}
-			}
-			if tc.name == "summary" || tc.name == "strip" {
-				if u := back.Messages[len(back.Messages)-1].Usage; u != nil {
-					t.Fatalf("usage kept past the unchanged prefix: %+v", u)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 func idsOf(t *testing.T, src []byte) []string {
@@ -226,24 +183,5 @@ func idsOf(t *testing.T, src []byte) []string {
 func FuzzParseOpenCode(f *testing.F) {
 	f.Add(formattest.Read(f, session))
 	f.Add([]byte(`{"info":{"id":"ses_1"},"messages":[{"info":{"id":"msg_1","role":"assistant","summary":true,"finish":"stop","parentID":"msg_0"},"parts":[{"type":"tool","state":{"status":"running"}},{"type":"step-finish","tokens":{"total":3}}]},{"info":{"id":"msg_0","role":"user"},"parts":[{"type":"compaction","tail_start_id":"msg_1"}]}]}`))
-	f.Fuzz(func(t *testing.T, src []byte) {
-		oc.Detect("x.json", src)
-		tr := formattest.WriteBack(t, oc, src)
-		if tr == nil {
-			return
-		}
-		out, err := oc.Fork(transcript.NewView(tr), format.ForkOptions{SessionID: "s"})
-		if err != nil {
-			t.Fatalf("fork of an unchanged view: %v", err)
-		}
-		if len(tr.Messages) > 0 {
-			back, err := oc.Parse(out)
-			if err != nil {
-				t.Fatalf("fork does not parse: %v", err)
-			}
-			if len(back.Messages) == 0 {
-				t.Fatalf("fork of %d messages reads back empty", len(tr.Messages))
-			}
-		}
-	})
+	f.Fuzz(func(t *testing.T, src []byte) { formattest.ParseAndFork(t, oc, "x.json", src) })
 }

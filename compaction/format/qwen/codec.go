@@ -18,7 +18,10 @@ import (
 func init() { format.Register(Codec{}) }
 
 // Codec reads and writes Qwen Code session JSONL.
-type Codec struct{}
+type Codec struct{ jsonl.Lines[lines] }
+
+// lines is the Codec's line format.
+type lines struct{}
 
 var (
 	_ format.Codec    = Codec{}
@@ -88,75 +91,39 @@ type state struct {
 	lines  int
 }
 
-func empty() *transcript.Transcript {
+// Empty implements jsonl.LineFormat.
+func (lines) Empty() *transcript.Transcript {
 	return &transcript.Transcript{Format: transcript.FormatQwenCode, Frame: &jsonl.Frame{}, State: &state{byUUID: map[string]int{}, leaf: -1}}
 }
 
-// Parse implements format.Codec.
-func (c Codec) Parse(src []byte) (*transcript.Transcript, error) {
-	t := c.append(empty(), src)
-	if len(t.Records) > 0 && t.Skipped == len(t.Records) {
-		return nil, fmt.Errorf("not a Qwen Code session: no line is a JSON record (%s)", t.Problems[0].Message)
-	}
-	return t, nil
+// Owns implements jsonl.LineFormat.
+func (lines) Owns(t *transcript.Transcript) bool {
+	_, ok := t.State.(*state)
+	return ok
 }
 
-// Append implements format.Appender.
-func (c Codec) Append(prev *transcript.Transcript, tail []byte) (*transcript.Transcript, error) {
-	if prev == nil || (prev.State == nil && len(prev.Records) == 0) {
-		prev = empty()
-	}
-	if _, ok := prev.State.(*state); !ok {
-		return nil, fmt.Errorf("append to a Qwen Code transcript that was not parsed by this codec")
-	}
-	return c.append(prev, jsonl.CompleteLines(tail)), nil
-}
+// Names implements jsonl.LineFormat.
+func (lines) Names() (source, record string) { return "Qwen Code session", "a JSON record" }
 
-// Write implements format.Codec.
-func (Codec) Write(t *transcript.Transcript) ([]byte, error) {
-	f, _ := t.Frame.(*jsonl.Frame)
-	return jsonl.Write(f, t.Records), nil
-}
-
-func (c Codec) append(prev *transcript.Transcript, data []byte) *transcript.Transcript {
+// AppendLines implements jsonl.LineFormat.
+func (lines) AppendLines(prev *transcript.Transcript, data []byte) *transcript.Transcript {
 	ps := prev.State.(*state)
-	st := &state{nodes: slices.Clip(ps.nodes), byUUID: ps.byUUID, leaf: ps.leaf, meta: ps.meta, lines: ps.lines}
+	st := &state{nodes: slices.Clip(ps.nodes), byUUID: ps.byUUID, leaf: ps.leaf, meta: ps.meta}
 	if len(ps.nodes) == 0 {
 		st.byUUID = map[string]int{}
 	}
-	t := &transcript.Transcript{Format: transcript.FormatQwenCode, Records: slices.Clip(prev.Records), Problems: slices.Clip(prev.Problems), Skipped: prev.Skipped, Size: prev.Size}
-	pf, _ := prev.Frame.(*jsonl.Frame)
-	if pf == nil {
-		pf = &jsonl.Frame{}
-	}
+	t := jsonl.Continue(prev)
 	oldLen := len(prev.Records)
 	// linear stays true while every new chained record continues the
 	// previous leaf: the messages then only grow.
 	linear := true
-	fr, consumed := pf.Split(data, prev.Size, oldLen, ps.lines, func(l jsonl.Line) bool {
-		var w wireLine
-		err := json.Unmarshal(l.Raw, &w)
-		if err != nil && !l.Terminated {
-			return false // a write in progress
-		}
-		idx := len(t.Records)
-		rec := transcript.Record{Start: l.Start, End: l.End, Raw: l.Raw}
-		if err == nil && bytes.TrimSpace(l.Raw)[0] != '{' {
-			err = fmt.Errorf("not a JSON object")
-		}
-		var n node
-		if err == nil {
-			n, err = st.decode(&rec, idx, &w)
-		}
+	st.lines = jsonl.Decode(t, data, ps.lines, func(idx int, rec *transcript.Record, w *wireLine) error {
+		n, err := st.decode(rec, idx, w)
 		if err != nil {
-			rec.Kind, rec.Err = transcript.RecordMalformed, err.Error()
-			t.Skipped++
-			t.Problems = append(t.Problems, transcript.Problem{Record: idx, Line: l.Number, Message: fmt.Sprintf("line %d: %v", l.Number, err)})
 			n = node{}
 		}
-		t.Records = append(t.Records, rec)
+		st.pad(idx)
 		st.nodes = append(st.nodes, n)
-		st.lines = l.Number
 		if n.uuid != "" {
 			parentIdx := -1
 			if i, ok := st.lookup(n.parent); ok {
@@ -168,10 +135,9 @@ func (c Codec) append(prev *transcript.Transcript, data []byte) *transcript.Tran
 			st.byUUID[n.uuid] = idx
 			st.leaf = idx
 		}
-		return true
+		return err
 	})
-	t.Size = prev.Size + int64(consumed)
-	t.Frame = &fr
+	st.pad(len(t.Records))
 	t.State = st
 	t.Meta = st.meta
 	switch {
@@ -192,6 +158,14 @@ func (c Codec) append(prev *transcript.Transcript, data []byte) *transcript.Tran
 		t.Kept = 0
 	}
 	return t
+}
+
+// pad gives the records before n that are not JSON objects (which Decode
+// does not hand to decode) their empty node: nodes are indexed by record.
+func (s *state) pad(n int) {
+	for len(s.nodes) < n {
+		s.nodes = append(s.nodes, node{})
+	}
 }
 
 func (s *state) lookup(uuid string) (int, bool) {
@@ -385,31 +359,17 @@ func onlyText(parts []transcript.Part) bool {
 // sessionId, type) whose messages are genai Content or that carry a
 // systemPayload.
 func (Codec) Detect(name string, head []byte) int {
-	score, bad := 0, 0
-	for i, l := range bytes.Split(head, []byte("\n")) {
-		if i >= 20 {
-			break
-		}
-		l = bytes.TrimSpace(l)
-		if len(l) == 0 || l[0] != '{' {
-			continue
-		}
-		var w struct {
-			UUID      string          `json:"uuid"`
-			SessionID string          `json:"sessionId"`
-			Type      string          `json:"type"`
-			Message   json.RawMessage `json:"message"`
-			Payload   json.RawMessage `json:"systemPayload"`
-			Usage     json.RawMessage `json:"usageMetadata"`
-		}
-		if json.Unmarshal(l, &w) != nil {
-			if bad++; bad > 2 {
-				return 0
-			}
-			continue
-		}
+	score := 0
+	ok := jsonl.HeadObjects(head, func(w *struct {
+		UUID      string          `json:"uuid"`
+		SessionID string          `json:"sessionId"`
+		Type      string          `json:"type"`
+		Message   json.RawMessage `json:"message"`
+		Payload   json.RawMessage `json:"systemPayload"`
+		Usage     json.RawMessage `json:"usageMetadata"`
+	}) bool {
 		if w.UUID == "" || w.SessionID == "" || w.Type == "" {
-			continue
+			return true
 		}
 		var m struct {
 			Role    string          `json:"role"`
@@ -422,6 +382,10 @@ func (Codec) Detect(name string, head []byte) int {
 		case len(w.Payload) > 0 || len(w.Usage) > 0:
 			score = max(score, 90)
 		}
+		return true
+	})
+	if !ok {
+		return 0
 	}
 	if score > 0 && (strings.Contains(filepath.ToSlash(name), ".qwen/") || strings.HasSuffix(filepath.Dir(name), "chats")) {
 		score = min(score+4, 100)

@@ -1,16 +1,13 @@
 package qwen
 
 import (
-	"bytes"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/format/internal/genai"
+	"github.com/compactd/compactd/compaction/format/internal/jsonl"
 	"github.com/compactd/compactd/compaction/format/internal/jsonx"
-	"github.com/compactd/compactd/compaction/format/internal/newid"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -21,21 +18,16 @@ import (
 // messages that came from a chat_compression history, are written as a
 // chat_compression record whose compressedHistory is the whole
 // conversation up to that point, which is what Qwen Code's resume sends.
-// usageMetadata is dropped past the view's unchanged prefix: it counted a
-// context the fork no longer has.
+// usageMetadata is dropped: it counted the source's context, and a fork's
+// gauge is its own count plus the overhead measured on the source.
 func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 	src := v.Source
 	if src == nil {
 		return nil, fmt.Errorf("fork: view has no source transcript")
 	}
-	ts := opts.Timestamp
-	if ts == "" {
-		ts = time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
-	}
-	f := &forker{v: v, src: src, ts: ts, session: opts.SessionID, opts: opts, count: jsonx.SourceParts(src)}
-	if f.session == "" {
-		f.session = newid.UUID()
-	}
+	opts = opts.WithDefaults()
+	f := &forker{v: v, src: src, ts: opts.Timestamp, session: opts.SessionID, opts: opts, count: jsonx.SourceParts(src)}
+	f.chain = jsonl.Chain{IDKey: "uuid", ParentKey: "parentUuid", Seed: f.session}
 	f.cwd, f.version = src.Meta.Cwd, src.Meta.AgentVersion
 	onChain := map[int]bool{}
 	if st, ok := src.State.(*state); ok {
@@ -46,19 +38,7 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 	// Records the codec writes itself or drops (metadata, records off the
 	// chain) are not passed through; message records stay in the plan so
 	// unknown records keep their place before the next message.
-	owned := map[int]bool{}
-	for _, m := range src.Messages {
-		for _, r := range m.Records {
-			owned[r] = true
-		}
-	}
-	skip := map[int]bool{}
-	for i, r := range src.Records {
-		if !owned[i] && (r.Kind != transcript.RecordUnknown || !onChain[i]) {
-			skip[i] = true
-		}
-	}
-	keepUsage := v.UnchangedPrefix()
+	skip := jsonx.PassUnknownOnly(src, func(rec int) bool { return onChain[rec] })
 	for _, s := range jsonx.PlanFork(v, skip) {
 		switch {
 		case s.Summary >= 0:
@@ -72,7 +52,7 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 				return nil, err
 			}
 		default:
-			if err := f.message(&v.Messages[s.Message], s.Message >= keepUsage); err != nil {
+			if err := f.message(&v.Messages[s.Message], true); err != nil {
 				return nil, err
 			}
 		}
@@ -80,68 +60,41 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 	if f.pending {
 		f.compression()
 	}
-	return f.out.Bytes(), nil
+	return f.chain.Out.Bytes(), nil
 }
 
 type forker struct {
-	v        *transcript.View
-	src      *transcript.Transcript
-	opts     format.ForkOptions
-	ts       string
-	session  string
-	cwd      string
-	version  string
-	count    map[int]int
-	out      bytes.Buffer
-	prevUUID string
+	v       *transcript.View
+	src     *transcript.Transcript
+	opts    format.ForkOptions
+	ts      string
+	session string
+	cwd     string
+	version string
+	count   map[int]int
+	chain   jsonl.Chain
 	// history is the conversation written so far, as Content, for the
 	// next chat_compression record.
 	history []json.RawMessage
 	// pending is set while history holds content no record holds yet.
 	pending bool
-	made    int
 }
 
 func (f *forker) fromCompression(m *transcript.Message) bool {
 	return len(m.Records) > 0 && f.src.Records[m.Records[0]].Kind == transcript.RecordMarker
 }
 
-// newUUID names a record the fork makes: derived from the fork's session
-// id, so the same fork is written the same way twice.
-func (f *forker) newUUID() string {
-	f.made++
-	sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%d", f.session, f.made)))
-	b := sum[:16]
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
-
-// emit writes o as the next record of the chain.
+// emit writes o as the next record of the chain, in the fork's session.
 func (f *forker) emit(o *jsonx.Object) {
-	uuid := ""
-	if raw := o.Get("uuid"); raw != nil {
-		_ = json.Unmarshal(raw, &uuid)
-	}
-	if uuid == "" {
-		uuid = f.newUUID()
-		_ = o.Set("uuid", uuid)
-	}
-	if f.prevUUID == "" {
-		o.SetRaw("parentUuid", json.RawMessage("null"))
-	} else {
-		_ = o.Set("parentUuid", f.prevUUID)
-	}
+	f.chain.Link(o)
 	_ = o.Set("sessionId", f.session)
-	f.prevUUID = uuid
-	f.out.Write(o.Bytes())
-	f.out.WriteByte('\n')
+	f.chain.Write(o)
 }
 
 // compression writes a chat_compression record holding the history so far.
 func (f *forker) compression() {
 	o := &jsonx.Object{}
-	_ = o.Set("uuid", f.newUUID())
+	_ = o.Set("uuid", f.chain.NewID())
 	o.SetRaw("parentUuid", json.RawMessage("null"))
 	_ = o.Set("sessionId", f.session)
 	_ = o.Set("timestamp", f.ts)

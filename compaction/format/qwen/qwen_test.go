@@ -57,14 +57,7 @@ func TestParseSession(t *testing.T) {
 // 0 calls.
 func TestGaugeEqualsReported(t *testing.T) {
 	tr := formattest.RoundTrip(t, Codec{}, session, formattest.Read(t, session))
-	c, err := tokens.New(tokens.CL100kBase)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := gauge.CountLive(t.Context(), c, tr, gauge.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := formattest.LiveGauge(t, tr, tokens.CL100kBase)
 	if g.Source != gauge.SourceReported || g.Tokens != 18900 || g.Reported != 18900 || g.ToolCalls != 2 || g.ContextWindow != 1_000_000 {
 		t.Fatalf("gauge %+v", g)
 	}
@@ -95,11 +88,7 @@ func TestDetect(t *testing.T) {
 	if s := (Codec{}).Detect("x.jsonl", head); s < 90 {
 		t.Fatalf("own session scored %d", s)
 	}
-	for _, other := range []string{"../claude/testdata/mixed.jsonl", "../gemini/" + "testdata/session-2026-04-29T21-39-5f1c2a9e.jsonl"} {
-		if s := (Codec{}).Detect(other, formattest.Head(t, other)); s != 0 {
-			t.Errorf("%s scored %d", other, s)
-		}
-	}
+	formattest.DetectsNone(t, Codec{}, "../claude/testdata/mixed.jsonl", "../gemini/testdata/session-2026-04-29T21-39-5f1c2a9e.jsonl")
 }
 
 func TestParseErrors(t *testing.T) {
@@ -112,77 +101,28 @@ func FuzzParseQwen(f *testing.F) {
 	f.Add(formattest.Read(f, session))
 	f.Add(formattest.Read(f, "testdata/fork-summary.golden.jsonl"))
 	f.Add([]byte(`{"uuid":"a","parentUuid":"a","sessionId":"s","type":"system","subtype":"chat_compression","systemPayload":{"compressedHistory":[{"role":"user","parts":[{"text":"x"}]},7]}}` + "\n"))
-	f.Fuzz(func(t *testing.T, src []byte) {
-		Codec{}.Detect("x.jsonl", src)
-		tr := formattest.WriteBack(t, Codec{}, src)
-		if tr == nil {
-			return
-		}
-		out, err := Codec{}.Fork(transcript.NewView(tr), format.ForkOptions{SessionID: "s"})
-		if err != nil {
-			t.Fatalf("fork of an unchanged view: %v", err)
-		}
-		back, err := Codec{}.Parse(out)
-		if err != nil && len(out) > 0 {
-			t.Fatalf("fork does not parse: %v", err)
-		}
-		if back != nil && len(back.Messages) != len(tr.Messages) {
-			t.Fatalf("fork of an unchanged view has %d messages, source %d", len(back.Messages), len(tr.Messages))
-		}
-	})
+	f.Fuzz(func(t *testing.T, src []byte) { formattest.ParseAndFork(t, Codec{}, "x.jsonl", src) })
 }
 
 func TestForkGolden(t *testing.T) {
 	tr := formattest.RoundTrip(t, Codec{}, session, formattest.Read(t, session))
-	edits := []struct {
-		name string
-		edit func(v *transcript.View)
-	}{
-		{"unchanged", func(v *transcript.View) {}},
-		{"summary", func(v *transcript.View) {
-			v.Messages = v.Messages[4:]
-			v.Summaries = []transcript.Summary{{Text: "Earlier: listed the files; calc.go defines Add and Sub.", Before: 0}}
-			v.Cut = true
-		}},
-		{"strip", func(v *transcript.View) {
-			for i := range v.Messages {
-				var kept []transcript.Part
-				for _, p := range v.Messages[i].Parts {
-					switch p.Kind {
-					case transcript.PartReasoning:
-						continue
-					case transcript.PartToolResult:
-						p.Text, p.Changed = "[output removed]", true
-					}
-					kept = append(kept, p)
-				}
-				v.Messages[i].Parts = kept
-			}
-		}},
-	}
-	for _, tc := range edits {
-		t.Run(tc.name, func(t *testing.T) {
-			v := transcript.NewView(tr)
-			tc.edit(v)
-			out, back := formattest.ForkParse(t, Codec{}, v, format.ForkOptions{SessionID: "fork-0001", Timestamp: "2026-11-24T10:00:00.000Z", TokensBefore: 18900, TokensAfter: 900})
-			formattest.Golden(t, "fork-"+tc.name+".golden.jsonl", out)
-			if back.Skipped != 0 {
-				t.Fatalf("fork has %d bad records: %v", back.Skipped, back.Problems)
-			}
-			formattest.SameLines(t, formattest.Lines(back.Messages, ackText), formattest.ViewLines(v))
-			if back.Meta.SessionID != "fork-0001" || back.Meta.Cwd != "/home/ada/calc" {
-				t.Fatalf("fork meta %+v", back.Meta)
-			}
-			if tc.name == "summary" && back.Messages[0].Origin != transcript.OriginSummary {
-				t.Fatalf("summary origin %v", back.Messages[0].Origin)
-			}
-			// A fork of the fork reads the same again (the compression
-			// record's history forks too).
-			again, back2 := formattest.ForkParse(t, Codec{}, transcript.NewView(back), format.ForkOptions{SessionID: "fork-0002"})
-			if !bytes.Contains(again, []byte("fork-0002")) {
-				t.Fatal("second fork kept the old session id")
-			}
-			formattest.SameLines(t, formattest.Lines(back2.Messages), formattest.Lines(back.Messages))
-		})
-	}
+	cases := formattest.ForkCases(4, "Earlier: listed the files; calc.go defines Add and Sub.")
+	opts := format.ForkOptions{SessionID: "fork-0001", Timestamp: "2026-11-24T10:00:00.000Z", TokensBefore: 18900, TokensAfter: 900}
+	golden := func(name string) string { return "fork-" + name + ".golden.jsonl" }
+	formattest.ForkGoldens(t, Codec{}, tr, cases, opts, golden, func(t *testing.T, name string, v *transcript.View, _ []byte, back *transcript.Transcript) {
+		formattest.SameLines(t, formattest.Lines(back.Messages, ackText), formattest.ViewLines(v))
+		if back.Meta.SessionID != "fork-0001" || back.Meta.Cwd != "/home/ada/calc" {
+			t.Fatalf("fork meta %+v", back.Meta)
+		}
+		if name == "summary" && back.Messages[0].Origin != transcript.OriginSummary {
+			t.Fatalf("summary origin %v", back.Messages[0].Origin)
+		}
+		// A fork of the fork reads the same again (the compression
+		// record's history forks too).
+		again, back2 := formattest.ForkParse(t, Codec{}, transcript.NewView(back), format.ForkOptions{SessionID: "fork-0002"})
+		if !bytes.Contains(again, []byte("fork-0002")) {
+			t.Fatal("second fork kept the old session id")
+		}
+		formattest.SameLines(t, formattest.Lines(back2.Messages), formattest.Lines(back.Messages))
+	})
 }

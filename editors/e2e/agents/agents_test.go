@@ -81,6 +81,10 @@ func containsAll(c *modelserver.Conversation, what ...string) error {
 	return nil
 }
 
+// claudeModel is a model Claude Code 2.1.330 lists with no retirement date
+// (it warns about claude-sonnet-4-5, retired on November 30, 2026).
+const claudeModel = "claude-sonnet-4-6"
+
 var claude = agent{
 	name: "claude", command: "claude", label: "Claude Code",
 	configure: func(t *testing.T, sb *sandbox, srv *modelserver.Server) {
@@ -89,10 +93,10 @@ var claude = agent{
 	},
 	newID: uuid,
 	first: func(sb *sandbox, id, prompt string) []string {
-		return []string{"-p", prompt, "--model", "claude-sonnet-4-5-20250929", "--allowedTools", "Read Bash Edit Write", "--session-id", id}
+		return []string{"-p", prompt, "--model", claudeModel, "--allowedTools", "Read Bash Edit Write", "--session-id", id}
 	},
 	resume: func(sb *sandbox, id, prompt string) []string {
-		return []string{"-p", prompt, "--model", "claude-sonnet-4-5-20250929", "--allowedTools", "Read Bash Edit Write", "--resume", id}
+		return []string{"-p", prompt, "--model", claudeModel, "--allowedTools", "Read Bash Edit Write", "--resume", id}
 	},
 	session: func(t *testing.T, sb *sandbox, id string) string {
 		return filepath.Join(sb.getenv("CLAUDE_CONFIG_DIR"), "projects", claudeSlug(sb.project), id+".jsonl")

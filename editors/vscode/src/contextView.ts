@@ -111,7 +111,7 @@ h3 { font-size: 0.95em; margin: 14px 0 4px; font-weight: 600; }
 .muted { color: var(--vscode-descriptionForeground); }
 .level-warn { color: var(--vscode-charts-yellow); } .level-critical { color: var(--vscode-charts-red); }
 .stack { display: flex; height: 18px; width: 100%; border: 1px solid var(--vscode-panel-border, #8884); border-radius: 3px; overflow: hidden; margin: 6px 0; background: repeating-linear-gradient(45deg, transparent 0 4px, #8881 4px 8px); }
-.stack > div { height: 100%; min-width: 1px; }
+.stack > div { height: 100%; min-width: 1px; flex: none; }
 .legend { display: grid; grid-template-columns: 12px 1fr auto auto; gap: 2px 6px; align-items: center; font-size: 0.92em; }
 .sw { width: 10px; height: 10px; border-radius: 2px; }
 .num { text-align: right; font-variant-numeric: tabular-nums; }
@@ -144,13 +144,16 @@ function draw(d) {
   h.push('<h2 id="total">' + fmt(g.tokens) + ' / ' + fmt(w) + ' tokens · ' + Math.round(100 * g.tokens / w) + ' % <span class="level-' + esc(g.level) + '">' + esc(g.level) + '</span></h2>');
   h.push('<div class="muted">' + esc(g.model) + ' · ' + (g.source === 'estimate' ? 'counted' : 'reported usage + what followed') + '</div>');
   if (b) {
+    // Widths and colours are set from the script below: the page's CSP allows no style attributes.
+    // An overfull window is drawn to its own size.
+    const scale = Math.max(w, g.tokens || 0);
     h.push('<div class="stack" id="stack" title="the window; hatched: free">');
-    for (const p of b.parts) if (p.tokens > 0) h.push('<div data-category="' + esc(p.category) + '" style="width:' + (100 * p.tokens / w) + '%;background:' + (colors[p.category] || 'gray') + '" title="' + esc(p.label) + ': ' + fmt(p.tokens) + '"></div>');
+    for (const p of b.parts) if (p.tokens > 0) h.push('<div data-c="' + esc(p.category) + '" data-w="' + (100 * p.tokens / scale) + '" title="' + esc(p.label) + ': ' + fmt(p.tokens) + '"></div>');
     h.push('</div><div class="legend" id="legend">');
     for (const p of b.parts) {
       let label = esc(p.label);
       if (p.category === 'tool-results' && b.tools && b.tools.length) label += ' <span class="muted">' + b.tools.slice(0, 3).map((t) => esc(t.name) + ' ' + short(t.tokens)).join(', ') + '</span>';
-      h.push('<div class="sw" style="background:' + (colors[p.category] || 'gray') + '"></div><div>' + label + '</div><div class="num">' + fmt(p.tokens) + '</div><div class="num muted">' + pct(p.tokens, w) + '</div>');
+      h.push('<div class="sw" data-c="' + esc(p.category) + '"></div><div>' + label + '</div><div class="num">' + fmt(p.tokens) + '</div><div class="num muted">' + pct(p.tokens, w) + '</div>');
     }
     h.push('</div>');
     if (b.outside.tokens > 0) {
@@ -187,6 +190,8 @@ function draw(d) {
   if (d.history && d.history.length) h.push('<h3>The agent\\'s compactions</h3><ul>' + d.history.map((x) => '<li>' + esc(x.label || x.kind) + '</li>').join('') + '</ul>');
   document.getElementById('root').className = '';
   document.getElementById('root').innerHTML = h.join('');
+  for (const e of document.querySelectorAll('[data-c]')) e.style.background = colors[e.dataset.c] || 'gray';
+  for (const e of document.querySelectorAll('[data-w]')) e.style.width = e.dataset.w + '%';
   document.getElementById('refresh').onclick = () => vscode.postMessage({ type: 'refresh' });
   for (const r of document.querySelectorAll('svg rect[data-line]')) r.onclick = () => vscode.postMessage({ type: 'reveal', line: Number(r.dataset.line) });
 }
@@ -199,7 +204,8 @@ function turnBars(turns) {
   turns.forEach((t, i) => {
     const x = i * bw, total = H * t.tokens / max, rem = H * Math.min(t.removed, t.tokens) / max;
     const title = '<title>turn ' + (t.index + 1) + ': ' + fmt(t.tokens) + ' tokens' + (t.removed ? ', dry run removes ' + fmt(t.removed) : '') + (t.prompt ? ' — ' + esc(t.prompt) : '') + '</title>';
-    out.push('<rect class="kept" data-line="' + t.startLine + '" x="' + x + '" y="' + (H - total) + '" width="' + Math.max(bw - gap, 0.5) + '" height="' + (total - rem) + '">' + title + '</rect>');
+    // Kept at the bottom, what the dry run removes stacked on top.
+    out.push('<rect class="kept" data-line="' + t.startLine + '" x="' + x + '" y="' + (H - total + rem) + '" width="' + Math.max(bw - gap, 0.5) + '" height="' + (total - rem) + '">' + title + '</rect>');
     if (rem > 0) out.push('<rect class="removed" data-line="' + t.startLine + '" x="' + x + '" y="' + (H - total) + '" width="' + Math.max(bw - gap, 0.5) + '" height="' + rem + '">' + title + '</rect>');
   });
   out.push('</svg>');

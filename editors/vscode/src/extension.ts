@@ -32,6 +32,8 @@ const commandTitles: Record<string, string> = {
   'compactd.history': 'Show history',
   'compactd.restore': 'Restore version…',
   'compactd.diff': 'Diff versions…',
+  'compactd.restoreBeforeAgentCompaction': "Restore from before the agent's compaction",
+  'compactd.recompactAgentCompaction': "Re-compact the agent's compaction with compactd",
 };
 
 interface CommandArgs {
@@ -278,7 +280,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     switch (command) {
       case 'compactd.compact':
       case 'compactd.restore':
-        await openPath(r.forkPath as string | undefined, false);
+      case 'compactd.restoreBeforeAgentCompaction':
+      case 'compactd.recompactAgentCompaction':
+        await openPath((r.forkPath ?? r.path) as string | undefined, false);
         break;
       case 'compactd.dryRun':
       case 'compactd.diff':

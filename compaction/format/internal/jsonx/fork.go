@@ -140,3 +140,24 @@ func ByBlock(parts []transcript.Part) (order []int, blocks map[int][]transcript.
 	}
 	return order, blocks
 }
+
+// PassUnknownOnly is PlanFork's skip list for a codec that passes through
+// only the records of unknown types no source message holds: the others
+// (metadata, markers) are what the fork writes itself or drops. current,
+// when not nil, also skips the unknown records it says are no longer part
+// of the conversation (on a branch left behind).
+func PassUnknownOnly(src *transcript.Transcript, current func(rec int) bool) map[int]bool {
+	owned := map[int]bool{}
+	for _, m := range src.Messages {
+		for _, r := range m.Records {
+			owned[r] = true
+		}
+	}
+	skip := map[int]bool{}
+	for i, r := range src.Records {
+		if !owned[i] && (r.Kind != transcript.RecordUnknown || current != nil && !current(i)) {
+			skip[i] = true
+		}
+	}
+	return skip
+}

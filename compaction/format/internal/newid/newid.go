@@ -1,10 +1,12 @@
-// Package newid makes the random identifiers forks need (session ids,
-// record uuids, condense ids). It is pure apart from reading
-// crypto/rand, and imports nothing of compactd.
+// Package newid makes the identifiers forks need (session ids, record
+// uuids, condense ids): random ones, and ones derived from a fork's
+// session id so that the same fork is written the same way twice. It is
+// pure apart from reading crypto/rand, and imports nothing of compactd.
 package newid
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 )
@@ -13,6 +15,19 @@ import (
 // lower-case 8-4-4-4-12 form.
 func UUID() string {
 	b := random16()
+	return format(b[:])
+}
+
+// Derived returns the n-th uuid derived from seed (a fork's session id):
+// shaped like a version 4 uuid, the same for the same seed and n.
+func Derived(seed string, n int) string {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%d", seed, n)))
+	return format(sum[:16])
+}
+
+// format sets b's version 4 and variant bits and writes it in the
+// canonical form.
+func format(b []byte) string {
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])

@@ -43,8 +43,16 @@ func TestValidateAnthropic(t *testing.T) {
 			{"role":"user","content":"thanks"}]}`, ""},
 		{"first message is assistant", `{"model":"m","max_tokens":10,"messages":[{"role":"assistant","content":"hi"},{"role":"user","content":"x"}]}`,
 			`first message must use the "user" role`},
-		{"two user messages in a row", `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"a"},{"role":"user","content":"b"}]}`,
-			`roles must alternate between "user" and "assistant"`},
+		// The API combines consecutive turns of one role (Claude Code sends
+		// two user messages in a row after its own compaction); the rules
+		// hold for the combined turn.
+		{"two user messages in a row", `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"a"},{"role":"user","content":"b"}]}`, ""},
+		{"a tool result after text, in the next user message", `{"model":"m","max_tokens":10,"messages":[
+			{"role":"user","content":"go"},
+			{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}]},
+			{"role":"user","content":"wait"},
+			{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"x"}]}]}`,
+			"`tool_result` blocks must come before any other content"},
 		{"unknown role", `{"model":"m","max_tokens":10,"messages":[{"role":"system","content":"a"}]}`, `Input should be 'user' or 'assistant'`},
 		{"tool_use without its result", `{"model":"m","max_tokens":10,"messages":[
 			{"role":"user","content":"go"},
@@ -98,6 +106,20 @@ func TestValidateAnthropic(t *testing.T) {
 		{"no messages", `{"model":"m","max_tokens":10,"messages":[]}`, "at least one message is required"},
 		{"tool_use in a user message", `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}]}]}`,
 			"Input tag 'tool_use'"},
+		{"tool_result in an assistant message", `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"a"},{"role":"assistant","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"x"}]}]}`,
+			"Input tag 'tool_result'"},
+		{"tool_use input not an object", `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"go"},
+			{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":"ls"}]},
+			{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"x"}]}]}`, "input: Input should be a valid dictionary"},
+		{"redacted thinking without data", `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"go"},{"role":"assistant","content":[{"type":"redacted_thinking"},{"type":"text","text":"x"}]},{"role":"user","content":"y"}]}`,
+			"data: Field required"},
+		{"unknown block type", `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":[{"type":"banana"}]}]}`, "Input tag 'banana'"},
+		{"tool name with a space", `{"model":"m","max_tokens":10,"tools":[{"name":"my tool","input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"a"}]}`,
+			"String should match pattern"},
+		{"duplicate tool names", `{"model":"m","max_tokens":10,"tools":[{"name":"Bash","input_schema":{}},{"name":"Bash","input_schema":{}}],"messages":[{"role":"user","content":"a"}]}`,
+			"Tool names must be unique"},
+		{"system block that is not text", `{"model":"m","max_tokens":10,"system":[{"type":"image"}],"messages":[{"role":"user","content":"a"}]}`,
+			"system.0.type: Input should be 'text'"},
 	})
 }
 
@@ -136,6 +158,10 @@ func TestValidateResponses(t *testing.T) {
 		{"duplicate call ids", `{"model":"m","input":[{"type":"function_call","name":"f","arguments":"{}","call_id":"c"},{"type":"function_call","name":"f","arguments":"{}","call_id":"c"},{"type":"function_call_output","call_id":"c","output":"x"}]}`,
 			"Duplicate value for 'call_id'"},
 		{"no model", `{"input":"hi"}`, "Missing required parameter: 'model'."},
+		{"custom call without its output", `{"model":"m","input":[{"type":"message","role":"user","content":"go"},{"type":"custom_tool_call","name":"apply_patch","input":"x","call_id":"call_4"}]}`,
+			"No tool output found for custom tool call call_4."},
+		{"call without a call_id", `{"model":"m","input":[{"type":"function_call","name":"f","arguments":"{}"}]}`, "Missing required parameter: 'input[0].call_id'."},
+		{"message content of the wrong type", `{"model":"m","input":[{"type":"message","role":"user","content":42}]}`, "Invalid type for 'input[0].content'"},
 	})
 }
 
@@ -230,5 +256,7 @@ func TestValidateChat(t *testing.T) {
 			"expected a string, got null"},
 		{"unknown role", `{"model":"m","messages":[{"role":"model","content":"x"}]}`, "Invalid value: 'model'."},
 		{"no messages", `{"model":"m","messages":[]}`, "[] is too short - 'messages'"},
+		{"tool call without an id", `{"model":"m","messages":[{"role":"user","content":"go"},{"role":"assistant","tool_calls":[{"type":"function","function":{"name":"read","arguments":"{}"}}]}]}`,
+			"Missing required parameter: 'messages[1].tool_calls[0].id'."},
 	})
 }

@@ -61,10 +61,11 @@ type Options struct {
 	// size. Parts take about 0.7 times their source's size. 0 means
 	// 32 MiB.
 	HotBytes int64
-	// ColdBytes bounds what the trimmed transcripts keep (about 400 bytes
+	// ColdBytes bounds what the trimmed transcripts keep (about 600 bytes
 	// a record): past it the least recently changed keep only their
 	// snapshot, and their next change reads them again. The active
-	// transcript and the ones the editor opened stay. 0 means 64 MiB.
+	// transcript and the ones the editor opened stay. 0 means 48 MiB
+	// (a 250 MB Claude Code session, or a few hundred small ones).
 	ColdBytes int64
 }
 
@@ -106,6 +107,9 @@ type Daemon struct {
 	active  atomic.Pointer[string]
 	// activeAt is the modification time of the active transcript.
 	activeAt atomic.Int64
+	// scanRead is set once the cold scan has read every file (scanDone
+	// closes after it settles the budgets).
+	scanRead atomic.Bool
 	// scanNewest is the newest file the cold scan found.
 	scanNewest atomic.Pointer[string]
 	savings    *savingsWorker
@@ -134,7 +138,7 @@ func New(opts Options) (*Daemon, error) {
 		opts.HotBytes = 32 << 20
 	}
 	if opts.ColdBytes <= 0 {
-		opts.ColdBytes = 64 << 20
+		opts.ColdBytes = 48 << 20
 	}
 	if opts.SavingsDelay <= 0 {
 		opts.SavingsDelay = 300 * time.Millisecond
@@ -624,14 +628,7 @@ func (d *Daemon) wantHot(tr *tracked, size int64) bool {
 // scanning reports whether the cold scan is still running. It reads files
 // newest first, so the file it just read is the oldest hot one and is not
 // kept over newer ones.
-func (d *Daemon) scanning() bool {
-	select {
-	case <-d.scanDone:
-		return false
-	default:
-		return true
-	}
-}
+func (d *Daemon) scanning() bool { return !d.scanRead.Load() }
 
 // freeSoon returns freed memory to the OS at most every few seconds after
 // evictions (a forced GC costs a few milliseconds).
@@ -716,6 +713,7 @@ func (d *Daemon) coldScan(ctx context.Context) {
 	}
 	close(jobs)
 	wg.Wait()
+	d.scanRead.Store(true)
 	if d.opts.OnScan != nil {
 		d.opts.OnScan(ScanProgress{Done: int(done.Load()), Total: total, Finished: true, Elapsed: time.Since(start)})
 	}

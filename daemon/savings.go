@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -33,6 +34,12 @@ type SavingsInput struct {
 	Strategies []string
 	KeepLast   int
 	Window     int
+
+	// skipped says why no estimates are computed.
+	skipped error
+	// counts and stats are the transcript's message counts and figures.
+	counts []tokens.Count
+	stats  transcript.Stats
 }
 
 // SavingsFunc estimates, without writing anything, how many tokens each
@@ -259,7 +266,11 @@ func (w *savingsWorker) compute(ctx context.Context, path string) {
 		w.mu.Unlock()
 	}()
 
-	in, seq, ok := w.d.savingsInput(ctx, tr)
+	in, seq, ok := w.d.savingsInput(ctx, tr, false)
+	if errors.Is(in.skipped, errNotInUse) {
+		w.settle(tr, seq, in.skipped)
+		return
+	}
 	if !ok {
 		return
 	}
@@ -289,11 +300,31 @@ func (w *savingsWorker) compute(ctx context.Context, path string) {
 	w.d.enforceBudget(nil, false)
 }
 
+// errNotInUse is why a cold transcript gets no new estimates: reading it
+// whole for them is kept for the conversation in use.
+var errNotInUse = errors.New("savings are estimated for the conversation in use; this one is not read again for them until it changes")
+
+// settle ends the pending estimates of tr's snapshot seq without new
+// figures (the last ones stay), saying why.
+func (w *savingsWorker) settle(tr *tracked, seq uint64, why error) {
+	tr.mu.Lock()
+	cur := tr.snap.Load()
+	if tr.seq != seq || cur == nil || !cur.SavingsPending {
+		tr.mu.Unlock()
+		return
+	}
+	next := *cur
+	next.SavingsPending, next.SavingsErr = false, why.Error()
+	tr.snap.Store(&next)
+	tr.mu.Unlock()
+	w.d.emit(tr)
+}
+
 // savingsInput is what the estimates for tr start from, and the Seq of the
 // snapshot they are for: a hot entry's parts (a copy of the message and
 // record lists, which appends and trimming change in place), else the
 // file read again whole, held only while the estimates run.
-func (d *Daemon) savingsInput(ctx context.Context, tr *tracked) (SavingsInput, uint64, bool) {
+func (d *Daemon) savingsInput(ctx context.Context, tr *tracked, asked bool) (SavingsInput, uint64, bool) {
 	tr.mu.Lock()
 	snap := tr.snap.Load()
 	seq := tr.seq
@@ -304,6 +335,8 @@ func (d *Daemon) savingsInput(ctx context.Context, tr *tracked) (SavingsInput, u
 	in := SavingsInput{Window: snap.Window}
 	if tr.t != nil && tr.hot.Load() {
 		in.Transcript = readerCopy(tr.t)
+		in.counts = slices.Clone(tr.counts)
+		in.stats = tr.stats
 		in.Counter = d.savingsIx.counterFor(tr.t, tr.stats)
 		if in.Counter.ID() == tr.countedWith {
 			in.Parts = slices.Clone(tr.parts)
@@ -312,6 +345,11 @@ func (d *Daemon) savingsInput(ctx context.Context, tr *tracked) (SavingsInput, u
 		return in, seq, true
 	}
 	tr.mu.Unlock()
+	if !asked && !tr.opened.Load() && tr.path != d.Active() {
+		// Cold and not in use: an old session changed (a resumed one
+		// gets its figures once it is the active one).
+		return SavingsInput{skipped: errNotInUse}, seq, false
+	}
 	// Cold: read the file whole into an entry of its own, counted with
 	// the estimates' counters (the index's measure indexing alone).
 	tmp := &tracked{path: tr.path, ctx: ctx}
@@ -320,6 +358,7 @@ func (d *Daemon) savingsInput(ctx context.Context, tr *tracked) (SavingsInput, u
 		return SavingsInput{}, 0, false
 	}
 	in.Transcript, in.Parts, in.Counter = readerCopy(tmp.t), slices.Clone(tmp.parts), d.savingsIx.counterFor(tmp.t, tmp.stats)
+	in.counts, in.stats = slices.Clone(tmp.counts), tmp.stats
 	if (tr.opened.Load() || tr.path == d.Active()) && tmp.t.Size <= maxAdopt {
 		// The conversation in use keeps this parse: its commands and its
 		// next estimates start from it.

@@ -308,7 +308,7 @@ func (r *Runner) recompactAgent(ctx context.Context, path string, req Request) (
 	}
 	recorded := versionReport{Report: rep}
 	if counter, err := r.tokenCounter(b.before.t); err == nil {
-		if over, ok := r.sourceOverhead(ctx, "", b.before.t, counter, rep.TokensBefore); ok {
+		if over, ok := r.sourceOverhead(ctx, "", b.before.t, counter, nil); ok {
 			recorded.SourceOverhead = &over
 		}
 	}

@@ -1,8 +1,6 @@
 package agents
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,31 +12,38 @@ import (
 	"github.com/compactd/compactd/editors/e2e/agents/modelserver"
 )
 
-// The agent's own compactions (issue 14, item 5). A real session goes on
-// across compactions of the agent's own — two compact_boundary records in
-// Claude Code's session, one compacted record in Codex's rollout — and the
-// agent itself carries on from each. compactd lists them in its history,
-// restores the conversation before the last one, and compacts that history
-// with its own pipeline; the agent resumes both forks with requests the
-// model server accepts, holding what the agent had before its compaction.
+// The agent's own compactions (issue 14, item 5). The agents compact their
+// sessions themselves: Claude Code twice on /compact (each a
+// compact_boundary and the summary it asked the model for), Codex once by
+// its auto-compaction before a turn (a compacted record), each sending the
+// model server its summarisation request, which the server answers with a
+// summary that keeps only some of the facts (modelserver/summary.go). The
+// agent carries on from each. compactd lists them in its history, restores
+// the conversation before the last one, and compacts that history with its
+// own pipeline, reporting which facts the agent's summary lost; the agent
+// resumes both forks with requests the model server accepts, holding what
+// the agent had before its compaction.
 //
-// The compaction records are appended by the test in the agent's own shape
-// (its summary request needs a model reply the suite's script does not
-// write); that the agent goes on from them proves it reads them as its own.
+// Records the test wrote itself in the agent's shape (before the server
+// could answer a summary request) are gone: the agents' own are the real
+// thing, and the codecs' unit tests keep the older shapes (a
+// compact_boundary without preservedSegment, a replacement_history
+// without the user's prompts) on fixtures.
 
-// agentSummary is the summary every injected compaction carries: short,
-// as agents' summaries are, naming none of the turns it replaces.
-const agentSummary = "Summary of the conversation so far: the user is improving an inventory project written in Go."
-
-// compactionPlan says after which turns of sessionTurns the agent's own
-// compactions fall, per agent.
-var compactionPlan = map[string][]int{"claude": {2, 4}, "codex": {2}}
+// compactionPlan says, per agent, after how many turns of sessionTurns the
+// agent's own compactions fall. Codex's falls before a turn without tools
+// (q1): its auto-compaction runs before the turn, and a turn that grew past
+// the lowered limit again would compact once more in the middle.
+var compactionPlan = map[string][]int{"claude": {2, 4}, "codex": {3}}
 
 func TestRealAgentCompactions(t *testing.T) {
 	enabled(t)
 	bin := compactdBin(t)
 	for _, a := range []agent{claude, codex} {
-		t.Run(a.name, func(t *testing.T) { runAgentCompactions(t, a, bin) })
+		t.Run(a.name, func(t *testing.T) {
+			t.Parallel()
+			runAgentCompactions(t, a, bin)
+		})
 	}
 }
 
@@ -65,15 +70,42 @@ func runAgentCompactions(t *testing.T, a agent, bin string) {
 
 	id, file := a.newID(), ""
 	compactions := 0
+	justCompacted := false // the agent compacted before the turn about to run
+	// summarized checks that the agent asked the model for one summary
+	// since seq and returns it.
+	summarized := func(seq int, when string) modelserver.Exchange {
+		t.Helper()
+		var sums []modelserver.Exchange
+		for _, e := range srv.Exchanges() {
+			if e.Seq > seq && e.Summary {
+				sums = append(sums, e)
+			}
+		}
+		if len(sums) != 1 {
+			t.Fatalf("%s: %s asked the model for %d summaries, want 1 (its own compaction)", when, a.label, len(sums))
+		}
+		return sums[0]
+	}
 	for i, st := range sessionTurns[:n] {
 		args := a.first(sb, id, prompt(st.task, st.prompt))
 		if i > 0 {
 			args = a.resume(sb, id, prompt(st.task, st.prompt))
 		}
+		// Codex compacts before this turn: its limit lowered for the turn.
+		codexCompacts := a.name == "codex" && compactions < len(plan) && plan[compactions] == i
+		if codexCompacts {
+			setCodexAutoCompact(t, sb, 1000)
+		}
 		seq := lastSeq(srv)
 		sb.run(t, a.timeout, command, args...)
 		if bad := rejectedSince(srv, seq); len(bad) > 0 {
 			t.Fatalf("turn %s: the model server refused the agent's requests:%s", st.task, describe(bad))
+		}
+		if codexCompacts {
+			setCodexAutoCompact(t, sb, 0)
+			summarized(seq, "turn "+st.task)
+			compactions++
+			justCompacted = true
 		}
 		if file == "" {
 			file = a.session(t, sb, id)
@@ -81,18 +113,33 @@ func runAgentCompactions(t *testing.T, a agent, bin string) {
 				id = a.idOf(t, file)
 			}
 		}
-		if compactions > 0 {
-			// The agent went on from its compaction: it sent the summary,
-			// not the turns the summary replaced.
+		if justCompacted {
+			justCompacted = false
+			// The first turn after the agent's compaction: the agent sent
+			// the summary, not the turns the summary replaced (the answer
+			// of the first of them at least; Claude Code keeps its last
+			// messages verbatim, Codex the user's prompts).
 			req := exchangesOf(srv, st.task)[0].Conversation
-			if !req.Contains(agentSummary) || req.Contains(modelserver.TaskTag(sessionTurns[0].task)) {
-				t.Fatalf("turn %s after the compaction: the agent did not read the compaction as its own", st.task)
+			first := sessionTurns[prevCompaction(plan, compactions)].task
+			if !req.Contains(modelserver.SummaryHeading) || req.Contains("(answer "+first+")") {
+				t.Fatalf("turn %s after the compaction: the agent did not carry on from its own summary (summary sent: %v; the answer of %s, which it replaced, sent: %v)",
+					st.task, req.Contains(modelserver.SummaryHeading), first, req.Contains("(answer "+first+")"))
 			}
 		}
-		if compactions < len(plan) && i+1 == plan[compactions] {
-			appendCompaction(t, a.name, file)
+		if a.name == "claude" && compactions < len(plan) && plan[compactions] == i+1 {
+			// Claude Code compacts on /compact, as a user types it.
+			seq := lastSeq(srv)
+			sb.run(t, a.timeout, command, a.resume(sb, id, "/compact")...)
+			if bad := rejectedSince(srv, seq); len(bad) > 0 {
+				t.Fatalf("/compact after turn %s: the model server refused the agent's requests:%s", st.task, describe(bad))
+			}
+			summarized(seq, "/compact after turn "+st.task)
 			compactions++
+			justCompacted = true
 		}
+	}
+	if compactions != len(plan) {
+		t.Fatalf("%s compacted %d times, want %d", a.label, compactions, len(plan))
 	}
 
 	// History: the agent's compactions, a1 … aN, each the child of the one before.
@@ -210,141 +257,37 @@ func runAgentCompactions(t *testing.T, a agent, bin string) {
 	}
 }
 
-// appendCompaction appends to the session file the records the agent
-// writes when it compacts its history, in its own shape.
-func appendCompaction(t *testing.T, agentName, path string) {
+// prevCompaction returns the turn the compaction before the k-th (1-based)
+// fell after: 0 for the first.
+func prevCompaction(plan []int, k int) int {
+	if k < 2 {
+		return 0
+	}
+	return plan[k-2]
+}
+
+// setCodexAutoCompact sets Codex's model_auto_compact_token_limit, the
+// context size past which it compacts before a turn; 0 removes it.
+func setCodexAutoCompact(t *testing.T, sb *sandbox, limit int) {
 	t.Helper()
-	data, err := os.ReadFile(path)
+	path := filepath.Join(sb.getenv("CODEX_HOME"), "config.toml")
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var lines []string
-	switch agentName {
-	case "claude":
-		lines = claudeCompaction(t, data)
-	case "codex":
-		lines = codexCompaction(t, data)
-	default:
-		t.Fatalf("no compaction shape for %s", agentName)
+	const key = "model_auto_compact_token_limit"
+	var kept []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(l, key+" ") {
+			kept = append(kept, l)
+		}
 	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
+	cfg := strings.Join(kept, "\n")
+	if limit > 0 {
+		// A top-level key: before the first table.
+		cfg = fmt.Sprintf("%s = %d\n", key, limit) + cfg
+	}
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	for _, l := range lines {
-		if _, err := f.WriteString(l + "\n"); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-func jsonLine(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-// claudeCompaction is what Claude Code writes when it compacts: a
-// compact_boundary with no parent, naming the old leaf as its logical
-// parent, then the summary under it.
-func claudeCompaction(t *testing.T, data []byte) []string {
-	var leaf struct {
-		UUID, SessionID, Cwd, Version, GitBranch string
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		var r struct {
-			Type      string `json:"type"`
-			UUID      string `json:"uuid"`
-			SessionID string `json:"sessionId"`
-			Cwd       string `json:"cwd"`
-			Version   string `json:"version"`
-			GitBranch string `json:"gitBranch"`
-			Sidechain bool   `json:"isSidechain"`
-		}
-		if json.Unmarshal(sc.Bytes(), &r) == nil && r.UUID != "" && !r.Sidechain && (r.Type == "user" || r.Type == "assistant" || r.Type == "system") {
-			leaf.UUID, leaf.SessionID, leaf.Cwd, leaf.Version, leaf.GitBranch = r.UUID, r.SessionID, r.Cwd, r.Version, r.GitBranch
-		}
-	}
-	if leaf.UUID == "" {
-		t.Fatal("no conversation row to compact under")
-	}
-	now := time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
-	boundary, summary := uuid(), uuid()
-	return []string{
-		jsonLine(t, map[string]any{"parentUuid": nil, "logicalParentUuid": leaf.UUID, "isSidechain": false, "userType": "external",
-			"cwd": leaf.Cwd, "sessionId": leaf.SessionID, "version": leaf.Version, "gitBranch": leaf.GitBranch,
-			"type": "system", "subtype": "compact_boundary", "content": "Conversation compacted", "isMeta": false,
-			"timestamp": now, "uuid": boundary, "level": "info", "compactMetadata": map[string]any{"trigger": "manual", "preTokens": 40000}}),
-		jsonLine(t, map[string]any{"parentUuid": boundary, "isSidechain": false, "userType": "external",
-			"cwd": leaf.Cwd, "sessionId": leaf.SessionID, "version": leaf.Version, "gitBranch": leaf.GitBranch,
-			"type": "user", "message": map[string]any{"role": "user", "content": agentSummary},
-			"isVisibleInTranscriptOnly": true, "isCompactSummary": true, "uuid": summary, "timestamp": now}),
-	}
-}
-
-// codexCompaction is what Codex writes when it compacts: a compacted record
-// whose replacement history keeps the injected context and the summary.
-func codexCompaction(t *testing.T, data []byte) []string {
-	var keep []json.RawMessage
-	ordinal := -1 // Codex 0.169 numbers every line; -1: this rollout does not
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		var r struct {
-			Type    string          `json:"type"`
-			Ordinal *int            `json:"ordinal"`
-			Payload json.RawMessage `json:"payload"`
-		}
-		if json.Unmarshal(sc.Bytes(), &r) != nil {
-			continue
-		}
-		if r.Ordinal != nil {
-			ordinal = *r.Ordinal
-		}
-		if r.Type != "response_item" {
-			continue
-		}
-		var it struct {
-			Type    string `json:"type"`
-			Role    string `json:"role"`
-			Content []struct {
-				Text string `json:"text"`
-			} `json:"content"`
-		}
-		if json.Unmarshal(r.Payload, &it) != nil || it.Type != "message" || it.Role == "assistant" {
-			continue
-		}
-		// Codex keeps its injected context (developer instructions,
-		// environment) and drops the user's prompts, which the summary
-		// stands for.
-		injected := it.Role == "developer"
-		for _, c := range it.Content {
-			injected = injected || strings.HasPrefix(strings.TrimSpace(c.Text), "<")
-		}
-		if injected {
-			keep = append(keep, r.Payload)
-		}
-	}
-	summary := json.RawMessage(jsonLine(t, map[string]any{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": agentSummary}}}))
-	keep = append(keep, summary)
-	now := time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
-	lines := []map[string]any{
-		{"timestamp": now, "type": "event_msg", "payload": map[string]any{"type": "context_compacted"}},
-		{"timestamp": now, "type": "compacted", "payload": map[string]any{"message": agentSummary, "replacement_history": keep}},
-	}
-	var out []string
-	for _, l := range lines {
-		if ordinal >= 0 {
-			ordinal++
-			l["ordinal"] = ordinal
-		}
-		out = append(out, jsonLine(t, l))
-	}
-	return out
 }

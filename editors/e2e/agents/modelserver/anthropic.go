@@ -163,23 +163,39 @@ func parseAnthropic(body []byte, countOnly bool) (*Conversation, *anthRequest, *
 	if req.Messages[0].Role != "user" {
 		return c, &req, invalid("messages: first message must use the \"user\" role")
 	}
+	// "Consecutive user or assistant turns in your request will be
+	// combined into a single turn" (the Messages API reference): the rules
+	// below hold for the combined turns. Claude Code itself sends two user
+	// messages in a row after its own compaction.
+	type turn struct {
+		Role  string
+		first int // the index of the turn's first message, for error messages
+	}
+	var turns []turn
+	var merged [][]anthBlock
+	for i, m := range req.Messages {
+		if len(turns) > 0 && turns[len(turns)-1].Role == m.Role {
+			merged[len(merged)-1] = append(merged[len(merged)-1], all[i]...)
+			continue
+		}
+		turns = append(turns, turn{Role: m.Role, first: i})
+		merged = append(merged, append([]anthBlock(nil), all[i]...))
+	}
+	all = merged
 	cacheControls := 0
 	toolUseIDs := map[string]bool{}
-	for i, m := range req.Messages {
+	for i, m := range turns {
 		bs := all[i]
-		if i > 0 && m.Role == req.Messages[i-1].Role {
-			return c, &req, invalid("messages: roles must alternate between \"user\" and \"assistant\", but found multiple %q roles in a row", m.Role)
-		}
-		last := i == len(req.Messages)-1
+		last := i == len(turns)-1
 		if len(bs) == 0 && !(last && m.Role == "assistant") {
-			return c, &req, invalid("messages.%d: all messages must have non-empty content except for the optional final assistant message", i)
+			return c, &req, invalid("messages.%d: all messages must have non-empty content except for the optional final assistant message", m.first)
 		}
 		seenOther := false
 		for j, b := range bs {
 			if len(b.CacheControl) > 0 && string(b.CacheControl) != "null" {
 				cacheControls++
 			}
-			at := fmt.Sprintf("messages.%d.content.%d", i, j)
+			at := fmt.Sprintf("messages.%d.content.%d", m.first, j)
 			switch b.Type {
 			case "text":
 				if b.Text == nil {
@@ -206,7 +222,7 @@ func parseAnthropic(body []byte, countOnly bool) (*Conversation, *anthRequest, *
 					return c, &req, invalid("%s.id: String should match pattern '^[a-zA-Z0-9_-]+$'", at)
 				}
 				if toolUseIDs[b.ID] {
-					return c, &req, invalid("messages.%d.content.%d: `tool_use` ids must be unique", i, j)
+					return c, &req, invalid("messages.%d.content.%d: `tool_use` ids must be unique", m.first, j)
 				}
 				toolUseIDs[b.ID] = true
 				if len(b.Input) == 0 || b.Input[0] != '{' {
@@ -219,7 +235,7 @@ func parseAnthropic(body []byte, countOnly bool) (*Conversation, *anthRequest, *
 				}
 				if seenOther {
 					// The API wants a user turn's tool results before any other content.
-					return c, &req, invalid("messages.%d: `tool_result` blocks must come before any other content in the user message", i)
+					return c, &req, invalid("messages.%d: `tool_result` blocks must come before any other content in the user message", m.first)
 				}
 				c.Items = append(c.Items, Item{Role: m.Role, Kind: KindResult, CallID: b.ToolUseID, Text: resultText(b.Content)})
 			case "thinking":
@@ -258,7 +274,7 @@ func parseAnthropic(body []byte, countOnly bool) (*Conversation, *anthRequest, *
 			}
 			if len(want) > 0 {
 				got := map[string]bool{}
-				if i+1 < len(req.Messages) {
+				if i+1 < len(turns) {
 					for _, b := range all[i+1] {
 						if b.Type == "tool_result" {
 							got[b.ToolUseID] = true
@@ -272,7 +288,7 @@ func parseAnthropic(body []byte, countOnly bool) (*Conversation, *anthRequest, *
 					}
 				}
 				if len(missing) > 0 {
-					return c, &req, invalid("messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. Each `tool_use` block must have a corresponding `tool_result` block in the next message.", i+1, strings.Join(missing, ", "))
+					return c, &req, invalid("messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. Each `tool_use` block must have a corresponding `tool_result` block in the next message.", m.first+1, strings.Join(missing, ", "))
 				}
 			}
 		} else {
@@ -286,7 +302,7 @@ func parseAnthropic(body []byte, countOnly bool) (*Conversation, *anthRequest, *
 			}
 			for j, b := range bs {
 				if b.Type == "tool_result" && !prev[b.ToolUseID] {
-					return c, &req, invalid("messages.%d.content.%d: unexpected `tool_use_id` found in `tool_result` blocks: %s. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.", i, j, b.ToolUseID)
+					return c, &req, invalid("messages.%d.content.%d: unexpected `tool_use_id` found in `tool_result` blocks: %s. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.", m.first, j, b.ToolUseID)
 				}
 			}
 		}
@@ -297,12 +313,12 @@ func parseAnthropic(body []byte, countOnly bool) (*Conversation, *anthRequest, *
 	// With thinking on, the assistant message of an unfinished tool loop
 	// (the last assistant message, answered by tool results) starts with
 	// its thinking.
-	if c.Thinking && len(req.Messages) >= 2 {
-		li := len(req.Messages) - 1
-		if req.Messages[li].Role == "user" && hasType(all[li], "tool_result") && req.Messages[li-1].Role == "assistant" {
+	if c.Thinking && len(turns) >= 2 {
+		li := len(turns) - 1
+		if turns[li].Role == "user" && hasType(all[li], "tool_result") && turns[li-1].Role == "assistant" {
 			bs := all[li-1]
 			if len(bs) > 0 && bs[0].Type != "thinking" && bs[0].Type != "redacted_thinking" {
-				return c, &req, invalid("messages.%d.content.0.type: Expected `thinking` or `redacted_thinking`, but found `%s`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking", li-1, bs[0].Type)
+				return c, &req, invalid("messages.%d.content.0.type: Expected `thinking` or `redacted_thinking`, but found `%s`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking", turns[li-1].first, bs[0].Type)
 			}
 		}
 	}

@@ -79,11 +79,17 @@ type plan struct {
 	Task  string // the task named by the latest tagged prompt, "" if none
 	Step  int    // index of the step answered; len(Steps) is the answer
 	Known bool   // Task is in the script
-	Reply Reply
+	// Summary marks an agent's request to summarize the conversation
+	// (its own compaction); Reply is the summary.
+	Summary bool
+	Reply   Reply
 }
 
 // decide derives the reply to a conversation from the script.
 func (s *Script) decide(c *Conversation) (plan, error) {
+	if style := c.summaryStyle(); style != noSummary {
+		return plan{Summary: true, Reply: Reply{Text: c.summary(style)}}, nil
+	}
 	task, after := c.latestTask()
 	p := plan{Task: task}
 	turn, ok := s.Turns[task]

@@ -70,8 +70,11 @@ type Exchange struct {
 	Task     string
 	Step     int
 	Scripted bool
-	Reply    Reply
-	Usage    Usage
+	// Summary marks a request to summarize the conversation (an agent's
+	// own compaction), answered with a summary (Task is "").
+	Summary bool
+	Reply   Reply
+	Usage   Usage
 }
 
 // Options configure a Server.
@@ -234,7 +237,7 @@ func (s *Server) finish(ex *Exchange, c *Conversation, p plan, u Usage) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ex.Conversation = c
-	ex.Task, ex.Step, ex.Scripted, ex.Reply, ex.Usage = p.Task, p.Step, p.Known, p.Reply, u
+	ex.Task, ex.Step, ex.Scripted, ex.Summary, ex.Reply, ex.Usage = p.Task, p.Step, p.Known, p.Summary, p.Reply, u
 }
 
 func (s *Server) reject(w http.ResponseWriter, ex *Exchange, c *Conversation, status int, msg string, body any) {

@@ -43,8 +43,16 @@ func TestValidateAnthropic(t *testing.T) {
 			{"role":"user","content":"thanks"}]}`, ""},
 		{"first message is assistant", `{"model":"m","max_tokens":10,"messages":[{"role":"assistant","content":"hi"},{"role":"user","content":"x"}]}`,
 			`first message must use the "user" role`},
-		{"two user messages in a row", `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"a"},{"role":"user","content":"b"}]}`,
-			`roles must alternate between "user" and "assistant"`},
+		// The API combines consecutive turns of one role (Claude Code sends
+		// two user messages in a row after its own compaction); the rules
+		// hold for the combined turn.
+		{"two user messages in a row", `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"a"},{"role":"user","content":"b"}]}`, ""},
+		{"a tool result after text, in the next user message", `{"model":"m","max_tokens":10,"messages":[
+			{"role":"user","content":"go"},
+			{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}]},
+			{"role":"user","content":"wait"},
+			{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"x"}]}]}`,
+			"`tool_result` blocks must come before any other content"},
 		{"unknown role", `{"model":"m","max_tokens":10,"messages":[{"role":"system","content":"a"}]}`, `Input should be 'user' or 'assistant'`},
 		{"tool_use without its result", `{"model":"m","max_tokens":10,"messages":[
 			{"role":"user","content":"go"},

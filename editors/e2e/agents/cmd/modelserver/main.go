@@ -55,8 +55,12 @@ func main() {
 				continue
 			}
 			printed[e.Seq] = true
-			fmt.Fprintf(os.Stderr, "%s #%d %s %s %s -> %d task=%q step=%d context=%d %s\n", e.Finished.Format("15:04:05.000"),
-				e.Seq, e.API, e.Method, e.Path, e.Status, e.Task, e.Step, e.Usage.Context(), e.Rejected)
+			what := fmt.Sprintf("task=%q step=%d", e.Task, e.Step)
+			if e.Summary {
+				what = "summary"
+			}
+			fmt.Fprintf(os.Stderr, "%s #%d %s %s %s -> %d %s context=%d %s\n", e.Finished.Format("15:04:05.000"),
+				e.Seq, e.API, e.Method, e.Path, e.Status, what, e.Usage.Context(), e.Rejected)
 		}
 		select {
 		case <-stop:

@@ -109,7 +109,10 @@ func workspaceFixture(cfg *config, ws string, large int) (big, small *growing, e
 		return p, os.WriteFile(p, data, 0o644)
 	}
 	mk := func(name string, size int, seed uint64, appends int) (*growing, error) {
-		base := sessiongen.ClaudeCode(sessiongen.Options{Seed: seed, TargetBytes: size, Cwd: ws})
+		base, _, err := benchSession(size, seed, ws)
+		if err != nil {
+			return nil, err
+		}
 		p, err := write(name, base)
 		if err != nil {
 			return nil, err

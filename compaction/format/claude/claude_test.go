@@ -229,6 +229,7 @@ func TestForkGolden(t *testing.T) {
 func FuzzParseClaudeCode(f *testing.F) {
 	f.Add(formattest.Fixture(f, "mixed.jsonl"))
 	f.Add(formattest.Fixture(f, "compact-after-rewind.jsonl"))
+	f.Add(formattest.Fixture(f, "parallel-tool-calls.jsonl"))
 	f.Add([]byte("{\"type\":\"user\"}\n\n{"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		formattest.WriteBack(t, Codec{}, src)

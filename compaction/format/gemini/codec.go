@@ -73,25 +73,57 @@ func (Codec) Write(t *transcript.Transcript) ([]byte, error) {
 
 // lineState is Transcript.State of a JSONL recording. It is copied, never
 // changed, once a transcript holds it; msgs only gains entries (keyed by
-// record index, which never changes meaning).
+// record index and $set element, which never change meaning).
 type lineState struct {
 	// order is the conversation: message records by id, first-seen order,
 	// each pointing at its latest version.
 	order []entry
 	pos   map[string]int
-	msgs  map[int][]transcript.Message
+	msgs  map[msgKey][]transcript.Message
 	meta  transcript.Meta
 	lines int
 }
 
+// An entry is one message of the conversation: a message line (elem -1)
+// or element elem of the messages array of a $set line.
 type entry struct {
-	id  string
-	rec int
+	id   string
+	rec  int
+	elem int
+}
+
+// msgKey locates the record a message was decoded from: a line, or one
+// element of a $set line's messages.
+type msgKey struct{ rec, elem int }
+
+func (e entry) key() msgKey { return msgKey{e.rec, e.elem} }
+
+// A $set line's messages array is the whole conversation as Gemini CLI
+// holds it: on every resume it writes the history it loaded back as
+// {"$set":{"messages":[…]}}, and its loader replaces everything read so
+// far with that array. The array is not the lines before it: the model
+// messages' toolCalls[].result hold the responses of their whole call
+// group, and each is followed by a "<id>_response" user message — so the
+// copies of every tool result grow with each resume, and Gemini CLI sends
+// them all. Parts of element e of a $set line carry Ref.Block
+// setBlock(e) + their block within the element.
+const setStride = 1 << 24
+
+func setBlock(elem int) int { return (elem + 1) * setStride }
+
+// splitBlock returns the $set element a part's block belongs to (-1 for a
+// message line's own parts) and its block within that element.
+func splitBlock(block int) (elem, inner int) {
+	elem = (block+1)/setStride - 1
+	if elem < 0 {
+		return -1, block
+	}
+	return elem, block - setBlock(elem)
 }
 
 func emptyLines() *transcript.Transcript {
 	return &transcript.Transcript{Format: transcript.FormatGeminiCLI, Frame: &jsonl.Frame{},
-		State: &lineState{pos: map[string]int{}, msgs: map[int][]transcript.Message{}}}
+		State: &lineState{pos: map[string]int{}, msgs: map[msgKey][]transcript.Message{}}}
 }
 
 // lineKind classifies one JSONL record.
@@ -115,7 +147,7 @@ func (c Codec) appendLines(prev *transcript.Transcript, data []byte, whole bool)
 	t.State = st
 	t.Meta = st.meta
 	for _, e := range st.order {
-		t.Messages = append(t.Messages, st.msgs[e.rec]...)
+		t.Messages = append(t.Messages, st.msgs[e.key()]...)
 	}
 	t.Turns = transcript.BuildTurns(t.Messages)
 	return t
@@ -139,6 +171,11 @@ func (s *lineState) note(rec *transcript.Record, idx int, k *lineKind) error {
 		if json.Unmarshal(b, &patch) == nil {
 			s.noteMeta(&patch)
 		}
+		if raw, ok := k.Set["messages"]; ok {
+			if err := s.setMessages(idx, raw); err != nil {
+				return fmt.Errorf("$set messages: %w", err)
+			}
+		}
 	case k.Type != nil && k.ID != "":
 		rec.Type, rec.ID = *k.Type, k.ID
 		visible, known := messageTypes[*k.Type]
@@ -155,24 +192,71 @@ func (s *lineState) note(rec *transcript.Record, idx int, k *lineKind) error {
 			if err != nil {
 				return fmt.Errorf("message %s: %w", k.ID, err)
 			}
-			s.msgs[idx] = msgs
-			for _, m := range msgs {
-				if m.Model != "" {
-					s.meta.Model = m.Model
-				}
-			}
+			s.msgs[msgKey{idx, -1}] = msgs
+			s.noteModel(msgs)
 		}
-		if p, ok := s.pos[k.ID]; ok {
-			s.order[p].rec = idx // an update: last version, first position
-		} else {
-			s.pos[k.ID] = len(s.order)
-			s.order = append(s.order, entry{id: k.ID, rec: idx})
-		}
+		s.put(entry{id: k.ID, rec: idx, elem: -1})
 	case k.SessionID != "" || k.ProjectHash != "":
 		rec.Kind, rec.Type = transcript.RecordMeta, "metadata"
 		s.noteMeta(k)
 	default:
 		rec.Kind = transcript.RecordUnknown
+	}
+	return nil
+}
+
+// put places a message in the conversation as Gemini CLI's loader does
+// (a Map by id): an update takes the place of the version it replaces.
+func (s *lineState) put(e entry) {
+	if p, ok := s.pos[e.id]; ok {
+		s.order[p] = e // an update: last version, first position
+		return
+	}
+	s.pos[e.id] = len(s.order)
+	s.order = append(s.order, e)
+}
+
+func (s *lineState) noteModel(msgs []transcript.Message) {
+	for _, m := range msgs {
+		if m.Model != "" {
+			s.meta.Model = m.Model
+		}
+	}
+}
+
+// setMessages replaces the conversation with the messages array of the
+// $set line idx, as Gemini CLI's loader does. An array it cannot read
+// leaves the conversation as it was (Gemini CLI skips such a line too).
+func (s *lineState) setMessages(idx int, raw json.RawMessage) error {
+	var elems []json.RawMessage
+	if json.Unmarshal(raw, &elems) != nil {
+		return nil
+	}
+	s.order, s.pos = nil, map[string]int{}
+	for e, el := range elems {
+		var w wireMessage
+		if json.Unmarshal(el, &w) != nil || w.ID == "" {
+			continue
+		}
+		if w.Type == nil {
+			continue
+		}
+		if visible, known := messageTypes[*w.Type]; known && visible {
+			msgs, err := decodeMessage(&w, idx)
+			if err != nil {
+				return fmt.Errorf("message %s: %w", w.ID, err)
+			}
+			for i := range msgs {
+				parts := slices.Clone(msgs[i].Parts)
+				for k := range parts {
+					parts[k].Ref.Block += setBlock(e)
+				}
+				msgs[i].Parts = parts
+			}
+			s.msgs[msgKey{idx, e}] = msgs
+			s.noteModel(msgs)
+		}
+		s.put(entry{id: w.ID, rec: idx, elem: e})
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,9 +15,8 @@ import (
 
 // Block bases for parts that do not live in a message's content array.
 const (
-	blockThought = 1 << 20
-	blockCall    = 2 << 20
-	blockResult  = 3 << 20
+	blockCall   = 2 << 20
+	blockResult = 3 << 20
 )
 
 // wireMessage is one recorded message (a JSONL line or a legacy
@@ -91,14 +91,14 @@ func decodeMessage(w *wireMessage, rec int) ([]transcript.Message, error) {
 	default:
 		return nil, nil
 	}
+	// As Gemini CLI turns a recorded message into history: content that
+	// holds its calls itself (the history a resume writes back in a $set)
+	// is the model's turn as is; otherwise the content and the toolCalls'
+	// calls make it up. The toolCalls' results follow either way. The
+	// thoughts are not part of it: Gemini CLI never sends them back (see
+	// withoutThoughts).
+	ownParts := slices.ContainsFunc(parts, func(p transcript.Part) bool { return p.Kind == transcript.PartToolCall })
 	var all []transcript.Part
-	for i, th := range w.Thoughts {
-		text := th.Description
-		if th.Subject != "" {
-			text = th.Subject + "\n" + th.Description
-		}
-		all = append(all, transcript.Part{Kind: transcript.PartReasoning, Text: text, Ref: transcript.Ref{Record: rec, Block: blockThought + i}})
-	}
 	var results []transcript.Part
 	for _, p := range parts {
 		if p.Kind == transcript.PartToolResult {
@@ -108,10 +108,10 @@ func decodeMessage(w *wireMessage, rec int) ([]transcript.Message, error) {
 		}
 	}
 	for k, tc := range w.ToolCalls {
-		all = append(all, transcript.Part{Kind: transcript.PartToolCall, ToolCallID: tc.ID, ToolName: tc.Name, Args: cmp.Or(jsonx.Compact(tc.Args), "{}"), Ref: transcript.Ref{Record: rec, Block: blockCall + k}})
-		if r, ok := callResult(&tc, rec, k); ok {
-			results = append(results, r)
+		if !ownParts {
+			all = append(all, transcript.Part{Kind: transcript.PartToolCall, ToolCallID: tc.ID, ToolName: tc.Name, Args: cmp.Or(jsonx.Compact(tc.Args), "{}"), Ref: transcript.Ref{Record: rec, Block: blockCall + k}})
 		}
+		results = append(results, callResults(&tc, rec, k)...)
 	}
 	m := transcript.Message{ID: w.ID, Role: transcript.RoleAssistant, Origin: transcript.OriginAgent, Model: w.Model, Timestamp: ts, Records: []int{rec}, Parts: all}
 	if t := w.Tokens; t != nil {
@@ -125,17 +125,19 @@ func decodeMessage(w *wireMessage, rec int) ([]transcript.Message, error) {
 	return out, nil
 }
 
-// callResult reads a recorded tool call's result: functionResponse parts
-// whose response output becomes the result text.
-func callResult(tc *wireToolCall, rec, k int) (transcript.Part, bool) {
+// callResults reads a recorded tool call's result: functionResponse
+// parts, each a result whose response output is its text. A result holds
+// one response when the CLI recorded it; the history a resume writes back
+// holds the responses of the call's whole group, each sent to the model.
+func callResults(tc *wireToolCall, rec, k int) []transcript.Part {
 	if len(tc.Result) == 0 || string(tc.Result) == "null" {
-		return transcript.Part{}, false
+		return nil
 	}
 	p := transcript.Part{Kind: transcript.PartToolResult, ToolCallID: tc.ID, ToolName: tc.Name, IsError: tc.Status == "error", Ref: transcript.Ref{Record: rec, Block: blockResult + k}}
 	var parts []genai.Part
 	if json.Unmarshal(tc.Result, &parts) != nil {
 		p.Text = jsonx.Compact(tc.Result)
-		return p, true
+		return []transcript.Part{p}
 	}
 	var texts []string
 	for _, wp := range parts {
@@ -149,7 +151,7 @@ func callResult(tc *wireToolCall, rec, k int) (transcript.Part, bool) {
 		}
 	}
 	p.Text = strings.Join(texts, "\n")
-	return p, true
+	return []transcript.Part{p}
 }
 
 // decodeContent reads a PartListUnion: a string, one Part or a Part array.
@@ -199,7 +201,16 @@ func decodeContent(raw json.RawMessage, rec int) ([]transcript.Part, error) {
 	return out, nil
 }
 
+// decodePart reads one API Part. A thought (a text Part marked thought)
+// is left out: Gemini CLI records the model's thoughts (in a message's
+// thoughts, and as thought Parts in the history a resume writes back) but
+// strips them from every request, live or resumed, so the model never
+// reads them again and they take no room in its window. Forks keep them
+// as recorded.
 func decodePart(p *genai.Part, ref transcript.Ref) []transcript.Part {
+	if p.Thought {
+		return nil
+	}
 	if tp, ok := genai.DecodePart(p, ref); ok {
 		return []transcript.Part{tp}
 	}

@@ -14,13 +14,17 @@
 //   - /chat save checkpoints ({history: Content[]} or a bare Content array,
 //     Content = {role: user|model, parts[]}).
 //
-// A "gemini" message becomes an assistant message (thoughts as reasoning,
-// content, tool calls) followed, when its tool calls carry results, by a
-// user-role tool-result message built from the same record. Parts locate
-// themselves with Ref.Block: the index in an array content, -1 for a string
-// content, and blockThought+i, blockCall+k and blockResult+k for thoughts,
-// tool calls and their results. info, error and warning messages are UI
-// (RecordMeta).
+// A "gemini" message becomes an assistant message (content, tool calls)
+// followed, when its tool calls carry results, by a user-role tool-result
+// message built from the same record — what Gemini CLI sends for it. Its
+// thoughts (the thoughts field, thought Parts) are not read as parts:
+// Gemini CLI strips them from every request, and forks keep them as
+// recorded. A {"$set":{"messages":[…]}} line (written on every --resume)
+// replaces the conversation read so far, as in Gemini CLI's loader. Parts
+// locate themselves with Ref.Block: the index in an array content, -1 for a
+// string content, blockCall+k and blockResult+k for tool calls and their
+// results, plus setBlock(e) for element e of a $set's messages. info,
+// error and warning messages are UI (RecordMeta).
 //
 // Fork always writes a new JSONL recording (fresh metadata line and session
 // id, kept messages, a summary as a user message), except for checkpoints,

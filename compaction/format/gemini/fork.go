@@ -38,10 +38,15 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 	if session == "" {
 		session = newid.UUID()
 	}
-	f := forker{v: v, src: src, ts: ts, session: session, count: jsonx.SourceParts(src), kept: map[int][]transcript.Part{}, done: map[int]bool{}}
+	f := forker{v: v, src: src, ts: ts, session: session, count: map[msgKey]int{}, kept: map[msgKey][]transcript.Part{}, done: map[msgKey]bool{}}
+	for i := range src.Messages {
+		for _, p := range src.Messages[i].Parts {
+			f.count[partKey(p)]++
+		}
+	}
 	for i := range v.Messages {
 		for _, p := range v.Messages[i].Parts {
-			f.kept[p.Ref.Record] = append(f.kept[p.Ref.Record], p)
+			f.kept[partKey(p)] = append(f.kept[partKey(p)], p)
 		}
 	}
 	if fr, ok := src.Frame.(*docFrame); ok {
@@ -68,14 +73,14 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 		case s.Record >= 0:
 			line(src.Records[s.Record].Raw)
 		default:
-			for _, r := range v.Messages[s.Message].Records {
-				b, ok, err := f.record(r)
+			for _, k := range f.sources(&v.Messages[s.Message]) {
+				b, ok, err := f.record(k)
 				if err != nil {
 					return nil, err
 				}
 				if ok {
 					if b, err = dropTokens(b); err != nil {
-						return nil, fmt.Errorf("fork: record %d: %w", r, err)
+						return nil, fmt.Errorf("fork: record %d: %w", k.rec, err)
 					}
 				}
 				if ok {
@@ -87,13 +92,62 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
+// partKey is the record (and $set element) a part was decoded from.
+func partKey(p transcript.Part) msgKey {
+	elem, _ := splitBlock(p.Ref.Block)
+	return msgKey{p.Ref.Record, elem}
+}
+
+// sources lists the records (and $set elements) a view message renders
+// from, in order: a message decoded from a $set line's messages is
+// written as a message line of its own.
+func (f *forker) sources(m *transcript.Message) []msgKey {
+	var out []msgKey
+	seen := map[msgKey]bool{}
+	add := func(k msgKey) {
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	for _, p := range m.Parts {
+		add(partKey(p))
+	}
+	for _, r := range m.Records {
+		if !f.isSet(r) {
+			add(msgKey{r, -1})
+		}
+	}
+	return out
+}
+
+func (f *forker) isSet(r int) bool {
+	return r >= 0 && r < len(f.src.Records) && f.src.Records[r].Type == "$set"
+}
+
+// setElement returns element elem of the messages array of $set line r.
+func (f *forker) setElement(r, elem int) ([]byte, error) {
+	var line struct {
+		Set struct {
+			Messages []json.RawMessage `json:"messages"`
+		} `json:"$set"`
+	}
+	if err := json.Unmarshal(f.src.Records[r].Raw, &line); err != nil {
+		return nil, err
+	}
+	if elem < 0 || elem >= len(line.Set.Messages) {
+		return nil, fmt.Errorf("no message %d in its messages", elem)
+	}
+	return line.Set.Messages[elem], nil
+}
+
 type forker struct {
 	v     *transcript.View
 	src   *transcript.Transcript
 	ts    string
-	count map[int]int
-	kept  map[int][]transcript.Part
-	done  map[int]bool
+	count map[msgKey]int
+	kept  map[msgKey][]transcript.Part
+	done  map[msgKey]bool
 	// session names synthesized messages: <session>-<n>.
 	session string
 	made    int
@@ -164,18 +218,32 @@ func (f *forker) newMessage(typ, content string) []byte {
 	return o.Bytes()
 }
 
-// record renders source record r with the view's parts of it, once.
-func (f *forker) record(r int) ([]byte, bool, error) {
+// record renders source record k (a line, or a message of a $set line)
+// with the view's parts of it, once.
+func (f *forker) record(k msgKey) ([]byte, bool, error) {
+	r := k.rec
 	if r < 0 || r >= len(f.src.Records) {
 		return nil, false, fmt.Errorf("fork: message refers to record %d outside the source", r)
 	}
-	if f.done[r] {
+	if f.done[k] {
 		return nil, false, nil
 	}
-	f.done[r] = true
-	parts := f.kept[r]
+	f.done[k] = true
+	parts := f.kept[k]
 	raw := f.src.Records[r].Raw
-	if jsonx.Untouched(parts, f.count[r]) {
+	if k.elem >= 0 {
+		var err error
+		if raw, err = f.setElement(r, k.elem); err != nil {
+			return nil, false, fmt.Errorf("fork: record %d: %w", r, err)
+		}
+		inner := make([]transcript.Part, len(parts))
+		for i, p := range parts {
+			_, p.Ref.Block = splitBlock(p.Ref.Block)
+			inner[i] = p
+		}
+		parts = inner
+	}
+	if jsonx.Untouched(parts, f.count[k]) {
 		return raw, true, nil
 	}
 	if len(parts) == 0 {
@@ -215,27 +283,6 @@ func renderRecord(raw []byte, parts []transcript.Part) ([]byte, error) {
 			byBlock[p.Ref.Block] = p
 		}
 	}
-	if th := o.Get("thoughts"); th != nil {
-		els, err := jsonx.ParseArray(th)
-		if err == nil {
-			var keep []json.RawMessage
-			for i, el := range els {
-				p, ok := byBlock[blockThought+i]
-				if !ok {
-					continue
-				}
-				if p.Changed {
-					if eo, err := jsonx.ParseObject(el); err == nil {
-						eo.Delete("subject")
-						_ = eo.Set("description", p.Text)
-						el = eo.Bytes()
-					}
-				}
-				keep = append(keep, el)
-			}
-			o.SetRaw("thoughts", jsonx.Array(keep))
-		}
-	}
 	for _, key := range []string{"content", "parts"} {
 		c := bytes.TrimSpace(o.Get(key))
 		if len(c) == 0 || string(c) == "null" {
@@ -263,6 +310,9 @@ func renderRecord(raw []byte, parts []transcript.Part) ([]byte, error) {
 			for k, el := range els {
 				p, ok := byBlock[k]
 				if !ok {
+					if isThought(el) {
+						keep = append(keep, el) // as recorded: the model never reads it
+					}
 					continue
 				}
 				if p.Changed {
@@ -278,12 +328,15 @@ func renderRecord(raw []byte, parts []transcript.Part) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
+		// The history a resume writes back holds the calls in the content:
+		// a toolCalls entry there only carries its results.
+		ownCalls := bytes.Contains(o.Get("content"), []byte(`"functionCall"`))
 		var keep []json.RawMessage
 		for k, el := range els {
 			call, okCall := byBlock[blockCall+k]
 			res, okRes := byBlock[blockResult+k]
 			eo, err := jsonx.ParseObject(el)
-			if err != nil || !okCall {
+			if err != nil || !okCall && !(ownCalls && okRes) {
 				continue
 			}
 			hasResult := len(eo.Get("result")) > 0 && string(eo.Get("result")) != "null"
@@ -294,7 +347,7 @@ func renderRecord(raw []byte, parts []transcript.Part) ([]byte, error) {
 				eo.SetRaw("args", json.RawMessage(call.Args))
 			}
 			if okRes && res.Changed {
-				resp := map[string]any{"id": call.ToolCallID, "name": call.ToolName, "response": map[string]any{"output": res.Text}}
+				resp := map[string]any{"id": res.ToolCallID, "name": res.ToolName, "response": map[string]any{"output": res.Text}}
 				b, _ := jsonx.Marshal([]any{map[string]any{"functionResponse": resp}})
 				eo.SetRaw("result", b)
 				if rd := eo.Get("resultDisplay"); len(rd) > 0 && rd[0] == '"' {
@@ -306,6 +359,15 @@ func renderRecord(raw []byte, parts []transcript.Part) ([]byte, error) {
 		o.SetRaw("toolCalls", jsonx.Array(keep))
 	}
 	return o.Bytes(), nil
+}
+
+// isThought reports whether an API Part is a thought, which the codec
+// does not read as a part (see decodePart).
+func isThought(raw []byte) bool {
+	var p struct {
+		Thought bool `json:"thought"`
+	}
+	return json.Unmarshal(raw, &p) == nil && p.Thought
 }
 
 // document forks a whole-file source into the same document: its record
@@ -341,8 +403,9 @@ func (f *forker) document(fr *docFrame) ([]byte, error) {
 			elems = append(elems, jsonx.Elem{Bytes: f.src.Records[s.Record].Raw, Source: s.Record})
 		default:
 			for _, r := range f.v.Messages[s.Message].Records {
-				untouched := !f.done[r] && jsonx.Untouched(f.kept[r], f.count[r])
-				b, ok, err := f.record(r)
+				k := msgKey{r, -1}
+				untouched := !f.done[k] && jsonx.Untouched(f.kept[k], f.count[k])
+				b, ok, err := f.record(k)
 				if err != nil {
 					return nil, err
 				}

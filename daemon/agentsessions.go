@@ -38,6 +38,14 @@ var dbAgents = []string{"opencode", "kilo"}
 // streams a response.
 const dbSyncDelay = 50 * time.Millisecond
 
+// dbRecheckDelay is when a sync that writes triggered looks once more. A
+// commit writes its frames to the -wal (the event) before SQLite publishes
+// it in the shared-memory index (no event), so the read a write triggers
+// can run before the commit is visible; without a second look the commit
+// stayed unseen until the agent's next write (seen under load: the last
+// turn of a session never reached the gauge).
+const dbRecheckDelay = 250 * time.Millisecond
+
 // agentDBs is the daemon's state for database sessions.
 type agentDBs struct {
 	mu sync.Mutex
@@ -46,7 +54,15 @@ type agentDBs struct {
 	// rendered maps a rendered file to its session's fingerprint.
 	rendered map[string]string
 	// timers coalesce syncs per database.
-	timers map[string]*time.Timer
+	timers map[string]*dbSync
+}
+
+// dbSync is a sync waiting for its timer.
+type dbSync struct {
+	timer *time.Timer
+	// recheck: look again dbRecheckDelay after this sync (a write was
+	// seen since the last read began).
+	recheck bool
 }
 
 func (d *Daemon) dbEnabled(agent string) bool {
@@ -76,27 +92,45 @@ func (d *Daemon) renderedDir(agent string) string {
 	return filepath.Join(d.opts.Env.SessionsDir(), agent)
 }
 
-// scheduleDBSync re-reads an agent's database after a quiet moment.
+// scheduleDBSync re-reads an agent's database after a quiet moment, and
+// once more dbRecheckDelay later.
 func (d *Daemon) scheduleDBSync(agent string) {
+	d.scheduleDBSyncAfter(agent, dbSyncDelay, true)
+}
+
+func (d *Daemon) scheduleDBSyncAfter(agent string, delay time.Duration, recheck bool) {
 	s := &d.dbs
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.timers == nil {
-		s.timers = map[string]*time.Timer{}
+		s.timers = map[string]*dbSync{}
 	}
-	if s.timers[agent] != nil || d.ctx == nil || d.ctx.Err() != nil {
+	if d.ctx == nil || d.ctx.Err() != nil {
 		return
 	}
-	s.timers[agent] = time.AfterFunc(dbSyncDelay, func() {
+	if p := s.timers[agent]; p != nil {
+		p.recheck = p.recheck || recheck // its read comes after this write
+		return
+	}
+	p := &dbSync{recheck: recheck}
+	p.timer = time.AfterFunc(delay, func() {
 		s.mu.Lock()
-		delete(s.timers, agent)
+		if s.timers[agent] == p {
+			delete(s.timers, agent)
+		}
+		again := p.recheck
 		s.mu.Unlock()
-		if d.ctx.Err() == nil {
-			for _, p := range d.syncDB(d.ctx, agent) {
-				d.schedule(p)
-			}
+		if d.ctx.Err() != nil {
+			return
+		}
+		for _, path := range d.syncDB(d.ctx, agent) {
+			d.schedule(path)
+		}
+		if again {
+			d.scheduleDBSyncAfter(agent, dbRecheckDelay, false)
 		}
 	})
+	s.timers[agent] = p
 }
 
 // syncDB renders the agent's sessions of the workspace that changed since
@@ -218,8 +252,8 @@ func (d *Daemon) closeDBs() {
 	s := &d.dbs
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, t := range s.timers {
-		t.Stop()
+	for _, p := range s.timers {
+		p.timer.Stop()
 	}
 	for _, db := range s.conns {
 		db.Close()

@@ -49,9 +49,24 @@ func addSession(t *testing.T, w execer, id, dir string) {
 	}
 }
 
-// addTurn adds a prompt and a reply that reports total tokens.
+// addTurn adds a prompt and a reply that reports total tokens, in one
+// commit when w is the database itself: the daemon, which renders whatever
+// was committed when it looks, never sees half a turn (a reply without its
+// parts carries the tokens the tests wait for, and the later parts made
+// the next rendering differ).
 func addTurn(t *testing.T, w execer, session string, n, total int) {
 	t.Helper()
+	if db, ok := w.(*sql.DB); ok {
+		tx, err := db.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		addTurn(t, tx, session, n, total)
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
 	at := 1795464000000 + n*1000
 	u, a := fmt.Sprintf("msg_%s_u%03d", session, n), fmt.Sprintf("msg_%s_a%03d", session, n)
 	tokens := fmt.Sprintf(`{"total":%d,"input":%d,"output":10,"reasoning":0,"cache":{"read":0,"write":0}}`, total, total-10)

@@ -145,3 +145,75 @@ func TestHotBudgetKeepsRecentFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestActiveTrimmedBecomesHot: a transcript read trimmed (over the hot
+// budget) that becomes the conversation in use is read whole once, by the
+// estimates, and kept hot from then on: commands start from its parse,
+// and appends go on from it.
+func TestActiveTrimmedBecomesHot(t *testing.T) {
+	ws := t.TempDir()
+	paths := []string{filepath.Join(ws, "a.jsonl"), filepath.Join(ws, "b.jsonl")}
+	var datas [][]byte
+	for i, p := range paths {
+		data := sessiongen.ClaudeCode(sessiongen.Options{Seed: uint64(i + 21), Turns: 12, Cwd: ws})
+		datas = append(datas, data)
+		os.WriteFile(p, data, 0o644)
+		mt := time.Now().Add(time.Duration(i-5) * time.Minute)
+		os.Chtimes(p, mt, mt) // b is the newest
+	}
+	rec := &recorder{ch: make(chan struct{}, 1)}
+	d, err := New(Options{Folders: []string{ws}, Env: Env{Home: t.TempDir()}, OnChange: rec.add, HotBytes: 1, SavingsDelay: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	<-d.ScanDone()
+	a := d.entry(paths[0], false)
+	if a.hot.Load() || d.Parsed(paths[0]) != nil {
+		t.Fatal("a was read hot though over the budget and not in use")
+	}
+	more := sessiongen.Continue(transcript.FormatClaudeCode, datas[0], 4, 8)
+	f, _ := os.OpenFile(paths[0], os.O_APPEND|os.O_WRONLY, 0)
+	f.Write(more)
+	f.Close()
+	size := int64(len(datas[0]) + len(more))
+	rec.wait(t, func(ev Event) bool {
+		return ev.Path == paths[0] && ev.Snapshot != nil && ev.Snapshot.Size == size && !ev.Snapshot.SavingsPending
+	})
+	p := d.Parsed(paths[0])
+	if p == nil || !a.hot.Load() {
+		t.Fatal("the conversation in use did not become hot after its estimates")
+	}
+	fresh := &tracked{path: paths[0]}
+	fresh.wantHot.Store(true)
+	if _, err := fresh.update(d.ix); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Parts) != len(fresh.parts) || len(p.Transcript.Messages) != len(fresh.t.Messages) {
+		t.Fatalf("adopted parse: %d messages, %d part rows; a fresh one %d, %d", len(p.Transcript.Messages), len(p.Parts), len(fresh.t.Messages), len(fresh.parts))
+	}
+	for i, m := range p.Transcript.Messages {
+		if m.Parts == nil && fresh.t.Messages[i].Parts != nil {
+			t.Fatalf("message %d of the adopted parse has no parts", i)
+		}
+	}
+	// Appends go on from the adopted parse.
+	more2 := sessiongen.Continue(transcript.FormatClaudeCode, append(datas[0], more...), 5, 6)
+	f, _ = os.OpenFile(paths[0], os.O_APPEND|os.O_WRONLY, 0)
+	f.Write(more2)
+	f.Close()
+	ev := rec.wait(t, func(ev Event) bool {
+		return ev.Path == paths[0] && ev.Snapshot != nil && ev.Snapshot.Size == size+int64(len(more2))
+	})
+	check := &tracked{path: paths[0]}
+	check.wantHot.Store(true)
+	if _, err := check.update(d.ix); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := ev.Snapshot.Tokens, check.snap.Load().Tokens; got != want || ev.Snapshot.Messages != len(check.t.Messages) {
+		t.Fatalf("after an append to the adopted parse: %d tokens, %d messages; a fresh index %d, %d", got, ev.Snapshot.Messages, want, len(check.t.Messages))
+	}
+}

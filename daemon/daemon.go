@@ -59,8 +59,14 @@ type Options struct {
 	// trim, and are read again for savings and jobs. The active
 	// transcript and the ones the editor opened stay hot whatever their
 	// size. Parts take about 0.7 times their source's size. 0 means
-	// 64 MiB.
+	// 32 MiB.
 	HotBytes int64
+	// ColdBytes bounds what the trimmed transcripts keep (about 600 bytes
+	// a record): past it the least recently changed keep only their
+	// snapshot, and their next change reads them again. The active
+	// transcript and the ones the editor opened stay. 0 means 48 MiB
+	// (a 250 MB Claude Code session, or a few hundred small ones).
+	ColdBytes int64
 }
 
 // An Event says a transcript changed.
@@ -101,6 +107,9 @@ type Daemon struct {
 	active  atomic.Pointer[string]
 	// activeAt is the modification time of the active transcript.
 	activeAt atomic.Int64
+	// scanRead is set once the cold scan has read every file (scanDone
+	// closes after it settles the budgets).
+	scanRead atomic.Bool
 	// scanNewest is the newest file the cold scan found.
 	scanNewest atomic.Pointer[string]
 	savings    *savingsWorker
@@ -126,7 +135,10 @@ func New(opts Options) (*Daemon, error) {
 		opts.Debounce = 5 * time.Millisecond
 	}
 	if opts.HotBytes <= 0 {
-		opts.HotBytes = 64 << 20
+		opts.HotBytes = 32 << 20
+	}
+	if opts.ColdBytes <= 0 {
+		opts.ColdBytes = 48 << 20
 	}
 	if opts.SavingsDelay <= 0 {
 		opts.SavingsDelay = 300 * time.Millisecond
@@ -155,7 +167,7 @@ func New(opts Options) (*Daemon, error) {
 	}
 	// Savings count with counters of their own (sharing the cache), so the
 	// index's counters measure indexing alone.
-	d.savingsIx = &indexer{counters: newCounterSet(opts.CountCache), registry: d.ix.registry, settings: d.Settings, log: d.log}
+	d.savingsIx = &indexer{counters: newCounterSet(opts.CountCache), registry: d.ix.registry, settings: d.Settings, log: d.log, serial: true}
 	return d, nil
 }
 
@@ -260,6 +272,11 @@ func (d *Daemon) Open(path string) (*Snapshot, error) {
 		d.watch(filepath.Dir(path))
 	}
 	if s := tr.snap.Load(); s != nil {
+		if !tr.hot.Load() {
+			// Trimmed: the estimates read it whole and it stays hot, so
+			// a command on it starts from the index's parse.
+			d.savings.schedule(path)
+		}
 		return s, nil
 	}
 	if err := d.refresh(path); err != nil {
@@ -473,7 +490,8 @@ func (d *Daemon) refresh(path string) error {
 		}
 		d.emit(tr)
 		d.savings.schedule(path)
-		d.enforceBudget(tr)
+		d.enforceBudget(tr, false)
+		d.enforceColdBudget(tr, false)
 	}
 	return nil
 }
@@ -483,7 +501,9 @@ func (d *Daemon) refresh(path string) error {
 // hot ones fit in HotBytes, so watching gigabytes of transcripts costs
 // their tails, not their bytes. keep (just updated, outside the cold
 // scan), the active transcript and the ones the editor opened stay hot.
-func (d *Daemon) enforceBudget(keep *tracked) {
+// With wait, busy entries are waited for rather than skipped (the pass
+// after the cold scan, which must see every entry).
+func (d *Daemon) enforceBudget(keep *tracked, wait bool) {
 	type hot struct {
 		tr   *tracked
 		size int64
@@ -495,7 +515,7 @@ func (d *Daemon) enforceBudget(keep *tracked) {
 	for _, tr := range d.all() {
 		// An entry being updated is busy, not idle: skip it rather than
 		// wait for its parse (waiting here serialized the cold scan).
-		if !tr.mu.TryLock() {
+		if !lockEntry(tr, wait) {
 			continue
 		}
 		if tr.t != nil && tr.hot.Load() {
@@ -512,13 +532,75 @@ func (d *Daemon) enforceBudget(keep *tracked) {
 		if total <= d.opts.HotBytes {
 			return
 		}
-		if (h.tr == keep && !d.scanning()) || h.tr.path == active || h.tr.opened.Load() {
+		// While the scan runs, the entry it reads hot on purpose (the
+		// newest file, soon the active one) may not be marked active yet;
+		// an entry read hot only because the budget had room then is not
+		// exempt.
+		if (h.tr == keep && !d.scanning()) || h.tr.path == active || h.tr.opened.Load() || (!wait && d.scanning() && d.isScanNewest(h.tr.path)) {
 			continue
 		}
-		if h.tr.evict() {
+		if h.tr.evict(false) {
 			total -= h.size
 		}
 		d.freeSoon()
+	}
+}
+
+// isScanNewest reports whether path is the newest file the cold scan
+// found, the one it reads hot on purpose.
+func (d *Daemon) isScanNewest(path string) bool {
+	p := d.scanNewest.Load()
+	return p != nil && *p == path
+}
+
+// lockEntry locks tr: at once or not at all, unless wait.
+func lockEntry(tr *tracked, wait bool) bool {
+	if wait {
+		tr.mu.Lock()
+		return true
+	}
+	return tr.mu.TryLock()
+}
+
+// enforceColdBudget drops the least recently changed trimmed transcripts
+// to their snapshots until the others fit in ColdBytes: a workspace of
+// hundreds of old sessions costs their snapshots; the next change to one
+// reads it again. keep, the active transcript and the opened ones stay.
+func (d *Daemon) enforceColdBudget(keep *tracked, wait bool) {
+	type cold struct {
+		tr   *tracked
+		size int64
+		at   int64
+	}
+	var list []cold
+	var total int64
+	active := d.Active()
+	for _, tr := range d.all() {
+		if !lockEntry(tr, wait) {
+			continue
+		}
+		if tr.t != nil && !tr.hot.Load() {
+			n := tr.coldSize()
+			list = append(list, cold{tr, n, tr.lastChange.Load()})
+			total += n
+		}
+		tr.mu.Unlock()
+	}
+	if total <= d.opts.ColdBytes {
+		return
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].at < list[j].at })
+	for _, c := range list {
+		if total <= d.opts.ColdBytes {
+			return
+		}
+		if (c.tr == keep && !d.scanning()) || c.tr.path == active || c.tr.opened.Load() {
+			continue
+		}
+		if c.tr.evict(true) {
+			total -= c.size
+			d.freeSoon()
+		}
 	}
 }
 
@@ -546,14 +628,7 @@ func (d *Daemon) wantHot(tr *tracked, size int64) bool {
 // scanning reports whether the cold scan is still running. It reads files
 // newest first, so the file it just read is the oldest hot one and is not
 // kept over newer ones.
-func (d *Daemon) scanning() bool {
-	select {
-	case <-d.scanDone:
-		return false
-	default:
-		return true
-	}
-}
+func (d *Daemon) scanning() bool { return !d.scanRead.Load() }
 
 // freeSoon returns freed memory to the OS at most every few seconds after
 // evictions (a forced GC costs a few milliseconds).
@@ -638,6 +713,7 @@ func (d *Daemon) coldScan(ctx context.Context) {
 	}
 	close(jobs)
 	wg.Wait()
+	d.scanRead.Store(true)
 	if d.opts.OnScan != nil {
 		d.opts.OnScan(ScanProgress{Done: int(done.Load()), Total: total, Finished: true, Elapsed: time.Since(start)})
 	}
@@ -645,6 +721,7 @@ func (d *Daemon) coldScan(ctx context.Context) {
 	// Keep only the budget (and the active conversation) parsed, and give
 	// the parsing garbage back now rather than when the scavenger gets
 	// round to it.
-	d.enforceBudget(nil)
+	d.enforceBudget(nil, true)
+	d.enforceColdBudget(nil, true)
 	debug.FreeOSMemory()
 }

@@ -9,9 +9,7 @@ import (
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/strategy"
-	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
-	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
 // Insight is what a snapshot says beyond the gauge's figure: what fills
@@ -142,34 +140,30 @@ func (d *Daemon) DryRunTurns(ctx context.Context, path string) (*DryRunTurns, er
 		tr.mu.Unlock()
 		return c, nil
 	}
-	// The parsed transcript is immutable; the counts are extended in place
-	// by later appends, so they are copied.
-	t, counts, stats := tr.t, append([]tokens.Count(nil), tr.counts...), tr.stats
 	tr.mu.Unlock()
-	if t == nil {
-		// Evicted: parse the file again, as the snapshot describes it.
-		data, err := sourcefile.ReadFile(path)
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", path, err)
-		}
-		codec, err := format.Detect(sourcefile.PlainName(path), data)
-		if err != nil {
+	// The index's hot parse (a copy: the index trims in place), or the
+	// file read whole when it keeps the transcript trimmed.
+	in, _, ok := d.savingsInput(ctx, tr, true)
+	if !ok || in.Transcript == nil {
+		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if t, err = codec.Parse(data); err != nil {
-			return nil, fmt.Errorf("parse %s: %w", path, err)
-		}
-		stats, counts = transcript.StatsOf(t.Messages), nil
+		return nil, fmt.Errorf("%s could not be read again for the dry run", path)
 	}
-	c := d.ix.counterFor(t, stats)
+	t, counts := in.Transcript, in.counts
+	c := d.ix.counterFor(t, in.stats)
 	if len(counts) != len(t.Messages) {
 		var err error
 		if counts, err = c.CountMessages(ctx, t.Messages); err != nil {
 			return nil, err
 		}
 	}
+	known, err := knownCounts(ctx, t, c, in.Parts)
+	if err != nil {
+		return nil, err
+	}
 	set := d.Settings()
-	v, rep, err := strategy.Run(ctx, t, c, strategy.Options{Strategies: set.Strategies, KeepLast: set.KeepLast, Window: snap.Window})
+	v, rep, err := strategy.Run(ctx, t, c, strategy.Options{Strategies: set.Strategies, KeepLast: set.KeepLast, Window: snap.Window, Counts: known, NoRetention: true})
 	if err != nil {
 		return nil, fmt.Errorf("dry run of %s: %w", path, err)
 	}

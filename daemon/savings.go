@@ -2,7 +2,9 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -32,6 +34,12 @@ type SavingsInput struct {
 	Strategies []string
 	KeepLast   int
 	Window     int
+
+	// skipped says why no estimates are computed.
+	skipped error
+	// counts and stats are the transcript's message counts and figures.
+	counts []tokens.Count
+	stats  transcript.Stats
 }
 
 // SavingsFunc estimates, without writing anything, how many tokens each
@@ -219,7 +227,7 @@ func (w *savingsWorker) next(delay time.Duration, scanned bool) (string, time.Du
 		if !scanned && p != active && !w.d.opened(p) {
 			continue
 		}
-		ready := at.Add(delay)
+		ready := at.Add(delay * w.d.readCost(p))
 		if nb := w.notBefore[p]; nb.After(ready) {
 			ready = nb
 		}
@@ -258,7 +266,11 @@ func (w *savingsWorker) compute(ctx context.Context, path string) {
 		w.mu.Unlock()
 	}()
 
-	in, seq, ok := w.d.savingsInput(tr)
+	in, seq, ok := w.d.savingsInput(ctx, tr, false)
+	if errors.Is(in.skipped, errNotInUse) {
+		w.settle(tr, seq, in.skipped)
+		return
+	}
 	if !ok {
 		return
 	}
@@ -285,14 +297,34 @@ func (w *savingsWorker) compute(ctx context.Context, path string) {
 	w.d.emit(tr)
 	// A dry run over a large transcript leaves garbage of its size.
 	w.d.freeSoon()
-	w.d.enforceBudget(nil)
+	w.d.enforceBudget(nil, false)
+}
+
+// errNotInUse is why a cold transcript gets no new estimates: reading it
+// whole for them is kept for the conversation in use.
+var errNotInUse = errors.New("savings are estimated for the conversation in use; this one is not read again for them until it changes")
+
+// settle ends the pending estimates of tr's snapshot seq without new
+// figures (the last ones stay), saying why.
+func (w *savingsWorker) settle(tr *tracked, seq uint64, why error) {
+	tr.mu.Lock()
+	cur := tr.snap.Load()
+	if tr.seq != seq || cur == nil || !cur.SavingsPending {
+		tr.mu.Unlock()
+		return
+	}
+	next := *cur
+	next.SavingsPending, next.SavingsErr = false, why.Error()
+	tr.snap.Store(&next)
+	tr.mu.Unlock()
+	w.d.emit(tr)
 }
 
 // savingsInput is what the estimates for tr start from, and the Seq of the
 // snapshot they are for: a hot entry's parts (a copy of the message and
 // record lists, which appends and trimming change in place), else the
 // file read again whole, held only while the estimates run.
-func (d *Daemon) savingsInput(tr *tracked) (SavingsInput, uint64, bool) {
+func (d *Daemon) savingsInput(ctx context.Context, tr *tracked, asked bool) (SavingsInput, uint64, bool) {
 	tr.mu.Lock()
 	snap := tr.snap.Load()
 	seq := tr.seq
@@ -303,6 +335,8 @@ func (d *Daemon) savingsInput(tr *tracked) (SavingsInput, uint64, bool) {
 	in := SavingsInput{Window: snap.Window}
 	if tr.t != nil && tr.hot.Load() {
 		in.Transcript = readerCopy(tr.t)
+		in.counts = slices.Clone(tr.counts)
+		in.stats = tr.stats
 		in.Counter = d.savingsIx.counterFor(tr.t, tr.stats)
 		if in.Counter.ID() == tr.countedWith {
 			in.Parts = slices.Clone(tr.parts)
@@ -311,15 +345,78 @@ func (d *Daemon) savingsInput(tr *tracked) (SavingsInput, uint64, bool) {
 		return in, seq, true
 	}
 	tr.mu.Unlock()
+	if !asked && !tr.opened.Load() && tr.path != d.Active() {
+		// Cold and not in use: an old session changed (a resumed one
+		// gets its figures once it is the active one).
+		return SavingsInput{skipped: errNotInUse}, seq, false
+	}
 	// Cold: read the file whole into an entry of its own, counted with
 	// the estimates' counters (the index's measure indexing alone).
-	tmp := &tracked{path: tr.path}
+	tmp := &tracked{path: tr.path, ctx: ctx}
 	tmp.wantHot.Store(true)
 	if _, err := tmp.update(d.savingsIx); err != nil || tmp.t == nil {
 		return SavingsInput{}, 0, false
 	}
-	in.Transcript, in.Parts, in.Counter = tmp.t, tmp.parts, d.savingsIx.counterFor(tmp.t, tmp.stats)
+	in.Transcript, in.Parts, in.Counter = readerCopy(tmp.t), slices.Clone(tmp.parts), d.savingsIx.counterFor(tmp.t, tmp.stats)
+	in.counts, in.stats = slices.Clone(tmp.counts), tmp.stats
+	if (tr.opened.Load() || tr.path == d.Active()) && tmp.t.Size <= maxAdopt {
+		// The conversation in use keeps this parse: its commands and its
+		// next estimates start from it.
+		tmp.ctx = nil
+		d.adopt(tr, tmp)
+	}
 	return in, seq, true
+}
+
+// maxAdopt is the largest transcript (its source bytes) whose parse the
+// index keeps hot when its estimates read it whole: a larger one is read
+// again for each estimate (and for each command) rather than held.
+const maxAdopt = 128 << 20
+
+// adopt makes tmp, a hot parse of tr's file made on the side, tr's own,
+// when tr is trimmed and its file is still the one tmp read: tmp reads
+// what was appended since, then tr takes its state. It reports whether
+// it did.
+func (d *Daemon) adopt(tr, tmp *tracked) bool {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	trimmer, ok := tr.codec.(format.Trimmer)
+	if !ok || tr.t == nil || tr.hot.Load() || tmp.t == nil || tmp.codec != tr.codec || tmp.ino != tr.ino || sourcefile.Compressed(tr.path) {
+		return false
+	}
+	fi, err := os.Stat(tr.path)
+	if err != nil || inodeOf(fi) != tr.ino || fi.Size() < tmp.position() {
+		return false
+	}
+	if fi.Size() > tmp.position() {
+		if _, err := tmp.follow(d.savingsIx, trimmer, fi); err != nil {
+			return false
+		}
+	}
+	if tmp.position() != tr.position() || len(tmp.t.Messages) != len(tr.t.Messages) {
+		return false // the index is behind or ahead: next time
+	}
+	tr.t, tr.counts, tr.parts, tr.same, tr.countedWith, tr.stats = tmp.t, tmp.counts, tmp.parts, tmp.same, tmp.countedWith, tmp.stats
+	tr.lineStarts, tr.scanned, tr.rawFrom, tr.trimmed = tmp.lineStarts, tmp.scanned, tmp.rawFrom, 0
+	tr.skip, tr.long = tmp.skip, tmp.long
+	tr.tally = tmp.tally
+	tr.hot.Store(true)
+	return true
+}
+
+// readCost is how many quiet delays the estimates of path wait for: one
+// for a hot transcript, one more for each 32 MB of a cold one they must
+// read whole (so a large transcript an agent is writing is read in its
+// pauses, not between two lines).
+func (d *Daemon) readCost(path string) time.Duration {
+	tr := d.entry(path, false)
+	if tr == nil || tr.hot.Load() {
+		return 1
+	}
+	if s := tr.snap.Load(); s != nil {
+		return 1 + time.Duration(s.Size/(32<<20))
+	}
+	return 1
 }
 
 // Parsed returns path's transcript as the index holds it, for a

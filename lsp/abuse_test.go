@@ -404,3 +404,33 @@ func TestRestorePickerAnsweredWithAnything(t *testing.T) {
 		t.Fatalf("history after the picker abuse: %v", err)
 	}
 }
+
+// TestCancelRequestSentAsCallThenGone: a client sends $/cancelRequest as a
+// request (with an id) and closes the connection. The answer cannot be
+// written. Returned to jsonrpc2 v0.10.0, that error is stored beside the
+// read error that follows in one atomic.Value, which panics when their
+// types differ (it crashed the test clients; the server's own stream
+// happens to wrap both alike). The server drops it and ends with exit
+// code 1.
+func TestCancelRequestSentAsCallThenGone(t *testing.T) {
+	testEnv(t)
+	serverSide, clientSide := net.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- Serve(context.Background(), serverSide, Options{Env: daemon.EnvFromOS(os.Getenv), Savings: noSavings})
+	}()
+	body := `{"jsonrpc":"2.0","id":1,"method":"$/cancelRequest","params":{"id":5}}`
+	if _, err := fmt.Fprintf(clientSide, "Content-Length: %d\r\n\r\n%s", len(body), body); err != nil {
+		t.Fatal(err)
+	}
+	// Nobody reads the answer: its write blocks until this close, then fails.
+	clientSide.Close()
+	select {
+	case code := <-done:
+		if code != 1 {
+			t.Fatalf("exit code %d after the client vanished, want 1", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server did not notice the client vanished")
+	}
+}

@@ -36,7 +36,13 @@ func cancelHandler(next jsonrpc2.Handler) jsonrpc2.Handler {
 				cancel(jsonrpc2.NewStringID(str))
 			}
 		}
-		return reply(ctx, nil, nil)
+		// A reply fails only when the client is gone (a $/cancelRequest
+		// sent as a request, then the connection closed). Its error is not
+		// returned: jsonrpc2 v0.10.0 stores a handler's error beside the
+		// stream's read error in one atomic.Value and panics when the two
+		// differ in type, which would crash the server.
+		_ = reply(ctx, nil, nil)
+		return nil
 	}
 }
 

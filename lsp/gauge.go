@@ -43,6 +43,9 @@ type Gauge struct {
 	Text           string  `json:"text"`
 	// Removed: the transcript is gone; drop its gauge.
 	Removed bool `json:"removed,omitempty"`
+	// Status says in one sentence what compactd could not read of the
+	// file (a line too long to hold, a run of NUL bytes); "" when all.
+	Status string `json:"status,omitempty"`
 
 	// Breakdown is what fills the window: outside the transcript (system
 	// prompt, tools, memory) and inside by kind; the parts sum to Tokens.
@@ -71,7 +74,7 @@ func gaugeOf(snap *daemon.Snapshot, active string) Gauge {
 		URI: pathURI(snap.Path), Format: string(snap.Format), Model: snap.Model,
 		ContextWindow: snap.Window, Tokens: snap.Tokens, Ratio: snap.Ratio, Level: string(snap.Level),
 		Source: snap.Source, Approx: snap.Approx, Active: snap.Path == active, UpdatedAt: snap.UpdatedAt,
-		Savings: savings, SavingsPending: snap.SavingsPending, AutoCompactAt: snap.AutoCompactAt,
+		Savings: savings, SavingsPending: snap.SavingsPending, AutoCompactAt: snap.AutoCompactAt, Status: snap.Status,
 		Turns: len(snap.Turns), Text: snap.Text(),
 	}
 	in := snap.Insight

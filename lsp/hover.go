@@ -43,6 +43,9 @@ func hoverText(snap *daemon.Snapshot, line int) string {
 		b.WriteString("**compactd** — this line is not part of what the model sees now (metadata or compacted history)\n\n")
 	}
 	fmt.Fprintf(&b, "Conversation: **%s** (%s, %s, %s)\n\n", snap.Text(), snap.Model, snap.Level, sourceWords(snap.Source))
+	if snap.Status != "" {
+		fmt.Fprintf(&b, "⚠ %s\n\n", snap.Status)
+	}
 	b.WriteString(breakdownText(snap))
 	b.WriteString(savingsTable(snap))
 	b.WriteString(costText(snap))

@@ -28,14 +28,13 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/compactd/compactd/compaction/sessiongen"
-	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/lsp"
 )
 
 func init() {
 	register(section{
 		Name:    "lsp",
-		Summary: "compactd serve over stdio: append → gauge latency, RSS while watching, cold-scan CPU, restart tokenization",
+		Summary: "compactd serve over stdio: RSS while watching 1 GB of transcripts, cold-scan CPU, restart tokenization",
 		Run:     benchLSP,
 	})
 }
@@ -294,96 +293,7 @@ func benchLSP(ctx context.Context, cfg *config) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	var rows []row
-	r, err := benchLSPAppend(ctx, cfg, bin)
-	if err != nil {
-		return nil, err
-	}
-	rows = append(rows, r...)
-	r, err = benchLSPWatch(ctx, cfg, bin)
-	if err != nil {
-		return nil, err
-	}
-	return append(rows, r...), nil
-}
-
-// benchLSPAppend: time from appending 10 KB to a transcript until its
-// compactd/gauge arrives, for a 1 MB and a 200 MB transcript.
-func benchLSPAppend(ctx context.Context, cfg *config, bin string) ([]row, error) {
-	large, largeName, runs := 200<<20, "200 MB", 21
-	if cfg.Quick {
-		large, largeName, runs = 20<<20, "20 MB", 11
-	}
-	p50, p90 := map[int]time.Duration{}, map[int]time.Duration{}
-	var all []time.Duration
-	for _, size := range []int{1 << 20, large} {
-		ws := filepath.Join(cfg.TempDir, fmt.Sprintf("append-%d", size))
-		if err := os.MkdirAll(ws, 0o755); err != nil {
-			return nil, err
-		}
-		path := filepath.Join(ws, "session.jsonl")
-		base := sessiongen.ClaudeCode(sessiongen.Options{Seed: uint64(size), TargetBytes: size, Cwd: ws})
-		if err := os.WriteFile(path, base, 0o644); err != nil {
-			return nil, err
-		}
-		more := sessiongen.Continue(transcript.FormatClaudeCode, base, 11, 40*runs)
-		base = nil
-		c, err := startChild(ctx, cfg, bin, ws, filepath.Join(cfg.TempDir, fmt.Sprintf("store-%d.db", size)))
-		if err != nil {
-			return nil, err
-		}
-		u := protocol.DocumentURI(uri.File(path))
-		t0 := time.Now()
-		if _, err := c.waitGauge(ctx, u, time.Time{}, 5*time.Minute, nil); err != nil {
-			c.stop()
-			return nil, err
-		}
-		cfg.logf("lsp: %s transcript: first gauge %v after start", sizeName(size), time.Since(t0).Round(time.Millisecond))
-		var ds []time.Duration
-		for i := 0; i < runs; i++ {
-			chunk := tenKB(more)
-			more = more[len(chunk):]
-			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-			if err != nil {
-				c.stop()
-				return nil, err
-			}
-			start := time.Now()
-			_, err = f.Write(chunk)
-			f.Close()
-			if err != nil {
-				c.stop()
-				return nil, err
-			}
-			s, err := c.waitGauge(ctx, u, start, 30*time.Second, func(g lsp.Gauge) bool { return g.SavingsPending })
-			if err != nil {
-				c.stop()
-				return nil, err
-			}
-			if i > 0 { // the first append warms the path
-				ds = append(ds, s.at.Sub(start))
-			}
-			time.Sleep(100 * time.Millisecond) // an agent appends, then works
-		}
-		rss, _ := procStatus(c.cmd.Process.Pid, "VmRSS")
-		c.stop()
-		if err := os.RemoveAll(ws); err != nil {
-			return nil, err
-		}
-		p50[size], p90[size] = median(ds), percentile(ds, 0.9)
-		all = append(all, ds...)
-		cfg.logf("lsp: %s transcript: append → gauge p50 %v p90 %v (RSS %d MB)", sizeName(size), p50[size], p90[size], rss>>10)
-	}
-	ratio := float64(p50[large]) / float64(p50[1<<20])
-	worst := median(all)
-	return []row{
-		{Name: fmt.Sprintf("append 10 KB → compactd/gauge over stdio: %s / 1 MB p50 ratio", largeName), Value: fmt.Sprintf("%.2f×", ratio), Anchor: "≤ 1.5", Pass: ratio <= 1.5},
-		{Name: "append 10 KB → compactd/gauge, 1 MB transcript (p50)", Value: ms(p50[1<<20]), Anchor: "≤ 20 ms", Pass: p50[1<<20] <= 20*time.Millisecond},
-		{Name: fmt.Sprintf("append 10 KB → compactd/gauge, %s transcript (p50)", largeName), Value: ms(p50[large]), Anchor: "≤ 20 ms", Pass: p50[large] <= 20*time.Millisecond},
-		{Name: "append 10 KB → compactd/gauge, 1 MB transcript (p90)", Value: ms(p90[1<<20])},
-		{Name: fmt.Sprintf("append 10 KB → compactd/gauge, %s transcript (p90)", largeName), Value: ms(p90[large])},
-		{Name: fmt.Sprintf("append 10 KB → compactd/gauge, all %d timed appends (p50)", len(all)), Value: ms(worst)},
-	}, nil
+	return benchLSPWatch(ctx, cfg, bin)
 }
 
 // percentile returns the q-quantile of d (nearest rank; sorts d).

@@ -51,7 +51,7 @@ func TestUnknownSectionIsUsageError(t *testing.T) {
 	if code := run(context.Background(), []string{"-only", "nope"}, &out, &errb); code != 2 {
 		t.Fatalf("exit %d", code)
 	}
-	if !strings.Contains(errb.String(), "append") || !strings.Contains(errb.String(), "tokens") {
+	if !strings.Contains(errb.String(), "workspace") || !strings.Contains(errb.String(), "tokens") {
 		t.Errorf("error should list the sections: %q", errb.String())
 	}
 }
@@ -113,8 +113,9 @@ func TestRepoRootFromPackageDir(t *testing.T) {
 	}
 }
 
-// TestSummarySectionMeasures runs the cheapest real section end to end: it
-// must produce its three barred figures from a real summary.
+// TestSummarySectionMeasures runs the cheapest real section end to end:
+// it must produce its figures from a real summary, all informational (the
+// summarizer against its own budget and fact list cannot fail).
 func TestSummarySectionMeasures(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates ~100k-token sessions")
@@ -123,16 +124,15 @@ func TestSummarySectionMeasures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	barred := 0
 	for _, r := range rows {
 		if r.Anchor != "" {
-			barred++
+			t.Errorf("row %q is held to a bar it cannot fail", r.Name)
 		}
 		if r.Value == "" {
 			t.Errorf("row %q has no value", r.Name)
 		}
 	}
-	if barred != 3 {
-		t.Errorf("%d barred rows, want size, time and retention: %+v", barred, rows)
+	if len(rows) < 3 {
+		t.Errorf("%d rows, want size, time and retention: %+v", len(rows), rows)
 	}
 }

@@ -81,10 +81,10 @@ func benchSummary(ctx context.Context, cfg *config) ([]row, error) {
 	p50, worst := median(times), slowest(times)
 	return []row{
 		{Name: fmt.Sprintf("extractive summary size, ~%s-token span (largest of %d)", tokens.Thousands(summarySpanTokens), len(seeds)),
-			Value: fmt.Sprintf("%s tokens", tokens.Thousands(worstTokens)), Anchor: "≤ 3,000 tokens", Pass: worstTokens > 0 && worstTokens <= 3000},
-		{Name: fmt.Sprintf("extractive summary time (slowest of %d)", len(times)), Value: ms(worst), Anchor: "≤ 1 s", Pass: worst <= time.Second},
+			Value: fmt.Sprintf("%s tokens (its own budget is 3,000)", tokens.Thousands(worstTokens))},
+		{Name: fmt.Sprintf("extractive summary time (slowest of %d)", len(times)), Value: ms(worst)},
 		{Name: "key facts kept (strategy.Retain over facts.Extract, all seeds)",
-			Value: fmt.Sprintf("%.1f %% (%d of %d; lost: %s)", 100*score, kept, total, lostSummary(lostKinds)), Anchor: "≥ 95 %", Pass: score >= 0.95},
+			Value: fmt.Sprintf("%.1f %% (%d of %d; lost: %s; checked against the summarizer's own fact list)", 100*score, kept, total, lostSummary(lostKinds))},
 		{Name: "extractive summary time (median)", Value: ms(p50)},
 		{Name: "largest span summarized", Value: fmt.Sprintf("%s tokens", tokens.Thousands(spanTokens))},
 	}, nil

@@ -8,6 +8,7 @@ package main
 // to the compactd/gauge notification that reflects it.
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -108,7 +109,10 @@ func workspaceFixture(cfg *config, ws string, large int) (big, small *growing, e
 		return p, os.WriteFile(p, data, 0o644)
 	}
 	mk := func(name string, size int, seed uint64, appends int) (*growing, error) {
-		base := sessiongen.ClaudeCode(sessiongen.Options{Seed: seed, TargetBytes: size, Cwd: ws})
+		base, _, err := benchSession(size, seed, ws)
+		if err != nil {
+			return nil, err
+		}
 		p, err := write(name, base)
 		if err != nil {
 			return nil, err
@@ -248,4 +252,21 @@ func benchWorkspace(ctx context.Context, cfg *config) ([]row, error) {
 		{Name: "server RSS settled, the 1 MB session active", Value: fmt.Sprintf("%d MB", settled>>10), Anchor: "≤ 150 MB", Pass: settled>>10 <= 150},
 		{Name: "workspace cold scan (10 transcripts), spawn to done", Value: seconds(scan)},
 	}, nil
+}
+
+// appendBytes is the size of one append, as an agent writes after a tool call.
+const appendBytes = 10 << 10
+
+// tenKB returns the first complete lines of lines adding up to at least
+// appendBytes.
+func tenKB(lines []byte) []byte {
+	end := 0
+	for end < appendBytes {
+		i := bytes.IndexByte(lines[end:], '\n')
+		if i < 0 {
+			break
+		}
+		end += i + 1
+	}
+	return lines[:end]
 }

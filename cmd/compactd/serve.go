@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"time"
 
 	_ "github.com/compactd/compactd/compaction/format/all" // every codec
@@ -25,6 +26,9 @@ func init() {
 		run:     runServe,
 	})
 }
+
+// serveMemoryLimit is the server's soft memory limit (runtime/debug).
+const serveMemoryLimit = 256 << 20
 
 // stdio is the server's connection: the process's stdin and stdout.
 type stdio struct {
@@ -64,6 +68,12 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	_ = lvl.UnmarshalText([]byte(orDefault(*logLevel, "info")))
 	logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: lvl}))
 
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// The server lives long and reads transcripts in bursts: past
+		// this the garbage collector works harder rather than let the
+		// heap double (GOMEMLIMIT overrides).
+		debug.SetMemoryLimit(serveMemoryLimit)
+	}
 	settings := daemon.Settings{LogLevel: *logLevel, StorePath: *storePath}
 	opts := lsp.Options{
 		Env:        daemon.EnvFromOS(e.getenv),
@@ -95,7 +105,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			opts.Jobs = daemon.RunnerJobs{Runner: jobs.New(st)}
 			opts.Overhead = func(path string) (int, bool) { return jobs.StoreOverhead(ctx, st, path) }
 			// Counts survive restarts: a restart re-tokenizes nothing.
-			tc := st.NewTokenCache(1 << 16) // ~6 MB in memory; the store holds the rest
+			tc := st.NewTokenCache(1 << 15) // ~8 MB in memory; the store holds the rest
 			cache = tc
 			stop := flushEvery(ctx, tc, 5*time.Second, logger)
 			defer stop()

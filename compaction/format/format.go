@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/compactd/compactd/compaction/format/internal/newid"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -163,6 +164,19 @@ type ForkOptions struct {
 	// still be writing it: records keep their ids (Claude uuids) so lines
 	// the agent appends next, naming them as parents, stay attached.
 	InPlace bool
+}
+
+// WithDefaults returns opts with what a fork needs filled in: a new random
+// session id when SessionID is "", and now (UTC, milliseconds, as the
+// agents write it) when Timestamp is "".
+func (o ForkOptions) WithDefaults() ForkOptions {
+	if o.SessionID == "" {
+		o.SessionID = newid.UUID()
+	}
+	if o.Timestamp == "" {
+		o.Timestamp = time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
+	}
+	return o
 }
 
 // DetectBytes is how much of a file Detect sees.

@@ -73,6 +73,24 @@ func NewCounts(t *transcript.Transcript, c *tokens.Counter, parts [][]int) (*Cou
 	return &Counts{src: t, counter: c, parts: parts}, nil
 }
 
+// Covers reports whether c counts t's parts (the transcript they were
+// counted for).
+func (c *Counts) Covers(t *transcript.Transcript) bool { return c != nil && c.src == t }
+
+// Messages returns each message's count as tokens.Counter.CountMessage
+// gives it: its parts plus the per-message framing.
+func (c *Counts) Messages() []tokens.Count {
+	out := make([]tokens.Count, len(c.parts))
+	for i := range c.parts {
+		n := tokens.MessageOverhead
+		for _, x := range c.parts[i] {
+			n += x
+		}
+		out[i] = tokens.Count{N: n}
+	}
+	return out
+}
+
 // Part returns the count of t.Messages[msg].Parts[part].
 func (c *Counts) Part(msg, part int) int { return c.parts[msg][part] }
 

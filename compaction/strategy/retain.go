@@ -16,7 +16,11 @@ import (
 // part); for the rest, a fact survives if its text appears in a rewritten
 // part, an argument or a summary.
 func Retain(original []transcript.Message, v *transcript.View) Retention {
-	want := facts.Extract(original)
+	return retainFacts(facts.Extract(original), original, v)
+}
+
+// retainFacts is Retain with the original's facts already extracted.
+func retainFacts(want []facts.Fact, original []transcript.Message, v *transcript.View) Retention {
 	if len(want) == 0 {
 		return Retention{Score: 1}
 	}

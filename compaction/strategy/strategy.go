@@ -140,6 +140,13 @@ func Run(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, opts 
 			return nil, nil, err
 		}
 	}
+	// The source's key facts do not depend on the steps: extract them on
+	// another core while the steps run.
+	var want chan []facts.Fact
+	if !opts.NoRetention {
+		want = make(chan []facts.Fact, 1)
+		go func() { want <- facts.Extract(t.Messages) }()
+	}
 	r := newRun(ctx, t, c, counts, opts)
 	rep := &Report{TokensBefore: r.total(), MessagesBefore: len(t.Messages)}
 	for _, name := range names {
@@ -160,8 +167,8 @@ func Run(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, opts 
 	rep.MessagesAfter = len(v.Messages)
 	rep.Notes = r.notes
 	rep.Tangents = r.tangents
-	if !opts.NoRetention {
-		rep.Retention = Retain(t.Messages, v)
+	if want != nil {
+		rep.Retention = retainFacts(<-want, t.Messages, v)
 	}
 	return v, rep, nil
 }

@@ -308,7 +308,7 @@ func (r *Runner) recompactAgent(ctx context.Context, path string, req Request) (
 	}
 	recorded := versionReport{Report: rep}
 	if counter, err := r.tokenCounter(b.before.t); err == nil {
-		recorded.forkOverhead(ctx, r, "", b.before.t, b.src.codec, out.view, counter, rep.TokensBefore)
+		recorded.forkOverhead(ctx, r, "", b.before.t, b.src.codec, out.view, counter, nil)
 	}
 	report(req.Progress, "record result", 80)
 	v, _, err := r.Store.RecordVersion(ctx, store.NewVersion{

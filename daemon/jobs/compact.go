@@ -185,28 +185,38 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	if err := r.Store.CheckSound(ctx); err != nil {
 		return nil, untouched(path, err)
 	}
+	// The source is recorded while the pipeline runs: they need
+	// different cores, and the result is recorded (as the source's
+	// child) only once both are done.
 	report(req.Progress, "record source", 10)
-	srcVersion, err := r.recordSource(ctx, conv, src)
-	if err != nil {
-		return nil, untouched(path, err)
+	type sourceRecord struct {
+		v   store.Version
+		err error
 	}
-	if req.InPlace {
-		// The file is replaced only once the store has given its content
-		// back byte for byte: finding it by hash proves nothing about the
-		// pages behind it.
-		if err := r.proveStored(ctx, srcVersion, src.data); err != nil {
-			return nil, untouched(path, err)
+	recordedSource := make(chan sourceRecord, 1)
+	go func() {
+		v, err := r.recordSource(ctx, conv, src)
+		if err == nil && req.InPlace {
+			// The file is replaced only once the store has given its
+			// content back byte for byte: finding it by hash proves
+			// nothing about the pages behind it.
+			err = r.proveStored(ctx, v, src.data)
 		}
-	}
-
+		recordedSource <- sourceRecord{v, err}
+	}()
 	sessionID := newUUID()
 	if req.InPlace {
 		sessionID = src.t.Meta.SessionID
 	}
 	out, rep, err := r.compactBytes(ctx, src, conv.Key, req, sessionID, false)
+	rs := <-recordedSource
+	if rs.err != nil {
+		return nil, untouched(path, rs.err)
+	}
 	if err != nil {
 		return nil, err
 	}
+	srcVersion := rs.v
 
 	versions, err := r.Store.Versions(ctx, conv.ID)
 	if err != nil {
@@ -215,7 +225,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	label := fmt.Sprintf("v%d", len(versions)+1)
 	recorded := versionReport{Report: rep}
 	if counter, err := r.tokenCounter(src.t); err == nil {
-		recorded.forkOverhead(ctx, r, path, src.t, src.codec, out.view, counter, rep.TokensBefore)
+		recorded.forkOverhead(ctx, r, path, src.t, src.codec, out.view, counter, out.counts)
 	}
 	target := req.Out
 	switch {
@@ -297,6 +307,8 @@ type compacted struct {
 	t          *transcript.Transcript
 	view       *transcript.View
 	summarizer string
+	// counts are the source's part counts the pipeline ran with.
+	counts *strategy.Counts
 }
 
 // forgetUnwritten removes a result recorded ahead of a write that failed,
@@ -365,7 +377,7 @@ func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, 
 	if sum != nil {
 		name = sum.Name()
 	}
-	return &compacted{data: data, t: t, view: view, summarizer: name}, rep, nil
+	return &compacted{data: data, t: t, view: view, summarizer: name, counts: opts.Counts}, rep, nil
 }
 
 // countSource counts src's parts on every core, reusing the counts it

@@ -42,9 +42,11 @@ func renderDryRun(ctx context.Context, r *Runner, src *source, out *compacted, r
 		fmt.Fprintf(&b, "(report unavailable: %v)\n", err)
 	}
 	b.WriteString("```\n\n## What is removed, turn by turn\n\n")
-	var counts *strategy.Counts
-	if c, err := r.tokenCounter(src.t); err == nil {
-		counts, _ = strategy.CountTranscript(ctx, src.t, c)
+	counts := out.counts // the pipeline's: counted once
+	if counts == nil {
+		if c, err := r.tokenCounter(src.t); err == nil {
+			counts, _ = strategy.CountTranscript(ctx, src.t, c)
+		}
 	}
 	if err := strategy.RenderDiff(&b, out.view, counts); err != nil {
 		fmt.Fprintf(&b, "(diff unavailable: %v)\n", err)

@@ -24,7 +24,7 @@ const (
 
 var (
 	zstdEncoder = sync.OnceValue(func() *zstd.Encoder {
-		e, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+		e, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
 		return e
 	})
 	zstdDecoder = sync.OnceValue(func() *zstd.Decoder {
@@ -111,16 +111,19 @@ type record struct {
 // content hash. Records are normalized (see normalize) and stored once by
 // their body's hash; storing content already present costs one lookup.
 //
-// prefix, when not "", is the hash of a stored content that b may extend
+// h is b's ContentHash when the caller has it ("" computes it). prefix,
+// when not "", is the hash of a stored content that b may extend
 // (the previous read of a growing transcript): if b starts with it, its
 // records are taken as they are stored and only the rest is read, so
 // recording a transcript that grew costs what it grew.
-func putContent(ctx context.Context, tx *sql.Tx, b []byte, cuts []int64, prefix string) (string, error) {
+func putContent(ctx context.Context, tx *sql.Tx, b []byte, cuts []int64, prefix, h string) (string, error) {
 	base, err := prefixOf(ctx, tx, b, prefix)
 	if err != nil {
 		return "", err
 	}
-	h := ContentHash(b)
+	if h == "" {
+		h = ContentHash(b)
+	}
 	var one int
 	err = tx.QueryRowContext(ctx, `SELECT 1 FROM contents WHERE hash = ?`, h).Scan(&one)
 	if err == nil {

@@ -124,7 +124,7 @@ func Recover(ctx context.Context, path string) (*Recovery, error) {
 			v[3] = nil // its parent was lost
 		}
 		err = nw.tx(ctx, func(tx *sql.Tx) error {
-			if _, err := putContent(ctx, tx, content, LineCuts(content), ""); err != nil {
+			if _, err := putContent(ctx, tx, content, LineCuts(content), "", ""); err != nil {
 				return err
 			}
 			_, err := tx.ExecContext(ctx, `INSERT INTO versions(id, conversation_id, label, parent_id, source_path, fork_path, report, created_at,

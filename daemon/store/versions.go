@@ -220,7 +220,7 @@ func (s *Store) RecordVersion(ctx context.Context, nv NewVersion) (v Version, re
 				return err
 			}
 		}
-		if _, err := putContent(ctx, tx, nv.Content, nv.Cuts, prefix); err != nil {
+		if _, err := putContent(ctx, tx, nv.Content, nv.Cuts, prefix, hash); err != nil {
 			return err
 		}
 		var n int

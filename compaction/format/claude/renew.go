@@ -7,7 +7,6 @@ import (
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/format/internal/jsonl"
 	"github.com/compactd/compactd/compaction/format/internal/jsonx"
-	"github.com/compactd/compactd/compaction/format/internal/newid"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -18,10 +17,7 @@ var _ format.Renewer = Codec{}
 // only need to be unique within a file, and rewound branches, sidechains,
 // progress and snapshots keep their links.
 func (Codec) Renew(t *transcript.Transcript, opts format.ForkOptions) ([]byte, error) {
-	session := opts.SessionID
-	if session == "" {
-		session = newid.UUID()
-	}
+	session := opts.WithDefaults().SessionID
 	old := t.Meta.SessionID
 	return jsonl.Rewrite(t, func(i int, r transcript.Record) ([]byte, error) {
 		if r.Kind == transcript.RecordMalformed || old == "" {

@@ -6,7 +6,6 @@ import (
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/format/internal/jsonl"
 	"github.com/compactd/compactd/compaction/format/internal/jsonx"
-	"github.com/compactd/compactd/compaction/format/internal/newid"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -16,10 +15,7 @@ var _ format.Renewer = Codec{}
 // record replaced included), the first session_meta naming the new session
 // and, as forked_from_id, the one it was.
 func (Codec) Renew(t *transcript.Transcript, opts format.ForkOptions) ([]byte, error) {
-	id := opts.SessionID
-	if id == "" {
-		id = newid.UUID()
-	}
+	id := opts.WithDefaults().SessionID
 	renewed := false
 	return jsonl.Rewrite(t, func(_ int, r transcript.Record) ([]byte, error) {
 		if renewed || r.Type != typeSessionMeta || r.Kind == transcript.RecordMalformed || r.Kind == transcript.RecordUnknown {

@@ -53,11 +53,7 @@ func TestParseOperationLog(t *testing.T) {
 // prompt and output tokens.
 func TestGaugeEqualsPromptTokens(t *testing.T) {
 	tr := formattest.RoundTrip(t, Codec{}, session, formattest.Read(t, session))
-	c, _ := tokens.New(tokens.O200kBase)
-	g, err := gauge.CountLive(t.Context(), c, tr, gauge.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := formattest.LiveGauge(t, tr, tokens.O200kBase)
 	if g.Source != gauge.SourceReported || g.Tokens != 12540 || g.ToolCalls != 2 {
 		t.Fatalf("gauge %+v", g)
 	}

@@ -18,7 +18,10 @@ import (
 func init() { format.Register(Codec{}) }
 
 // Codec reads and writes Copilot CLI events.jsonl.
-type Codec struct{}
+type Codec struct{ jsonl.Lines[lines] }
+
+// lines is the Codec's line format.
+type lines struct{}
 
 var (
 	_ format.Codec    = Codec{}
@@ -92,34 +95,22 @@ type state struct {
 	toolNames map[string]string
 }
 
-func empty() *transcript.Transcript {
+// Empty implements jsonl.LineFormat.
+func (lines) Empty() *transcript.Transcript {
 	return &transcript.Transcript{Format: transcript.FormatCopilotCLI, Frame: &jsonl.Frame{}, State: &state{toolNames: map[string]string{}}}
 }
 
-// Parse implements format.Codec.
-func (c Codec) Parse(src []byte) (*transcript.Transcript, error) {
-	t := c.append(empty(), src)
-	if err := jsonl.NotInFormat(t, "Copilot CLI session", "an event"); err != nil {
-		return nil, err
-	}
-	return t, nil
+// Owns implements jsonl.LineFormat.
+func (lines) Owns(t *transcript.Transcript) bool {
+	_, ok := t.State.(*state)
+	return ok
 }
 
-// Append implements format.Appender.
-func (c Codec) Append(prev *transcript.Transcript, tail []byte) (*transcript.Transcript, error) {
-	prev, err := jsonl.Resume[*state](prev, empty, "Copilot CLI transcript")
-	if err != nil {
-		return nil, err
-	}
-	return c.append(prev, jsonl.CompleteLines(tail)), nil
-}
+// Names implements jsonl.LineFormat.
+func (lines) Names() (source, record string) { return "Copilot CLI session", "an event" }
 
-// Write implements format.Codec.
-func (Codec) Write(t *transcript.Transcript) ([]byte, error) {
-	return jsonl.WriteRecords(t), nil
-}
-
-func (c Codec) append(prev *transcript.Transcript, data []byte) *transcript.Transcript {
+// AppendLines implements jsonl.LineFormat.
+func (lines) AppendLines(prev *transcript.Transcript, data []byte) *transcript.Transcript {
 	ps := prev.State.(*state)
 	st := &state{meta: ps.meta, toolNames: ps.toolNames}
 	t := jsonl.Continue(prev)

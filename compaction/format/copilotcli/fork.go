@@ -3,12 +3,10 @@ package copilotcli
 import (
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/format/internal/jsonl"
 	"github.com/compactd/compactd/compaction/format/internal/jsonx"
-	"github.com/compactd/compactd/compaction/format/internal/newid"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -23,14 +21,8 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 	if src == nil {
 		return nil, fmt.Errorf("fork: view has no source transcript")
 	}
-	ts := opts.Timestamp
-	if ts == "" {
-		ts = time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
-	}
-	f := &forker{src: src, ts: ts, session: opts.SessionID}
-	if f.session == "" {
-		f.session = newid.UUID()
-	}
+	opts = opts.WithDefaults()
+	f := &forker{src: src, ts: opts.Timestamp, session: opts.SessionID}
 	f.chain = jsonl.Chain{IDKey: "id", ParentKey: "parentId", Seed: f.session}
 	if err := f.start(); err != nil {
 		return nil, err

@@ -29,7 +29,10 @@ import (
 func init() { format.Register(Codec{}) }
 
 // Codec reads and writes Cursor agent transcripts.
-type Codec struct{}
+type Codec struct{ jsonl.Lines[lines] }
+
+// lines is the Codec's line format.
+type lines struct{}
 
 var (
 	_ format.Codec    = Codec{}
@@ -67,34 +70,22 @@ type state struct {
 	calls    int
 }
 
-func empty() *transcript.Transcript {
+// Empty implements jsonl.LineFormat.
+func (lines) Empty() *transcript.Transcript {
 	return &transcript.Transcript{Format: transcript.FormatCursorAgent, Frame: &jsonl.Frame{}, State: &state{}}
 }
 
-// Parse implements format.Codec.
-func (c Codec) Parse(src []byte) (*transcript.Transcript, error) {
-	t := c.append(empty(), src)
-	if err := jsonl.NotInFormat(t, "Cursor agent transcript", "a message"); err != nil {
-		return nil, err
-	}
-	return t, nil
+// Owns implements jsonl.LineFormat.
+func (lines) Owns(t *transcript.Transcript) bool {
+	_, ok := t.State.(*state)
+	return ok
 }
 
-// Append implements format.Appender.
-func (c Codec) Append(prev *transcript.Transcript, tail []byte) (*transcript.Transcript, error) {
-	prev, err := jsonl.Resume[*state](prev, empty, "Cursor transcript")
-	if err != nil {
-		return nil, err
-	}
-	return c.append(prev, jsonl.CompleteLines(tail)), nil
-}
+// Names implements jsonl.LineFormat.
+func (lines) Names() (source, record string) { return "Cursor agent transcript", "a message" }
 
-// Write implements format.Codec.
-func (Codec) Write(t *transcript.Transcript) ([]byte, error) {
-	return jsonl.WriteRecords(t), nil
-}
-
-func (c Codec) append(prev *transcript.Transcript, data []byte) *transcript.Transcript {
+// AppendLines implements jsonl.LineFormat.
+func (lines) AppendLines(prev *transcript.Transcript, data []byte) *transcript.Transcript {
 	st := *prev.State.(*state)
 	t := jsonl.Continue(prev)
 	t.Messages, t.Kept, t.Meta = slices.Clip(prev.Messages), len(prev.Messages), prev.Meta

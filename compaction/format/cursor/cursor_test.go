@@ -34,10 +34,8 @@ func TestParseTranscript(t *testing.T) {
 		t.Fatalf("record kinds %v %v", tr.Records[6].Kind, tr.Records[10].Kind)
 	}
 	// No usage is recorded: the gauge is an estimate.
-	c, _ := tokens.New(tokens.O200kBase)
-	g, err := gauge.CountLive(t.Context(), c, tr, gauge.Options{})
-	if err != nil || g.Source != gauge.SourceEstimate || g.Tokens == 0 || g.ToolCalls != 2 {
-		t.Fatalf("gauge %+v (%v)", g, err)
+	if g := formattest.LiveGauge(t, tr, tokens.O200kBase); g.Source != gauge.SourceEstimate || g.Tokens == 0 || g.ToolCalls != 2 {
+		t.Fatalf("gauge %+v", g)
 	}
 }
 

@@ -126,18 +126,17 @@ func Alternates(t testing.TB, msgs []transcript.Message) {
 	}
 }
 
-// Renewed checks c's Renew on src under the new session id session: the
-// copy parses to as many records and the same messages, names session
-// as its own, keeps every line in its place and byte for byte apart from
-// those that name the session; it returns how many lines changed, for the
-// codec's own count.
-func Renewed(t *testing.T, c format.Codec, src []byte, session string) int {
+// Renewed checks c's Renew on tr, the parse of src, under the new session
+// id session: the copy parses to as many records and the same messages,
+// names session as its own, keeps every line in its place and byte for
+// byte apart from those that name the session; it returns how many lines
+// changed, for the codec's own count.
+func Renewed(t *testing.T, c format.Codec, tr *transcript.Transcript, src []byte, session string) int {
 	t.Helper()
 	r, ok := c.(format.Renewer)
 	if !ok {
 		t.Fatalf("%s codec is not a Renewer", c.Format())
 	}
-	tr := RoundTrip(t, c, "renew source", src)
 	out, err := r.Renew(tr, format.ForkOptions{SessionID: session})
 	if err != nil {
 		t.Fatalf("renew: %v", err)
@@ -166,4 +165,15 @@ func Renewed(t *testing.T, c format.Codec, src []byte, session string) int {
 		}
 	}
 	return changed
+}
+
+// RenewFixtures checks Renewed on each of the package's testdata inputs
+// matching pattern (goldens left out), in a subtest each, and hands check
+// the source, its parse and how many lines the renewed copy changed.
+func RenewFixtures(t *testing.T, c format.Codec, pattern, session string, check func(t *testing.T, src []byte, tr *transcript.Transcript, changed int)) {
+	t.Helper()
+	files := slices.DeleteFunc(Fixtures(t, pattern), IsGolden)
+	RoundTripFiles(t, c, files, func(t *testing.T, _ string, src []byte, tr *transcript.Transcript) {
+		check(t, src, tr, Renewed(t, c, tr, src, session))
+	})
 }

@@ -1,7 +1,9 @@
 // Package formattest holds what every codec's tests share: reading
 // fixtures and the shared sample corpus, golden files with -update, a
-// byte-exact round trip, fork → re-parse → compare with the view,
-// Append-in-random-chunks equals Parse, and the sample files every
+// byte-exact round trip, fork → re-parse → compare with the view (and the
+// view edits fork goldens are written for), a renewed copy that changes
+// only its session lines, Append-in-random-chunks equals Parse, the body
+// of the FuzzParse targets, the live gauge, and the sample files every
 // detector is tried on. It is imported by tests only, and imports no codec.
 package formattest
 

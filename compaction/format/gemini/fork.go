@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/format/internal/genai"
 	"github.com/compactd/compactd/compaction/format/internal/jsonx"
 	"github.com/compactd/compactd/compaction/format/internal/newid"
 	"github.com/compactd/compactd/compaction/transcript"
@@ -298,7 +299,7 @@ func renderRecord(raw []byte, parts []transcript.Part) ([]byte, error) {
 			case p.Changed && c[0] == '"':
 				_ = o.Set(key, p.Text)
 			case p.Changed:
-				o.SetRaw(key, renderPart(c, p))
+				o.SetRaw(key, genai.RenderPart(c, p))
 			}
 		case '[':
 			els, err := jsonx.ParseArray(c)
@@ -315,7 +316,7 @@ func renderRecord(raw []byte, parts []transcript.Part) ([]byte, error) {
 					continue
 				}
 				if p.Changed {
-					el = renderPart(el, p)
+					el = genai.RenderPart(el, p)
 				}
 				keep = append(keep, el)
 			}
@@ -367,61 +368,6 @@ func isThought(raw []byte) bool {
 		Thought bool `json:"thought"`
 	}
 	return json.Unmarshal(raw, &p) == nil && p.Thought
-}
-
-// partData are the members of the API Part's "data" oneof: a Part may
-// carry one of them, never two (the API answers 400 INVALID_ARGUMENT).
-var partData = []string{"text", "inlineData", "functionCall", "functionResponse", "fileData", "executableCode", "codeExecutionResult"}
-
-// renderPart rewrites one API Part with a changed part's text or args. A
-// text standing in for a function response (a stripped payload, or the
-// one-line stand-in that keeps an emptied message) becomes the response's
-// output, so the Part stays a functionResponse; one standing in for any
-// other data (media, a call) replaces the Part with a text Part.
-func renderPart(raw []byte, p transcript.Part) json.RawMessage {
-	o, err := jsonx.ParseObject(raw)
-	if err != nil {
-		return raw
-	}
-	switch p.Kind {
-	case transcript.PartText, transcript.PartReasoning:
-		if o.Has("functionResponse") {
-			setResponse(o, p.Text)
-			break
-		}
-		for _, f := range partData {
-			if f != "text" && o.Has(f) {
-				t := &jsonx.Object{}
-				_ = t.Set("text", p.Text)
-				return t.Bytes()
-			}
-		}
-		_ = o.Set("text", p.Text)
-	case transcript.PartToolCall:
-		if fc, err := jsonx.ParseObject(o.Get("functionCall")); err == nil && json.Valid([]byte(p.Args)) {
-			fc.SetRaw("args", json.RawMessage(p.Args))
-			o.SetRaw("functionCall", fc.Bytes())
-		}
-	case transcript.PartToolResult:
-		setResponse(o, p.Text)
-	}
-	return o.Bytes()
-}
-
-// setResponse replaces a functionResponse Part's payload with text as its
-// output, leaving the Part's one data field the functionResponse.
-func setResponse(o *jsonx.Object, text string) {
-	fr, err := jsonx.ParseObject(o.Get("functionResponse"))
-	if err != nil {
-		return
-	}
-	_ = fr.Set("response", map[string]any{"output": text})
-	o.SetRaw("functionResponse", fr.Bytes())
-	for _, f := range partData {
-		if f != "functionResponse" {
-			o.Delete(f)
-		}
-	}
 }
 
 // document forks a whole-file source into the same document: its record

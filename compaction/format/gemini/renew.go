@@ -7,7 +7,6 @@ import (
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/format/internal/jsonl"
 	"github.com/compactd/compactd/compaction/format/internal/jsonx"
-	"github.com/compactd/compactd/compaction/format/internal/newid"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -18,10 +17,7 @@ var _ format.Renewer = Codec{}
 // member) naming the new session. A checkpoint has no session: it is
 // copied as it is.
 func (c Codec) Renew(t *transcript.Transcript, opts format.ForkOptions) ([]byte, error) {
-	session := opts.SessionID
-	if session == "" {
-		session = newid.UUID()
-	}
+	session := opts.WithDefaults().SessionID
 	switch fr := t.Frame.(type) {
 	case *docFrame:
 		sp, ok := fr.doc.Member("sessionId")

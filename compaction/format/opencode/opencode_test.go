@@ -59,14 +59,7 @@ func TestParseExport(t *testing.T) {
 // TestGaugeEqualsLastStep: the gauge is the last step's reported tokens.
 func TestGaugeEqualsLastStep(t *testing.T) {
 	tr := formattest.RoundTrip(t, oc, session, formattest.Read(t, session))
-	c, err := tokens.New(tokens.CL100kBase)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := gauge.CountLive(t.Context(), c, tr, gauge.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := formattest.LiveGauge(t, tr, tokens.CL100kBase)
 	if g.Source != gauge.SourceReported || g.Tokens != 8100 || g.ToolCalls != 3 {
 		t.Fatalf("gauge %+v", g)
 	}

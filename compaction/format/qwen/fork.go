@@ -3,13 +3,11 @@ package qwen
 import (
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/format/internal/genai"
 	"github.com/compactd/compactd/compaction/format/internal/jsonl"
 	"github.com/compactd/compactd/compaction/format/internal/jsonx"
-	"github.com/compactd/compactd/compaction/format/internal/newid"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -27,14 +25,8 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 	if src == nil {
 		return nil, fmt.Errorf("fork: view has no source transcript")
 	}
-	ts := opts.Timestamp
-	if ts == "" {
-		ts = time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
-	}
-	f := &forker{v: v, src: src, ts: ts, session: opts.SessionID, opts: opts, count: jsonx.SourceParts(src)}
-	if f.session == "" {
-		f.session = newid.UUID()
-	}
+	opts = opts.WithDefaults()
+	f := &forker{v: v, src: src, ts: opts.Timestamp, session: opts.SessionID, opts: opts, count: jsonx.SourceParts(src)}
 	f.chain = jsonl.Chain{IDKey: "uuid", ParentKey: "parentUuid", Seed: f.session}
 	f.cwd, f.version = src.Meta.Cwd, src.Meta.AgentVersion
 	onChain := map[int]bool{}

@@ -57,14 +57,7 @@ func TestParseSession(t *testing.T) {
 // 0 calls.
 func TestGaugeEqualsReported(t *testing.T) {
 	tr := formattest.RoundTrip(t, Codec{}, session, formattest.Read(t, session))
-	c, err := tokens.New(tokens.CL100kBase)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := gauge.CountLive(t.Context(), c, tr, gauge.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := formattest.LiveGauge(t, tr, tokens.CL100kBase)
 	if g.Source != gauge.SourceReported || g.Tokens != 18900 || g.Reported != 18900 || g.ToolCalls != 2 || g.ContextWindow != 1_000_000 {
 		t.Fatalf("gauge %+v", g)
 	}

@@ -160,29 +160,59 @@ func RenderParts(raw json.RawMessage, kept []transcript.Part, base int) (json.Ra
 	return jsonx.Array(out), nil
 }
 
-// RenderPart rewrites one Part with a changed part's text or args.
+// partData are the members of the API Part's "data" oneof: a Part may
+// carry one of them, never two (the API answers 400 INVALID_ARGUMENT).
+var partData = []string{"text", "inlineData", "functionCall", "functionResponse", "fileData", "executableCode", "codeExecutionResult"}
+
+// RenderPart rewrites one API Part with a changed part's text or args. A
+// text standing in for a function response (a stripped payload, or the
+// one-line stand-in that keeps an emptied message) becomes the response's
+// output, so the Part stays a functionResponse; one standing in for any
+// other data (media, a call) replaces the Part with a text Part.
 func RenderPart(raw []byte, p transcript.Part) json.RawMessage {
 	o, err := jsonx.ParseObject(raw)
 	if err != nil {
 		return raw
 	}
 	switch p.Kind {
-	case transcript.PartText, transcript.PartReasoning, transcript.PartAttachment:
-		if o.Has("text") {
-			_ = o.Set("text", p.Text)
+	case transcript.PartText, transcript.PartReasoning:
+		if o.Has("functionResponse") {
+			setResponse(o, p.Text)
+			break
 		}
+		for _, f := range partData {
+			if f != "text" && o.Has(f) {
+				t := &jsonx.Object{}
+				_ = t.Set("text", p.Text)
+				return t.Bytes()
+			}
+		}
+		_ = o.Set("text", p.Text)
 	case transcript.PartToolCall:
 		if fc, err := jsonx.ParseObject(o.Get("functionCall")); err == nil && json.Valid([]byte(p.Args)) {
 			fc.SetRaw("args", json.RawMessage(p.Args))
 			o.SetRaw("functionCall", fc.Bytes())
 		}
 	case transcript.PartToolResult:
-		if fr, err := jsonx.ParseObject(o.Get("functionResponse")); err == nil {
-			_ = fr.Set("response", map[string]any{"output": p.Text})
-			o.SetRaw("functionResponse", fr.Bytes())
-		}
+		setResponse(o, p.Text)
 	}
 	return o.Bytes()
+}
+
+// setResponse replaces a functionResponse Part's payload with text as its
+// output, leaving the Part's one data field the functionResponse.
+func setResponse(o *jsonx.Object, text string) {
+	fr, err := jsonx.ParseObject(o.Get("functionResponse"))
+	if err != nil {
+		return
+	}
+	_ = fr.Set("response", map[string]any{"output": text})
+	o.SetRaw("functionResponse", fr.Bytes())
+	for _, f := range partData {
+		if f != "functionResponse" {
+			o.Delete(f)
+		}
+	}
 }
 
 // TextContent renders a Content holding one text part.

@@ -9,23 +9,60 @@ import (
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
-// What every line codec (Qwen Code, Copilot CLI, Cursor, Gemini CLI's
-// recording) does the same way around its own per-line decoding: where
-// an Append starts, how a line becomes a record or a counted problem, and
-// when a source is not in the format at all.
+// A LineFormat is what a line codec (Qwen Code, Copilot CLI, Cursor)
+// tells Lines of its format: its empty transcript, how lines extend one
+// (with Continue and Decode), and the names its errors use.
+type LineFormat interface {
+	// Empty is the transcript of an empty source, holding the codec's
+	// fresh state.
+	Empty() *transcript.Transcript
+	// AppendLines reads data (complete lines, or a whole source for
+	// Parse) onto prev, a transcript from Empty or AppendLines, which it
+	// must not change.
+	AppendLines(prev *transcript.Transcript, data []byte) *transcript.Transcript
+	// Owns reports whether t was read by this codec (its State is the
+	// codec's).
+	Owns(t *transcript.Transcript) bool
+	// Names are the format's names for a source and for one of its
+	// records, as errors say them: "Copilot CLI session", "an event".
+	Names() (source, record string)
+}
 
-// Resume returns the transcript an Append continues from: prev, or
-// fresh() for a first append (prev nil, or a zero transcript). It fails
-// when prev holds another codec's state (not an S); what names the
-// format's transcripts in that error.
-func Resume[S any](prev *transcript.Transcript, fresh func() *transcript.Transcript, what string) (*transcript.Transcript, error) {
-	if prev == nil || (prev.State == nil && len(prev.Records) == 0) {
-		return fresh(), nil
+// Lines is Parse, Append and Write for a line codec whose format F
+// describes: the codec embeds it (its zero value is ready) and adds
+// Format, Detect and Fork.
+type Lines[F LineFormat] struct{}
+
+// Parse implements format.Codec: the whole source read onto F's empty
+// transcript; a source none of whose lines is a record is not F's.
+func (Lines[F]) Parse(src []byte) (*transcript.Transcript, error) {
+	var f F
+	t := f.AppendLines(f.Empty(), src)
+	source, record := f.Names()
+	if err := NotInFormat(t, source, record); err != nil {
+		return nil, err
 	}
-	if _, ok := prev.State.(S); !ok {
-		return nil, fmt.Errorf("append to a %s that was not parsed by this codec", what)
+	return t, nil
+}
+
+// Append implements format.Appender: the complete lines of tail read
+// onto prev (nil or a zero transcript for a first append).
+func (Lines[F]) Append(prev *transcript.Transcript, tail []byte) (*transcript.Transcript, error) {
+	var f F
+	switch {
+	case prev == nil || (prev.State == nil && len(prev.Records) == 0):
+		prev = f.Empty()
+	case !f.Owns(prev):
+		source, _ := f.Names()
+		return nil, fmt.Errorf("append to a %s that was not parsed by this codec", source)
 	}
-	return prev, nil
+	return f.AppendLines(prev, CompleteLines(tail)), nil
+}
+
+// Write implements format.Codec: the records with the bytes between them,
+// as read.
+func (Lines[F]) Write(t *transcript.Transcript) ([]byte, error) {
+	return WriteRecords(t), nil
 }
 
 // Continue returns the transcript an append to prev builds: prev's

@@ -91,19 +91,52 @@ func TestNotInFormat(t *testing.T) {
 	}
 }
 
-func TestResume(t *testing.T) {
-	fresh := func() *transcript.Transcript { return &transcript.Transcript{State: new(int)} }
+// testFormat is a line codec of testLine records, for Lines.
+type testFormat struct{}
+
+type testState struct{ lines int }
+
+func (testFormat) Empty() *transcript.Transcript {
+	return &transcript.Transcript{Frame: &Frame{}, State: &testState{}}
+}
+
+func (testFormat) AppendLines(prev *transcript.Transcript, data []byte) *transcript.Transcript {
+	st := *prev.State.(*testState)
+	t := Continue(prev)
+	st.lines = Decode(t, data, st.lines, func(_ int, rec *transcript.Record, v *testLine) error {
+		rec.Type = v.Type
+		return nil
+	})
+	t.State = &st
+	return t
+}
+
+func (testFormat) Owns(t *transcript.Transcript) bool { _, ok := t.State.(*testState); return ok }
+
+func (testFormat) Names() (string, string) { return "test log", "an entry" }
+
+func TestLines(t *testing.T) {
+	var c Lines[testFormat]
+	if _, err := c.Parse([]byte("nope\n")); err == nil || !strings.HasPrefix(err.Error(), "not a test log: no line is an entry") {
+		t.Fatalf("parse of no record: %v", err)
+	}
 	for _, prev := range []*transcript.Transcript{nil, {}} {
-		if got, err := Resume[*int](prev, fresh, "test log"); err != nil || got == prev {
-			t.Fatalf("first append from %v: %v, %v", prev, got, err)
+		tr, err := c.Append(prev, []byte("{\"type\":\"a\"}\n{\"type\":"))
+		if err != nil || len(tr.Records) != 1 || tr.Size != 13 {
+			t.Fatalf("first append from %v: %+v, %v", prev, tr, err)
+		}
+		// Only complete lines: the cut one waits.
+		if next, err := c.Append(tr, []byte("{\"type\":\"b\"}\n")); err != nil || len(next.Records) != 2 || len(tr.Records) != 1 {
+			t.Fatalf("second append: %+v, %v", next, err)
 		}
 	}
-	own := fresh()
-	if got, err := Resume[*int](own, fresh, "test log"); err != nil || got != own {
-		t.Fatalf("own transcript: %v, %v", got, err)
+	if _, err := c.Append(&transcript.Transcript{State: "other"}, []byte("{}\n")); err == nil || !strings.Contains(err.Error(), "test log") {
+		t.Fatalf("append to another codec's transcript: %v", err)
 	}
-	if _, err := Resume[*int](&transcript.Transcript{State: "other"}, fresh, "test log"); err == nil || !strings.Contains(err.Error(), "test log") {
-		t.Fatalf("foreign transcript: %v", err)
+	src := "\n{\"type\":\"a\"}\n\n"
+	tr, err := c.Parse([]byte(src))
+	if out, _ := c.Write(tr); err != nil || string(out) != src {
+		t.Fatalf("write %q, %v", out, err)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // A Member is one key of an object with its value's exact bytes.
@@ -78,26 +79,37 @@ func ParseArray(raw []byte) ([]json.RawMessage, error) {
 	return out, nil
 }
 
+// Keys match as encoding/json matches an object's members to the struct
+// fields the codecs decode records into: ignoring case, the last of
+// several winning. An edit then changes what a codec reads back, even of
+// a record whose keys differ from the agent's only in case or repeat.
+
+// index returns the member a field tagged key decodes from, or -1.
+func (o *Object) index(key string) int {
+	for i := len(o.Members) - 1; i >= 0; i-- {
+		if strings.EqualFold(o.Members[i].Key, key) {
+			return i
+		}
+	}
+	return -1
+}
+
 // Get returns the value of key, or nil.
 func (o *Object) Get(key string) json.RawMessage {
-	for _, m := range o.Members {
-		if m.Key == key {
-			return m.Value
-		}
+	if i := o.index(key); i >= 0 {
+		return o.Members[i].Value
 	}
 	return nil
 }
 
 // Has reports whether key is present.
-func (o *Object) Has(key string) bool { return o.Get(key) != nil }
+func (o *Object) Has(key string) bool { return o.index(key) >= 0 }
 
 // SetRaw sets key to raw bytes, in place if present, else appended.
 func (o *Object) SetRaw(key string, raw json.RawMessage) {
-	for i := range o.Members {
-		if o.Members[i].Key == key {
-			o.Members[i].Value = raw
-			return
-		}
+	if i := o.index(key); i >= 0 {
+		o.Members[i].Value = raw
+		return
 	}
 	o.Members = append(o.Members, Member{Key: key, Value: raw})
 }
@@ -112,13 +124,10 @@ func (o *Object) Set(key string, v any) error {
 	return nil
 }
 
-// Delete removes key if present.
+// Delete removes key (every member that matches it) if present.
 func (o *Object) Delete(key string) {
-	for i := range o.Members {
-		if o.Members[i].Key == key {
-			o.Members = append(o.Members[:i:i], o.Members[i+1:]...)
-			return
-		}
+	for i := o.index(key); i >= 0; i = o.index(key) {
+		o.Members = append(o.Members[:i:i], o.Members[i+1:]...)
 	}
 }
 

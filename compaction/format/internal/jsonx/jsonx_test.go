@@ -2,6 +2,7 @@ package jsonx
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 )
 
@@ -34,5 +35,31 @@ func TestParseArrayAndRejects(t *testing.T) {
 	}
 	if _, err := ParseObject([]byte(`{"a":`)); err == nil {
 		t.Fatal("truncated object accepted")
+	}
+}
+
+// An edit changes what encoding/json reads back into a struct, whose
+// fields match keys ignoring case, the last of several winning.
+func TestObjectKeysMatchAsDecodersRead(t *testing.T) {
+	raw := []byte(`{"uuid":"first","UUID":"last","pArentUuid":"p","n":1}`)
+	o, err := ParseObject(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var read struct {
+		UUID   string `json:"uuid"`
+		Parent string `json:"parentUuid"`
+	}
+	if err := json.Unmarshal(raw, &read); err != nil || string(o.Get("uuid")) != `"`+read.UUID+`"` || !o.Has("parentUuid") {
+		t.Fatalf("Get(uuid) = %s, decoder reads %q (%v)", o.Get("uuid"), read.UUID, err)
+	}
+	_ = o.Set("parentUuid", "q")
+	_ = o.Set("uuid", "new")
+	if err := json.Unmarshal(o.Bytes(), &read); err != nil || read.UUID != "new" || read.Parent != "q" {
+		t.Fatalf("after edits %s reads %+v (%v)", o.Bytes(), read, err)
+	}
+	o.Delete("UuId")
+	if got := string(o.Bytes()); got != `{"pArentUuid":"q","n":1}` {
+		t.Fatalf("delete left %s", got)
 	}
 }

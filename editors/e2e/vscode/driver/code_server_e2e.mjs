@@ -99,6 +99,20 @@ function freePort() { return new Promise((res) => { const s = net.createServer()
 function extLog() { try { return fs.readFileSync(path.join(tmp, 'ext.jsonl'), 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)); } catch { return []; } }
 async function waitFor(pred, ms, what) { const end = Date.now() + ms; while (Date.now() < end) { const v = await pred(); if (v) return v; await new Promise((r) => setTimeout(r, 100)); } throw new Error(`timeout: ${what}`); }
 
+// Opens name with Quick Open and waits until its tab is the active one. Enter is pressed only
+// once the list's first row is name: before the filter applies, the first row is the most
+// recently opened editor (after a compaction, the fork), which Enter would reopen instead.
+async function quickOpen(name) {
+  await page.keyboard.press('Control+P');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ timeout: 10000 });
+  await input.fill(name);
+  const first = page.locator('.quick-input-list .monaco-list-row').first();
+  await waitFor(async () => (await first.innerText().catch(() => '')).includes(name), 10000, `Quick Open listing ${name} first`);
+  await page.keyboard.press('Enter');
+  await page.locator('.tab.active', { hasText: name }).first().waitFor({ timeout: 15000 });
+}
+
 async function main() {
   const ud = path.join(tmp, 'ud'), ext = path.join(tmp, 'ext'), ws = path.join(tmp, 'ws');
   for (const d of [ud, ext, ws, path.join(ud, 'User')]) fs.mkdirSync(d, { recursive: true });
@@ -168,13 +182,7 @@ async function main() {
   await step('open file (Quick Open)', async () => {
     // Explorer click would work too; quick open is layout independent.
     await page.locator('.monaco-workbench').click({ position: { x: 700, y: 400 } }).catch(() => {});
-    await page.keyboard.press('Control+P');
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor({ timeout: 10000 });
-    await input.fill(FILE_NAME);
-    await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 10000 });
-    await page.keyboard.press('Enter');
-    await page.locator('.tab.active', { hasText: FILE_NAME }).first().waitFor({ timeout: 15000 });
+    await quickOpen(FILE_NAME);
     await page.locator('.monaco-editor .view-lines').first().waitFor({ timeout: 15000 });
   });
 
@@ -260,14 +268,36 @@ async function main() {
     return text;
   }
 
+  // VS Code drops the command cache of a superseded code-action list: an entry picked from a
+  // menu built just before the list for the caret's new position arrived fails with "Actual
+  // command not found, wanted to execute <cmd>". Rather than wait "long enough" for the
+  // requests to settle, applyUntil checks the action's effect and, on that error, picks the
+  // entry again from the current list.
+  const staleToast = () => page.locator('.notification-toast, .notifications-toasts .monaco-list-row', { hasText: /command not found/i });
+  async function clearNotifications() {
+    await page.keyboard.press('Control+Shift+P');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ timeout: 10000 });
+    await input.fill('>Notifications: Clear All Notifications');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Clear All Notifications' }).first().waitFor({ timeout: 10000 });
+    await page.keyboard.press('Enter');
+    await waitFor(async () => (await staleToast().count()) === 0, 10000, 'the notifications cleared');
+  }
+  async function applyUntil(title, via, done, ms, what) {
+    for (let attempt = 1; ; attempt++) {
+      await applyCodeAction(title, via);
+      const outcome = await waitFor(async () => (await done()) ? 'done' : ((await staleToast().count()) > 0 ? 'stale' : null), ms, what);
+      if (outcome === 'done') return;
+      console.log(`  (${title}: picked from a superseded code-action list, attempt ${attempt}; picking again)`);
+      if (attempt === 3) throw new Error(`${title}: "command not found" three times`);
+      await clearNotifications();
+    }
+  }
+
   async function applyCodeAction(title, via) {
     // Put the caret on line 1 where the diagnostic is, then open the Quick Fix menu.
     await page.locator('.monaco-editor .view-line').first().click();
     await page.keyboard.press('Control+Home');
-    // Let the code-action requests triggered by the caret move settle: VS Code drops the
-    // command cache of a superseded code-action list, and applying an entry from the old
-    // menu then fails with "Actual command not found, wanted to execute <cmd>".
-    await page.waitForTimeout(1000);
     if (via === 'lightbulb') {
       // 1.100 draws the bulb in the glyph margin (gutter); the old .lightBulbWidget content widget stays hidden.
       const bulb = page.locator('.monaco-editor [class*="lightbulb"], .monaco-editor [class*="light-bulb"]').filter({ visible: true }).first();
@@ -301,10 +331,9 @@ async function main() {
 
   let progressSeen = null;
   await step(`code action "${ACTION}" via lightbulb`, async () => {
-    await applyCodeAction(ACTION, 'lightbulb');
     // vscode-languageclient shows server workDoneProgress in the status bar (ProgressLocation.Window).
     const prog = page.locator('.statusbar-item', { hasText: PROGRESS_RE }).first();
-    await waitFor(async () => {
+    await applyUntil(ACTION, 'lightbulb', async () => {
       if (!progressSeen && await prog.isVisible().catch(() => false)) {
         progressSeen = (await prog.innerText().catch(() => '')).trim();
         await shot('05b-progress');
@@ -318,9 +347,22 @@ async function main() {
   check('workDoneProgress visible in status bar (optional: needs a server whose progress lasts >~200 ms)', !!progressSeen, progressSeen);
   if (TOAST_RE) {
     const toast = await step('notification toast (window/showMessage)', async () => {
-      const t = page.locator('.notification-toast, .notifications-toasts .monaco-list-row', { hasText: TOAST_RE }).first();
-      await t.waitFor({ timeout: 10000 });
-      return (await t.innerText()).trim();
+      // A toast hides itself after a while (sooner than a slow step on a loaded machine ends);
+      // the notification center keeps every message until cleared: look there when no toast shows.
+      const shown = { hasText: TOAST_RE, hasNotText: /command not found/i };
+      const t = page.locator('.notification-toast, .notifications-toasts .monaco-list-row', shown).first();
+      if (await t.isVisible().catch(() => false)) return (await t.innerText()).trim();
+      await page.keyboard.press('Control+Shift+P');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ timeout: 10000 });
+      await input.fill('>Notifications: Show Notifications');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Show Notifications' }).first().waitFor({ timeout: 10000 });
+      await page.keyboard.press('Enter');
+      const inCenter = page.locator('.notifications-center .monaco-list-row', shown).first();
+      await inCenter.waitFor({ timeout: 10000 });
+      const text = (await inCenter.innerText()).trim();
+      await page.keyboard.press('Escape');
+      return text;
     }).catch(() => null);
     check('showMessage toast', !!toast, toast);
   }
@@ -328,7 +370,7 @@ async function main() {
   check('gauge changed after action', gauge2 !== gauge1, { before: gauge1, after: gauge2 });
   if (FORK_TAB_RE) {
     const tab = await step('fork opened in an editor', async () => {
-      const t = page.locator('.tab', { hasText: FORK_TAB_RE }).first();
+      const t = page.locator('.tab', { hasText: FORK_TAB_RE, hasNotText: FILE_NAME }).first(); // the fork's, not the original's
       await t.waitFor({ timeout: 15000 });
       return (await t.innerText()).trim();
     }).catch(() => null);
@@ -340,19 +382,15 @@ async function main() {
 
   if (DRYRUN) {
     // Back to the original transcript: the compaction moved the focus to the fork.
-    await page.keyboard.press('Control+P');
-    const qi = page.locator('.quick-input-widget input');
-    await qi.waitFor({ timeout: 10000 });
-    await qi.fill(FILE_NAME);
-    await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 10000 });
-    await page.keyboard.press('Enter');
-    await page.waitForTimeout(500);
-    await step(`code action "${DRYRUN}" via command palette Quick Fix`, () => applyCodeAction(DRYRUN, 'palette'));
+    await step('back to the original (Quick Open)', () => quickOpen(FILE_NAME));
+    const reportTab = DRYRUN_TAB_RE ? page.locator('.tab', { hasText: DRYRUN_TAB_RE }).first() : null;
+    await step(`code action "${DRYRUN}" via command palette Quick Fix`, () => reportTab
+      ? applyUntil(DRYRUN, 'palette', () => reportTab.isVisible().catch(() => false), 20000, 'the dry-run report')
+      : applyCodeAction(DRYRUN, 'palette'));
     if (DRYRUN_TAB_RE) {
       const tab = await step('dry-run report opened', async () => {
-        const t = page.locator('.tab', { hasText: DRYRUN_TAB_RE }).first();
-        await t.waitFor({ timeout: 20000 });
-        return (await t.innerText()).trim();
+        await reportTab.waitFor({ timeout: 20000 });
+        return (await reportTab.innerText()).trim();
       }).catch(() => null);
       check('dry-run report tab', !!tab, tab);
       await page.waitForTimeout(1000);

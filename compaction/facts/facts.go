@@ -50,20 +50,37 @@ var (
 	ruleWord = regexp.MustCompile(`(?i)\b(must|never|always)\b`)
 )
 
-// standingMarkers identify injected standing instructions: the memory files
-// agents load (CLAUDE.md, AGENTS.md, GEMINI.md, .clinerules) and the tags
-// harnesses wrap them in.
-var standingMarkers = []string{
-	"CLAUDE.md", "AGENTS.md", "GEMINI.md", ".clinerules", "CONVENTIONS.md",
-	"<INSTRUCTIONS>", "<user_instructions>", "# AGENTS.md instructions", "claudeMd",
-}
+// memoryFiles are the memory files agents load (CLAUDE.md, AGENTS.md,
+// GEMINI.md, .clinerules, Aider's CONVENTIONS.md); memoryTags the tags and
+// headings harnesses wrap their contents in.
+var (
+	memoryFiles = []string{"CLAUDE.md", "AGENTS.md", "GEMINI.md", ".clinerules", "CONVENTIONS.md"}
+	memoryTags  = []string{"<INSTRUCTIONS>", "<user_instructions>", "# AGENTS.md instructions", "claudeMd"}
+)
 
 // IsStandingInstruction reports whether injected text carries standing
-// instructions (a memory file's contents) rather than harness boilerplate.
+// instructions (a memory file's contents) rather than harness boilerplate:
+// a tag a harness wraps memory in, or a memory file named as the contents
+// that follow — at the start of a line, at the end of a path ("Contents of
+// /repo/CLAUDE.md"), or as a heading. A mention in prose is not one: Claude
+// Code's list of skills says a skill checks "broken CLAUDE.md rules".
 func IsStandingInstruction(text string) bool {
-	for _, m := range standingMarkers {
+	for _, m := range memoryTags {
 		if strings.Contains(text, m) {
 			return true
+		}
+	}
+	for _, m := range memoryFiles {
+		for from := 0; ; {
+			i := strings.Index(text[from:], m)
+			if i < 0 {
+				break
+			}
+			i += from
+			if i == 0 || text[i-1] == '\n' || text[i-1] == '/' || strings.HasSuffix(text[:i], "# ") || strings.HasSuffix(text[:i], "Contents of ") {
+				return true
+			}
+			from = i + len(m)
 		}
 	}
 	return false

@@ -30,8 +30,8 @@ type versionReport struct {
 // forkOverhead records on rec what the fork's gauge holds beyond its own
 // transcript: the source's overhead (gauge.Overhead) and what the agent
 // resends beside the fork on resume.
-func (rec *versionReport) forkOverhead(ctx context.Context, r *Runner, path string, src *transcript.Transcript, codec format.Codec, view *transcript.View, counter *tokens.Counter, inside int) {
-	over, ok := r.sourceOverhead(ctx, path, src, counter, inside)
+func (rec *versionReport) forkOverhead(ctx context.Context, r *Runner, path string, src *transcript.Transcript, codec format.Codec, view *transcript.View, counter *tokens.Counter, known *strategy.Counts) {
+	over, ok := r.sourceOverhead(ctx, path, src, counter, known)
 	if !ok {
 		return
 	}

@@ -3,7 +3,8 @@
 # tests of editors/e2e/agents against BIN (a built compactd) with
 # COMPACTD_AGENTS_E2E=1, so a missing agent fails instead of skipping under CI.
 # TestRealAgents (Claude Code, Codex, Gemini CLI; side by side), TestRealAgentCompactions
-# (their own compactions restored from and re-compacted) and
+# (Claude Code and Codex compact their sessions themselves; compactd restores from before
+# and re-compacts, and the agents resume both forks) and
 # TestRealAgentsIssue15 (Qwen Code, opencode, Kilo Code) run at the same time: the
 # agents mostly wait, and the wall time is the slower of the two.
 # Usage: editors/e2e/agents/run.sh BIN   exit 0 pass, 1 fail, 64 usage

@@ -322,7 +322,7 @@ func IsAgentDatabase(path string) bool {
 	if !strings.HasSuffix(path, ".db") {
 		return false
 	}
-	f, err := os.Open(path)
+	f, err := sourcefile.OpenRegular(path) // a pipe named x.db must not block discovery
 	if err != nil {
 		return false
 	}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -39,7 +40,7 @@ func appendPiecesMatchFullIndex(t *testing.T, hot bool) {
 	for seed := range uint64(2) {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "s.jsonl")
-		src := sessiongen.ClaudeCode(sessiongen.Options{Seed: seed, Turns: 3, Cwd: dir})
+		src := sessiongen.ClaudeCode(sessiongen.Options{Seed: seed, Turns: 6, Cwd: dir})
 		r := rand.New(rand.NewPCG(seed, 7))
 		cut := min(4000, len(src))
 		if err := os.WriteFile(path, src[:cut], 0o644); err != nil {
@@ -51,7 +52,7 @@ func appendPiecesMatchFullIndex(t *testing.T, hot bool) {
 			t.Fatal(err)
 		}
 		for step := 0; cut < len(src); step++ {
-			next := min(cut+1+r.IntN(2500), len(src))
+			next := min(cut+1+r.IntN(6000), len(src))
 			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 			if err != nil {
 				t.Fatal(err)
@@ -79,7 +80,7 @@ func appendPiecesMatchFullIndex(t *testing.T, hot bool) {
 						t.Fatalf("seed %d step %d: message %d parts counted %v, a fresh index %v", seed, step, i, tr.parts[i], fresh.parts[i])
 					}
 				}
-			} else if tr.trimmed == 0 && len(tr.t.Messages) > 4 {
+			} else if tr.trimmed == 0 && len(tr.t.Messages) > keepParts+4 {
 				t.Fatalf("seed %d step %d: nothing trimmed of %d messages", seed, step, len(tr.t.Messages))
 			}
 			if len(fresh.counts) != len(tr.counts) {
@@ -94,6 +95,9 @@ func appendPiecesMatchFullIndex(t *testing.T, hot bool) {
 			if got.Tokens != want.Tokens || got.Model != want.Model || got.Source != want.Source || got.Window != want.Window || len(got.Turns) != len(want.Turns) {
 				t.Fatalf("seed %d step %d: snapshot %d tokens (%s, %s, %d turns), a fresh index %d (%s, %s, %d turns)",
 					seed, step, got.Tokens, got.Model, got.Source, len(got.Turns), want.Tokens, want.Model, want.Source, len(want.Turns))
+			}
+			if !reflect.DeepEqual(got.Insight.Breakdown, want.Insight.Breakdown) {
+				t.Fatalf("seed %d step %d: breakdown %+v, a fresh index says %+v", seed, step, got.Insight.Breakdown, want.Insight.Breakdown)
 			}
 			for i := range want.Turns {
 				if got.Turns[i].Tokens != want.Turns[i].Tokens || got.Turns[i].StartLine != want.Turns[i].StartLine {

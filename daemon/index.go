@@ -66,7 +66,11 @@ type tracked struct {
 	// stats are t's gauge figures, carried forward from append to append
 	// so the gauge never walks every message.
 	stats transcript.Stats
-	ino   uint64
+	// tally carries the breakdown's figures likewise (insight.go), and
+	// dryRun caches the last per-turn dry run for views.
+	tally  gauge.Tally
+	dryRun atomic.Pointer[DryRunTurns]
+	ino    uint64
 	// fileSize and fileMod are what the file was when last parsed whole:
 	// a compressed transcript is never tailed, so they alone tell
 	// whether it changed.
@@ -160,14 +164,20 @@ func (tr *tracked) evict() bool {
 	}
 	tr.t, tr.counts, tr.parts, tr.same, tr.stats, tr.countedWith = nil, nil, nil, 0, transcript.Stats{}, ""
 	tr.skip, tr.long = nil, nil
+	tr.tally = gauge.Tally{}
 	tr.parsed.Store(false)
 	tr.hot.Store(false)
 	return true
 }
 
+// keepParts is how many of the last messages keep their parts when an
+// entry is trimmed: the breakdown's tally re-reads up to eight of them
+// when an append changes the last ones.
+const keepParts = 16
+
 // trim lets go of every message's parts but what appends need. tr.mu is held.
 func (tr *tracked) trim(trimmer format.Trimmer) {
-	tr.trimmed = max(tr.trimmed, trimmer.Trim(tr.t, len(tr.t.Messages)))
+	tr.trimmed = max(tr.trimmed, trimmer.Trim(tr.t, len(tr.t.Messages)-keepParts))
 	tr.parts = nil
 	tr.hot.Store(false)
 }
@@ -218,7 +228,7 @@ func (tr *tracked) update(ix *indexer) (changed bool, err error) {
 // bounded pieces, and hands each piece's complete lines to the codec.
 // tr.t is the transcript so far. The cost is what was appended.
 func (tr *tracked) follow(ix *indexer, trimmer format.Trimmer, fi fs.FileInfo) (bool, error) {
-	f, err := os.Open(tr.path)
+	f, err := sourcefile.OpenRegular(tr.path) // a pipe swapped in since the Stat must not block
 	if err != nil {
 		return false, fmt.Errorf("open %s: %w", tr.path, err)
 	}
@@ -227,7 +237,11 @@ func (tr *tracked) follow(ix *indexer, trimmer format.Trimmer, fi fs.FileInfo) (
 	if _, err := f.Seek(pos, io.SeekStart); err != nil {
 		return false, fmt.Errorf("read %s at %d: %w", tr.path, pos, err)
 	}
-	return tr.stream(ix, trimmer, io.LimitReader(f, fi.Size()-pos), pos, fi)
+	changed, err := tr.stream(ix, trimmer, io.LimitReader(f, fi.Size()-pos), pos, fi)
+	if changed {
+		tr.publish(ix, fi)
+	}
+	return changed, err
 }
 
 // stream reads r, which continues the file at byte pos, in pieces of
@@ -298,9 +312,9 @@ func (tr *tracked) stream(ix *indexer, trimmer format.Trimmer, r io.Reader, pos 
 		}
 	}
 	if changed {
-		return true, tr.finish(ix, fi)
+		tr.finish()
 	}
-	return false, nil
+	return changed, nil
 }
 
 // skipThrough scans b, the next bytes of the long line tr.skip, up to its
@@ -346,14 +360,14 @@ func (tr *tracked) absorb(ix *indexer, nt *transcript.Transcript, data []byte, p
 	same := unchangedPrefix(tr.t, tr.counts, nt)
 	tr.stats = tr.stats.Advance(tr.t.Messages, nt.Messages, same)
 	tr.recount(ix, same, nt)
+	oldLen := len(tr.t.Records)
+	tr.t = nt
 	// The records before this piece were counted; their bytes are not
 	// needed again (a message they continue is counted from its parts).
-	oldLen := len(tr.t.Records)
 	for i := tr.rawFrom; i < min(oldLen, len(nt.Records)); i++ {
 		nt.Records[i].Raw = nil
 	}
 	tr.rawFrom = oldLen
-	tr.t = nt
 	if same < tr.trimmed {
 		tr.trimmed = same // a new message list (a compaction replaced the history)
 	}
@@ -364,11 +378,11 @@ func (tr *tracked) absorb(ix *indexer, nt *transcript.Transcript, data []byte, p
 	}
 }
 
-// finish publishes the entry after a read. The records it keeps bytes of
-// are the last message's (whose count a later line may change, and which
-// the message cache keys by its bytes), copied out of the read buffer so
-// that the buffer can go.
-func (tr *tracked) finish(ix *indexer, fi fs.FileInfo) error {
+// finish ends a read. The records it keeps bytes of are the last
+// message's (whose count a later line may change, and which the message
+// cache keys by its bytes), copied out of the read buffer so that the
+// buffer can go.
+func (tr *tracked) finish() {
 	t := tr.t
 	keepFrom := len(t.Records)
 	if n := len(t.Messages); n > 0 && len(t.Messages[n-1].Records) > 0 {
@@ -382,9 +396,6 @@ func (tr *tracked) finish(ix *indexer, fi fs.FileInfo) error {
 		}
 	}
 	tr.rawFrom = keepFrom
-	tr.parsed.Store(true)
-	tr.publish(ix, fi)
-	return nil
 }
 
 // appendTail reads only the bytes after what was consumed and hands them
@@ -395,7 +406,7 @@ func (tr *tracked) appendTail(ix *indexer, app format.Appender, fi fs.FileInfo) 
 	if fi.Size()-from > maxLine {
 		return tr.fullParse(ix, fi)
 	}
-	f, err := os.Open(tr.path)
+	f, err := sourcefile.OpenRegular(tr.path) // a pipe swapped in since the Stat must not block
 	if err != nil {
 		return false, fmt.Errorf("open %s: %w", tr.path, err)
 	}
@@ -612,6 +623,7 @@ func buildSnapshot(tr *tracked, ix *indexer, set Settings, size int64) *Snapshot
 		s.CriticalAt = float64(g.CriticalAt) / float64(g.ContextWindow)
 	}
 	s.Turns = turnInfos(tr, s)
+	s.Insight = insightOf(tr, ix, set, g, s.Turns)
 	return s
 }
 
@@ -822,6 +834,7 @@ func (tr *tracked) recount(ix *indexer, same int, nt *transcript.Transcript) {
 		tr.parts = append(tr.parts[:min(same, len(tr.parts))], parts...)
 	}
 	tr.same, tr.countedWith = same, c.ID()
+	tr.advanceTally(ix, nt) // before the caller trims nt's parts
 }
 
 // recount returns per-message counts for nt, keeping oldCounts' first

@@ -5,6 +5,7 @@ import (
 
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/daemon/config"
+	"github.com/compactd/compactd/daemon/jobs"
 )
 
 // A JobRequest is one compaction command's arguments, as the editor sent
@@ -13,10 +14,12 @@ type JobRequest struct {
 	Path       string
 	Strategies []string
 	KeepLast   int
-	Version    string
-	From, To   string
-	InPlace    bool
-	DryRun     bool
+	// Turns is how many turns turn-window keeps; 0 takes the configuration's.
+	Turns    int
+	Version  string
+	From, To string
+	InPlace  bool
+	DryRun   bool
 	// Window is the transcript's context window (for ratio triggers).
 	Window int
 	// Config is the resolved configuration for the transcript's
@@ -29,6 +32,18 @@ type JobRequest struct {
 	// ConfirmedTangents are the turns (Tangent.Turn, from a dry run) the
 	// user approved removing.
 	ConfirmedTangents []int
+	// Before ("a2") compacts the conversation as it was before that
+	// compaction of the agent's own instead of the file.
+	Before string
+	// Parsed is the transcript as the index holds it (Daemon.Parsed), so
+	// the job parses and counts only what changed since; nil parses it.
+	Parsed *jobs.Parsed
+}
+
+// An AgentCompactionLister lists the agent's own compactions of a
+// transcript by their history labels ("a1", …). RunnerJobs is one.
+type AgentCompactionLister interface {
+	AgentCompactions(ctx context.Context, path string) ([]string, error)
 }
 
 // A JobResult is what a finished command reports.

@@ -17,11 +17,11 @@ type RunnerJobs struct {
 var _ Jobs = RunnerJobs{}
 
 func (j RunnerJobs) Compact(ctx context.Context, req JobRequest, progress Progress) (*JobResult, error) {
-	opts := strategy.Options{Strategies: req.Strategies, KeepLast: req.KeepLast, Window: req.Window}
+	opts := strategy.Options{Strategies: req.Strategies, KeepLast: req.KeepLast, Turns: req.Turns, Window: req.Window}
 	jr := jobs.Request{
-		Path: req.Path, DryRun: req.DryRun, InPlace: req.InPlace,
+		Path: req.Path, DryRun: req.DryRun, InPlace: req.InPlace, Before: req.Before,
 		Workspace: req.Workspace, ConfirmedTangents: req.ConfirmedTangents,
-		Progress: jobs.Progress(progress),
+		Progress: jobs.Progress(progress), Parsed: req.Parsed,
 	}
 	if req.Config != nil {
 		opts = req.Config.StrategyOptions(req.Window)
@@ -30,6 +30,9 @@ func (j RunnerJobs) Compact(ctx context.Context, req JobRequest, progress Progre
 		}
 		if req.KeepLast != 0 {
 			opts.KeepLast = req.KeepLast
+		}
+		if req.Turns > 0 {
+			opts.Turns = req.Turns
 		}
 		jr.Summarize = req.Config.Summarize
 	}
@@ -41,6 +44,11 @@ func (j RunnerJobs) Compact(ctx context.Context, req JobRequest, progress Progre
 	saved := res.TokensBefore - res.TokensAfter
 	out := &JobResult{Data: res, Tangents: res.PendingTangents()}
 	switch {
+	case res.AgentRetention != nil:
+		ar := res.AgentRetention
+		out.Message = fmt.Sprintf("the history before the agent's compaction %s, compacted by compactd: %s → %s tokens; the agent's summary kept %.0f %% of the key facts, this %.0f %% (%d it lost are kept)",
+			ar.Compaction, Short(res.TokensBefore), Short(res.TokensAfter), 100*ar.Agent.Score, 100*ar.Ours.Score, len(ar.AgentLostOursKept))
+		out.Open = res.ForkPath
 	case res.DryRun:
 		out.Message = fmt.Sprintf("dry run: compaction would save %s tokens (%s → %s); nothing was written", Short(saved), Short(res.TokensBefore), Short(res.TokensAfter))
 		out.Open = res.ReportPath
@@ -70,6 +78,9 @@ func (j RunnerJobs) Restore(ctx context.Context, req JobRequest, progress Progre
 		return nil, err
 	}
 	msg := fmt.Sprintf("restored version %s as a new transcript", r.Version)
+	if jobs.IsAgentLabel(r.Version) {
+		msg = fmt.Sprintf("restored the conversation before the agent's compaction %s as a new session", r.Version)
+	}
 	if r.InPlace {
 		msg = fmt.Sprintf("restored version %s in place", r.Version)
 	}
@@ -85,6 +96,11 @@ func (j RunnerJobs) Diff(ctx context.Context, req JobRequest) (*JobResult, error
 		return nil, err
 	}
 	return &JobResult{Message: fmt.Sprintf("diff of %s and %s", req.From, orCurrent(req.To)), Data: map[string]string{"diff": d}}, nil
+}
+
+// AgentCompactions implements AgentCompactionLister.
+func (j RunnerJobs) AgentCompactions(ctx context.Context, path string) ([]string, error) {
+	return j.Runner.AgentCompactions(ctx, path)
 }
 
 func (j RunnerJobs) Versions(ctx context.Context, path string) (int, error) {

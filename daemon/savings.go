@@ -3,16 +3,20 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/jobs"
+	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
 // SavingsInput is what dry-run savings are estimated from.
@@ -317,6 +321,28 @@ func (d *Daemon) savingsInput(tr *tracked) (SavingsInput, uint64, bool) {
 	in.Transcript, in.Parts, in.Counter = tmp.t, tmp.parts, d.savingsIx.counterFor(tmp.t, tmp.stats)
 	return in, seq, true
 }
+
+// Parsed returns path's transcript as the index holds it, for a
+// compaction job to start from (jobs.Request.Parsed): only while the index
+// keeps it hot, in a JSON Lines format; nil otherwise.
+func (d *Daemon) Parsed(path string) *jobs.Parsed {
+	tr := d.entry(filepath.Clean(path), false)
+	if tr == nil {
+		return nil
+	}
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	trimmer, ok := tr.codec.(format.Trimmer)
+	if !ok || tr.t == nil || !tr.hot.Load() || tr.skip != nil || len(tr.long) > 0 || sourcefile.Compressed(path) {
+		return nil
+	}
+	return &jobs.Parsed{Transcript: readerCopy(tr.t), Codec: trimmer, Parts: slices.Clone(tr.parts), CounterID: tr.countedWith}
+}
+
+// JobRunning holds the background estimates back while a command runs
+// (the one under way is cancelled and scheduled again): commands go
+// first. Call the returned func when the command ends.
+func (d *Daemon) JobRunning() func() { return d.savings.jobStarted() }
 
 // readerCopy is t for a reader on another goroutine: its message and
 // record lists copied (the index changes their elements in place when it

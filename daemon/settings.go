@@ -3,6 +3,8 @@ package daemon
 import (
 	"slices"
 	"strings"
+
+	"github.com/compactd/compactd/compaction/pricing"
 )
 
 // Settings are the user's choices that shape watching, the gauge and
@@ -25,7 +27,10 @@ type Settings struct {
 	KeepLast   int      `json:"keepLast,omitempty" toml:"keep_last"`
 	Watch      Watch    `json:"watch" toml:"watch"`
 	LogLevel   string   `json:"logLevel,omitempty" toml:"log_level"`
-	StorePath  string   `json:"storePath,omitempty" toml:"store_path"`
+	// Prices are the bundled price table with the user's prices on top;
+	// nil is the bundled table.
+	Prices    *pricing.Table `json:"-" toml:"-"`
+	StorePath string         `json:"storePath,omitempty" toml:"store_path"`
 }
 
 // Watch says which sources are watched. Nil booleans mean on.

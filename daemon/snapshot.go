@@ -46,6 +46,8 @@ type Snapshot struct {
 	// file (a line too long to hold, a run of NUL bytes), "" when it read
 	// it all. Problems counts those lines with the malformed records.
 	Status string
+	// Insight is what fills the window and what it costs (insight.go).
+	Insight Insight
 
 	// lineStarts[i] is the byte offset where line i begins.
 	lineStarts []int64
@@ -69,6 +71,7 @@ func (s *Snapshot) withSettings(set Settings, seq uint64) *Snapshot {
 	}
 	next.Window = w
 	next.Ratio = float64(s.Tokens) / float64(w)
+	next.Insight = s.Insight.withWindow(w)
 	next.CriticalAt = set.CriticalRatio
 	if s.AutoCompactAt > 0 && s.AutoCompactAt < next.CriticalAt {
 		next.CriticalAt = s.AutoCompactAt

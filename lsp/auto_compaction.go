@@ -71,6 +71,8 @@ func (s *Server) jobRequest(path string, strategies []string, keepLast int) daem
 		if snap := d.Snapshot(path); snap != nil {
 			req.Window = snap.Window
 		}
+		// The index's parse, so the job parses only what changed since.
+		req.Parsed = d.Parsed(path)
 	}
 	return req
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/compactd/compactd/daemon"
 )
 
 // codeAction offers the compaction commands on any tracked transcript;
@@ -60,6 +62,17 @@ func (s *Server) codeAction(ctx context.Context, params json.RawMessage) (any, e
 		cancel()
 		if err == nil && n > 0 {
 			add("Restore version…", cmdRestore, protocol.Source, nil, false)
+		}
+		if lister, ok := s.opts.Jobs.(daemon.AgentCompactionLister); ok {
+			actx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+			labels, err := lister.AgentCompactions(actx, snap.Path)
+			cancel()
+			if err == nil && len(labels) > 0 {
+				last := labels[len(labels)-1]
+				arg = map[string]any{"uri": string(p.TextDocument.URI), "version": last}
+				add("Restore from before the agent's compaction ("+last+")", cmdRestoreBeforeAgent, protocol.Source, nil, false)
+				add("Re-compact with compactd ("+last+")", cmdRecompactAgent, protocol.Source, nil, false)
+			}
 		}
 	}
 	return actions, nil

@@ -23,10 +23,15 @@ const (
 	cmdHistory        = "compactd.history"
 	cmdRestore        = "compactd.restore"
 	cmdDiff           = "compactd.diff"
+	// The agent's own compactions (version "a1", "a2", …; the last when
+	// none is given): the conversation before one as a new session, or
+	// that history compacted by compactd.
+	cmdRestoreBeforeAgent = "compactd.restoreBeforeAgentCompaction"
+	cmdRecompactAgent     = "compactd.recompactAgentCompaction"
 )
 
 func commandNames() []string {
-	return []string{cmdCompact, cmdDryRun, cmdCompactInPlace, cmdHistory, cmdRestore, cmdDiff}
+	return []string{cmdCompact, cmdDryRun, cmdCompactInPlace, cmdHistory, cmdRestore, cmdDiff, cmdRestoreBeforeAgent, cmdRecompactAgent}
 }
 
 // CommandArgs is the one argument of every compactd command.
@@ -34,9 +39,11 @@ type CommandArgs struct {
 	URI        protocol.DocumentURI `json:"uri"`
 	Strategies []string             `json:"strategies,omitempty"`
 	KeepLast   int                  `json:"keepLast,omitempty"`
-	Version    string               `json:"version,omitempty"`
-	From       string               `json:"from,omitempty"`
-	To         string               `json:"to,omitempty"`
+	// Turns is how many turns turn-window keeps (compactd.compact.turns when 0).
+	Turns   int    `json:"turns,omitempty"`
+	Version string `json:"version,omitempty"`
+	From    string `json:"from,omitempty"`
+	To      string `json:"to,omitempty"`
 }
 
 // CommandResult is what every command returns.
@@ -77,7 +84,7 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, s.jobsUnavailable().Error())
 	}
 	req := s.jobRequest(path, args.Strategies, args.KeepLast)
-	req.Version, req.From, req.To = args.Version, args.From, args.To
+	req.Version, req.From, req.To, req.Turns = args.Version, args.From, args.To, args.Turns
 
 	var (
 		res   *daemon.JobResult
@@ -93,6 +100,10 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 		title, req.InPlace = "Compacting conversation in place", true
 	case cmdRestore:
 		title = "Restoring version"
+	case cmdRestoreBeforeAgent:
+		title = "Restoring from before the agent's compaction"
+	case cmdRecompactAgent:
+		title = "Re-compacting the agent's compaction with compactd"
 	case cmdHistory, cmdDiff:
 	default:
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
@@ -100,6 +111,7 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 
 	jobCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	defer d.JobRunning()() // the background estimates wait for the command
 	var prog *progress
 	if title != "" {
 		prog = s.startProgress("compactd: "+title, true)
@@ -129,6 +141,19 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 			}
 		}
 		res, err = jobs.Restore(jobCtx, req, report)
+	case cmdRestoreBeforeAgent, cmdRecompactAgent:
+		if req.Version == "" {
+			req.Version, err = s.lastAgentCompaction(jobCtx, path)
+		}
+		if err != nil {
+			break
+		}
+		if p.Command == cmdRestoreBeforeAgent {
+			res, err = jobs.Restore(jobCtx, req, report)
+			break
+		}
+		req.Before, req.Version = req.Version, ""
+		res, err = jobs.Compact(jobCtx, req, report)
 	case cmdHistory:
 		res, err = jobs.History(jobCtx, req)
 	case cmdDiff:
@@ -155,6 +180,23 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 		_, _ = d.Refresh(path) // the gauge follows the rewritten file at once
 	}
 	return out, nil
+}
+
+// lastAgentCompaction is the label of the agent's last own compaction of
+// path ("a2"), or an error saying there is none.
+func (s *Server) lastAgentCompaction(ctx context.Context, path string) (string, error) {
+	lister, ok := s.opts.Jobs.(daemon.AgentCompactionLister)
+	if !ok {
+		return "", errors.New("this server cannot read the agent's own compactions")
+	}
+	labels, err := lister.AgentCompactions(ctx, path)
+	if err != nil {
+		return "", err
+	}
+	if len(labels) == 0 {
+		return "", errors.New("the agent has not compacted this conversation: there is nothing before a compaction to restore")
+	}
+	return labels[len(labels)-1], nil
 }
 
 // fail announces err and returns it as the request's error.

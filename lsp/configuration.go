@@ -68,6 +68,7 @@ func settingsOf(c *config.Config) daemon.Settings {
 		Model: c.Gauge.Model, ContextWindow: c.Gauge.ContextWindow,
 		Strategies: c.Compact.Strategies, KeepLast: c.Compact.KeepLast,
 		LogLevel: c.Log.Level, StorePath: c.Store.Path,
+		Prices: c.PriceTable(),
 	}
 	for name, m := range c.Models {
 		if m.ContextWindow > 0 {

@@ -7,6 +7,8 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/compactd/compactd/compaction/gauge"
+	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/daemon"
 )
 
@@ -41,6 +43,23 @@ type Gauge struct {
 	Text           string  `json:"text"`
 	// Removed: the transcript is gone; drop its gauge.
 	Removed bool `json:"removed,omitempty"`
+
+	// Breakdown is what fills the window: outside the transcript (system
+	// prompt, tools, memory) and inside by kind; the parts sum to Tokens.
+	Breakdown *gauge.Breakdown `json:"breakdown,omitempty"`
+	// Reach says how much compaction can reach, and why it cannot help
+	// when most of the window lies outside the transcript.
+	Reach string `json:"reach,omitempty"`
+	// EstimateError is our count's error against the API's figures (the
+	// median over several spans between usage points); absent when not
+	// measurable, with EstimateErrorNote saying why.
+	EstimateError     *float64 `json:"estimateError,omitempty"`
+	EstimateErrorNote string   `json:"estimateErrorNote,omitempty"`
+	// Cost is the session's cost so far and the next turn's; absent when
+	// the model has no price. SavingPerTurn is what the auto compaction
+	// would save on every later turn.
+	Cost          *pricing.Figures `json:"cost,omitempty"`
+	SavingPerTurn *pricing.Saving  `json:"savingPerTurn,omitempty"`
 }
 
 func gaugeOf(snap *daemon.Snapshot, active string) Gauge {
@@ -48,13 +67,23 @@ func gaugeOf(snap *daemon.Snapshot, active string) Gauge {
 	if savings == nil {
 		savings = map[string]int{}
 	}
-	return Gauge{
+	g := Gauge{
 		URI: pathURI(snap.Path), Format: string(snap.Format), Model: snap.Model,
 		ContextWindow: snap.Window, Tokens: snap.Tokens, Ratio: snap.Ratio, Level: string(snap.Level),
 		Source: snap.Source, Approx: snap.Approx, Active: snap.Path == active, UpdatedAt: snap.UpdatedAt,
 		Savings: savings, SavingsPending: snap.SavingsPending, AutoCompactAt: snap.AutoCompactAt,
 		Turns: len(snap.Turns), Text: snap.Text(),
 	}
+	in := snap.Insight
+	if in.Breakdown != nil {
+		g.Breakdown, g.Reach = in.Breakdown, in.Breakdown.Reach()
+	}
+	g.EstimateError, g.EstimateErrorNote = in.EstimateError.Error, in.EstimateError.Note
+	g.Cost = in.Cost
+	if auto := snap.AutoSavings(); auto >= 0 {
+		g.SavingPerTurn = in.SavingPerTurn(snap.Tokens, auto)
+	}
+	return g
 }
 
 // onChange is the daemon's callback: every new snapshot becomes a gauge

@@ -9,6 +9,9 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/compactd/compactd/compaction/gauge"
+	"github.com/compactd/compactd/compaction/pricing"
+	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/daemon"
 )
 
@@ -40,9 +43,88 @@ func hoverText(snap *daemon.Snapshot, line int) string {
 		b.WriteString("**compactd** — this line is not part of what the model sees now (metadata or compacted history)\n\n")
 	}
 	fmt.Fprintf(&b, "Conversation: **%s** (%s, %s, %s)\n\n", snap.Text(), snap.Model, snap.Level, sourceWords(snap.Source))
+	b.WriteString(breakdownText(snap))
 	b.WriteString(savingsTable(snap))
+	b.WriteString(costText(snap))
 	return b.String()
 }
+
+// breakdownText is what fills the window, as a table, and how much of it
+// compaction can reach.
+func breakdownText(snap *daemon.Snapshot) string {
+	bd := snap.Insight.Breakdown
+	if bd == nil {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("| what fills the window | tokens | of the window |\n|---|---:|---:|\n")
+	for _, p := range bd.Parts {
+		label := p.Label
+		switch p.Category {
+		case gauge.CategoryOutside:
+			if p.Tokens > 0 {
+				label += " — " + bd.Outside.Label
+			}
+		case gauge.CategoryToolResults:
+			var tools []string
+			for _, t := range bd.Tools {
+				tools = append(tools, t.Name+" "+daemon.Short(t.Tokens))
+			}
+			if len(tools) > 0 {
+				label += " (" + strings.Join(tools, ", ") + ")"
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %s | %.1f %% |\n", escapeCell(label), tokens.Thousands(p.Tokens), 100*bd.Share(p.Tokens))
+	}
+	b.WriteString("\n")
+	for _, k := range bd.Outside.Known {
+		fmt.Fprintf(&b, "Outside the transcript, %s: %s", k.Name, k.Detail)
+		if k.Tokens > 0 {
+			fmt.Fprintf(&b, " (%s tokens)", tokens.Thousands(k.Tokens))
+		}
+		b.WriteString("\n\n")
+	}
+	if !bd.Outside.Measured {
+		fmt.Fprintf(&b, "No reported usage: what the agent sends beside the transcript (%s) is not in this figure.\n\n", bd.Outside.Label)
+	}
+	b.WriteString(bd.Reach() + ".\n\n")
+	if e := snap.Insight.EstimateError; e.Error != nil {
+		fmt.Fprintf(&b, "Estimate error: %+.1f %% (%s).\n\n", 100**e.Error, e.Note)
+	} else if e.Note != "" && snap.Source == daemon.SourceUsage {
+		fmt.Fprintf(&b, "Estimate error not shown: %s.\n\n", e.Note)
+	}
+	return b.String()
+}
+
+// costText is the session's cost so far and the next turn's.
+func costText(snap *daemon.Snapshot) string {
+	c := snap.Insight.Cost
+	if c == nil {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n")
+	prices := c.Model + " list prices of " + pricing.TableDate
+	if c.Source == "settings" {
+		prices = "your prices for " + c.Model
+	}
+	fmt.Fprintf(&b, "Cost at %s: ", prices)
+	var parts []string
+	if c.Responses > 0 {
+		parts = append(parts, fmt.Sprintf("session so far **%s** (%d responses)", pricing.Dollars(c.Session), c.Responses))
+	}
+	parts = append(parts, fmt.Sprintf("next turn **%s** (%s if the cache expired)", pricing.Dollars(c.NextTurn.Cached), pricing.Dollars(c.NextTurn.Uncached)))
+	if auto := snap.AutoSavings(); auto > 0 {
+		if s := snap.Insight.SavingPerTurn(snap.Tokens, auto); s != nil {
+			parts = append(parts, fmt.Sprintf("compacting (auto) saves %s per turn (%s uncached)", pricing.Dollars(s.Cached), pricing.Dollars(s.Uncached)))
+		}
+	}
+	b.WriteString(strings.Join(parts, " · ") + "\n")
+	return b.String()
+}
+
+// escapeCell keeps a table cell one cell.
+func escapeCell(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
 
 func savingsTable(snap *daemon.Snapshot) string {
 	var b strings.Builder
@@ -65,9 +147,18 @@ func savingsTable(snap *daemon.Snapshot) string {
 		}
 		return snap.Savings[names[i]] > snap.Savings[names[j]]
 	})
-	b.WriteString("| strategy | would save |\n|---|---:|\n")
+	perTurn := snap.Insight.Price != nil
+	if perTurn {
+		b.WriteString("| strategy | would save | per turn |\n|---|---:|---:|\n")
+	} else {
+		b.WriteString("| strategy | would save |\n|---|---:|\n")
+	}
 	for _, n := range names {
-		fmt.Fprintf(&b, "| %s | %s tokens (%.1f %%) |\n", n, daemon.Short(snap.Savings[n]), float64(snap.Savings[n])*100/float64(snap.Window))
+		fmt.Fprintf(&b, "| %s | %s tokens (%.1f %%) |", n, daemon.Short(snap.Savings[n]), float64(snap.Savings[n])*100/float64(snap.Window))
+		if perTurn {
+			fmt.Fprintf(&b, " %s |", pricing.Dollars(snap.Insight.SavingPerTurn(snap.Tokens, snap.Savings[n]).Cached))
+		}
+		b.WriteString("\n")
 	}
 	if snap.SavingsPending {
 		b.WriteString("\n_updating for the latest changes…_\n")

@@ -49,6 +49,8 @@ type Options struct {
 	// MaxMessageBytes refuses (unread, in constant memory) any message
 	// whose body is larger; 0 means DefaultMaxMessageBytes.
 	MaxMessageBytes int64
+	// Store is the version store the server opened, for health checks.
+	Store StoreStatus
 }
 
 // Server is one language server session over one connection.
@@ -139,6 +141,7 @@ func (s *Server) handler() jsonrpc2.Handler {
 // compaction); they start in order but do not hold back later messages.
 var detached = map[string]bool{
 	protocol.MethodWorkspaceExecuteCommand: true,
+	methodContext:                          true,
 }
 
 func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) (err error) {
@@ -212,6 +215,8 @@ func init() {
 		protocol.MethodWorkDoneProgressCancel:             (*Server).workDoneProgressCancel,
 		methodGauges:                                      (*Server).gauges,
 		methodStats:                                       (*Server).stats,
+		methodContext:                                     (*Server).contextView,
+		methodHealth:                                      (*Server).health,
 	}
 }
 

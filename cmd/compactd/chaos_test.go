@@ -13,6 +13,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -26,6 +27,7 @@ import (
 	"time"
 
 	"github.com/compactd/compactd/compaction/sessiongen"
+	"github.com/compactd/compactd/daemon/store"
 )
 
 // cliRun is one finished compactd command.
@@ -381,6 +383,21 @@ func TestChaosInterrupts(t *testing.T) {
 	if got, _ := os.ReadFile(transcript); !bytes.Equal(got, original) {
 		t.Fatal("an interrupted command changed the transcript")
 	}
+	// The server too ends within 2 s of SIGTERM, mid-session.
+	p := spawnServe(t, bin, envs)
+	p.send(initializeBody(1, filepath.Dir(transcript)))
+	p.reply(30 * time.Second)
+	p.send(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)
+	sent := time.Now()
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.exited:
+		if took := time.Since(sent); took > 2*time.Second {
+			t.Errorf("compactd serve ended %s after SIGTERM; want ≤ 2 s", took)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("compactd serve ignored SIGTERM")
+	}
 }
 
 // waitBusy waits until pid has opened more than its startup files (the
@@ -409,3 +426,81 @@ func waitBusy(t *testing.T, pid int, done chan error) {
 
 // runtimeGosched yields between polls of /proc without sleeping a fixed time.
 func runtimeGosched() { runtime.Gosched() }
+
+// TestChaosFileReplacedOrDeletedMidCompaction: a transcript replaced by
+// another file, or deleted, while an in-place compaction works on it loses
+// nothing: the replacement is in the file or in the store, a deleted file
+// is not brought back, and what was recorded reads back.
+func TestChaosFileReplacedOrDeletedMidCompaction(t *testing.T) {
+	bin := compactdBinary(t)
+	for _, what := range []string{"replaced", "deleted"} {
+		t.Run(what, func(t *testing.T) {
+			envs, _ := serveEnv(t)
+			dir := filepath.Join(envs["HOME"], "proj")
+			os.MkdirAll(dir, 0o755)
+			// Large enough that the command is still at work when the
+			// file changes under it.
+			var b bytes.Buffer
+			b.Write(sessiongen.ClaudeCode(sessiongen.Options{Seed: 71, Turns: 30, Cwd: dir}))
+			for i := 0; i < 200_000; i++ {
+				fmt.Fprintf(&b, "{\"type\":\"x\",\"n\":%d}\n", i)
+			}
+			path := filepath.Join(dir, "session.jsonl")
+			os.WriteFile(path, b.Bytes(), 0o644)
+			other := sessiongen.ClaudeCode(sessiongen.Options{Seed: 72, Turns: 8, Cwd: dir})
+			cmd := exec.Command(bin, "compact", "--in-place", path)
+			cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+			for k, v := range envs {
+				cmd.Env = append(cmd.Env, k+"="+v)
+			}
+			var errb bytes.Buffer
+			cmd.Stderr = &errb
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			waitBusy(t, cmd.Process.Pid, done)
+			if what == "replaced" {
+				tmp := path + ".new"
+				os.WriteFile(tmp, other, 0o644)
+				os.Rename(tmp, path)
+			} else {
+				os.Remove(path)
+			}
+			select {
+			case <-done:
+			case <-time.After(60 * time.Second):
+				cmd.Process.Kill()
+				t.Fatal("compact --in-place hung after the file changed")
+			}
+			if strings.Contains(errb.String(), "panic") {
+				t.Fatalf("panicked: %s", errb.String())
+			}
+			now, statErr := os.ReadFile(path)
+			if what == "deleted" && statErr == nil {
+				t.Fatalf("a deleted transcript was brought back (%d bytes); stderr %s", len(now), errb.String())
+			}
+			if what == "replaced" && !bytes.Equal(now, other) {
+				// Compacted: the replacement must then be in the store.
+				st, err := store.Open(context.Background(), envs["COMPACTD_STORE"])
+				if err != nil {
+					t.Fatal(err)
+				}
+				vs, _ := st.AllVersions(context.Background())
+				found := false
+				for _, v := range vs {
+					if v.ContentHash == store.ContentHash(other) {
+						b, err := st.Content(context.Background(), v.ContentHash)
+						found = err == nil && bytes.Equal(b, other)
+					}
+				}
+				st.Close()
+				if !found {
+					t.Errorf("the replacement is neither in the file nor in the store")
+				}
+			}
+			t.Logf("%s: exit stderr %q", what, strings.TrimSpace(errb.String()))
+		})
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/compactd/compactd/compaction/facts"
 	_ "github.com/compactd/compactd/compaction/format/all" // every codec
 	_ "github.com/compactd/compactd/compaction/format/anthropic"
 	"github.com/compactd/compactd/compaction/gauge"
@@ -130,6 +131,8 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 	var strategies listFlag
 	fs.Var(&strategies, "strategy", "strategy to apply (repeatable, applied left to right; default auto)")
 	keepLast := fs.Int("keep-last", 0, "never touch the last N turns")
+	turns := fs.Int("turns", 0, "turns turn-window keeps (default [compact] turns, else 10)")
+	beforeAgent := fs.String("before", "", "compact the conversation as it was before the agent's own compaction aN (see history) instead, and compare with the agent's summary")
 	dryRun := fs.Bool("dry-run", false, "compute and report only; write a Markdown report, change nothing")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	out := fs.String("out", "", "write the fork to this path")
@@ -173,6 +176,12 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if set["strategy"] {
 		opts.Strategies = strategies
+	}
+	if set["turns"] {
+		if *turns <= 0 {
+			return usagef("--turns must be a positive number of turns, not %d", *turns)
+		}
+		opts.Turns = *turns
 	}
 	if set["keep-last"] {
 		opts.KeepLast = *keepLast
@@ -219,7 +228,7 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 		Workspace: workspace,
 		DryRun:    *dryRun, InPlace: *inPlace, Out: *out,
 		ConfirmedTangents: removeTangent, ConfirmAllTangents: *removeTangents,
-		Import: *importFork, Inspect: inspect,
+		Import: *importFork, Inspect: inspect, Before: *beforeAgent,
 	})
 	if err != nil {
 		return err
@@ -283,8 +292,11 @@ func printWindow(out io.Writer, f *figures, w *compactWindow) {
 	}
 	b := f.breakdown
 	fmt.Fprintf(out, "window: %s / %s tokens (%.1f %%)", tokens.Thousands(w.Tokens), tokens.Thousands(w.ContextWindow), 100*b.Share(w.Tokens))
-	if b.Outside.Measured {
+	switch {
+	case b.Outside.Measured && b.Outside.Tokens >= 0:
 		fmt.Fprintf(out, ": %s outside the transcript, %s in it; after ≈ %s", tokens.Thousands(b.Outside.Tokens), tokens.Thousands(b.Inside), tokens.Thousands(w.After))
+	case b.Outside.Measured:
+		fmt.Fprintf(out, ": we count %s in the transcript, above the API's figure, so nothing outside it is measurable; after ≈ %s", tokens.Thousands(b.Inside), tokens.Thousands(w.After))
 	}
 	fmt.Fprintln(out)
 	if w.Why != "" {
@@ -358,6 +370,9 @@ func printCompact(w io.Writer, res *jobs.Result) {
 		fmt.Fprintf(w, " (lost: %s)", strings.Join(lost, "; "))
 	}
 	fmt.Fprintln(w)
+	if files := res.Retention.ContentsLost; len(files) > 0 {
+		fmt.Fprintf(w, "contents no longer in the conversation (the agent would read them again): %s\n", strings.Join(files, ", "))
+	}
 	// Name the summarizer only when a summary step ran: auto summarizes
 	// only above its threshold.
 	if res.Summarizer != "" && summarized {
@@ -367,6 +382,7 @@ func printCompact(w io.Writer, res *jobs.Result) {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
 	printTangents(w, res)
+	printAgentRetention(w, res.AgentRetention)
 	if res.Carried > 0 {
 		fmt.Fprintf(w, "kept %d bytes the agent appended meanwhile\n", res.Carried)
 	}
@@ -378,6 +394,31 @@ func printCompact(w io.Writer, res *jobs.Result) {
 	}
 	if res.Resume != "" {
 		fmt.Fprintf(w, "resume: %s\n", res.Resume)
+	}
+}
+
+// printAgentRetention compares the agent's own summary with compactd's
+// compaction of the same history:
+//
+//	the agent's a2 (compact_boundary) kept 0.71 of the key facts, this compaction 1.00
+//	  the agent's summary lost, this keeps: command go test ./internal/api/ -run TestRateLimitBurst -v; path internal/api/limit.go
+func printAgentRetention(w io.Writer, ar *jobs.AgentRetention) {
+	if ar == nil {
+		return
+	}
+	fmt.Fprintf(w, "the agent's %s (%s) kept %.2f of the key facts, this compaction %.2f\n", ar.Compaction, ar.Kind, ar.Agent.Score, ar.Ours.Score)
+	list := func(fs []facts.Fact) string {
+		out := make([]string, len(fs))
+		for i, f := range fs {
+			out[i] = f.Kind + " " + facts.Truncate(f.Text, 100)
+		}
+		return strings.Join(out, "; ")
+	}
+	if len(ar.AgentLostOursKept) > 0 {
+		fmt.Fprintf(w, "  the agent's summary lost, this keeps: %s\n", list(ar.AgentLostOursKept))
+	}
+	if len(ar.OursLostAgentKept) > 0 {
+		fmt.Fprintf(w, "  this lost, the agent's summary keeps: %s\n", list(ar.OursLostAgentKept))
 	}
 }
 

@@ -5,6 +5,7 @@
 set -euo pipefail
 bin=$(cd "$(dirname "${1:?usage: demo.sh path/to/compactd}")" && pwd)/$(basename "$1")
 src=$(cd "$(dirname "$0")/testdata/workspace" && pwd)
+testdata=$(cd "$(dirname "$0")/testdata" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/compactd-demo.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 export HOME=$tmp/home XDG_CONFIG_HOME=$tmp/home/.config XDG_STATE_HOME=$tmp/home/.local/state \
@@ -40,6 +41,17 @@ step "$bin" history "$main"
 brief "$bin" diff "$main" v1 v2
 step "$bin" restore "$main" v1
 step "$bin" compact codex/rollout.jsonl
+
+# A Claude Code session whose window is nearly full of what the agent sends beside the
+# conversation (system prompt, tool and MCP definitions, memory): compaction cannot help.
+mkdir -p "$tmp/full"
+cp "$testdata/insight/claude-2.1.92-outside.jsonl" "$tmp/full/4b7e2c19-8d3a-4f6e-a1c2-5e9f0d7b3a21.jsonl"
+step "$bin" gauge --breakdown ../full/4b7e2c19-8d3a-4f6e-a1c2-5e9f0d7b3a21.jsonl
+step "$bin" compact --dry-run ../full/4b7e2c19-8d3a-4f6e-a1c2-5e9f0d7b3a21.jsonl
+# Claude Code's statusLine command gets this JSON on stdin.
+sed "s|/home/dev/.claude/projects/-home-dev-src-inventory-service/|$tmp/full/|" "$testdata/statusline/payload.json" > "$tmp/payload.json"
+printf '\n\033[1m$ %s\033[0m\n' "$bin statusline < payload.json"
+"$bin" statusline < "$tmp/payload.json"
 step "$bin" doctor
 echo
 echo "demo: done (original transcripts untouched: $(cd "$src" && find . -type f | wc -l) files, compared below)"

@@ -77,6 +77,15 @@ func versionLine(v store.Version) string {
 	if v.Kind == store.KindRestore && len(v.Pipeline) > 0 {
 		fmt.Fprintf(&b, "  %s", v.Pipeline[0])
 	}
+	if v.Kind == jobs.KindAgent {
+		// The agent's own compaction, in the file at byte Size.
+		fmt.Fprintf(&b, "  the agent's own %s", strings.Join(v.Pipeline, " "))
+		if v.TokensBefore > 0 {
+			fmt.Fprintf(&b, ", %s tokens before", tokens.Thousands(v.TokensBefore))
+		}
+		fmt.Fprintf(&b, "  %s (restore %s: the conversation before it)", v.SourcePath, v.Label)
+		return b.String()
+	}
 	if v.ForkPath != "" {
 		fmt.Fprintf(&b, "  %s", v.ForkPath)
 	} else {

@@ -51,7 +51,7 @@ func register(c *command) { commands[c.name] = c }
 // file only by renaming a complete one over it, and SQLite rolls back an
 // unfinished transaction; a temporary file left behind is removed by the
 // next job in that folder or by `compactd doctor --fix`.
-const stopGrace = 1500 * time.Millisecond
+const stopGrace = time.Second
 
 func main() {
 	ctx, cancel := context.WithCancel(context.Background())

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+
+	"github.com/compactd/compactd/daemon/jobs"
 )
 
 func init() {
@@ -23,7 +25,7 @@ func runRestore(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if len(pos) != 2 {
-		return usagef("usage: compactd restore [--in-place] [--store P] PATH VERSION")
+		return usagef("usage: compactd restore [--in-place] [--store P] PATH VERSION (vN, or aN: before the agent's own compaction N)")
 	}
 	r, closeStore, err := openRunner(ctx, e, *storePath)
 	if err != nil {
@@ -45,6 +47,13 @@ func runRestore(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout)
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "%s restored to %s (recorded as %s)\n", res.Version, res.Path, res.Recorded)
+	if jobs.IsAgentLabel(res.Version) {
+		fmt.Fprintf(e.stdout, "the conversation before the agent's compaction %s restored to %s (recorded as %s)\n", res.Version, res.Path, res.Recorded)
+	} else {
+		fmt.Fprintf(e.stdout, "%s restored to %s (recorded as %s)\n", res.Version, res.Path, res.Recorded)
+	}
+	if res.Resume != "" {
+		fmt.Fprintf(e.stdout, "resume: %s\n", res.Resume)
+	}
 	return nil
 }

@@ -83,7 +83,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	var cache tokens.Cache = tokens.NewMemoryCache(1 << 16)
 	if path != "" {
 		st, err := store.Open(ctx, path)
+		opts.Store = lsp.StoreStatus{Path: path}
 		if err != nil {
+			opts.Store.Error = err.Error()
 			// The gauge works without a store; compaction commands will
 			// say why they cannot run.
 			logger.Warn("the version store is unavailable; compaction is disabled", "path", path, "err", err)

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/compactd/compactd/compaction/transcript"
 )
@@ -55,6 +56,42 @@ type Renewer interface {
 	Renew(t *transcript.Transcript, opts ForkOptions) ([]byte, error)
 }
 
+// An AgentCompaction is a compaction the agent itself recorded in its
+// transcript (Claude Code's compact_boundary and microcompact_boundary,
+// Codex's compacted, Roo's condense). The history before it is still in
+// the file.
+type AgentCompaction struct {
+	// Record is the marker record (Transcript.Records index).
+	Record int
+	// Kind is the format's name for it: "compact_boundary",
+	// "microcompact_boundary", "compacted", "condense".
+	Kind string
+	// Trigger is "auto" or "manual" when the agent recorded it.
+	Trigger string
+	// TokensBefore is the context size the agent recorded before it; 0
+	// when none.
+	TokensBefore int
+	Timestamp    time.Time
+	// Summary is the agent's summary text; "" when it wrote none (a
+	// microcompact only clears tool results).
+	Summary string
+	// After are the messages the compaction left the model in place of
+	// the history: the summary (Codex: the whole replacement history).
+	After []transcript.Message
+}
+
+// A CompactionReader lists the agent's own compactions and gives back the
+// conversation as the model had it just before one of them.
+type CompactionReader interface {
+	// AgentCompactions lists the compactions t records, in file order.
+	AgentCompactions(t *transcript.Transcript) []AgentCompaction
+	// BeforeCompaction renders the conversation as it stood just before
+	// compaction i of AgentCompactions(t), as a new session the agent
+	// resumes (a new session id where the format has one; records kept
+	// as they are).
+	BeforeCompaction(t *transcript.Transcript, i int, opts ForkOptions) ([]byte, error)
+}
+
 // A Trimmer is an Appender whose sources can be read in pieces and whose
 // transcripts can let go of what later appends no longer need, so that
 // following a large file costs memory for its tail, not its history.
@@ -79,6 +116,11 @@ type Trimmer interface {
 	// old records), or returns messages whose first Kept are unchanged and
 	// whose others all carry their parts.
 	Trim(t *transcript.Transcript, keep int) int
+	// Floor is the first of t's messages a later Append may still change
+	// (len(t.Messages) when none): what Trim(t, len(t.Messages)) keeps
+	// the parts of. Figures carried from one append to the next resume
+	// from there, never from a message whose parts may be gone.
+	Floor(t *transcript.Transcript) int
 }
 
 // ErrTrimmed is returned (wrapped) by Append on a trimmed transcript when

@@ -59,3 +59,24 @@ func TestBreakdownMixedMessageAndOvercount(t *testing.T) {
 		t.Fatalf("shares %v", got)
 	}
 }
+
+// A fork without usage of its own carries its source's overhead: the
+// breakdown names it as inherited and still sums to the gauge; Overhead
+// passes it on (a fork of a fork), and is never negative.
+func TestBreakdownOfAForkCarriesTheSourceOverhead(t *testing.T) {
+	tr := newTranscript(transcript.FormatClaudeCode, user("fix it"), assistant("done", nil))
+	cs := counts(100, 50)
+	g := Compute(tr, cs, Options{Overhead: 20_000})
+	b := BreakdownOf(g, tr, cs, TallyOptions{}, BreakdownOptions{})
+	if g.Tokens != 20_150 || b.Sum() != g.Tokens || !b.Outside.Inherited || b.Outside.Tokens != 20_000 {
+		t.Fatalf("gauge %d breakdown %+v", g.Tokens, b)
+	}
+	if over, ok := Overhead(g, 150); !ok || over != 20_000 {
+		t.Fatalf("overhead of the fork %d %v", over, ok)
+	}
+	over := Compute(tr, cs, Options{})
+	over.Source, over.Tokens = SourceReported, 100 // reported below our count
+	if n, ok := Overhead(over, 150); !ok || n != 0 {
+		t.Fatalf("a negative overhead passed on: %d", n)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
 )
@@ -89,6 +88,9 @@ type Outside struct {
 	// Measured is false without reported usage: nothing is known of it
 	// and Tokens is 0.
 	Measured bool `json:"measured"`
+	// Inherited: the transcript is a fork without usage of its own, and
+	// Tokens was measured on the source it was compacted from.
+	Inherited bool `json:"inherited,omitempty"`
 	// Label names what it holds, as far as the agent is known:
 	// "system prompt, tool definitions, memory files (CLAUDE.md)".
 	Label string `json:"label"`
@@ -133,18 +135,23 @@ const TopTools = 5
 // Overhead is the one definition of what a gauge holds beyond the
 // transcript's messages: with reported usage, the gauge's figure minus our
 // count of every message (which equals the last reported usage minus our
-// count of the messages it covered); 0 and false without usage. A fork's
-// gauge is its own count plus the overhead measured on its source
-// (Options.Overhead): without usage of its own, that is its overhead, and
-// what a fork of it inherits in turn.
+// count of the messages it covered); 0 and false without usage. It is never
+// negative: when we count more than the API reported, nothing outside the
+// transcript is measurable and the difference is our counting's error (the
+// breakdown still shows it, so that its parts sum to the gauge). A fork's
+// gauge is its own count plus the overhead measured on its source.
 func Overhead(g Gauge, inside int) (int, bool) {
-	switch {
-	case g.Source == SourceReported:
-		return g.Tokens - inside, true
-	case g.Overhead != 0:
-		return g.Overhead, true
+	over, ok := signedOverhead(g, inside)
+	return max(over, 0), ok
+}
+
+// signedOverhead is Overhead before clamping: the breakdown's outside part.
+// A fork without usage of its own carries its source's (Gauge.Overhead).
+func signedOverhead(g Gauge, inside int) (int, bool) {
+	if g.Source != SourceReported && g.Overhead == 0 {
+		return 0, false
 	}
-	return 0, false
+	return g.Tokens - inside, true
 }
 
 // Category returns what a part of message m counts as.
@@ -194,196 +201,6 @@ func partWeight(p *transcript.Part, images tokens.ImagePricing) int {
 	return w + tokens.OpaqueTokens(p.Opaque) + 1
 }
 
-// TallyOptions say how a tally counts.
-type TallyOptions struct {
-	// Images prices images when a message mixes them with text.
-	Images tokens.ImagePricing
-	// CountText counts a text the transcript holds about the outside part
-	// (Codex's base instructions); nil estimates it at four bytes a token.
-	CountText func(string) int
-	// Price, when known, prices every reported usage into the session's
-	// cost (Tally.Session).
-	Price *pricing.Price
-}
-
-// A Tally carries the figures a breakdown needs from one parse of a
-// growing transcript to the next, so an append costs what it added. The
-// zero Tally describes no messages. Tallies are values: Advance returns a
-// new one and never changes the old.
-type Tally struct {
-	format transcript.Format
-	// priceKey is the price the session cost was computed with.
-	priceKey string
-	cur      tallyState
-	// mark is the state a few messages before the end: an append that
-	// changed the last messages (Claude Code merges a response's lines
-	// into one message) resumes from it.
-	mark    tallyState
-	records int
-	rec     recordFacts
-}
-
-// tallyLag is how far behind the end the mark stays.
-const tallyLag = 8
-
-// maxUsagePoints is how many recent usage points are kept for the
-// estimate error.
-const maxUsagePoints = 48
-
-type tallyState struct {
-	n       int
-	kinds   [numCategories]int
-	counted int
-	approx  bool
-	tools   map[string]ToolTokens
-	mcp     map[string]map[string]bool // server → tool names called
-	usage   []usagePoint
-	session pricing.Session
-}
-
-func (s tallyState) clone() tallyState {
-	out := s
-	out.tools = make(map[string]ToolTokens, len(s.tools))
-	for k, v := range s.tools {
-		out.tools[k] = v
-	}
-	out.mcp = make(map[string]map[string]bool, len(s.mcp))
-	for k, v := range s.mcp {
-		out.mcp[k] = v // the inner sets are copied on write
-	}
-	out.usage = append([]usagePoint(nil), s.usage...)
-	return out
-}
-
-// usagePoint is a message with reported usage: the reported context and
-// our count of every message up to and including it.
-type usagePoint struct {
-	msg, reported, counted int
-}
-
-// Advance returns the tally of t from tl, the tally of the transcript t
-// was appended to, whose first same messages t keeps unchanged (and whose
-// counts, counts[i] for t.Messages[i], are the same). Only the messages
-// after the last unchanged checkpoint are read.
-func (tl Tally) Advance(t *transcript.Transcript, counts []tokens.Count, same int, opts TallyOptions) Tally {
-	n := min(len(t.Messages), len(counts))
-	same = max(min(same, n), 0)
-	key := ""
-	if opts.Price != nil {
-		key = opts.Price.Key()
-	}
-	if tl.format != t.Format || tl.priceKey != key {
-		tl = Tally{}
-	}
-	var base tallyState
-	switch {
-	case tl.cur.n > 0 && tl.cur.n <= same:
-		base = tl.cur
-	case tl.mark.n > 0 && tl.mark.n <= same:
-		base = tl.mark
-	}
-	out := Tally{format: t.Format, priceKey: key, mark: base, records: tl.records, rec: tl.rec}
-	st := base.clone()
-	target := n - tallyLag
-	for i := base.n; i < n; i++ {
-		if i == target && i > base.n {
-			out.mark = st.clone()
-			out.mark.n = i
-		}
-		st.add(&t.Messages[i], i, counts[i], opts.Images)
-		if u := t.Messages[i].Usage; u != nil && opts.Price != nil && u.ContextTokens() > 0 {
-			st.session = st.session.AddUsage(*opts.Price, pricing.UsageOf(*u, t.Format))
-		}
-		st.n = i + 1
-	}
-	st.n = n
-	out.cur = st
-	if base.n == 0 || out.records > len(t.Records) {
-		out.records, out.rec = 0, recordFacts{}
-	}
-	out.rec = out.rec.scan(t, out.records, opts)
-	out.records = len(t.Records)
-	return out
-}
-
-// add tallies message m (index i) of count c.
-func (s *tallyState) add(m *transcript.Message, i int, c tokens.Count, images tokens.ImagePricing) {
-	s.counted += c.N
-	s.approx = s.approx || c.Approx
-	if m.Usage != nil {
-		s.usage = append(s.usage, usagePoint{msg: i, reported: m.Usage.ContextTokens(), counted: s.counted})
-		if len(s.usage) > maxUsagePoints {
-			s.usage = append(s.usage[:0:0], s.usage[len(s.usage)-maxUsagePoints:]...)
-		}
-	}
-	for k := range m.Parts {
-		if p := &m.Parts[k]; p.Kind == transcript.PartToolCall && strings.HasPrefix(p.ToolName, "mcp__") {
-			s.noteMCP(p.ToolName)
-		}
-	}
-	if len(m.Parts) == 0 {
-		s.kinds[slot(PartCategory(m, &transcript.Part{Kind: transcript.PartText}))] += c.N
-		return
-	}
-	first := PartCategory(m, &m.Parts[0])
-	mixed := false
-	for k := 1; k < len(m.Parts) && !mixed; k++ {
-		mixed = PartCategory(m, &m.Parts[k]) != first
-	}
-	if !mixed && first != CategoryToolResults {
-		s.kinds[slot(first)] += c.N
-		return
-	}
-	// Share the exact count by the parts' sizes, largest remainders
-	// rounding up, so the shares sum to it.
-	weights := make([]int, len(m.Parts))
-	total := 0
-	for k := range m.Parts {
-		weights[k] = partWeight(&m.Parts[k], images)
-		total += weights[k]
-	}
-	shares := apportion(c.N, weights, total)
-	hasResult := false
-	for k := range m.Parts {
-		hasResult = hasResult || m.Parts[k].Kind == transcript.PartToolResult
-	}
-	for k := range m.Parts {
-		p := &m.Parts[k]
-		cat := PartCategory(m, p)
-		s.kinds[slot(cat)] += shares[k]
-		if cat == CategoryToolResults {
-			name := p.ToolName
-			if name == "" {
-				name = "(unnamed)"
-			}
-			tt := s.tools[name]
-			tt.Name = name
-			tt.Tokens += shares[k]
-			if p.Kind == transcript.PartToolResult || (!hasResult && k == 0) {
-				tt.Results++
-			}
-			s.tools[name] = tt
-		}
-	}
-}
-
-func (s *tallyState) noteMCP(name string) {
-	rest := strings.TrimPrefix(name, "mcp__")
-	server, tool, ok := strings.Cut(rest, "__")
-	if !ok || server == "" {
-		return
-	}
-	if s.mcp[server][tool] {
-		return
-	}
-	set := make(map[string]bool, len(s.mcp[server])+1)
-	for k := range s.mcp[server] {
-		set[k] = true
-	}
-	set[tool] = true
-	s.mcp[server] = set
-}
-
 // apportion splits n into parts proportional to weights (summing to
 // total), the largest remainders rounding up.
 func apportion(n int, weights []int, total int) []int {
@@ -409,15 +226,16 @@ func apportion(n int, weights []int, total int) []int {
 	return out
 }
 
-// Session is the cost of every reported usage, at the price the tally was
-// advanced with (zero without one).
-func (tl Tally) Session() pricing.Session { return tl.cur.session }
-
 // BreakdownOptions parameterize a breakdown.
 type BreakdownOptions struct {
 	// KeepLast is the turns compaction keeps (strategy.Options.KeepLast):
 	// 0 means 1, negative none.
 	KeepLast int
+	// Kept, when set, is what those turns hold, as the caller already
+	// knows it (the daemon's per-turn figures): one turn of an agent's
+	// long tool loop can span most of the transcript, which is not to be
+	// walked on every append.
+	Kept *int
 }
 
 // Breakdown splits gauge g of t (whose messages' counts are counts)
@@ -426,8 +244,12 @@ func (tl Tally) Breakdown(g Gauge, t *transcript.Transcript, counts []tokens.Cou
 	st := tl.cur
 	b := Breakdown{Tokens: g.Tokens, ContextWindow: g.ContextWindow, Inside: st.counted, Approx: st.approx || g.Approx}
 	b.Outside.Label = outsideLabel(t.Format)
-	if over, ok := Overhead(g, st.counted); ok {
+	if over, ok := signedOverhead(g, st.counted); ok {
 		b.Outside.Tokens, b.Outside.Measured = over, true
+		if g.Source != SourceReported {
+			b.Outside.Inherited = true
+			b.Outside.Label += "; measured on the source this fork was compacted from"
+		}
 	}
 	b.Outside.Known = tl.knownOutside(st)
 	switch {
@@ -457,7 +279,11 @@ func (tl Tally) Breakdown(g Gauge, t *transcript.Transcript, counts []tokens.Cou
 	if len(b.Tools) > TopTools {
 		b.Tools = b.Tools[:TopTools]
 	}
-	b.Reachable = st.counted - keptTail(t, counts, opts.KeepLast, st.n)
+	if opts.Kept != nil {
+		b.Reachable = st.counted - *opts.Kept
+	} else {
+		b.Reachable = st.counted - keptTail(t, counts, opts.KeepLast, st.n)
+	}
 	return b
 }
 

@@ -196,3 +196,57 @@ func equalParts(a, b []gauge.CategoryTokens) bool {
 	}
 	return true
 }
+
+// The daemon drops the parts of older messages as it reads a large file
+// (format.Trimmer): a tally advanced before each trim equals one computed
+// from an untrimmed parse of the same bytes.
+func TestTallyAdvanceSurvivesTrimming(t *testing.T) {
+	path := filepath.Join("..", "..", "cmd", "compactd", "testdata", "workspace", "claude", "session.jsonl")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := format.Detect(path, b)
+	trimmer := c.(format.Trimmer)
+	lines := strings.SplitAfter(string(b), "\n")
+	counter, _ := tokens.New(tokens.O200kBase)
+	tr, err := trimmer.Append(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		tally gauge.Tally
+		cs    []tokens.Count
+		size  int
+	)
+	for end := 13; ; end += 13 {
+		end = min(end, len(lines))
+		chunk := strings.Join(lines[:end], "")
+		nt, err := trimmer.Append(tr, []byte(chunk[size:]))
+		if err != nil {
+			t.Fatalf("append at line %d: %v", end, err)
+		}
+		same := min(nt.Kept, len(cs))
+		fresh, _ := counter.CountMessages(context.Background(), nt.Messages[same:])
+		cs = append(cs[:same:same], fresh...)
+		tally = tally.Advance(nt, cs, same, gauge.TallyOptions{})
+		trimmer.Trim(nt, len(nt.Messages))
+		tr, size = nt, int(nt.Size)
+		if end == len(lines) {
+			break
+		}
+	}
+	whole, _ := c.Parse(b)
+	wcs, _ := counter.CountMessages(context.Background(), whole.Messages)
+	g := gauge.Compute(whole, wcs, gauge.Options{})
+	got := tally.Breakdown(g, whole, wcs, gauge.BreakdownOptions{})
+	want := gauge.BreakdownOf(g, whole, wcs, gauge.TallyOptions{}, gauge.BreakdownOptions{})
+	if !equalParts(got.Parts, want.Parts) || got.Inside != want.Inside || len(got.Tools) != len(want.Tools) {
+		t.Fatalf("advanced over trimmed pieces\n%+v\nfrom scratch\n%+v", got, want)
+	}
+	for i := range got.Tools {
+		if got.Tools[i] != want.Tools[i] {
+			t.Fatalf("tools %+v, from scratch %+v", got.Tools, want.Tools)
+		}
+	}
+}

@@ -16,6 +16,9 @@ type toolPair struct {
 	name   string
 	call   loc
 	result loc
+	// copies are further results of the same call (Gemini CLI records
+	// each tool response twice).
+	copies []loc
 }
 
 // pairs indexes tool calls in order, with their results. Results without a
@@ -40,6 +43,10 @@ func (r *run) pairs() []*toolPair {
 			case transcript.PartToolResult:
 				if tp := byID[p.ToolCallID]; tp != nil && tp.result == noLoc {
 					tp.result = loc{i, j}
+				} else if tp != nil {
+					// A second copy of the result (Gemini CLI records each
+					// twice): it goes and changes with the first.
+					tp.copies = append(tp.copies, loc{i, j})
 				}
 			}
 		}
@@ -69,6 +76,9 @@ func (r *run) removePair(tp *toolPair) {
 	if tp.result != noLoc {
 		r.removePart(tp.result.msg, tp.result.part)
 	}
+	for _, c := range tp.copies {
+		r.removePart(c.msg, c.part)
+	}
 }
 
 // stripReasoning drops reasoning and opaque (encrypted, redacted) parts
@@ -87,6 +97,11 @@ func (r *run) stripReasoning() (int, error) {
 	return 0, nil
 }
 
+// StripFloor is the size in tokens below which strip-tool-results leaves a
+// result as it is: a placeholder for it would save a few tokens and lose
+// what it said ("ok: 2 tests passed", a one-line error).
+const StripFloor = 100
+
 // stripToolResults replaces tool output with a one-line placeholder, and
 // bulky request arguments where the tool's hint says strip.
 func (r *run) stripToolResults() (int, error) {
@@ -97,13 +112,18 @@ func (r *run) stripToolResults() (int, error) {
 		}
 		h := r.hints.get(tp.name)
 		call := r.part(tp.call)
-		if h.response != HintKeep && tp.result != noLoc {
+		if h.response != HintKeep && tp.result != noLoc && r.tok[tp.result.msg][tp.result.part] >= StripFloor {
 			res := r.part(tp.result)
 			if !facts.IsPlaceholder(res.Text) {
 				text := resultPlaceholder(call, res, r.tok[tp.result.msg][tp.result.part])
 				if r.counter.Text(text) < r.tok[tp.result.msg][tp.result.part] {
 					r.setText(tp.result.msg, tp.result.part, text)
 					stripped++
+					for _, c := range tp.copies {
+						if r.tok[c.msg][c.part] != removedPart && r.editable(c.msg) && !facts.IsPlaceholder(r.part(c).Text) {
+							r.setText(c.msg, c.part, text)
+						}
+					}
 				}
 			}
 		}

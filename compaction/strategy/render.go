@@ -284,6 +284,9 @@ func RenderReport(w io.Writer, r *Report) error {
 		}
 		fmt.Fprintf(bw, "  lost %s: %s\n", f.Kind, facts.Truncate(f.Text, 120))
 	}
+	if len(ret.ContentsLost) > 0 {
+		fmt.Fprintf(bw, "contents no longer in the conversation: %s\n", facts.Truncate(strings.Join(ret.ContentsLost, ", "), 400))
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(bw, "note: %s\n", n)
 	}

@@ -49,7 +49,50 @@ func Retain(original []transcript.Message, v *transcript.View) Retention {
 		ret.Lost = append(ret.Lost, f)
 	}
 	ret.Score = float64(ret.Kept) / float64(ret.Total)
+	ret.ContentsLost = contentsLost(original, v)
 	return ret
+}
+
+// contentsLost lists, in order of first read, the files whose contents a
+// read's result held in original and no unchanged read result holds in v.
+func contentsLost(original []transcript.Message, v *transcript.View) []string {
+	held := func(msgs []transcript.Message, unchangedOnly bool) ([]string, map[string]bool) {
+		calls := map[string]*transcript.Part{}
+		var order []string
+		files := map[string]bool{}
+		for i := range msgs {
+			for j := range msgs[i].Parts {
+				p := &msgs[i].Parts[j]
+				switch p.Kind {
+				case transcript.PartToolCall:
+					calls[p.ToolCallID] = p
+				case transcript.PartToolResult:
+					call := calls[p.ToolCallID]
+					if call == nil || p.IsError || strings.TrimSpace(p.Text) == "" || facts.IsPlaceholder(p.Text) || unchangedOnly && p.Changed {
+						continue
+					}
+					rd, ok := facts.ParseRead(call.ToolName, call.Args, "")
+					if !ok || rd.Path == "" {
+						continue
+					}
+					if !files[rd.Path] {
+						files[rd.Path] = true
+						order = append(order, rd.Path)
+					}
+				}
+			}
+		}
+		return order, files
+	}
+	read, _ := held(original, false)
+	_, still := held(v.Messages, true)
+	var lost []string
+	for _, f := range read {
+		if !still[f] {
+			lost = append(lost, f)
+		}
+	}
+	return lost
 }
 
 // RetentionAtBudget compacts t with auto and with token-budget (the newest whole turns) cut

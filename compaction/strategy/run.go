@@ -155,6 +155,14 @@ func (r *run) setArgs(i, j int, args string) {
 func (r *run) flush() int {
 	removed := 0
 	keep := 0
+	// next[i] is the role of the first message after i that keeps a part.
+	next := make([]transcript.Role, len(r.msgs)+1)
+	for i := len(r.msgs) - 1; i >= 0; i-- {
+		next[i] = next[i+1]
+		if !r.gone[i] && r.liveParts(i) > 0 {
+			next[i] = r.msgs[i].Role
+		}
+	}
 	for i := range r.msgs {
 		m := &r.msgs[i]
 		had := len(m.Parts)
@@ -178,11 +186,19 @@ func (r *run) flush() int {
 		}
 		m.Parts, r.tok[i] = parts, toks
 		if had > 0 && len(parts) == 0 {
-			if !r.alternation {
+			// An emptied message goes, unless its neighbours would then
+			// have the same role (or a model turn would come first) where
+			// the API wants roles to alternate: then a one-line stand-in
+			// keeps the alternation. (Gemini CLI records each tool
+			// response twice; the second copy goes without a trace.)
+			var prev transcript.Role
+			if keep > 0 {
+				prev = r.msgs[keep-1].Role
+			}
+			after := next[i+1]
+			if !r.alternation || after == "" || prev != "" && prev != after || prev == "" && after != transcript.RoleAssistant {
 				continue
 			}
-			// An emptied message would leave its neighbours with the same
-			// role; a one-line stand-in keeps the alternation the API needs.
 			p := transcript.Part{Kind: transcript.PartText, Text: "[compacted]", Ref: *firstRef, Changed: true}
 			m.Parts = append(m.Parts, p)
 			r.tok[i] = append(r.tok[i], r.counter.Part(&p))

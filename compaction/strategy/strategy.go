@@ -89,6 +89,11 @@ type Retention struct {
 	Kept  int          `json:"kept"`
 	Total int          `json:"total"`
 	Lost  []facts.Fact `json:"lost"`
+	// ContentsLost are the files whose contents the conversation held (a
+	// read's result) and the view no longer does anywhere: the agent would
+	// have to read them again. Their paths may survive in placeholders,
+	// which is why the score alone does not show it.
+	ContentsLost []string `json:"contentsLost,omitempty"`
 }
 
 // Report is what a run did.

@@ -31,27 +31,44 @@ func (r *run) snapCut(turns []transcript.Turn, cut int) int {
 // reports whether anything went.
 func (r *run) cutBefore(cut int) bool {
 	any := false
+	turns, removed := 0, 0
 	for i := 0; i < cut && i < len(r.msgs); i++ {
 		if r.protected[i] || r.gone[i] {
 			continue
 		}
+		if transcript.StartsTurn(&r.msgs[i]) {
+			turns++
+		}
+		removed += r.msgTokens(i)
 		r.gone[i] = true
 		any = true
 	}
 	if any {
 		r.cut = true
-		if r.alternation {
-			r.bridgeCut(cut)
-		}
+		r.bridgeCut(cut, turns, removed)
 	}
 	return any
 }
 
-// bridgeCut keeps role alternation across a cut for APIs that need it: a
-// protected prompt kept before the cut may now sit next to another user
-// message, so one removed message of the other role comes back as a
-// one-line stand-in between them.
-func (r *run) bridgeCut(cut int) {
+// bridgeCut mends the seams a cut leaves between kept messages of one
+// role: a protected prompt kept before the cut would otherwise sit
+// unanswered next to the first kept prompt (and Gemini's API rejects two
+// user turns in a row). One removed message of the other role comes back
+// as a one-line stand-in saying what was cut, so the model reads the first
+// prompt as answered and knows turns are missing.
+//
+// Where roles must alternate (Gemini) a short message comes back whole when
+// the stand-in would cost more; elsewhere the stand-in is written whenever
+// the cut saves more than it costs, and the seam is left as it is when the
+// cut was too small to pay for it.
+func (r *run) bridgeCut(cut, turns, removed int) {
+	text := placeholderPrefix + "the rest of this turn was removed]"
+	switch {
+	case turns == 1:
+		text = placeholderPrefix + "1 earlier turn removed]"
+	case turns > 1:
+		text = placeholderPrefix + fmt.Sprintf("%d earlier turns removed]", turns)
+	}
 	prev := -1
 	for i := 0; i <= cut && i < len(r.msgs); i++ {
 		if r.gone[i] {
@@ -59,16 +76,20 @@ func (r *run) bridgeCut(cut int) {
 		}
 		if prev >= 0 && i > prev+1 && r.msgs[prev].Role == r.msgs[i].Role {
 			for k := i - 1; k > prev; k-- {
-				if r.msgs[k].Role != r.msgs[i].Role && len(r.msgs[k].Parts) > 0 {
+				if r.msgs[k].Role != r.msgs[i].Role && r.msgs[k].Role != transcript.RoleTool && len(r.msgs[k].Parts) > 0 {
 					m := &r.msgs[k]
-					p := transcript.Part{Kind: transcript.PartText, Text: placeholderPrefix + "earlier messages removed]", Ref: m.Parts[0].Ref, Changed: true}
-					// A short message comes back whole: a stand-in that
-					// cost more than it would make the cut grow the view.
-					if n := r.counter.Part(&p); n < r.msgTokens(k)-tokens.MessageOverhead {
+					p := transcript.Part{Kind: transcript.PartText, Text: text, Ref: m.Parts[0].Ref, Changed: true}
+					n := r.counter.Part(&p)
+					switch {
+					case n < r.msgTokens(k)-tokens.MessageOverhead, !r.alternation && n+tokens.MessageOverhead <= removed:
 						m.Parts = []transcript.Part{p}
 						r.tok[k] = []int{n}
+					case !r.alternation:
+						break // too small a cut to pay for a stand-in
 					}
-					r.gone[k] = false
+					if r.alternation || len(m.Parts) == 1 && m.Parts[0].Text == text {
+						r.gone[k] = false
+					}
 					break
 				}
 			}

@@ -86,11 +86,13 @@ func (c *Config) PriceTable() *pricing.Table {
 
 // Compact sets the default pipeline.
 type Compact struct {
-	Strategies         []string `toml:"strategies" json:"strategies"`
-	KeepLast           int      `toml:"keep_last" json:"keepLast"`
-	Budget             int      `toml:"budget" json:"budget"`
-	SummarizeThreshold float64  `toml:"summarize_threshold" json:"summarizeThreshold"`
-	BufferTurns        int      `toml:"buffer_turns" json:"bufferTurns"`
+	Strategies []string `toml:"strategies" json:"strategies"`
+	KeepLast   int      `toml:"keep_last" json:"keepLast"`
+	// Turns is how many trailing turns turn-window keeps (0: its default, 10).
+	Turns              int     `toml:"turns" json:"turns"`
+	Budget             int     `toml:"budget" json:"budget"`
+	SummarizeThreshold float64 `toml:"summarize_threshold" json:"summarizeThreshold"`
+	BufferTurns        int     `toml:"buffer_turns" json:"bufferTurns"`
 }
 
 // Watch says where transcripts are looked for.
@@ -341,6 +343,7 @@ func (c *Config) validate(name string) error {
 		fraction("gauge.critical", c.Gauge.Critical),
 		nonNeg("gauge.context_window", c.Gauge.ContextWindow),
 		nonNeg("compact.keep_last", c.Compact.KeepLast),
+		nonNeg("compact.turns", c.Compact.Turns),
 		nonNeg("compact.budget", c.Compact.Budget),
 		nonNeg("compact.buffer_turns", c.Compact.BufferTurns),
 		fraction("compact.summarize_threshold", c.Compact.SummarizeThreshold),
@@ -437,6 +440,7 @@ func (c *Config) StrategyOptions(window int) strategy.Options {
 	return strategy.Options{
 		Strategies:         append([]string(nil), c.Compact.Strategies...),
 		KeepLast:           keep,
+		Turns:              c.Compact.Turns,
 		Window:             window,
 		Budget:             c.Compact.Budget,
 		Hints:              hints,

@@ -30,6 +30,11 @@ type Request struct {
 	InPlace bool
 	// Out overrides the fork's path.
 	Out string
+	// Before ("a2") compacts, instead of the file, the conversation as it
+	// was before that compaction of the agent's own (see KindAgent), and
+	// compares the result with the agent's summary (Result.AgentRetention).
+	// The fork is a new session; DryRun and InPlace do not apply.
+	Before string
 	// Summarize is the [summarize] configuration, used when
 	// Options.Summarizer is nil: the zero value is the offline extractive
 	// summarizer; provider "notes" reads NotesFile; a model name makes a
@@ -40,6 +45,10 @@ type Request struct {
 	// "" means the transcript's folder.
 	Workspace string
 	Progress  Progress
+	// Parsed, when set, is the transcript already parsed (the daemon's
+	// index); the job reads the file's bytes again but parses only what
+	// was appended since, and reuses the part counts.
+	Parsed *Parsed
 	// ConfirmedTangents are the turns (Result.Tangents[i].Turn, from an
 	// earlier dry run) the user approved removing; classify-tangents
 	// removes them when the model names them again. See PendingTangents.
@@ -89,6 +98,9 @@ type Result struct {
 	Resume  string `json:"resume,omitempty"`
 	// Imported is set when the agent imported the fork (Request.Import).
 	Imported bool `json:"imported,omitempty"`
+	// AgentRetention compares, for Request.Before, the agent's own
+	// summary with this compaction: which facts it lost that ours keeps.
+	AgentRetention *AgentRetention `json:"agentRetention,omitempty"`
 }
 
 // maxAttempts bounds retries when the source is rewritten under us.
@@ -102,6 +114,12 @@ func (r *Runner) Compact(ctx context.Context, req Request) (_ *Result, err error
 	path, err := absPath(req.Path)
 	if err != nil {
 		return nil, err
+	}
+	if req.Before != "" {
+		if req.InPlace || req.DryRun {
+			return nil, fmt.Errorf("re-compacting the history before %s writes a new session: in place and dry run do not apply", req.Before)
+		}
+		return r.recompactAgent(ctx, path, req)
 	}
 	if req.InPlace && !req.DryRun {
 		// Before reading: decompressing a large rollout only to refuse it
@@ -124,7 +142,7 @@ func (r *Runner) Compact(ctx context.Context, req Request) (_ *Result, err error
 
 func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Result, error) {
 	report(req.Progress, "read", 0)
-	src, err := readSource(path)
+	src, err := readSourceFrom(path, req.Parsed)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +160,8 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 		return nil, err
 	}
 	defer lock.unlock()
-	// Another job may have held the lock and rewritten the file: read again.
+	// Another job may have held the lock and rewritten the file: read
+	// again, and parse again only what changed.
 	if src, err = rereadSource(path, src); err != nil {
 		return nil, err
 	}
@@ -192,7 +211,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	label := fmt.Sprintf("v%d", len(versions)+1)
 	recorded := versionReport{Report: rep}
 	if counter, err := r.tokenCounter(src.t); err == nil {
-		if over, ok := r.sourceOverhead(ctx, path, src.t, counter); ok {
+		if over, ok := r.sourceOverhead(ctx, path, src.t, counter, rep.TokensBefore); ok {
 			recorded.SourceOverhead = &over
 		}
 	}
@@ -309,6 +328,12 @@ func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, 
 		// one, auto would never summarize.
 		opts.Window = gauge.Resolve(src.t, gauge.Options{}).ContextWindow
 	}
+	report(req.Progress, "count", 15)
+	if opts.Counts == nil {
+		if opts.Counts, err = countSource(ctx, src, counter); err != nil {
+			return nil, nil, err
+		}
+	}
 	report(req.Progress, "compact", 20)
 	view, rep, err := r.pipeline()(ctx, src.t, counter, opts)
 	if err != nil {
@@ -338,6 +363,40 @@ func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, 
 		name = sum.Name()
 	}
 	return &compacted{data: data, t: t, view: view, summarizer: name}, rep, nil
+}
+
+// countSource counts src's parts on every core, reusing the counts it
+// came with when the same counter made them.
+func countSource(ctx context.Context, src *source, c *tokens.Counter) (*strategy.Counts, error) {
+	if src.parts == nil || src.partsBy != c.ID() || len(src.parts) != len(src.t.Messages) {
+		return strategy.CountTranscript(ctx, src.t, c)
+	}
+	full := make([][]int, len(src.parts))
+	var missing []int
+	for i, row := range src.parts {
+		if row != nil && len(row) == len(src.t.Messages[i].Parts) {
+			full[i] = row
+		} else {
+			missing = append(missing, i)
+		}
+	}
+	if len(missing) > 0 {
+		sub := &transcript.Transcript{Format: src.t.Format, Messages: make([]transcript.Message, len(missing))}
+		for k, i := range missing {
+			sub.Messages[k] = src.t.Messages[i]
+		}
+		counted, err := strategy.CountTranscript(ctx, sub, c)
+		if err != nil {
+			return nil, err
+		}
+		for k, i := range missing {
+			full[i] = make([]int, len(sub.Messages[k].Parts))
+			for j := range full[i] {
+				full[i][j] = counted.Part(k, j)
+			}
+		}
+	}
+	return strategy.NewCounts(src.t, c, full)
 }
 
 // inspect hands the parsed source to req.Inspect.

@@ -16,7 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/compactd/compactd/compaction/format/claude"
+	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/sessiongen"
 	"github.com/compactd/compactd/daemon/store"
 )
 
@@ -86,9 +87,13 @@ func assertForksWhole(t *testing.T, trial int, path string, seen map[string]int6
 		if len(b) == 0 || b[len(b)-1] != '\n' {
 			t.Fatalf("trial %d: fork %s is torn (%d bytes, no final newline)", trial, name, len(b))
 		}
-		tr, err := claude.Codec{}.Parse(b)
+		codec, err := format.Detect(name, b)
+		if err != nil {
+			t.Fatalf("trial %d: fork %s: %v", trial, name, err)
+		}
+		tr, err := codec.Parse(b)
 		if err != nil || tr.Skipped > 0 || len(tr.Messages) == 0 {
-			t.Fatalf("trial %d: fork %s does not parse whole: %v (%d skipped)", trial, name, err, tr.Skipped)
+			t.Fatalf("trial %d: fork %s does not parse whole: %v", trial, name, err)
 		}
 		seen[name] = int64(len(b))
 	}
@@ -128,8 +133,9 @@ func crashTrials() int {
 }
 
 // TestCrashDuringInPlace kills in-place compactions and restores with
-// SIGKILL at random moments: the transcript is always a whole version
-// (never torn), the store stays sound, and every recorded version restores.
+// SIGKILL at random moments, on a Claude Code session and a Codex rollout
+// in turn: the transcript is always a whole version (never torn), the
+// store stays sound, and every recorded version restores.
 func TestCrashDuringInPlace(t *testing.T) {
 	root := isolate(t)
 	exe, err := os.Executable()
@@ -137,7 +143,16 @@ func TestCrashDuringInPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	storePath := os.Getenv("COMPACTD_STORE")
-	path, orig := claudeSession(t, filepath.Join(root, "proj"), 77, 24)
+	claudePath, claudeOrig := claudeSession(t, filepath.Join(root, "proj"), 77, 24)
+	codexPath := filepath.Join(root, "sessions", "rollout-2025-11-17T09-30-00-0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f.jsonl")
+	codexOrig := sessiongen.Codex(sessiongen.Options{Seed: 78, Turns: 24})
+	os.MkdirAll(filepath.Dir(codexPath), 0o755)
+	if err := os.WriteFile(codexPath, codexOrig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{claudePath, codexPath}
+	origs := map[string][]byte{claudePath: claudeOrig, codexPath: codexOrig}
+	path, orig := claudePath, claudeOrig
 	rng := rand.New(rand.NewSource(1))
 	ctx := context.Background()
 	// Kill anywhere in the first job and a half: before, during and after
@@ -151,8 +166,11 @@ func TestCrashDuringInPlace(t *testing.T) {
 	compacted, versions := 0, 0
 	restored := map[string]bool{} // content hashes read back whole
 	forks := map[string]int64{}   // forks found whole: name → size
+	forksOf := map[string]map[string]int64{claudePath: forks, codexPath: {}}
 	for trial := 0; trial < crashTrials(); trial++ {
-		mode := []string{"compact", "restore", "fork"}[trial%3]
+		// Claude Code and Codex in turn, each through every mode.
+		path, orig = paths[trial%2], origs[paths[trial%2]]
+		mode := []string{"compact", "restore", "fork"}[(trial/2)%3]
 		cmd := exec.Command(exe, "-test.run=^$")
 		cmd.Env = append(os.Environ(), "COMPACTD_CRASH_CHILD="+mode, "COMPACTD_CRASH_PATH="+path)
 		out, _ := cmd.StdoutPipe()
@@ -177,6 +195,9 @@ func TestCrashDuringInPlace(t *testing.T) {
 			t.Fatalf("trial %d: integrity: %v %v", trial, probs, err)
 		}
 		known := map[string]bool{store.ContentHash(orig): true}
+		for _, o := range origs {
+			known[store.ContentHash(o)] = true
+		}
 		vs, err := s.AllVersions(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -211,14 +232,14 @@ func TestCrashDuringInPlace(t *testing.T) {
 		if !bytes.Equal(got, orig) {
 			compacted++
 		}
-		assertForksWhole(t, trial, path, forks)
+		assertForksWhole(t, trial, path, forksOf[path])
 	}
 	// Kills must land during work that changes the file, not only before it.
 	if compacted == 0 {
 		t.Errorf("no trial found the transcript compacted: the kills all came before any write")
 	}
 	t.Logf("%d trials, %d found the transcript replaced; %d versions (%d distinct contents) all restore; %d forks, all whole",
-		crashTrials(), compacted, versions, len(restored), len(forks))
+		crashTrials(), compacted, versions, len(restored), len(forksOf[claudePath])+len(forksOf[codexPath]))
 }
 
 // TestConcurrentAppendLosesNothing appends lines at about 50 per second

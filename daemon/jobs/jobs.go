@@ -89,6 +89,27 @@ type source struct {
 	hash  string
 	codec format.Codec
 	t     *transcript.Transcript
+	// parts are counts of t's parts known before the job (a nil row
+	// unknown), counted by the counter whose ID is partsBy.
+	parts   [][]int
+	partsBy string
+}
+
+// Parsed is a transcript a caller already holds parsed (the daemon's
+// index keeps the conversation in use that way), so that a job neither
+// parses nor counts it again.
+type Parsed struct {
+	// Transcript is the parse of the file's first Transcript.Size bytes,
+	// in a JSON Lines format (Claude Code, Codex); its records need not
+	// hold their bytes, which the job reads again. The job never changes
+	// it.
+	Transcript *transcript.Transcript
+	Codec      format.Codec
+	// Parts are the counts of its messages' parts (Parts[i][j] for
+	// Messages[i].Parts[j]; a nil row is unknown), counted by the counter
+	// whose ID is CounterID.
+	Parts     [][]int
+	CounterID string
 }
 
 // readSource reads and parses path.
@@ -110,7 +131,7 @@ func rereadSource(path string, prev *source) (*source, error) {
 	if bytes.Equal(data, prev.data) {
 		return prev, nil
 	}
-	return parseSource(path, data)
+	return reread(prev, data)
 }
 
 // readSourceBytes reads a transcript, refusing from its head a file that is
@@ -141,6 +162,78 @@ func parseSource(path string, data []byte) (*source, error) {
 		return nil, fmt.Errorf("parse %s as %s: %w", path, codec.Format(), err)
 	}
 	return &source{path: path, data: data, hash: store.ContentHash(data), codec: codec, t: t}, nil
+}
+
+// readSourceFrom reads path, starting from p when p is a parse of the
+// file's beginning: the records get their bytes back, and what was
+// appended since is parsed on top. Anything else (no p, a file that was
+// rewritten) parses the file whole.
+func readSourceFrom(path string, p *Parsed) (*source, error) {
+	data, err := readSourceBytes(path)
+	if err != nil {
+		return nil, err
+	}
+	if src := withBytes(path, data, p); src != nil {
+		return src, nil
+	}
+	return parseSource(path, data)
+}
+
+// withBytes is p's transcript with its records' bytes taken from data,
+// extended by the complete lines data holds after it; nil when data does
+// not start with what p parsed.
+func withBytes(path string, data []byte, p *Parsed) *source {
+	if p == nil || p.Transcript == nil || p.Codec == nil {
+		return nil
+	}
+	app, ok := p.Codec.(format.Appender)
+	if !ok {
+		return nil
+	}
+	pt := p.Transcript
+	if pt.Size > int64(len(data)) {
+		return nil // shorter than it was: rewritten
+	}
+	t := *pt
+	t.Records = make([]transcript.Record, len(pt.Records))
+	for i, r := range pt.Records {
+		if r.Start < 0 || r.End < r.Start || r.End > pt.Size || (r.End < int64(len(data)) && data[r.End] != '\n' && data[r.End] != '\r') {
+			return nil
+		}
+		r.Raw = data[r.Start:r.End:r.End]
+		t.Records[i] = r
+	}
+	parts := p.Parts
+	tp := &t
+	if int64(len(data)) > t.Size {
+		next, err := app.Append(tp, data[t.Size:])
+		if err != nil {
+			return nil
+		}
+		kept := next.Kept
+		if kept == 0 && len(next.Messages) >= len(tp.Messages) {
+			kept = len(tp.Messages) // nothing consumed
+		}
+		parts = append(parts[:min(kept, len(parts)):min(kept, len(parts))], make([][]int, max(len(next.Messages)-kept, 0))...)
+		tp = next
+	}
+	return &source{path: path, data: data, hash: store.ContentHash(data), codec: p.Codec, t: tp, parts: parts, partsBy: p.CounterID}
+}
+
+// reread is src after its file was read again as data: what was appended
+// parsed on top of src, anything else parsed afresh.
+func reread(src *source, data []byte) (*source, error) {
+	if app, ok := src.codec.(format.Appender); ok && len(data) > len(src.data) && bytes.Equal(data[:len(src.data)], src.data) {
+		if next, err := app.Append(src.t, data[src.t.Size:]); err == nil {
+			parts := src.parts
+			if parts != nil {
+				kept := min(next.Kept, len(parts))
+				parts = append(parts[:kept:kept], make([][]int, len(next.Messages)-kept)...)
+			}
+			return &source{path: src.path, data: data, hash: store.ContentHash(data), codec: src.codec, t: next, parts: parts, partsBy: src.partsBy}, nil
+		}
+	}
+	return parseSource(src.path, data)
 }
 
 // conversationKey identifies a conversation: its session id where the

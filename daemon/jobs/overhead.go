@@ -22,20 +22,22 @@ type versionReport struct {
 }
 
 // sourceOverhead measures what t's gauge holds beyond its messages: its
-// last reported usage minus our count of what that usage covered. A
-// source without usage that is itself a fork passes on its own overhead.
-func (r *Runner) sourceOverhead(ctx context.Context, path string, t *transcript.Transcript, counter *tokens.Counter) (int, bool) {
-	counts, err := counter.CountMessages(ctx, t.Messages)
-	if err != nil {
-		return 0, false
-	}
+// last reported usage minus our count of what that usage covered, from
+// inside, our count of every message (the pipeline's TokensBefore), and a
+// count of the messages after the last usage only. A source without usage
+// that is itself a fork passes on its own overhead.
+func (r *Runner) sourceOverhead(ctx context.Context, path string, t *transcript.Transcript, counter *tokens.Counter, inside int) (int, bool) {
 	opts := gauge.Options{}
 	if t.LastUsage() < 0 {
 		if over, ok := r.ForkOverhead(ctx, path); ok {
 			opts.Overhead = over
 		}
 	}
-	return gauge.Overhead(gauge.Compute(t, counts, opts), tokens.Sum(counts).N)
+	g, err := gauge.CountLive(ctx, counter, t, opts)
+	if err != nil {
+		return 0, false
+	}
+	return gauge.Overhead(g, inside)
 }
 
 // ForkOverhead returns the overhead recorded for the transcript at path

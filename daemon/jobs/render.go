@@ -27,6 +27,12 @@ func renderDryRun(ctx context.Context, r *Runner, src *source, out *compacted, r
 	for _, f := range rep.Retention.Lost {
 		fmt.Fprintf(&b, "- lost %s: `%s`\n", f.Kind, f.Text)
 	}
+	if files := rep.Retention.ContentsLost; len(files) > 0 {
+		b.WriteString("\nNo copy of these files' contents is left (the paths may survive in placeholders); the agent would read them again:\n\n")
+		for _, f := range files {
+			fmt.Fprintf(&b, "- `%s`\n", f)
+		}
+	}
 	for _, n := range rep.Notes {
 		fmt.Fprintf(&b, "\n> %s\n", n)
 	}

@@ -26,8 +26,19 @@ type History struct {
 // findConversation locates path's conversation, parsing the file when it
 // still exists so a moved session is found by its id.
 func (r *Runner) findConversation(ctx context.Context, path string) (store.Conversation, error) {
+	src, err := readSource(path)
+	var notRegular *sourcefile.NotRegularError
+	if errors.As(err, &notRegular) {
+		return store.Conversation{}, err
+	}
+	return r.findConversationOf(ctx, path, src)
+}
+
+// findConversationOf is findConversation with the file already read (nil
+// when it could not be).
+func (r *Runner) findConversationOf(ctx context.Context, path string, src *source) (store.Conversation, error) {
 	key := ""
-	if src, err := readSource(path); err == nil {
+	if src != nil {
 		key = conversationKey(src.t, path)
 	}
 	c, ok, err := r.Store.FindConversation(ctx, path, key)
@@ -47,7 +58,23 @@ func (r *Runner) History(ctx context.Context, path string) (_ *History, err erro
 	if err != nil {
 		return nil, err
 	}
-	c, err := r.findConversation(ctx, path)
+	// The agent's own compactions are part of the history too, even of a
+	// file compactd never compacted.
+	var agent []store.Version
+	src, srcErr := readSource(path)
+	if srcErr == nil {
+		if _, list := agentCompactions(src); len(list) > 0 {
+			agent = agentVersions(src, list)
+		}
+	}
+	if srcErr != nil {
+		src = nil
+	}
+	c, err := r.findConversationOf(ctx, path, src)
+	if errors.Is(err, store.ErrNoConversation) && len(agent) > 0 {
+		c = store.Conversation{Key: conversationKey(src.t, path), Format: string(src.codec.Format()), SourcePath: path, SessionID: src.t.Meta.SessionID}
+		return &History{Conversation: c, Key: c.Key, Versions: agent}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +82,7 @@ func (r *Runner) History(ctx context.Context, path string) (_ *History, err erro
 	if err != nil {
 		return nil, err
 	}
-	return &History{Conversation: c, Key: c.Key, Versions: vs}, nil
+	return &History{Conversation: c, Key: c.Key, Versions: append(vs, agent...)}, nil
 }
 
 // RestoreResult says where a version went.
@@ -68,15 +95,28 @@ type RestoreResult struct {
 	Saved string `json:"saved,omitempty"`
 	// Recorded is the new version a restored fork was recorded as.
 	Recorded string `json:"recorded,omitempty"`
+	// Session is a restored fork's session id and Resume the command
+	// that resumes it, where the agent has one.
+	Session string `json:"session,omitempty"`
+	Resume  string `json:"resume,omitempty"`
 }
 
 // Restore writes a stored version out: as a new fork beside path, or over
 // path itself (inPlace), after committing path's current content.
+//
+// A label of the agent's own compactions ("a2", see KindAgent) restores the
+// conversation as it was before that compaction, as a new session.
 func (r *Runner) Restore(ctx context.Context, path, label string, inPlace bool) (_ *RestoreResult, err error) {
 	defer func() { err = untouched(path, r.Store.Explain(err)) }()
 	path, err = absPath(path)
 	if err != nil {
 		return nil, err
+	}
+	if IsAgentLabel(label) {
+		if inPlace {
+			return nil, fmt.Errorf("the conversation before the agent's compaction %s is restored as a new session, never in place (the file keeps what the agent wrote since)", label)
+		}
+		return r.RestoreBeforeAgent(ctx, path, label)
 	}
 	conv, err := r.findConversation(ctx, path)
 	if err != nil {

@@ -57,3 +57,27 @@ func firstText(m *transcript.Message) string {
 	}
 	return ""
 }
+
+// TestLeafAfterCompactionIgnoresEarlierHint: a session Claude Code has just
+// compacted ends with the compact summary; the last-prompt record before
+// the boundary names the old leaf, which Claude Code forgets at the
+// boundary. The active branch is the summary.
+func TestLeafAfterCompactionIgnoresEarlierHint(t *testing.T) {
+	src := formattest.Fixture(t, "two-compact-boundaries.jsonl")
+	// Cut the session right after its second boundary's summary.
+	lines := strings.SplitAfter(string(src), "\n")
+	var cut []string
+	summaries := 0
+	for _, l := range lines {
+		cut = append(cut, l)
+		if strings.Contains(l, `"isCompactSummary":true`) {
+			if summaries++; summaries == 2 {
+				break
+			}
+		}
+	}
+	tr := formattest.RoundTrip(t, Codec{}, "just compacted", []byte(strings.Join(cut, "")))
+	if len(tr.Messages) != 1 || tr.Messages[0].Origin != transcript.OriginSummary || !strings.Contains(firstText(&tr.Messages[0]), "429 responses carry Retry-After") {
+		t.Fatalf("after a compaction the branch is %d messages from %q, want the new summary alone", len(tr.Messages), firstText(&tr.Messages[0]))
+	}
+}

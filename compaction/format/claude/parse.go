@@ -180,6 +180,9 @@ func (Codec) Trim(t *transcript.Transcript, keep int) int {
 	return keep
 }
 
+// Floor is the first message a later line may still change.
+func (Codec) Floor(t *transcript.Transcript) int { return mergeFloor(t.Messages) }
+
 // mergeFloor is the first message a later line may still change: the
 // message mergeTarget would merge into, else none (len(msgs)).
 func mergeFloor(msgs []transcript.Message) int {
@@ -213,6 +216,11 @@ func (s *state) note(idx int, n *node, l *line) {
 	}
 	if n.typ == "last-prompt" && n.leaf != "" {
 		s.hint, s.hintUUID, s.hintPinned = idx, n.leaf, n.pinned
+	}
+	if n.typ == "system" && n.subtype == "compact_boundary" && !n.sidechain {
+		// Claude Code forgets the last-prompt leaf at a compaction: what
+		// follows the boundary is the conversation now.
+		s.hint, s.hintUUID, s.hintPinned = -1, "", false
 	}
 	m := &s.meta
 	if l.SessionID != "" && m.SessionID == "" {

@@ -127,6 +127,10 @@ func (Codec) Trim(t *transcript.Transcript, keep int) int {
 	return keep
 }
 
+// Floor is the last message: a token_count read later attaches its usage
+// there; a compacted record replaces the history with new messages.
+func (Codec) Floor(t *transcript.Transcript) int { return max(len(t.Messages)-1, 0) }
+
 // Append parses the complete lines of tail (the bytes from prev.Size on).
 func (c Codec) Append(prev *transcript.Transcript, tail []byte) (*transcript.Transcript, error) {
 	if prev == nil || prev.State == nil {

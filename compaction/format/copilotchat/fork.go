@@ -14,7 +14,7 @@ import (
 // edited, under a new sessionId, written as one snapshot (kind 0) for a
 // .jsonl log or as the document for a .json session. Each summary is a
 // request whose prompt is the summary and whose response is empty.
-// Reported token counts are dropped past the view's unchanged prefix.
+// Reported token counts are dropped: they counted the source's context.
 func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 	src := v.Source
 	fr, ok := src.Frame.(*frame)
@@ -32,7 +32,6 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 	reqs := requestsOf(session)
 	kept := map[int]map[int]transcript.Part{}
 	var order []int
-	keepUsage := v.UnchangedPrefix()
 	dropUsage := map[int]bool{}
 	summariesAt := func(i int, out *[]any) {
 		for _, s := range v.Summaries {
@@ -53,7 +52,7 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 			}
 			kept[k][p.Ref.Block%requestBlock] = p
 		}
-		if i >= keepUsage && len(m.Parts) > 0 {
+		if len(m.Parts) > 0 {
 			dropUsage[m.Parts[0].Ref.Block/requestBlock] = true
 		}
 	}

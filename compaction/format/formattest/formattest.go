@@ -197,7 +197,17 @@ func AppendTrimmed(t *testing.T, c format.Codec, src []byte, seed uint64) (repar
 			}
 		}
 		tr = next
-		trimmed = max(trimmed, trimmer.Trim(tr, len(tr.Messages)))
+		floor := trimmer.Floor(tr)
+		if floor < 0 || floor > len(tr.Messages) {
+			t.Fatalf("Floor %d of %d messages", floor, len(tr.Messages))
+		}
+		// Trim keeps the parts from Floor on: what carries figures from
+		// one append to the next resumes there.
+		if got := trimmer.Trim(tr, len(tr.Messages)); got > max(floor, trimmed) {
+			t.Fatalf("Trim dropped parts up to message %d; Floor says %d may still change", got, floor)
+		} else {
+			trimmed = max(trimmed, got)
+		}
 	}
 	if len(tr.Messages) != len(want.Messages) || len(tr.Records) != len(want.Records) || tr.Size != want.Size || !reflect.DeepEqual(tr.Turns, want.Turns) {
 		t.Fatalf("trimmed appends end with %d messages, %d records, %d bytes, %d turns; Parse gives %d, %d, %d, %d",

@@ -51,7 +51,8 @@ func (g *ids) next(prefix string, descending bool) string {
 // as opencode's own compaction: a user message with a compaction part
 // answered by an assistant message with summary: true; elsewhere it is a
 // user text message. Usage (assistant tokens, step-finish tokens) is
-// zeroed past the view's unchanged prefix.
+// zeroed: it counted the source's context (a fork's gauge is its own count
+// plus the overhead measured on the source).
 func (c Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 	src := v.Source
 	fr, ok := src.Frame.(*frame)
@@ -91,7 +92,6 @@ func (c Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error)
 			kept[p.Ref.Record] = append(kept[p.Ref.Record], p)
 		}
 	}
-	keepUsage := v.UnchangedPrefix()
 	var msgs []json.RawMessage
 	summary := func(s transcript.Summary) {
 		if len(msgs) == 0 {
@@ -113,7 +113,7 @@ func (c Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error)
 			if r < 0 || r >= len(src.Records) {
 				return nil, fmt.Errorf("fork: message refers to record %d outside the source", r)
 			}
-			b, ok, err := f.record(r, kept[r], i >= keepUsage)
+			b, ok, err := f.record(r, kept[r], true)
 			if err != nil {
 				return nil, err
 			}

@@ -21,8 +21,8 @@ import (
 // messages that came from a chat_compression history, are written as a
 // chat_compression record whose compressedHistory is the whole
 // conversation up to that point, which is what Qwen Code's resume sends.
-// usageMetadata is dropped past the view's unchanged prefix: it counted a
-// context the fork no longer has.
+// usageMetadata is dropped: it counted the source's context, and a fork's
+// gauge is its own count plus the overhead measured on the source.
 func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 	src := v.Source
 	if src == nil {
@@ -58,7 +58,6 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 			skip[i] = true
 		}
 	}
-	keepUsage := v.UnchangedPrefix()
 	for _, s := range jsonx.PlanFork(v, skip) {
 		switch {
 		case s.Summary >= 0:
@@ -72,7 +71,7 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 				return nil, err
 			}
 		default:
-			if err := f.message(&v.Messages[s.Message], s.Message >= keepUsage); err != nil {
+			if err := f.message(&v.Messages[s.Message], true); err != nil {
 				return nil, err
 			}
 		}

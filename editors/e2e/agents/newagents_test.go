@@ -190,6 +190,15 @@ func runDBAgent(t *testing.T, a dbAgent, bin string) {
 				t.Fatalf("the %s fork: %+v", label, res)
 			}
 			g := sb.gauge(t, bin, res.ForkPath)
+			// A fork carries no usage of its own: its gauge is its count
+			// plus the overhead measured on the source.
+			overhead := src.Tokens - res.TokensBefore
+			if res.Overhead != nil {
+				overhead = *res.Overhead
+			}
+			if want := res.TokensAfter + overhead; !within(g.Tokens, want, 0.02) {
+				t.Errorf("the %s fork gauges %d tokens; after (%d) plus the source's overhead (%d) is %d (bar: ±2%%)", label, g.Tokens, res.TokensAfter, overhead, want)
+			}
 			report("%s %s fork: %d → %d tokens; fork gauge %d (%s); resume: %s", a.label, label, res.TokensBefore, res.TokensAfter, g.Tokens, g.Format, res.Resume)
 			if a.database(sb) != "" {
 				before, _ := os.ReadFile(a.database(sb))

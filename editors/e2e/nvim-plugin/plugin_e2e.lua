@@ -136,6 +136,60 @@ local function main()
   check('code action "Dry-run compaction"', joined:find('Dry-run compaction', 1, true) ~= nil, titles)
   if protocol_only then return end
 
+  -- :CompactdContext: the window, every turn and the dry run as a float of text bars.
+  local ctx = require('compactd.context')
+  ctx.last = nil
+  local win = step(':CompactdContext', function()
+    vim.cmd('CompactdContext')
+    wait_for('the context float with its dry run', function()
+      return ctx.last ~= nil and ctx.last.dryRun ~= nil and ctx.state.win ~= nil
+        and vim.api.nvim_win_is_valid(ctx.state.win)
+        and table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(ctx.state.win), 0, -1, false), '\n'):find('Dry run (', 1, true) ~= nil
+    end)
+    return ctx.state.win
+  end)
+  check('the context is a float', vim.api.nvim_win_get_config(win).relative ~= '', vim.api.nvim_win_get_config(win).relative)
+  local clines = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false)
+  local ctext = table.concat(clines, '\n')
+  R.context = clines
+  check('the window as one bar', (clines[2] or ''):match('^%[.*%]$') ~= nil, clines[2])
+  check('the breakdown names what lies outside the transcript', ctext:find('outside the transcript', 1, true) ~= nil)
+  check('tool results by tool', ctext:find('tool results', 1, true) ~= nil)
+  local bd = ctx.last.gauge.breakdown
+  local sum = 0
+  for _, p in ipairs(bd and bd.parts or {}) do sum = sum + p.tokens end
+  check('the parts sum to the gauge exactly', bd ~= nil and sum == ctx.last.gauge.tokens, { sum, ctx.last.gauge.tokens })
+  local turn_rows = 0
+  for _, l in ipairs(clines) do if l:match('^%s+%d+ [█░]') then turn_rows = turn_rows + 1 end end
+  check('a bar per turn', turn_rows == #ctx.last.turns and turn_rows > 0, { turn_rows, #ctx.last.turns })
+  local removed = 0
+  for _, t in ipairs(ctx.last.turns) do removed = removed + (t.removed or 0) end
+  check("the dry run's removals are drawn", removed > 0 and ctext:find('░', 1, true) ~= nil, removed)
+  check('the dry run line', ctext:find('Dry run %(') ~= nil and ctext:find('window after', 1, true) ~= nil)
+  check('the cost', ctext:find('Cost · ', 1, true) ~= nil)
+  vim.api.nvim_set_current_win(win)
+  vim.api.nvim_feedkeys('q', 'x', false)
+  check('q closes the float', not vim.api.nvim_win_is_valid(win))
+  vim.cmd('buffer ' .. bufnr)
+  local detail = compactd.detail()
+  R.detail = detail
+  check('detail() gives the breakdown in brief', detail:find('outside', 1, true) ~= nil or detail:find('tool results', 1, true) ~= nil, detail)
+
+  -- :checkhealth compactd: binary and version, server attached, store writable, folders watched.
+  local tabs = #vim.api.nvim_list_tabpages()
+  local health = step(':checkhealth compactd', function()
+    vim.cmd('checkhealth compactd')
+    return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+  end)
+  R.checkhealth = health
+  check('health: the binary and its version', health:find('compactd 0%.%d+%.%d+') ~= nil)
+  check('health: the server attached', health:find('running (client', 1, true) ~= nil)
+  check('health: the store writable', health:find('(writable)', 1, true) ~= nil)
+  check('health: the workspace folder watched', health:find('workspace: ', 1, true) ~= nil)
+  check('health: no error', health:find('ERROR') == nil)
+  if #vim.api.nvim_list_tabpages() > tabs then vim.cmd('tabclose') else vim.cmd('bwipeout') end
+  vim.cmd('buffer ' .. bufnr)
+
   -- :CompactdCompact writes a fork beside the transcript and the server opens it.
   compactd.last_result = nil
   local result = step(':CompactdCompact', function()

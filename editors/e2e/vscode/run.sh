@@ -4,11 +4,13 @@
 # bundled (editors/vscode/build.sh), installs it into a fresh code-server, opens the example
 # workspace (workspace/) and checks the status-bar gauge, the warning squiggle, the hover, the
 # lightbulb's "Compact conversation" (fork opened, new gauge) and "Dry-run compaction" (report
-# opened as a Markdown preview). Screenshots go to $E2E_HOME/results/vscode/shots.
+# opened as a Markdown preview) and the Context view (the window as a stacked bar, tokens per
+# turn, the dry run's removals). Screenshots go to $E2E_HOME/results/vscode/shots.
 # Usage: run.sh BIN
 # Env: COMPACTD_E2E_HOME (cache + results), E2E_SKIP_INSTALL=1, E2E_SKIP_BUILD=1,
 #      E2E_SETTINGS_JSON (user settings; default a 20k window so the transcript is over warn),
-#      E2E_UPDATE_SCREENSHOT=1 (copy the hover screenshot to editors/vscode/screenshot.png),
+#      E2E_UPDATE_SCREENSHOT=1 (after the checks, a second pass at the model's real 200k window
+#      with the Context view open and a hover shown: editors/vscode/screenshot.png),
 #      and the driver's own (driver/code_server_e2e.mjs: E2E_GAUGE_RE, E2E_HOVER_RE, ...).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -35,12 +37,18 @@ export E2E_TOAST_RE=${E2E_TOAST_RE:-'[Cc]ompact'}
 export E2E_PROGRESS_RE=${E2E_PROGRESS_RE:-'[Cc]ompact'}
 export E2E_FORK_TAB_RE=${E2E_FORK_TAB_RE-'\.jsonl'}
 export E2E_DRYRUN_TAB_RE=${E2E_DRYRUN_TAB_RE-'Preview'}
+export E2E_CONTEXT_VIEW_RE=${E2E_CONTEXT_VIEW_RE-'tokens · \d+ %[\s\S]*outside the transcript[\s\S]*Tokens per turn[\s\S]*removed'}
 rc=0
 timeout "${E2E_HARD_TIMEOUT:-300}" node "$E2E_HOME/vscode/driver/code_server_e2e.mjs" \
   --vsix "$vsix" --shots "$res/shots" --out "$res/result.json" -- "$bin" serve || rc=$?
+if [ "$rc" -eq 0 ] && [ -n "${E2E_UPDATE_SCREENSHOT:-}" ]; then
+  # The README's picture: the real session at the model's own window (200k), not a test window.
+  E2E_SETTINGS_JSON='{}' E2E_README_SHOT=1 E2E_HOVER_LINE_TEXT='"parentUuid":null' timeout "${E2E_HARD_TIMEOUT:-300}" node "$E2E_HOME/vscode/driver/code_server_e2e.mjs" \
+    --vsix "$vsix" --shots "$res/shots" --out "$res/readme.json" -- "$bin" serve || rc=$?
+  [ "$rc" -ne 0 ] || cp "$res/shots/00-readme.png" "$REPO_ROOT/editors/vscode/screenshot.png"
+fi
 if [ "$rc" -eq 0 ]; then
   rm -rf "$tmp"
-  if [ -n "${E2E_UPDATE_SCREENSHOT:-}" ]; then cp "$res/shots/03-hover.png" "$REPO_ROOT/editors/vscode/screenshot.png"; fi
 else
   echo "vscode e2e failed (rc $rc): screenshots in $res/shots, logs in $tmp" >&2
 fi

@@ -11,7 +11,8 @@ import {
   ServerOptions,
   TransportKind,
 } from 'vscode-languageclient/node';
-import { Gauge, GaugeStore, gaugeText } from './gauges';
+import { ContextData, ContextViewProvider } from './contextView';
+import { Gauge, GaugeStore, gaugeText, insightMarkdown } from './gauges';
 import { findServer } from './server';
 
 /** Transcript files sent to the server; compactd.documentGlobs adds more (never settings.json). */
@@ -31,6 +32,8 @@ const commandTitles: Record<string, string> = {
   'compactd.history': 'Show history',
   'compactd.restore': 'Restore version…',
   'compactd.diff': 'Diff versions…',
+  'compactd.restoreBeforeAgentCompaction': "Restore from before the agent's compaction",
+  'compactd.recompactAgentCompaction': "Re-compact the agent's compaction with compactd",
 };
 
 interface CommandArgs {
@@ -159,7 +162,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (savings.length > 0) {
       md.appendMarkdown(`- Compaction would save: ${savings.map(([k, v]) => `${k} ${fmtTokens(v)}`).join(', ')}\n`);
     }
-    md.appendMarkdown('\nClick for Compact, Dry run, History, Restore.');
+    md.appendMarkdown(insightMarkdown(g) + '\n');
+    md.appendMarkdown('\nClick for Compact, Dry run, History, Restore; the Context view draws the window.');
     item.tooltip = md;
     item.show();
   };
@@ -192,7 +196,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     item.tooltip = msg;
     item.command = 'compactd.showOutput';
     output.appendLine(msg);
-    for (const id of [...Object.keys(commandTitles), 'compactd.showActions', 'compactd.restartServer']) {
+    for (const id of [...Object.keys(commandTitles), 'compactd.showActions', 'compactd.restartServer', 'compactd.showContext', 'compactd.refreshContext']) {
       context.subscriptions.push(vscode.commands.registerCommand(id, () => vscode.window.showErrorMessage(`compactd: ${msg}`)));
     }
     context.subscriptions.push(vscode.commands.registerCommand('compactd.showOutput', () => output.show()));
@@ -276,7 +280,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     switch (command) {
       case 'compactd.compact':
       case 'compactd.restore':
-        await openPath(r.forkPath as string | undefined, false);
+      case 'compactd.restoreBeforeAgentCompaction':
+      case 'compactd.recompactAgentCompaction':
+        await openPath((r.forkPath ?? r.path) as string | undefined, false);
         break;
       case 'compactd.dryRun':
       case 'compactd.diff':
@@ -333,12 +339,34 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   };
   client = new LanguageClient('compactd', 'compactd', serverOptions, clientOptions);
 
+  const contextView = new ContextViewProvider(
+    (uri, dryRun) => {
+      if (!client?.isRunning()) return Promise.reject(new Error('the server is not running'));
+      return client.sendRequest<ContextData>('compactd/context', { uri, dryRun });
+    },
+    () => currentUri(),
+    (uri, line) => {
+      void vscode.window.showTextDocument(vscode.Uri.parse(uri), { selection: new vscode.Range(line, 0, line, 0), preview: false });
+    },
+    (msg) => output.appendLine(msg),
+  );
+
   context.subscriptions.push(
     client.onNotification('compactd/gauge', (g: Gauge) => {
       store.update(g);
       render();
+      contextView.onGauge(g);
     }),
-    vscode.window.onDidChangeActiveTextEditor(render),
+    vscode.window.onDidChangeActiveTextEditor(() => {
+      render();
+      contextView.onEditor();
+    }),
+    vscode.window.registerWebviewViewProvider(ContextViewProvider.viewId, contextView),
+    vscode.commands.registerCommand('compactd.showContext', async () => {
+      await vscode.commands.executeCommand(`${ContextViewProvider.viewId}.focus`);
+      await contextView.refresh(true);
+    }),
+    vscode.commands.registerCommand('compactd.refreshContext', () => contextView.refresh(true)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('compactd') && client?.isRunning()) {
         void client.sendNotification('workspace/didChangeConfiguration', { settings: { compactd: serverSettings() } });

@@ -1,5 +1,38 @@
 // The last compactd/gauge per conversation, and which one the status bar shows.
 
+/** One category's share of the window (outside the transcript, tool results, …). */
+export interface CategoryTokens {
+  category: string;
+  label: string;
+  tokens: number;
+}
+
+/** What fills the window; the parts sum to the gauge's tokens. */
+export interface Breakdown {
+  tokens: number;
+  contextWindow: number;
+  parts: CategoryTokens[];
+  outside: { tokens: number; measured: boolean; label: string; known?: { name: string; detail?: string; tokens?: number }[] };
+  inside: number;
+  tools?: { name: string; tokens: number; results: number }[];
+  reachable: number;
+}
+
+/** A conversation's costs in dollars. */
+export interface Cost {
+  model: string;
+  source: string;
+  rates: { input: number; cachedInput: number; cacheWrite: number; output: number };
+  session: number;
+  responses: number;
+  nextTurn: { cached: number; uncached: number };
+}
+
+export interface Saving {
+  cached: number;
+  uncached: number;
+}
+
 /** Params of the server's compactd/gauge notification (and items of compactd/gauges). */
 export interface Gauge {
   uri: string;
@@ -16,6 +49,66 @@ export interface Gauge {
   text?: string;
   /** The transcript is gone: drop its gauge. */
   removed?: boolean;
+  breakdown?: Breakdown;
+  /** How much compaction can reach, and why it cannot help when most of the window is outside. */
+  reach?: string;
+  estimateError?: number;
+  estimateErrorNote?: string;
+  cost?: Cost;
+  /** What the auto compaction would save on every later turn. */
+  savingPerTurn?: Saving;
+}
+
+/** Dollars as the server words them: $0.42, $0.0031, $12.40. */
+export function dollars(v: number | undefined): string {
+  if (v === undefined || v === null) return '?';
+  if (v === 0) return '$0';
+  if (v < 0) return '-' + dollars(-v);
+  if (v < 0.0001) return '<$0.0001';
+  if (v < 0.01) return `$${v.toFixed(4)}`;
+  if (v < 1) return `$${v.toFixed(3)}`;
+  if (v < 1000) return `$${v.toFixed(2)}`;
+  return `$${Math.round(v)}`;
+}
+
+/** A token count with thousands separators: 191,537. */
+export function thousands(n: number | undefined): string {
+  return Math.round(n ?? 0).toLocaleString('en-US');
+}
+
+/**
+ * The status-bar tooltip's breakdown, reach, error and cost lines (Markdown), largest parts
+ * first; empty for a gauge from an older server.
+ */
+export function insightMarkdown(g: Gauge): string {
+  const lines: string[] = [];
+  const b = g.breakdown;
+  if (b) {
+    const window = b.contextWindow || g.contextWindow || 1;
+    const parts = [...b.parts].sort((x, y) => y.tokens - x.tokens);
+    lines.push('', '**What fills the window**', '');
+    for (const p of parts.slice(0, 5)) {
+      let label = p.label;
+      if (p.category === 'outside' && p.tokens > 0) label += ` (${b.outside.label})`;
+      if (p.category === 'tool-results' && b.tools?.length) label += ` — ${b.tools.slice(0, 3).map((t) => `${t.name} ${short(t.tokens)}`).join(', ')}`;
+      lines.push(`- ${label}: ${thousands(p.tokens)} (${((100 * p.tokens) / window).toFixed(1)} %)`);
+    }
+    if (parts.length > 5) lines.push(`- ${parts.length - 5} more in the Context view`);
+    for (const k of b.outside.known ?? []) lines.push(`- outside, ${k.name}: ${k.detail ?? ''}${k.tokens ? ` (${thousands(k.tokens)} tokens)` : ''}`);
+  }
+  if (g.reach) lines.push('', g.reach + '.');
+  if (g.estimateError !== undefined && g.estimateError !== null) {
+    lines.push('', `Estimate error ${(100 * g.estimateError).toFixed(1)} % (${g.estimateErrorNote ?? ''})`);
+  }
+  const c = g.cost;
+  if (c) {
+    const bits: string[] = [];
+    if (c.responses > 0) bits.push(`session so far ${dollars(c.session)}`);
+    bits.push(`next turn ${dollars(c.nextTurn.cached)} (${dollars(c.nextTurn.uncached)} uncached)`);
+    if (g.savingPerTurn) bits.push(`compacting saves ${dollars(g.savingPerTurn.cached)} per turn`);
+    lines.push('', `Cost (${c.model}): ${bits.join(' · ')}`);
+  }
+  return lines.join('\n');
 }
 
 export class GaugeStore {

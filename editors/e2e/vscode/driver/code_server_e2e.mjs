@@ -23,6 +23,10 @@
 //   E2E_WORKSPACE_SRC copy this folder as the workspace (before E2E_FILE_*)
 //   E2E_FORK_TAB_RE   regexp of the editor tab the compaction opens (the fork; "" skips)
 //   E2E_DRYRUN_TAB_RE regexp of the editor tab the dry run opens (default "Preview"; "" skips)
+//   E2E_CONTEXT_VIEW_RE  when set, open the compactd Context view (webview) after the hover and
+//                     check its text against this regexp, its stacked bar, turn bars and the dry
+//                     run's removed spans (screenshot 03b-context-view)
+//   E2E_README_SHOT=1 take the README screenshot (Context view open, hover shown) and stop there
 //   E2E_HEADFUL=1     (debug) no --headless
 //   E2E_KEEP_TMP=1    keep the temp dir (code-server.log, ud/logs/*/exthost*/..., ext.jsonl) after a pass
 // Exit status: 0 pass, 1 a check failed, 2 setup error.
@@ -182,30 +186,79 @@ async function main() {
   check('status bar gauge text', GAUGE_RE.test(gauge1), gauge1);
   await shot('02-file-open-gauge');
 
+  if (process.env.E2E_README_SHOT) {
+    await contextView();
+    await hoverLine();
+    await page.waitForTimeout(1000); // the hover fades in
+    await shot('00-readme');
+    return;
+  }
+
   await step('diagnostic squiggle', async () => {
     await page.locator('.monaco-editor .squiggly-warning, .monaco-editor .squiggly-error, .monaco-editor .squiggly-info').first().waitFor({ state: 'attached', timeout: 15000 });
   });
   check('diagnostic rendered', true);
 
-  const hoverText = await step('hover', async () => {
-    // Line 2 of the file (2nd view-line from the top; DOM order is not visual order),
-    // or the first line containing E2E_HOVER_LINE_TEXT.
-    const box = process.env.E2E_HOVER_LINE_TEXT
-      ? await page.locator('.monaco-editor .view-line', { hasText: process.env.E2E_HOVER_LINE_TEXT }).first().boundingBox()
-      : await page.evaluate(() => {
-        const r = [...document.querySelectorAll('.monaco-editor .view-lines .view-line')]
-          .map((e) => e.getBoundingClientRect()).sort((a, b) => a.top - b.top)[1];
-        return { x: r.left, y: r.top, width: r.width, height: r.height };
-      });
-    await page.mouse.move(box.x + 20, box.y + box.height / 2);
-    await page.mouse.move(box.x + 25, box.y + box.height / 2);
-    const hover = page.locator('.monaco-hover', { hasText: HOVER_RE }).first();
-    await hover.waitFor({ timeout: 15000 });
-    return (await hover.innerText()).trim();
-  });
+  const hoverText = await hoverLine();
   check('hover text', HOVER_RE.test(hoverText), hoverText);
   await shot('03-hover');
   await page.keyboard.press('Escape');
+  if (process.env.E2E_CONTEXT_VIEW_RE) {
+    const text = await contextView();
+    check('context view text', new RegExp(process.env.E2E_CONTEXT_VIEW_RE).test(text), text);
+    await page.keyboard.press('Escape');
+  }
+
+  // Hovers line 2 of the file (2nd view-line from the top; DOM order is not visual order), or
+  // the first line containing E2E_HOVER_LINE_TEXT, and returns the hover's text.
+  async function hoverLine() {
+    return step('hover', async () => {
+      const box = process.env.E2E_HOVER_LINE_TEXT
+        ? await page.locator('.monaco-editor .view-line', { hasText: process.env.E2E_HOVER_LINE_TEXT }).first().boundingBox()
+        : await page.evaluate(() => {
+          const r = [...document.querySelectorAll('.monaco-editor .view-lines .view-line')]
+            .map((e) => e.getBoundingClientRect()).sort((a, b) => a.top - b.top)[1];
+          return { x: r.left, y: r.top, width: r.width, height: r.height };
+        });
+      await page.mouse.move(box.x + 20, box.y + box.height / 2);
+      await page.mouse.move(box.x + 25, box.y + box.height / 2);
+      const hover = page.locator('.monaco-hover', { hasText: HOVER_RE }).first();
+      await hover.waitFor({ timeout: 15000 });
+      return (await hover.innerText()).trim();
+    });
+  }
+
+  // Opens the compactd Context view (a webview in the Explorer) with the palette command,
+  // waits for its dry run, checks what it draws and returns its text.
+  async function contextView() {
+    await step('open the Context view', async () => {
+      await page.keyboard.press('Control+Shift+P');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ timeout: 10000 });
+      await input.fill('>compactd: Show context window');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Show context window' }).first().waitFor({ timeout: 10000 });
+      await page.keyboard.press('Enter');
+    });
+    // The view's page runs in an iframe inside the webview's own iframe.
+    const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+    const text = await step('Context view draws the window and the dry run', async () => {
+      await frame.locator('#total').waitFor({ timeout: 30000 });
+      await waitFor(async () => /→/.test(await frame.locator('#dryrun').innerText().catch(() => '')), 60000, 'the dry run in the Context view');
+      return (await frame.locator('body').innerText()).trim();
+    });
+    const segments = await frame.locator('#stack > div').count();
+    check('context view: the window as one stacked bar by category', segments >= 2, segments);
+    const bars = await frame.locator('#turns rect.kept').count();
+    check('context view: tokens per turn as bars', bars >= 1, bars);
+    const removed = await frame.locator('#turns rect.removed').count();
+    check("context view: the dry run's removed spans highlighted", removed >= 1, removed);
+    check('context view: names what lies outside the transcript', /outside the transcript/.test(text), text.slice(0, 200));
+    check('context view: the cost', /Cost ·/.test(text), text.match(/Cost ·[^\n]*/)?.[0]);
+    R.contextView = text;
+    await page.waitForTimeout(300);
+    await shot('03b-context-view');
+    return text;
+  }
 
   async function applyCodeAction(title, via) {
     // Put the caret on line 1 where the diagnostic is, then open the Quick Fix menu.

@@ -75,6 +75,26 @@ function M.text(g)
   return ('%s / %s · %d %%'):format(short(g.tokens), short(g.contextWindow), math.floor(ratio * 100 + 0.5))
 end
 
+-- brief(g) is what fills the window in a few words, largest parts first, and the session's
+-- cost: "outside 20k · tool results 14k · $0.44" ('' for a gauge from an older server).
+function M.brief(g, parts)
+  if type(g) ~= 'table' or type(g.breakdown) ~= 'table' then return '' end
+  local list = {}
+  for _, p in ipairs(g.breakdown.parts or {}) do
+    if (tonumber(p.tokens) or 0) > 0 then list[#list + 1] = p end
+  end
+  table.sort(list, function(a, b) return a.tokens > b.tokens end)
+  local out = {}
+  for i, p in ipairs(list) do
+    if i > (parts or 2) then break end
+    out[#out + 1] = (p.category == 'outside' and 'outside' or p.label) .. ' ' .. short(p.tokens)
+  end
+  if type(g.cost) == 'table' and (tonumber(g.cost.responses) or 0) > 0 then
+    out[#out + 1] = require('compactd.context').dollars(g.cost.session)
+  end
+  return table.concat(out, ' · ')
+end
+
 function M.progress_update(token, value)
   if type(value) ~= 'table' then return end
   local key = tostring(token)

@@ -44,6 +44,10 @@ local function client_request(client, method, params, handler, bufnr)
   return client.request(method, params, handler, bufnr)
 end
 
+-- _request(client, method, params, handler): a request on every Neovim version (for the
+-- plugin's other modules).
+M._request = client_request
+
 local function client_stopped(client)
   if has_011 then return client:is_stopped() end
   return client.is_stopped()
@@ -251,12 +255,16 @@ local function open_file(path, split)
   vim.cmd((split and 'split ' or 'edit ') .. vim.fn.fnameescape(path))
 end
 
--- Parses command arguments: words are strategies, keepLast=N sets keepLast.
+-- Parses command arguments: words are strategies, keepLast=N sets keepLast,
+-- turns=N how many turns turn-window keeps.
 local function compact_args(fargs)
   local args, strategies = {}, {}
   for _, a in ipairs(fargs or {}) do
     local n = a:match('^keepLast=(%d+)$') or a:match('^keep_last=(%d+)$')
-    if n then args.keepLast = tonumber(n) else strategies[#strategies + 1] = a end
+    local turns = a:match('^turns=(%d+)$')
+    if n then args.keepLast = tonumber(n)
+    elseif turns then args.turns = tonumber(turns)
+    else strategies[#strategies + 1] = a end
   end
   if #strategies > 0 then args.strategies = strategies end
   return args
@@ -349,6 +357,37 @@ function M.restore(version, callback)
   end)
 end
 
+-- restore_before_agent(version): the conversation as it was before the agent's own
+-- compaction version ('a1', 'a2', …; the last when nil), as a new session.
+function M.restore_before_agent(version, callback)
+  local args = {}
+  if version ~= nil and version ~= '' then args.version = version end
+  return M.execute('compactd.restoreBeforeAgentCompaction', args, function(err, r)
+    if not err and type(r) == 'table' then
+      notify(('restored the conversation before the agent\'s compaction %s: %s'):format(tostring(r.version), tostring(r.path)))
+      open_file(r.path, false)
+    end
+    if callback then callback(err, r) end
+  end)
+end
+
+-- recompact_agent(version): that history compacted by compactd, compared with the
+-- agent's own summary.
+function M.recompact_agent(version, callback)
+  local args = {}
+  if version ~= nil and version ~= '' then args.version = version end
+  return M.execute('compactd.recompactAgentCompaction', args, function(err, r)
+    if not err and type(r) == 'table' then
+      local ar = r.agentRetention or {}
+      notify(('re-compacted %s: %s → %s tokens; the agent kept %.2f of the key facts, compactd %.2f'):format(
+        tostring(ar.compaction), tostring(r.tokensBefore), tostring(r.tokensAfter),
+        (ar.agent or {}).score or 0, (ar.ours or {}).score or 0))
+      open_file(r.forkPath, false)
+    end
+    if callback then callback(err, r) end
+  end)
+end
+
 function M.diff(from, to, callback)
   return M.execute('compactd.diff', { from = tonumber(from) or from, to = tonumber(to) or to }, function(err, r)
     if not err and type(r) == 'table' then open_file(r.reportPath or r.diffPath or r.path, true) end
@@ -366,6 +405,19 @@ function M.statusline()
     return text
   end)
   return ok and s or ''
+end
+
+-- detail() is the statusline's "tooltip": what fills the window and the session's cost, in
+-- brief, for the conversation statusline() shows ("outside 20k · tool results 14k · $0.44"):
+--   vim.o.statusline = "%f %=%{v:lua.require'compactd'.detail()} %{v:lua.require'compactd'.statusline()}"
+function M.detail()
+  local ok, s = pcall(function() return gauge.brief(gauge.for_buffer(0)) end)
+  return ok and s or ''
+end
+
+-- context() opens the :CompactdContext float for the current conversation.
+function M.context()
+  return require('compactd.context').open(M.current_uri())
 end
 
 -- level() is 'ok', 'warn' or 'critical' for the gauge statusline() shows ('' when none).
@@ -404,11 +456,18 @@ local function user_commands()
   cmd('CompactdHistory', function() M.history() end, { desc = 'compactd: list the versions of the conversation' })
   cmd('CompactdRestore', function(o) M.restore(o.args) end, { nargs = 1, desc = 'compactd: restore a version' })
   cmd('CompactdDiff', function(o) M.diff(o.fargs[1], o.fargs[2]) end, { nargs = '+', desc = 'compactd: diff two versions' })
+  cmd('CompactdRestoreBeforeAgent', function(o) M.restore_before_agent(o.args) end,
+    { nargs = '?', desc = "compactd: the conversation before the agent's own compaction [aN] as a new session" })
+  cmd('CompactdRecompactAgent', function(o) M.recompact_agent(o.args) end,
+    { nargs = '?', desc = "compactd: compact the history before the agent's compaction [aN] with compactd" })
+  cmd('CompactdContext', function() M.context() end,
+    { desc = 'compactd: what fills the context window, per turn, and what it costs (a float)' })
   cmd('CompactdStatus', function()
     local lines = {}
     for fname, g in pairs(gauge.all()) do
-      lines[#lines + 1] = ('%s%s  %s  [%s, %s]'):format(g.active and '* ' or '  ', fname, gauge.text(g),
-        tostring(g.level), tostring(g.source))
+      local brief = gauge.brief(g, 3)
+      lines[#lines + 1] = ('%s%s  %s  [%s, %s]%s'):format(g.active and '* ' or '  ', fname, gauge.text(g),
+        tostring(g.level), tostring(g.source), brief ~= '' and ('  ' .. brief) or '')
     end
     notify(#lines > 0 and ('\n' .. table.concat(lines, '\n')) or 'no gauges yet')
   end, { desc = 'compactd: every conversation\'s gauge' })

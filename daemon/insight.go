@@ -1,0 +1,182 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/gauge"
+	"github.com/compactd/compactd/compaction/pricing"
+	"github.com/compactd/compactd/compaction/strategy"
+	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/sourcefile"
+)
+
+// Insight is what a snapshot says beyond the gauge's figure: what fills
+// the window, how far our count is to be trusted, and what the
+// conversation costs. It is computed with the snapshot, from the counts
+// the index holds, in time proportional to what changed.
+type Insight struct {
+	// Breakdown is nil until the transcript was counted.
+	Breakdown *gauge.Breakdown
+	// EstimateError is our counter's error against the API's figures.
+	EstimateError gauge.ErrorEstimate
+	// Cost and Price are nil when the model has no price.
+	Cost  *pricing.Figures
+	Price *pricing.Price
+}
+
+// SavingPerTurn is what removing saved tokens from the context saves on
+// each later turn; nil without a price.
+func (in Insight) SavingPerTurn(tokens, saved int) *pricing.Saving {
+	if in.Price == nil {
+		return nil
+	}
+	s := in.Price.PerTurnSaving(tokens, saved)
+	return &s
+}
+
+// withWindow is the insight under another context window (settings
+// changed while the parsed transcript was evicted).
+func (in Insight) withWindow(w int) Insight {
+	if in.Breakdown != nil {
+		b := *in.Breakdown
+		b.ContextWindow = w
+		in.Breakdown = &b
+	}
+	return in
+}
+
+// tallyOptions are how the entry's tally counts under the current
+// settings: the price of the transcript's model, and where appends may
+// still change messages.
+func (tr *tracked) tallyOptions(ix *indexer, t *transcript.Transcript, set Settings) gauge.TallyOptions {
+	resolved := gauge.Resolve(t, gauge.Options{Model: set.Model, Registry: ix.registry, Stats: &tr.stats})
+	opts := gauge.TallyOptions{Images: resolved.Info.Provider.ImagePricing(), CountText: ix.counterFor(t, tr.stats).Text}
+	table := set.Prices
+	if table == nil {
+		table = pricing.Builtin()
+	}
+	if p, ok := table.Lookup(resolved.Model); ok {
+		opts.Price = &p
+	}
+	if trimmer, ok := tr.codec.(format.Trimmer); ok {
+		opts.Floor = trimmer.Floor(t)
+	}
+	return opts
+}
+
+// advanceTally carries the entry's tally to nt, just counted (tr.same
+// and tr.counts describe it). It runs before the index drops any part of
+// nt's messages (format.Trimmer), so every message is tallied whole once.
+// tr.mu is held.
+func (tr *tracked) advanceTally(ix *indexer, nt *transcript.Transcript) {
+	opts := tr.tallyOptions(ix, nt, ix.settings())
+	tr.tally = tr.tally.Advance(nt, tr.counts, tr.same, opts)
+}
+
+// insightOf derives the snapshot's insight from the entry's tally. Callers
+// hold tr.mu; g is the snapshot's gauge and turns its per-turn figures.
+func insightOf(tr *tracked, ix *indexer, set Settings, g gauge.Gauge, turns []TurnInfo) Insight {
+	t := tr.t
+	opts := tr.tallyOptions(ix, t, set)
+	// The settings' prices may have changed since the tally last read a
+	// message: only the usage is read again, which a trimmed transcript
+	// keeps.
+	tr.tally = tr.tally.Reprice(t, opts.Price)
+	var in Insight
+	in.Price = opts.Price
+	kept := keptTokens(turns, set.KeepLast)
+	b := tr.tally.Breakdown(g, t, tr.counts, gauge.BreakdownOptions{KeepLast: set.KeepLast, Kept: &kept})
+	in.Breakdown = &b
+	in.EstimateError = tr.tally.EstimateError()
+	if in.Price != nil {
+		c := in.Price.FiguresOf(tr.tally.Session(), g.Tokens, g.Reported)
+		in.Cost = &c
+	}
+	return in
+}
+
+// keptTokens is what the last keepLast turns hold: compaction never
+// touches them.
+func keptTokens(turns []TurnInfo, keepLast int) int {
+	if keepLast <= 0 {
+		keepLast = DefaultKeepLast
+	}
+	n := 0
+	for i := max(len(turns)-keepLast, 0); i < len(turns); i++ {
+		n += turns[i].Tokens
+	}
+	return n
+}
+
+// DryRunTurns is what the configured compaction would take from each turn
+// of a transcript, for views that highlight it.
+type DryRunTurns struct {
+	// Seq is the snapshot the dry run describes.
+	Seq        uint64
+	Strategies []string
+	// TokensBefore and TokensAfter are the transcript's count before and
+	// after (the dry run's report).
+	TokensBefore, TokensAfter int
+	Turns                     []gauge.TurnChange
+}
+
+// DryRunTurns runs the configured pipeline on path without writing
+// anything and maps the result onto its turns. It is computed on request
+// (a view opening) and kept until the transcript changes.
+func (d *Daemon) DryRunTurns(ctx context.Context, path string) (*DryRunTurns, error) {
+	tr := d.entry(filepath.Clean(path), false)
+	if tr == nil {
+		return nil, fmt.Errorf("%s is not a tracked transcript", path)
+	}
+	tr.mu.Lock()
+	snap := tr.snap.Load()
+	if snap == nil {
+		tr.mu.Unlock()
+		return nil, fmt.Errorf("%s is not indexed yet", path)
+	}
+	if c := tr.dryRun.Load(); c != nil && c.Seq == snap.Seq {
+		tr.mu.Unlock()
+		return c, nil
+	}
+	// The parsed transcript is immutable; the counts are extended in place
+	// by later appends, so they are copied.
+	t, counts, stats := tr.t, append([]tokens.Count(nil), tr.counts...), tr.stats
+	tr.mu.Unlock()
+	if t == nil {
+		// Evicted: parse the file again, as the snapshot describes it.
+		data, err := sourcefile.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		codec, err := format.Detect(sourcefile.PlainName(path), data)
+		if err != nil {
+			return nil, err
+		}
+		if t, err = codec.Parse(data); err != nil {
+			return nil, fmt.Errorf("parse %s: %w", path, err)
+		}
+		stats, counts = transcript.StatsOf(t.Messages), nil
+	}
+	c := d.ix.counterFor(t, stats)
+	if len(counts) != len(t.Messages) {
+		var err error
+		if counts, err = c.CountMessages(ctx, t.Messages); err != nil {
+			return nil, err
+		}
+	}
+	set := d.Settings()
+	v, rep, err := strategy.Run(ctx, t, c, strategy.Options{Strategies: set.Strategies, KeepLast: set.KeepLast, Window: snap.Window})
+	if err != nil {
+		return nil, fmt.Errorf("dry run of %s: %w", path, err)
+	}
+	out := &DryRunTurns{
+		Seq: snap.Seq, Strategies: set.Strategies, TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter,
+		Turns: gauge.TurnChanges(t, counts, v, func(m *transcript.Message) int { return c.CountMessage(m).N }, c.Text),
+	}
+	tr.dryRun.Store(out)
+	return out, nil
+}

@@ -216,6 +216,7 @@ func runAgentCompactions(t *testing.T, a agent, bin string) {
 			if forkID == id {
 				t.Fatalf("the %s fork keeps the session id %s", f.label, id)
 			}
+			g := sb.gauge(t, bin, f.path) // before the agent appends to it
 			task := "resume-agent-" + f.label
 			seq := lastSeq(srv)
 			stdout, stderr, err := sb.try(a.timeout, command, a.resume(sb, forkID, prompt(task, "Carry on from here."))...)
@@ -230,6 +231,12 @@ func runAgentCompactions(t *testing.T, a agent, bin string) {
 				t.Fatalf("%s resumed the %s fork but never asked the model", a.label, f.label)
 			}
 			req := ex[0].Conversation
+			// The fork's gauge foretells the resumed agent's first request.
+			prompt := ex[0].Usage.Prompt
+			report("%s agent-%s: fork gauge %d, the resumed request's prompt %d tokens (%+.1f%%)", a.label, f.label, g.Tokens, prompt, 100*float64(g.Tokens-prompt)/float64(prompt))
+			if !within(g.Tokens, prompt, resumeTolerance) {
+				t.Errorf("the %s fork gauges %d tokens; the resumed %s's first request holds %d (bar: ±%.0f%%)", f.label, g.Tokens, a.label, prompt, 100*resumeTolerance)
+			}
 			if err := a.environment(req, sb); err != nil {
 				t.Errorf("the request resuming the %s fork lacks the agent's environment: %v", f.label, err)
 			}

@@ -62,7 +62,9 @@ type Renewer interface {
 // Codex's compacted, Roo's condense). The history before it is still in
 // the file.
 type AgentCompaction struct {
-	// Record is the marker record (Transcript.Records index).
+	// Record is where the compaction begins (Transcript.Records index):
+	// its marker record, or the first record the agent wrote for it (Codex
+	// logs its summarisation request like a turn before the marker).
 	Record int
 	// Kind is the format's name for it: "compact_boundary",
 	// "microcompact_boundary", "compacted", "condense".

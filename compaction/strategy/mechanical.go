@@ -226,6 +226,9 @@ func (r *run) stripAttachments() (int, error) {
 		parts := r.msgs[i].Parts
 		for j := range parts {
 			p := &parts[j]
+			if p.Signed {
+				continue // the codec can drop it but not rewrite it
+			}
 			switch p.Kind {
 			case transcript.PartImage, transcript.PartDocument:
 			case transcript.PartAttachment:

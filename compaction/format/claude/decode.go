@@ -101,10 +101,13 @@ func decodeLine(raw []byte, idx int) (node, transcript.Record, *line, error) {
 		n.conversation = l.UUID != ""
 		n.kind = transcript.RecordMeta
 		if text := attachmentText(l.Attachment); text != "" {
+			// Claude Code renders an attachment from its structured fields,
+			// so a fork can keep or drop one but not rewrite its text:
+			// Signed keeps strategies from editing it.
 			n.kind = transcript.RecordMessage
 			n.msg = &transcript.Message{ID: l.UUID, Role: transcript.RoleUser, Origin: transcript.OriginInjected,
 				Timestamp: parseTime(l.Timestamp), Records: []int{idx},
-				Parts: []transcript.Part{{Kind: transcript.PartAttachment, Text: text, Ref: transcript.Ref{Record: idx, Block: -1}}}}
+				Parts: []transcript.Part{{Kind: transcript.PartAttachment, Text: text, Signed: true, Ref: transcript.Ref{Record: idx, Block: -1}}}}
 		}
 	case "progress":
 		n.conversation = l.UUID != ""
@@ -178,6 +181,26 @@ func userOrigin(l *line, parts []transcript.Part) transcript.Origin {
 		return transcript.OriginHuman
 	}
 	return transcript.OriginHuman
+}
+
+// attachmentType is an attachment record's own type ("skill_listing",
+// "file", …); "" when it has none.
+func attachmentType(raw json.RawMessage) string {
+	var a struct {
+		Type string `json:"type"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &a) != nil {
+		return ""
+	}
+	return a.Type
+}
+
+// announcement reports whether an attachment of type typ is one Claude Code
+// announces once and then sends as deltas: the skills, deferred tools and
+// agents it lists, the model it runs. Resuming a conversation that holds
+// none of a kind, it announces that kind again in full.
+func announcement(typ string) bool {
+	return typ == "model" || strings.HasSuffix(typ, "_listing") || strings.HasSuffix(typ, "_delta")
 }
 
 // attachmentText gathers the model-visible text of an attachment record:

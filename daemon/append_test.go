@@ -217,3 +217,52 @@ func TestActiveTrimmedBecomesHot(t *testing.T) {
 		t.Fatalf("after an append to the adopted parse: %d tokens, %d messages; a fresh index %d, %d", got, ev.Snapshot.Messages, want, len(check.t.Messages))
 	}
 }
+
+// TestGrowingSessionsKeepTheirState: two sessions growing in turn (a main
+// session and its subagent) beyond ColdBytes. Each append made the other
+// the active one, the cold budget dropped the first to its snapshot, and
+// its next append read the whole file again (2.4 s an append for 200 MB
+// in the bench). A transcript that changed lately keeps its trimmed
+// state: its appends read what they add.
+func TestGrowingSessionsKeepTheirState(t *testing.T) {
+	ws := t.TempDir()
+	paths := []string{filepath.Join(ws, "main.jsonl"), filepath.Join(ws, "subagent.jsonl")}
+	datas := make([][]byte, 2)
+	for i, p := range paths {
+		datas[i] = sessiongen.ClaudeCode(sessiongen.Options{Seed: uint64(i + 31), Turns: 40 - 30*i, Cwd: ws})
+		if err := os.WriteFile(p, datas[i], 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec := &recorder{ch: make(chan struct{}, 1)}
+	d, err := New(Options{Folders: []string{ws}, Env: Env{Home: t.TempDir()}, OnChange: rec.add, HotBytes: 1, ColdBytes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	<-d.ScanDone()
+	main := d.entry(paths[0], false)
+	read := main.bytesRead.Load()
+	for round := range 4 {
+		for i, p := range paths {
+			more := sessiongen.Continue(transcript.FormatClaudeCode, datas[i], uint64(100+10*round+i), 4)
+			f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.Write(more)
+			f.Close()
+			datas[i] = append(datas[i], more...)
+			size := int64(len(datas[i]))
+			rec.wait(t, func(ev Event) bool { return ev.Path == p && ev.Snapshot != nil && ev.Snapshot.Size == size })
+		}
+	}
+	// The estimates may read the session in use whole once; four appends
+	// that each read the file again read it four times.
+	if got := main.bytesRead.Load() - read; got >= 2*int64(len(datas[0])) {
+		t.Errorf("four appends to the main session read %d bytes of its %d: it was read again while the subagent grew", got, len(datas[0]))
+	}
+}

@@ -594,7 +594,7 @@ func (d *Daemon) enforceColdBudget(keep *tracked, wait bool) {
 		if total <= d.opts.ColdBytes {
 			return
 		}
-		if (c.tr == keep && !d.scanning()) || c.tr.path == active || c.tr.opened.Load() {
+		if (c.tr == keep && !d.scanning()) || c.tr.path == active || c.tr.opened.Load() || growing(c.tr) {
 			continue
 		}
 		if c.tr.evict(true) {
@@ -602,6 +602,18 @@ func (d *Daemon) enforceColdBudget(keep *tracked, wait bool) {
 			d.freeSoon()
 		}
 	}
+}
+
+// growingFor is how long after its last change a transcript counts as
+// growing: an agent's session (or its subagent's) beside the active one.
+// A growing transcript keeps its trimmed state whatever ColdBytes says, so
+// its next append costs what it adds, not a read of the whole file (2.4 s
+// for 200 MB, on every append, while two sessions grew in turn).
+const growingFor = 2 * time.Minute
+
+func growing(tr *tracked) bool {
+	at := tr.lastChange.Load()
+	return at != 0 && time.Since(time.Unix(0, at)) < growingFor
 }
 
 // wantHot decides whether a transcript about to be read whole keeps every

@@ -114,7 +114,11 @@ type gaugeSeen struct {
 }
 
 func startChild(ctx context.Context, cfg *config, bin, ws, storePath string) (*child, error) {
-	cmd := exec.CommandContext(ctx, bin, "serve", "--log-level", "warn")
+	level := "warn"
+	if l := os.Getenv("COMPACTD_BENCH_LOG_LEVEL"); l != "" {
+		level = l // the server's log, on stderr, to see what an append cost
+	}
+	cmd := exec.CommandContext(ctx, bin, "serve", "--log-level", level)
 	cmd.Env = serverEnv(cfg, storePath)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()

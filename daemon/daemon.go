@@ -443,6 +443,7 @@ func (d *Daemon) refresh(path string) error {
 	if statErr == nil && !tr.parsed.Load() {
 		tr.wantHot.Store(d.wantHot(tr, fi.Size()))
 	}
+	seenBefore := tr.seen.Load()
 	changed, err := tr.update(d.ix)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -485,6 +486,10 @@ func (d *Daemon) refresh(path string) error {
 			changedAt = fi.ModTime()
 		}
 		tr.lastChange.Store(changedAt.UnixNano())
+		if seenBefore {
+			tr.grewAt.Store(time.Now().UnixNano())
+		}
+		tr.seen.Store(true)
 		if statErr == nil {
 			d.markActive(path, fi.ModTime())
 		}
@@ -604,15 +609,16 @@ func (d *Daemon) enforceColdBudget(keep *tracked, wait bool) {
 	}
 }
 
-// growingFor is how long after its last change a transcript counts as
-// growing: an agent's session (or its subagent's) beside the active one.
+// growingFor is how long after the daemon last saw it grow a transcript
+// counts as growing: an agent's session (or its subagent's) beside the
+// active one. Files the scan finds are not growing until they change.
 // A growing transcript keeps its trimmed state whatever ColdBytes says, so
 // its next append costs what it adds, not a read of the whole file (2.4 s
 // for 200 MB, on every append, while two sessions grew in turn).
 const growingFor = 2 * time.Minute
 
 func growing(tr *tracked) bool {
-	at := tr.lastChange.Load()
+	at := tr.grewAt.Load()
 	return at != 0 && time.Since(time.Unix(0, at)) < growingFor
 }
 

@@ -110,6 +110,10 @@ type tracked struct {
 	opened     atomic.Bool
 	// lastChange is when the file last changed (UnixNano), for eviction.
 	lastChange atomic.Int64
+	// seen is set once the daemon has read the file; grewAt is when it
+	// last saw the file change after that (UnixNano): a growing session.
+	seen   atomic.Bool
+	grewAt atomic.Int64
 }
 
 // longLine is a line longer than maxLine: from its first byte, through the

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,25 +28,65 @@ func init() {
 
 // cliFigure runs the binary once and returns its wall time, CPU time and
 // peak RSS (bytes); exit status is returned as err only when wantOK.
+//
+// The command runs under a launcher (this program, re-executed small): a
+// child's ru_maxrss on Linux starts from its parent's RSS at the fork, so
+// a command forked by the bench itself (hundreds of MB of fixtures in
+// hand) reported the bench's peak, not its own.
 func cliFigure(ctx context.Context, bin string, env []string, wantOK bool, args ...string) (wall, cpu time.Duration, rss int64, err error) {
-	cmd := exec.CommandContext(ctx, bin, args...)
+	self, err := os.Executable()
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer r.Close()
+	cmd := exec.CommandContext(ctx, self, append([]string{launchArg, bin}, args...)...)
 	cmd.Env = env
+	cmd.ExtraFiles = []*os.File{w}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	start := time.Now()
-	runErr := cmd.Run()
-	wall = time.Since(start)
-	if st := cmd.ProcessState; st != nil {
-		cpu = st.UserTime() + st.SystemTime()
-		if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
-			rss = ru.Maxrss << 10
-		}
+	runErr := cmd.Start()
+	w.Close()
+	if runErr == nil {
+		runErr = cmd.Wait()
 	}
+	wall = time.Since(start)
+	var kb, user, sys int64
+	if b, err := io.ReadAll(r); err == nil {
+		fmt.Sscan(string(b), &kb, &user, &sys)
+	}
+	cpu, rss = time.Duration(user+sys), kb<<10
 	var ee *exec.ExitError
 	if runErr != nil && (wantOK || !errors.As(runErr, &ee)) {
 		return wall, cpu, rss, fmt.Errorf("compactd %v: %v: %s", args, runErr, stderr.String())
 	}
 	return wall, cpu, rss, nil
+}
+
+// launchArg makes this program the launcher of cliFigure: it runs the
+// command that follows and writes the command's peak RSS (KB), user and
+// system CPU time (ns) to file descriptor 3; it exits as the command did.
+const launchArg = "-launch-measured"
+
+func launch(args []string) int {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	err := cmd.Run()
+	if cmd.ProcessState == nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		out := os.NewFile(3, "measure")
+		fmt.Fprintf(out, "%d %d %d\n", ru.Maxrss, cmd.ProcessState.UserTime().Nanoseconds(), cmd.ProcessState.SystemTime().Nanoseconds())
+		out.Close()
+	}
+	return cmd.ProcessState.ExitCode()
 }
 
 func benchHostile(ctx context.Context, cfg *config) ([]row, error) {

@@ -70,6 +70,9 @@ var sections []section
 func register(s section) { sections = append(sections, s) }
 
 func main() {
+	if len(os.Args) > 2 && os.Args[1] == launchArg {
+		os.Exit(launch(os.Args[2:]))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/compactd/compactd/compaction/format"
 	_ "github.com/compactd/compactd/compaction/format/all"
+	"github.com/compactd/compactd/compaction/format/formattest"
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/compaction/tokens"
 )
@@ -25,7 +26,7 @@ func TestStrategiesOnCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(root); err != nil {
-		t.Skipf("shared corpus not present at %s", root)
+		formattest.NoCorpus(t, "shared corpus not present at "+root)
 	}
 	var files []string
 	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/compactd/compactd/compaction/format/formattest"
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/compaction/transcript"
 )
@@ -36,7 +37,7 @@ func TestTangentsOnCorpus(t *testing.T) {
 	}
 	corpus := filepath.Join(wd, "..", "..", "..", "shared", "corpus")
 	if _, err := os.Stat(corpus); err != nil {
-		t.Skipf("no corpus at %s", corpus)
+		formattest.NoCorpus(t, "no corpus at "+corpus)
 	}
 	root := isolate(t)
 	r := realRunner(t)

@@ -68,6 +68,17 @@ func CorpusDir() string {
 	return dir
 }
 
+// NoCorpus ends a test that needs the shared corpus when it is missing:
+// it skips, saying so, except under CI (CI=true), where the corpus sits
+// beside the clone and a missing one must fail rather than pass silently.
+func NoCorpus(t testing.TB, why string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s (CI=true: the corpus tests must run; ../shared/corpus belongs beside the clone)", why)
+	}
+	t.Skip(why)
+}
+
 // Corpus returns the files below the corpus folder dir (its subfolders
 // included) whose base name matches one of patterns (filepath.Match; no
 // pattern means every file but the provenance notes, SOURCES.md), sorted.
@@ -77,11 +88,11 @@ func Corpus(t *testing.T, dir string, patterns ...string) []string {
 	t.Helper()
 	root := CorpusDir()
 	if root == "" {
-		t.Skipf("shared corpus not present beside %s", RepoRoot())
+		NoCorpus(t, "shared corpus not present beside "+RepoRoot())
 	}
 	base := filepath.Join(root, dir)
 	if _, err := os.Stat(base); err != nil {
-		t.Skipf("corpus %s not present", base)
+		NoCorpus(t, "corpus "+base+" not present")
 	}
 	var files []string
 	err := filepath.WalkDir(base, func(p string, d os.DirEntry, err error) error {

@@ -8,12 +8,23 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata goldens")
+// -update rewrites the goldens. Several test helpers linked into one
+// test binary each want it, so whoever comes first defines it.
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite testdata goldens")
+	}
+}
+
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
-	if *update {
+	if updating() {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -209,12 +209,23 @@ func (s *Set) text(m *transcript.Message, text string) {
 	if injected && !standing {
 		return // harness boilerplate: environment listings, reminders
 	}
-	for _, p := range pathToken.FindAllString(urlToken.ReplaceAllString(text, " "), -1) {
-		s.add(Path, p)
+	// The byte tests skip the expressions where they cannot match (every
+	// path has a slash, every identifier token a backtick): most tool
+	// output and prose has neither, and the summary reads every message.
+	if strings.IndexByte(text, '/') >= 0 {
+		clean := text
+		if strings.Contains(text, "://") {
+			clean = urlToken.ReplaceAllString(text, " ")
+		}
+		for _, p := range pathToken.FindAllString(clean, -1) {
+			s.add(Path, p)
+		}
 	}
-	for _, mm := range identToken.FindAllStringSubmatch(text, -1) {
-		if len(mm[1]) >= 3 {
-			s.add(Identifier, mm[1])
+	if strings.IndexByte(text, '`') >= 0 {
+		for _, mm := range identToken.FindAllStringSubmatch(text, -1) {
+			if len(mm[1]) >= 3 {
+				s.add(Identifier, mm[1])
+			}
 		}
 	}
 }

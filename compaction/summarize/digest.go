@@ -212,7 +212,10 @@ func (d *digest) prose(m *transcript.Message, turn int, text string) {
 
 // mentions records the paths and identifiers prose names.
 func (d *digest) mentions(text string, turn int) {
-	clean := reURL.ReplaceAllString(text, " ")
+	clean := text
+	if strings.Contains(text, "://") {
+		clean = reURL.ReplaceAllString(text, " ")
+	}
 	clean = rePath.ReplaceAllStringFunc(clean, func(p string) string {
 		if !isPathLike(p) {
 			return p

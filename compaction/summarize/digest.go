@@ -186,14 +186,15 @@ func (d *digest) prose(m *transcript.Message, turn int, text string) {
 		if !human && reDecision.MatchString(line) && len(line) <= maxLine {
 			d.decisions = appendNote(d.decisions, d.seen, "decision", note{turn: turn, who: who, text: strings.TrimSpace(line)})
 		}
-		if reTask.MatchString(line) {
+		lineTask := reTask.MatchString(line)
+		if lineTask {
 			d.addTask(task{turn: turn, who: who, text: capText(normalize(line), maxSentence), status: "open"})
 		}
 		for _, s := range sentences(line) {
 			if len(s) < 8 {
 				continue
 			}
-			if reTask.MatchString(s) && !reTask.MatchString(line) {
+			if !lineTask && reTask.MatchString(s) {
 				d.addTask(task{turn: turn, who: who, text: capText(s, maxSentence), status: "open"})
 			}
 			switch {

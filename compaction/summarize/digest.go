@@ -107,7 +107,12 @@ var (
 
 // digestOf reads a span; firstTurn numbers its first turn.
 func digestOf(msgs []transcript.Message, firstTurn int) *digest {
-	d := &digest{files: map[string]*fileUse{}, commands: map[string]*commandUse{}, seen: map[string]bool{}, facts: facts.Extract(msgs)}
+	// The key facts are read beside the digest, on another core: neither
+	// needs the other until the outline.
+	keyFacts := make(chan []facts.Fact, 1)
+	go func() { keyFacts <- facts.Extract(msgs) }()
+	d := &digest{files: map[string]*fileUse{}, commands: map[string]*commandUse{}, seen: map[string]bool{}}
+	defer func() { d.facts = <-keyFacts }()
 	calls := map[string]pendingCall{}
 	turns := transcript.BuildTurns(msgs)
 	for ti, t := range turns {

@@ -105,6 +105,36 @@ var (
 	reTask       = regexp.MustCompile(`(?i)(?:\b(?:TODO|FIXME)\b[:\s]|^\s*[-*]\s*\[ \]\s+|^\s*(?:next steps?|remaining|still need to|left to do|open question|follow[- ]up)\b)`)
 )
 
+// decisionWords and taskWords are words every match of reDecision and
+// reTask holds, lower-cased: a line without any cannot match, and most
+// lines have none. The expressions fold case in Go's backtracker, which
+// made them most of the summary's time.
+var (
+	decisionWords = []string{"decid", "decision", "use", "go with", "going with", "keep", "chose", "choosing", "opt", "instead of", "rather than", "switch", "the fix is", "the root cause", "because"}
+	taskWords     = []string{"todo", "fixme", "[ ]", "next step", "remaining", "still need to", "left to do", "open question", "follow"}
+)
+
+func isDecision(s string) bool { return mayMatch(s, decisionWords) && reDecision.MatchString(s) }
+func isTask(s string) bool     { return mayMatch(s, taskWords) && reTask.MatchString(s) }
+
+// mayMatch reports whether s holds one of words, ignoring case; text
+// beyond ASCII goes to the expression itself (Unicode case folding
+// matches more than ToLower finds).
+func mayMatch(s string, words []string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return true
+		}
+	}
+	lower := strings.ToLower(s)
+	for _, w := range words {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // digestOf reads a span; firstTurn numbers its first turn.
 func digestOf(msgs []transcript.Message, firstTurn int) *digest {
 	// The key facts are read beside the digest, on another core: neither
@@ -188,10 +218,10 @@ func (d *digest) prose(m *transcript.Message, turn int, text string) {
 		if human && reRule.MatchString(line) {
 			d.addInstruction(note{turn: turn, who: who, text: capText(strings.TrimSpace(line), maxLine)})
 		}
-		if !human && reDecision.MatchString(line) && len(line) <= maxLine {
+		if !human && isDecision(line) && len(line) <= maxLine {
 			d.decisions = appendNote(d.decisions, d.seen, "decision", note{turn: turn, who: who, text: strings.TrimSpace(line)})
 		}
-		lineTask := reTask.MatchString(line)
+		lineTask := isTask(line)
 		if lineTask {
 			d.addTask(task{turn: turn, who: who, text: capText(normalize(line), maxSentence), status: "open"})
 		}
@@ -199,13 +229,13 @@ func (d *digest) prose(m *transcript.Message, turn int, text string) {
 			if len(s) < 8 {
 				continue
 			}
-			if !lineTask && reTask.MatchString(s) {
+			if !lineTask && isTask(s) {
 				d.addTask(task{turn: turn, who: who, text: capText(s, maxSentence), status: "open"})
 			}
 			switch {
 			case human && reInstruct.MatchString(s):
 				d.addInstruction(note{turn: turn, who: who, text: capText(s, maxSentence)})
-			case reDecision.MatchString(s):
+			case isDecision(s):
 				d.decisions = appendNote(d.decisions, d.seen, "decision", note{turn: turn, who: who, text: capText(s, maxSentence)})
 			}
 			if human && facts.IsErrorLine(s) && strings.Contains(strings.ToLower(s), "error") {

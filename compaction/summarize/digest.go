@@ -81,6 +81,8 @@ type digest struct {
 	errors       []errorNote
 	identifiers  []string
 	seen         map[string]bool
+	// mentioned caches what each text names (mentions).
+	mentioned map[string]mentioned
 	// facts are the span's key facts (facts.Extract): the summary keeps
 	// every one it can within its budget.
 	facts []facts.Fact
@@ -141,7 +143,7 @@ func digestOf(msgs []transcript.Message, firstTurn int) *digest {
 	// needs the other until the outline.
 	keyFacts := make(chan []facts.Fact, 1)
 	go func() { keyFacts <- facts.Extract(msgs) }()
-	d := &digest{files: map[string]*fileUse{}, commands: map[string]*commandUse{}, seen: map[string]bool{}}
+	d := &digest{files: map[string]*fileUse{}, commands: map[string]*commandUse{}, seen: map[string]bool{}, mentioned: map[string]mentioned{}}
 	defer func() { d.facts = <-keyFacts }()
 	calls := map[string]pendingCall{}
 	turns := transcript.BuildTurns(msgs)
@@ -246,8 +248,31 @@ func (d *digest) prose(m *transcript.Message, turn int, text string) {
 	d.mentions(text, turn)
 }
 
-// mentions records the paths and identifiers prose names.
+// mentions records the paths and identifiers prose names. Agents repeat
+// much of their injected text turn after turn (reminders, listings), so
+// what a text names is read once per span.
 func (d *digest) mentions(text string, turn int) {
+	m, ok := d.mentioned[text]
+	if !ok {
+		m = scanMentions(text)
+		d.mentioned[text] = m
+	}
+	for _, p := range m.paths {
+		d.file(p, "mentioned", turn)
+	}
+	for _, id := range m.ids {
+		if !d.seen["id:"+id] {
+			d.seen["id:"+id] = true
+			d.identifiers = append(d.identifiers, id)
+		}
+	}
+}
+
+// mentioned is what a text names, in order: paths, then identifiers.
+type mentioned struct{ paths, ids []string }
+
+func scanMentions(text string) mentioned {
+	var m mentioned
 	clean := text
 	if strings.Contains(text, "://") {
 		clean = reURL.ReplaceAllString(text, " ")
@@ -256,23 +281,21 @@ func (d *digest) mentions(text string, turn int) {
 		if !isPathLike(p) {
 			return p
 		}
-		d.file(strings.TrimRight(p, ".:,"), "mentioned", turn)
+		m.paths = append(m.paths, strings.TrimRight(p, ".:,"))
 		return " "
 	})
-	for _, m := range reIdentifier.FindAllStringSubmatch(clean, -1) {
-		id := m[0]
-		if m[1] != "" {
-			id = m[1]
+	for _, sub := range reIdentifier.FindAllStringSubmatch(clean, -1) {
+		id := sub[0]
+		if sub[1] != "" {
+			id = sub[1]
 		}
 		id = strings.Trim(id, "`")
 		if isPathLike(id) || len(id) < 3 {
 			continue
 		}
-		if !d.seen["id:"+id] {
-			d.seen["id:"+id] = true
-			d.identifiers = append(d.identifiers, id)
-		}
+		m.ids = append(m.ids, id)
 	}
+	return m
 }
 
 func (d *digest) addInstruction(n note) {

@@ -2,7 +2,9 @@ package summarize
 
 import (
 	"regexp"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/compactd/compactd/compaction/facts"
 	"github.com/compactd/compactd/compaction/transcript"
@@ -143,7 +145,7 @@ func digestOf(msgs []transcript.Message, firstTurn int) *digest {
 	// needs the other until the outline.
 	keyFacts := make(chan []facts.Fact, 1)
 	go func() { keyFacts <- facts.Extract(msgs) }()
-	d := &digest{files: map[string]*fileUse{}, commands: map[string]*commandUse{}, seen: map[string]bool{}, mentioned: map[string]mentioned{}}
+	d := &digest{files: map[string]*fileUse{}, commands: map[string]*commandUse{}, seen: map[string]bool{}, mentioned: scanAllMentions(msgs)}
 	defer func() { d.facts = <-keyFacts }()
 	calls := map[string]pendingCall{}
 	turns := transcript.BuildTurns(msgs)
@@ -266,6 +268,37 @@ func (d *digest) mentions(text string, turn int) {
 			d.identifiers = append(d.identifiers, id)
 		}
 	}
+}
+
+// scanAllMentions reads what every prose text of msgs names, on every
+// core: the digest then walks the span in order from what was read.
+func scanAllMentions(msgs []transcript.Message) map[string]mentioned {
+	var texts []string
+	seen := map[string]bool{}
+	for i := range msgs {
+		for _, p := range msgs[i].Parts {
+			if p.Kind == transcript.PartText && !seen[p.Text] && strings.TrimSpace(p.Text) != "" {
+				seen[p.Text] = true
+				texts = append(texts, p.Text)
+			}
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(texts)/64))
+	found := make([]mentioned, len(texts))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(texts); i += workers {
+				found[i] = scanMentions(texts[i])
+			}
+		})
+	}
+	wg.Wait()
+	out := make(map[string]mentioned, len(texts))
+	for i, t := range texts {
+		out[t] = found[i]
+	}
+	return out
 }
 
 // mentioned is what a text names, in order: paths, then identifiers.

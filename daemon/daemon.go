@@ -504,50 +504,75 @@ func (d *Daemon) refresh(path string) error {
 // enforceBudget lets the least recently changed hot transcripts go cold
 // (trimmed to what appends need, or dropped to their snapshot) until the
 // hot ones fit in HotBytes, so watching gigabytes of transcripts costs
-// their tails, not their bytes. keep (just updated, outside the cold
-// scan), the active transcript and the ones the editor opened stay hot.
-// With wait, busy entries are waited for rather than skipped (the pass
-// after the cold scan, which must see every entry).
+// their tails, not their bytes. With wait, busy entries are waited for
+// rather than skipped (the pass after the cold scan, which must see every
+// entry).
 func (d *Daemon) enforceBudget(keep *tracked, wait bool) {
-	type hot struct {
-		tr   *tracked
-		size int64
-		at   int64
-	}
-	var list []hot
-	var total int64
-	active := d.Active()
-	for _, tr := range d.all() {
-		// An entry being updated is busy, not idle: skip it rather than
-		// wait for its parse (waiting here serialized the cold scan).
-		if !lockEntry(tr, wait) {
-			continue
-		}
-		if tr.t != nil && tr.hot.Load() {
-			list = append(list, hot{tr, tr.t.Size, tr.lastChange.Load()})
-			total += tr.t.Size
-		}
-		tr.mu.Unlock()
-	}
-	if total <= d.opts.HotBytes {
-		return
-	}
-	sort.Slice(list, func(i, j int) bool { return list[i].at < list[j].at })
-	for _, h := range list {
-		if total <= d.opts.HotBytes {
-			return
-		}
+	d.evictOldest(budget{
+		limit: d.opts.HotBytes,
+		size: func(tr *tracked) (int64, bool) {
+			if tr.t == nil || !tr.hot.Load() {
+				return 0, false
+			}
+			return tr.t.Size, true
+		},
 		// While the scan runs, the entry it reads hot on purpose (the
 		// newest file, soon the active one) may not be marked active yet;
 		// an entry read hot only because the budget had room then is not
 		// exempt.
-		if (h.tr == keep && !d.scanning()) || h.tr.path == active || h.tr.opened.Load() || (!wait && d.scanning() && d.isScanNewest(h.tr.path)) {
+		exempt: func(tr *tracked) bool { return !wait && d.scanning() && d.isScanNewest(tr.path) },
+		evict:  func(tr *tracked) bool { return tr.evict(false) },
+	}, keep, wait)
+}
+
+// A budget is one bound on what the index keeps: which entries it counts
+// and their size (read with the entry locked), the ones it never evicts
+// beyond those every budget spares, and how it lets one go.
+type budget struct {
+	limit  int64
+	size   func(tr *tracked) (int64, bool)
+	exempt func(tr *tracked) bool
+	evict  func(tr *tracked) bool
+}
+
+// evictOldest lets b's least recently changed entries go until the rest
+// fit in b.limit. keep (just updated, outside the cold scan), the active
+// transcript and the ones the editor opened stay. An entry being updated
+// is busy, not idle: without wait it is skipped rather than waited for
+// (waiting here serialized the cold scan).
+func (d *Daemon) evictOldest(b budget, keep *tracked, wait bool) {
+	type held struct {
+		tr       *tracked
+		size, at int64
+	}
+	var list []held
+	var total int64
+	for _, tr := range d.all() {
+		if !lockEntry(tr, wait) {
 			continue
 		}
-		if h.tr.evict(false) {
-			total -= h.size
+		if n, ok := b.size(tr); ok {
+			list = append(list, held{tr, n, tr.lastChange.Load()})
+			total += n
 		}
-		d.freeSoon()
+		tr.mu.Unlock()
+	}
+	if total <= b.limit {
+		return
+	}
+	active := d.Active()
+	sort.Slice(list, func(i, j int) bool { return list[i].at < list[j].at })
+	for _, h := range list {
+		if total <= b.limit {
+			return
+		}
+		if (h.tr == keep && !d.scanning()) || h.tr.path == active || h.tr.opened.Load() || b.exempt(h.tr) {
+			continue
+		}
+		if b.evict(h.tr) {
+			total -= h.size
+			d.freeSoon()
+		}
 	}
 }
 
@@ -570,43 +595,19 @@ func lockEntry(tr *tracked, wait bool) bool {
 // enforceColdBudget drops the least recently changed trimmed transcripts
 // to their snapshots until the others fit in ColdBytes: a workspace of
 // hundreds of old sessions costs their snapshots; the next change to one
-// reads it again. keep, the active transcript and the opened ones stay.
+// reads it again. Growing transcripts stay (growing).
 func (d *Daemon) enforceColdBudget(keep *tracked, wait bool) {
-	type cold struct {
-		tr   *tracked
-		size int64
-		at   int64
-	}
-	var list []cold
-	var total int64
-	active := d.Active()
-	for _, tr := range d.all() {
-		if !lockEntry(tr, wait) {
-			continue
-		}
-		if tr.t != nil && !tr.hot.Load() {
-			n := tr.coldSize()
-			list = append(list, cold{tr, n, tr.lastChange.Load()})
-			total += n
-		}
-		tr.mu.Unlock()
-	}
-	if total <= d.opts.ColdBytes {
-		return
-	}
-	sort.Slice(list, func(i, j int) bool { return list[i].at < list[j].at })
-	for _, c := range list {
-		if total <= d.opts.ColdBytes {
-			return
-		}
-		if (c.tr == keep && !d.scanning()) || c.tr.path == active || c.tr.opened.Load() || growing(c.tr) {
-			continue
-		}
-		if c.tr.evict(true) {
-			total -= c.size
-			d.freeSoon()
-		}
-	}
+	d.evictOldest(budget{
+		limit: d.opts.ColdBytes,
+		size: func(tr *tracked) (int64, bool) {
+			if tr.t == nil || tr.hot.Load() {
+				return 0, false
+			}
+			return tr.coldSize(), true
+		},
+		exempt: growing,
+		evict:  func(tr *tracked) bool { return tr.evict(true) },
+	}, keep, wait)
 }
 
 // growingFor is how long after the daemon last saw it grow a transcript

@@ -2,41 +2,10 @@ package strategy
 
 import (
 	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/compactd/compactd/compaction/format/formattest"
 )
-
-// -update rewrites the goldens. Several test helpers linked into one
-// test binary each want it, so whoever comes first defines it.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite testdata goldens")
-	}
-}
-
-func updating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if updating() {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden (run with -update after checking):\n%s", name, got)
-	}
-}
 
 func TestRenderGoldens(t *testing.T) {
 	src := ledgerSession()
@@ -64,8 +33,8 @@ func TestRenderGoldens(t *testing.T) {
 			if err := RenderReport(&report, rep); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tc.name+".diff.md", diff.Bytes())
-			golden(t, tc.name+".report.txt", report.Bytes())
+			formattest.Golden(t, tc.name+".diff.md", diff.Bytes())
+			formattest.Golden(t, tc.name+".report.txt", report.Bytes())
 		})
 	}
 }

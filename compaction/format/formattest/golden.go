@@ -8,27 +8,16 @@ import (
 	"testing"
 )
 
-// update is the -update flag every codec's tests share: registered once,
-// here, so `go test ./compaction/format/... -update` rewrites every golden.
-// -update rewrites the goldens. Several test helpers linked into one
-// test binary each want it, so whoever comes first defines it.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files in testdata")
-	}
-}
-
-func updating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
+// update is the -update flag every golden test shares: registered once,
+// here, so `go test ./compaction/... -update` rewrites every golden.
+var update = flag.Bool("update", false, "rewrite golden files in testdata")
 
 // Golden compares got with testdata/name, or, under -update, writes got
 // there. Review a rewritten golden before committing it.
 func Golden(t testing.TB, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
-	if updating() {
+	if *update {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,8 @@ import (
 // RunnerJobs routes the editor's commands to daemon/jobs.
 type RunnerJobs struct {
 	Runner *jobs.Runner
+	// Memory, when set, is lifted while a compaction or a restore runs.
+	Memory *MemoryLimit
 }
 
 var _ Jobs = RunnerJobs{}
@@ -37,6 +39,7 @@ func (j RunnerJobs) Compact(ctx context.Context, req JobRequest, progress Progre
 		jr.Summarize = req.Config.Summarize
 	}
 	jr.Options = opts
+	defer j.Memory.Lift()()
 	res, err := j.Runner.Compact(ctx, jr)
 	if err != nil {
 		return nil, err
@@ -73,6 +76,7 @@ func (j RunnerJobs) Restore(ctx context.Context, req JobRequest, progress Progre
 	if progress != nil {
 		progress("restoring "+req.Version, -1)
 	}
+	defer j.Memory.Lift()()
 	r, err := j.Runner.Restore(ctx, req.Path, req.Version, req.InPlace)
 	if err != nil {
 		return nil, err

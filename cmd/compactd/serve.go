@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"runtime/debug"
 	"time"
 
 	_ "github.com/compactd/compactd/compaction/format/all" // every codec
@@ -68,11 +67,13 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	_ = lvl.UnmarshalText([]byte(orDefault(*logLevel, "info")))
 	logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: lvl}))
 
+	var memory *daemon.MemoryLimit
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// The server lives long and reads transcripts in bursts: past
 		// this the garbage collector works harder rather than let the
-		// heap double (GOMEMLIMIT overrides).
-		debug.SetMemoryLimit(serveMemoryLimit)
+		// heap double (GOMEMLIMIT overrides, and then holds for jobs
+		// too; otherwise a compaction lifts it while it runs).
+		memory = daemon.NewMemoryLimit(serveMemoryLimit)
 	}
 	settings := daemon.Settings{LogLevel: *logLevel, StorePath: *storePath}
 	opts := lsp.Options{
@@ -102,7 +103,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			opts.JobsUnavailable = err
 		} else {
 			defer st.Close()
-			opts.Jobs = daemon.RunnerJobs{Runner: jobs.New(st)}
+			opts.Jobs = daemon.RunnerJobs{Runner: jobs.New(st), Memory: memory}
 			opts.Overhead = func(path string) (int, bool) { return jobs.StoreOverhead(ctx, st, path) }
 			// Counts survive restarts: a restart re-tokenizes nothing.
 			tc := st.NewTokenCache(1 << 15) // ~8 MB in memory; the store holds the rest

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/compactd/compactd/compaction/strategy"
@@ -108,13 +109,36 @@ func messageLine(m *transcript.Message) string {
 	return who + ": " + strings.Join(parts, " | ")
 }
 
+// clip is s with its runs of white space collapsed to one space and
+// trimmed, cut to n runes with an ellipsis; bytes that are not UTF-8
+// become U+FFFD. It reads only as far as it keeps: a message line
+// previews a tool result of megabytes.
 func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
+	var b strings.Builder
+	kept, space := 0, false
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			space = kept > 0
+			i += size
+			continue
+		}
+		if space {
+			if kept == n {
+				return b.String() + "…"
+			}
+			b.WriteByte(' ')
+			kept++
+			space = false
+		}
+		if kept == n {
+			return b.String() + "…"
+		}
+		b.WriteRune(r)
+		kept++
+		i += size
 	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
+	return b.String()
 }
 
 // diffLines is a unified-style line diff ("  ", "- ", "+ " prefixes) by

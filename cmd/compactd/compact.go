@@ -209,7 +209,7 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 	// What the window holds and what a turn costs, measured on the
 	// source as the job parsed it, before anything is replaced.
 	var before *figures
-	inspect := func(ctx context.Context, t *transcript.Transcript, counters *tokens.CounterSet) {
+	inspect := func(ctx context.Context, t *transcript.Transcript, counters *tokens.CounterSet, counted jobs.Counted) {
 		win := cfg.Gauge.ContextWindow
 		if set["window"] {
 			win = *window
@@ -219,6 +219,7 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 			counters: counters,
 			prices:   cfg.PriceTable(),
 			keepLast: opts.KeepLast,
+			counted:  counted,
 		})
 	}
 	res, err := r.Compact(ctx, jobs.Request{

@@ -13,6 +13,7 @@ import (
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/config"
+	"github.com/compactd/compactd/daemon/jobs"
 	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
@@ -34,6 +35,9 @@ type measureOptions struct {
 	prices   *pricing.Table
 	// keepLast is the turns compaction keeps (strategy.Options.KeepLast).
 	keepLast int
+	// counted are counts a job already made; used when they were made
+	// with the counter the figures need.
+	counted jobs.Counted
 }
 
 // readTranscript reads, detects and parses one transcript. A file no codec
@@ -67,9 +71,11 @@ func measure(ctx context.Context, t *transcript.Transcript, o measureOptions) (*
 	if err != nil {
 		return nil, err
 	}
-	counts, err := counter.CountMessages(ctx, t.Messages)
-	if err != nil {
-		return nil, err
+	counts := o.counted.For(counter)
+	if len(counts) != len(t.Messages) {
+		if counts, err = counter.CountMessages(ctx, t.Messages); err != nil {
+			return nil, err
+		}
 	}
 	f := &figures{gauge: gauge.Compute(t, counts, o.gauge)}
 	topts := gauge.TallyOptions{Images: resolved.Info.Provider.ImagePricing(), CountText: counter.Text}

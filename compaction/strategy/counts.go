@@ -18,11 +18,14 @@ type Counts struct {
 	counter *tokens.Counter
 	// parts[i][j] is the count of t.Messages[i].Parts[j].
 	parts [][]int
+	// approx[i] marks message i's count as an estimate (tokens.Count.Approx);
+	// nil when the counts came from elsewhere (NewCounts).
+	approx []bool
 }
 
 // CountTranscript counts every part of t's messages in parallel.
 func CountTranscript(ctx context.Context, t *transcript.Transcript, c *tokens.Counter) (*Counts, error) {
-	out := &Counts{src: t, counter: c, parts: make([][]int, len(t.Messages))}
+	out := &Counts{src: t, counter: c, parts: make([][]int, len(t.Messages)), approx: make([]bool, len(t.Messages))}
 	for i := range t.Messages {
 		out.parts[i] = make([]int, len(t.Messages[i].Parts))
 	}
@@ -36,7 +39,9 @@ func CountTranscript(ctx context.Context, t *transcript.Transcript, c *tokens.Co
 			for i := range next {
 				m := &t.Messages[i]
 				for j := range m.Parts {
-					out.parts[i][j] = c.Part(&m.Parts[j])
+					n := c.CountPart(&m.Parts[j])
+					out.parts[i][j] = n.N
+					out.approx[i] = out.approx[i] || n.Approx
 				}
 			}
 		}()
@@ -86,10 +91,13 @@ func (c *Counts) Messages() []tokens.Count {
 		for _, x := range c.parts[i] {
 			n += x
 		}
-		out[i] = tokens.Count{N: n}
+		out[i] = tokens.Count{N: n, Approx: c.approx != nil && c.approx[i]}
 	}
 	return out
 }
+
+// Counter is the counter the counts were made with.
+func (c *Counts) Counter() *tokens.Counter { return c.counter }
 
 // Part returns the count of t.Messages[msg].Parts[part].
 func (c *Counts) Part(msg, part int) int { return c.parts[msg][part] }

@@ -58,11 +58,27 @@ type Request struct {
 	// Import has an agent whose sessions live in a database (opencode,
 	// Kilo) import the fork, when its executable is on PATH.
 	Import bool
-	// Inspect, when set, sees the source as the job parsed it, once,
-	// before anything is written: a caller that shows figures of the
-	// source (the CLI's window and cost lines) reads and parses nothing
-	// a second time. counters are the job's own (shared with its counts).
-	Inspect func(ctx context.Context, t *transcript.Transcript, counters *tokens.CounterSet)
+	// Inspect, when set, sees the source as the job parsed and counted
+	// it, once, before anything is written: a caller that shows figures
+	// of the source (the CLI's window and cost lines) reads, parses and
+	// counts nothing a second time. counters are the job's own.
+	Inspect func(ctx context.Context, t *transcript.Transcript, counters *tokens.CounterSet, counted Counted)
+}
+
+// Counted is the source's per-message token counts as the job made them,
+// with the counter that made them; Messages is nil when they could not
+// be made.
+type Counted struct {
+	Counter  *tokens.Counter
+	Messages []tokens.Count
+}
+
+// For returns the counts when they were made by c, nil otherwise.
+func (k Counted) For(c *tokens.Counter) []tokens.Count {
+	if k.Counter == nil || c == nil || k.Counter.ID() != c.ID() {
+		return nil
+	}
+	return k.Messages
 }
 
 // Result is what a compaction did (or, for a dry run, would do).
@@ -345,7 +361,7 @@ func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, 
 	}
 	report(req.Progress, "count", 15)
 	if opts.Counts == nil {
-		if opts.Counts, err = countSource(ctx, src, counter); err != nil {
+		if opts.Counts, err = r.sourceCounts(ctx, src); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -414,11 +430,34 @@ func countSource(ctx context.Context, src *source, c *tokens.Counter) (*strategy
 	return strategy.NewCounts(src.t, c, full)
 }
 
-// inspect hands the parsed source to req.Inspect.
+// inspect hands the parsed source and its counts to req.Inspect.
 func (r *Runner) inspect(ctx context.Context, src *source, req Request) {
-	if req.Inspect != nil {
-		req.Inspect(ctx, src.t, r.counterSet())
+	if req.Inspect == nil {
+		return
 	}
+	var counted Counted
+	if counts, err := r.sourceCounts(ctx, src); err == nil {
+		counted = Counted{Counter: counts.Counter(), Messages: counts.Messages()}
+	}
+	req.Inspect(ctx, src.t, r.counterSet(), counted)
+}
+
+// sourceCounts counts src's parts once per job, on every core: the
+// caller's figures, the pipeline and the dry-run report share them.
+func (r *Runner) sourceCounts(ctx context.Context, src *source) (*strategy.Counts, error) {
+	if src.counts != nil {
+		return src.counts, nil
+	}
+	c, err := r.tokenCounter(src.t)
+	if err != nil {
+		return nil, fmt.Errorf("load tokenizer: %w", err)
+	}
+	counts, err := countSource(ctx, src, c)
+	if err != nil {
+		return nil, err
+	}
+	src.counts = counts
+	return counts, nil
 }
 
 // mergeNotes puts the job's own notes first. When the job chose to run

@@ -93,6 +93,8 @@ type source struct {
 	// unknown), counted by the counter whose ID is partsBy.
 	parts   [][]int
 	partsBy string
+	// counts are t's counts once the job has made them (sourceCounts).
+	counts *strategy.Counts
 }
 
 // Parsed is a transcript a caller already holds parsed (the daemon's

@@ -7,10 +7,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/strategy"
+	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/store"
 )
 
@@ -302,5 +306,50 @@ func TestInPlaceCarriesAppendsMadeDuringCompaction(t *testing.T) {
 	}
 	if bytes.Contains(got, []byte("f prompt 0")) {
 		t.Errorf("file was not compacted:\n%s", got)
+	}
+}
+
+// TestInspectSeesTheJobsCounts: the caller's figures are made from the
+// counts the job made (one counting pass), and they are the counts a
+// counter of its own gives, estimates marked as such.
+func TestInspectSeesTheJobsCounts(t *testing.T) {
+	root := isolate(t)
+	data, err := os.ReadFile("testdata/claude-31-turns.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(root, "session.jsonl")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, dry := range []bool{true, false} {
+		r := New(newRunner(t, os.Getenv("COMPACTD_STORE")).Store)
+		var seen Counted
+		var texts int64 = -1
+		inspect := func(ctx context.Context, tr *transcript.Transcript, counters *tokens.CounterSet, counted Counted) {
+			seen = counted
+			texts = counters.Stats().Texts
+			own := tokens.NewCounterSet()
+			c, err := own.For(gauge.Resolve(tr, gauge.Options{}).Info)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := c.CountMessages(ctx, tr.Messages)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(counted.For(c), want) {
+				t.Errorf("dry=%v: the job's counts differ from a counter's own:\n got %v\nwant %v", dry, counted.Messages, want)
+			}
+			if got := own.Stats().Texts; texts > got {
+				t.Errorf("dry=%v: the job counted %d texts before Inspect, one pass counts %d", dry, texts, got)
+			}
+		}
+		if _, err := r.Compact(t.Context(), Request{Path: path, DryRun: dry, Workspace: root, Inspect: inspect}); err != nil {
+			t.Fatal(err)
+		}
+		if seen.Messages == nil || texts < 0 {
+			t.Fatalf("dry=%v: Inspect saw no counts", dry)
+		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 
+	jsonv1 "github.com/go-json-experiment/json/v1"
+
 	"github.com/compactd/compactd/compaction/format/internal/jsonx"
 	"github.com/compactd/compactd/compaction/format/internal/media"
 	"github.com/compactd/compactd/compaction/transcript"
@@ -49,7 +51,7 @@ type wireBlock struct {
 // the gauge still counts them.
 func DecodeMessage(raw []byte, rec int) (transcript.Message, error) {
 	var w wireMessage
-	if err := json.Unmarshal(raw, &w); err != nil {
+	if err := jsonv1.Unmarshal(raw, &w); err != nil {
 		return transcript.Message{}, err
 	}
 	m := transcript.Message{Role: transcript.Role(w.Role), Records: []int{rec}}
@@ -85,7 +87,7 @@ func DecodeContent(content json.RawMessage, rec int) ([]transcript.Part, error) 
 	}
 	if content[0] == '"' {
 		var s string
-		if err := json.Unmarshal(content, &s); err != nil {
+		if err := jsonv1.Unmarshal(content, &s); err != nil {
 			return nil, err
 		}
 		return []transcript.Part{{Kind: transcript.PartText, Text: s, Ref: transcript.Ref{Record: rec, Block: BlockContent}}}, nil
@@ -106,7 +108,7 @@ func DecodeContent(content json.RawMessage, rec int) ([]transcript.Part, error) 
 
 func decodeBlock(raw json.RawMessage, ref transcript.Ref) []transcript.Part {
 	var b wireBlock
-	if err := json.Unmarshal(raw, &b); err != nil || b.Type == "" {
+	if err := jsonv1.Unmarshal(raw, &b); err != nil || b.Type == "" {
 		return []transcript.Part{{Kind: transcript.PartOpaque, Opaque: len(raw), Ref: ref}}
 	}
 	switch b.Type {
@@ -147,11 +149,11 @@ func decodeToolResult(b *wireBlock, ref transcript.Ref) []transcript.Part {
 	case len(content) == 0 || string(content) == "null":
 		return []transcript.Part{res}
 	case content[0] == '"':
-		_ = json.Unmarshal(content, &res.Text)
+		_ = jsonv1.Unmarshal(content, &res.Text)
 		return []transcript.Part{res}
 	}
 	var inner []wireBlock
-	if json.Unmarshal(content, &inner) != nil {
+	if jsonv1.Unmarshal(content, &inner) != nil {
 		res.Text = string(content)
 		return []transcript.Part{res}
 	}

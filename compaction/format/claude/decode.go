@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	jsonv1 "github.com/go-json-experiment/json/v1"
+
 	"github.com/compactd/compactd/compaction/format/anthropic"
 	"github.com/compactd/compactd/compaction/transcript"
 )
@@ -69,7 +71,7 @@ type node struct {
 func decodeLine(raw []byte, idx int) (node, transcript.Record, *line, error) {
 	rec := transcript.Record{Raw: raw}
 	var l line
-	if err := json.Unmarshal(raw, &l); err != nil {
+	if err := jsonv1.Unmarshal(raw, &l); err != nil {
 		rec.Kind = transcript.RecordMalformed
 		rec.Err = err.Error()
 		return node{kind: transcript.RecordMalformed}, rec, nil, err
@@ -130,7 +132,7 @@ var harnessPrefixes = []string{"<command-", "<local-command-", "<system-reminder
 
 func decodeMessage(l *line, idx int) *transcript.Message {
 	var am apiMessage
-	if len(l.Message) == 0 || json.Unmarshal(l.Message, &am) != nil {
+	if len(l.Message) == 0 || jsonv1.Unmarshal(l.Message, &am) != nil {
 		return nil
 	}
 	m := &transcript.Message{ID: l.UUID, Timestamp: parseTime(l.Timestamp), Records: []int{idx}}

@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 // A Member is one key of an object with its value's exact bytes.
@@ -57,23 +59,11 @@ func ParseObject(raw []byte) (*Object, error) {
 // ParseArray splits raw, which must be a JSON array, into its elements'
 // exact bytes.
 func ParseArray(raw []byte) ([]json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '[' {
+	if t := bytes.TrimLeft(raw, " \t\r\n"); len(t) == 0 || t[0] != '[' {
 		return nil, fmt.Errorf("not a JSON array")
 	}
 	var out []json.RawMessage
-	for dec.More() {
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	if _, err := dec.Token(); err != nil {
+	if err := jsonv1.Unmarshal(raw, &out); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -1,0 +1,37 @@
+package claude
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/compactd/compactd/compaction/format/formattest"
+)
+
+// FuzzDecodeAgreesWithEncodingJSON holds the decoder the codec reads
+// records with to encoding/json (formattest.DecodersAgree).
+func FuzzDecodeAgreesWithEncodingJSON(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*.jsonl")
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		sc.Buffer(nil, 1<<24)
+		for sc.Scan() {
+			f.Add(append([]byte(nil), sc.Bytes()...))
+		}
+	}
+	for _, s := range []string{`{"type":"user","UUID":"x","uuid":"y"}`, `{"type":"user","type":"assistant"}`, "{\"message\":{\"content\":\"a\xffb\"}}", `{"parentUuid":null}`, `{"message":5}`, `{"isSidechain":"yes"}`, `[1,2]`, `{"a":1}x`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		formattest.DecodersAgree(t, raw, func() any { return new(line) })
+		formattest.DecodersAgree(t, raw, func() any { return new(apiMessage) })
+		formattest.DecodersAgree(t, raw, func() any { return new([]json.RawMessage) })
+	})
+}

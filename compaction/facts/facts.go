@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/compactd/compactd/compaction/internal/match"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -50,6 +51,20 @@ var (
 	ruleWord = regexp.MustCompile(`(?i)\b(must|never|always)\b`)
 )
 
+// What the expressions are run on: every path and identifier token is a
+// run of the characters of its expression, holding a slash or a
+// backtick; every decision or rule line holds one of the words (see
+// match). Most of a conversation — tool output, prose — holds none.
+var (
+	pathRuns      = match.NewRuns(pathToken, wordBytes+".@~-/:", func(run string) bool { return strings.IndexByte(run, '/') >= 0 })
+	identRuns     = match.NewRuns(identToken, wordBytes+".`", func(run string) bool { return strings.IndexByte(run, '`') >= 0 })
+	decisionWords = []string{"decided", "decision", "go with", "going with", "instead of", "let's use", "we will use", "chose", "settled on"}
+	ruleWords     = []string{"must", "never", "always"}
+)
+
+// wordBytes are the bytes \b counts as word characters.
+const wordBytes = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
+
 // memoryFiles are the memory files agents load (CLAUDE.md, AGENTS.md,
 // GEMINI.md, .clinerules, Aider's CONVENTIONS.md); memoryTags the tags and
 // headings harnesses wrap their contents in.
@@ -88,7 +103,13 @@ func IsStandingInstruction(text string) bool {
 
 // LaysDownRule reports whether text says must, never or always: the
 // lines of a prompt or memory file that are instructions.
-func LaysDownRule(text string) bool { return ruleWord.MatchString(text) }
+func LaysDownRule(text string) bool {
+	return match.MayHold(text, ruleWords) && ruleWord.MatchString(text)
+}
+
+func isDecision(line string) bool {
+	return match.MayHold(line, decisionWords) && decisionLine.MatchString(line)
+}
 
 // Extract lists the key facts of msgs: file paths touched or named,
 // commands run, the error lines of failed results, backticked identifiers,
@@ -199,7 +220,7 @@ func (s *Set) text(m *transcript.Message, text string) {
 		if (human || standing) && LaysDownRule(line) {
 			s.add(Instruction, line)
 		}
-		if m.Role == transcript.RoleAssistant && decisionLine.MatchString(line) {
+		if m.Role == transcript.RoleAssistant && isDecision(line) {
 			s.add(Decision, line)
 		}
 		if taskLine.MatchString(line) {
@@ -210,19 +231,18 @@ func (s *Set) text(m *transcript.Message, text string) {
 		return // harness boilerplate: environment listings, reminders
 	}
 	// The byte tests skip the expressions where they cannot match (every
-	// path has a slash, every identifier token a backtick): most tool
-	// output and prose has neither, and the summary reads every message.
+	// path has a slash, every identifier token a backtick).
 	if strings.IndexByte(text, '/') >= 0 {
 		clean := text
 		if strings.Contains(text, "://") {
 			clean = urlToken.ReplaceAllString(text, " ")
 		}
-		for _, p := range pathToken.FindAllString(clean, -1) {
+		for _, p := range pathRuns.FindAll(clean) {
 			s.add(Path, p)
 		}
 	}
 	if strings.IndexByte(text, '`') >= 0 {
-		for _, mm := range identToken.FindAllStringSubmatch(text, -1) {
+		for _, mm := range identRuns.FindAllSubmatch(text) {
 			if len(mm[1]) >= 3 {
 				s.add(Identifier, mm[1])
 			}

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/compactd/compactd/compaction/facts"
+	"github.com/compactd/compactd/compaction/internal/match"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -118,26 +119,34 @@ var (
 	taskWords     = []string{"todo", "fixme", "[ ]", "next step", "remaining", "still need to", "left to do", "open question", "follow"}
 )
 
-func isDecision(s string) bool { return mayMatch(s, decisionWords) && reDecision.MatchString(s) }
-func isTask(s string) bool     { return mayMatch(s, taskWords) && reTask.MatchString(s) }
+// pathRuns and identifierRuns run rePath and reIdentifier only where a
+// match can be (see match): a path holds a slash or a dot; an identifier a
+// backtick, an underscore, or a capital after a lower-case letter, a digit
+// or a dot.
+var (
+	pathRuns       = match.NewRuns(rePath, wordBytes+".@-~/", func(run string) bool { return strings.ContainsAny(run, "/.") })
+	identifierRuns = match.NewRuns(reIdentifier, wordBytes+".:()<>-`", mayBeIdentifier)
+)
 
-// mayMatch reports whether s holds one of words, ignoring case; text
-// beyond ASCII goes to the expression itself (Unicode case folding
-// matches more than ToLower finds).
-func mayMatch(s string, words []string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
+// wordBytes are the bytes \b counts as word characters.
+const wordBytes = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
+
+func mayBeIdentifier(run string) bool {
+	for i := 0; i < len(run); i++ {
+		switch c := run[i]; {
+		case c == '`' || c == '_':
 			return true
-		}
-	}
-	lower := strings.ToLower(s)
-	for _, w := range words {
-		if strings.Contains(lower, w) {
-			return true
+		case c >= 'A' && c <= 'Z' && i > 0:
+			if p := run[i-1]; p >= 'a' && p <= 'z' || p >= '0' && p <= '9' || p == '.' {
+				return true
+			}
 		}
 	}
 	return false
 }
+
+func isDecision(s string) bool { return match.MayHold(s, decisionWords) && reDecision.MatchString(s) }
+func isTask(s string) bool     { return match.MayHold(s, taskWords) && reTask.MatchString(s) }
 
 // digestOf reads a span; firstTurn numbers its first turn.
 func digestOf(msgs []transcript.Message, firstTurn int) *digest {
@@ -310,14 +319,14 @@ func scanMentions(text string) mentioned {
 	if strings.Contains(text, "://") {
 		clean = reURL.ReplaceAllString(text, " ")
 	}
-	clean = rePath.ReplaceAllStringFunc(clean, func(p string) string {
+	clean = pathRuns.ReplaceAllFunc(clean, func(p string) string {
 		if !isPathLike(p) {
 			return p
 		}
 		m.paths = append(m.paths, strings.TrimRight(p, ".:,"))
 		return " "
 	})
-	for _, sub := range reIdentifier.FindAllStringSubmatch(clean, -1) {
+	for _, sub := range identifierRuns.FindAllSubmatch(clean) {
 		id := sub[0]
 		if sub[1] != "" {
 			id = sub[1]

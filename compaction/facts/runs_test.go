@@ -1,0 +1,44 @@
+package facts
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/compactd/compactd/compaction/sessiongen"
+)
+
+// FuzzExpressionsOnRuns holds the prefilters and the run-by-run matching
+// (see match) to the expressions they stand in for, on any text.
+func FuzzExpressionsOnRuns(f *testing.F) {
+	for _, s := range []string{
+		"", "edit `ReconcileLedger` in internal/ledger/apply.go", "C:/Users/me/app.ts and ~/x/y.go", "a/b.c/d.e",
+		"We decided to go with pgx instead of lib/pq.", "You MUST never push", "muſt (long s)", "DECIſION", "`a.b.c` `x`",
+		"see https://example.com/a/b.html or ./rel/path.md:12", "foo/bar.baz\u00a0qux/x.go", "@scope/pkg/index.js", "`bad``ok_1`",
+	} {
+		f.Add(s)
+	}
+	gen := sessiongen.ClaudeCode(sessiongen.Options{Seed: 7, Turns: 12})
+	for _, line := range bytes.Split(gen, []byte("\n")) {
+		if len(line) > 0 {
+			f.Add(string(line))
+		}
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if got, want := pathRuns.FindAll(text), pathToken.FindAllString(text, -1); !reflect.DeepEqual(got, want) {
+			t.Fatalf("paths of %q: %q, the expression finds %q", text, got, want)
+		}
+		if got, want := identRuns.FindAllSubmatch(text), identToken.FindAllStringSubmatch(text, -1); !reflect.DeepEqual(got, want) {
+			t.Fatalf("identifiers of %q: %q, the expression finds %q", text, got, want)
+		}
+		for _, line := range strings.Split(text, "\n") {
+			if got, want := isDecision(line), decisionLine.MatchString(line); got != want {
+				t.Fatalf("isDecision(%q) = %v, the expression says %v", line, got, want)
+			}
+			if got, want := LaysDownRule(line), ruleWord.MatchString(line); got != want {
+				t.Fatalf("LaysDownRule(%q) = %v, the expression says %v", line, got, want)
+			}
+		}
+	})
+}

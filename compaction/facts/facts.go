@@ -56,14 +56,11 @@ var (
 // backtick; every decision or rule line holds one of the words (see
 // match). Most of a conversation — tool output, prose — holds none.
 var (
-	pathRuns      = match.NewRuns(pathToken, wordBytes+".@~-/:", func(run string) bool { return strings.IndexByte(run, '/') >= 0 })
-	identRuns     = match.NewRuns(identToken, wordBytes+".`", func(run string) bool { return strings.IndexByte(run, '`') >= 0 })
+	pathRuns      = match.NewRuns(pathToken, match.WordBytes+".@~-/:", func(run string) bool { return strings.IndexByte(run, '/') >= 0 })
+	identRuns     = match.NewRuns(identToken, match.WordBytes+".`", func(run string) bool { return strings.IndexByte(run, '`') >= 0 })
 	decisionWords = []string{"decided", "decision", "go with", "going with", "instead of", "let's use", "we will use", "chose", "settled on"}
 	ruleWords     = []string{"must", "never", "always"}
 )
-
-// wordBytes are the bytes \b counts as word characters.
-const wordBytes = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
 
 // memoryFiles are the memory files agents load (CLAUDE.md, AGENTS.md,
 // GEMINI.md, .clinerules, Aider's CONVENTIONS.md); memoryTags the tags and

@@ -124,12 +124,9 @@ var (
 // backtick, an underscore, or a capital after a lower-case letter, a digit
 // or a dot.
 var (
-	pathRuns       = match.NewRuns(rePath, wordBytes+".@-~/", func(run string) bool { return strings.ContainsAny(run, "/.") })
-	identifierRuns = match.NewRuns(reIdentifier, wordBytes+".:()<>-`", mayBeIdentifier)
+	pathRuns       = match.NewRuns(rePath, match.WordBytes+".@-~/", func(run string) bool { return strings.ContainsAny(run, "/.") })
+	identifierRuns = match.NewRuns(reIdentifier, match.WordBytes+".:()<>-`", mayBeIdentifier)
 )
-
-// wordBytes are the bytes \b counts as word characters.
-const wordBytes = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
 
 func mayBeIdentifier(run string) bool {
 	for i := 0; i < len(run); i++ {

@@ -32,6 +32,10 @@ func MayHold(s string, words []string) bool {
 	return false
 }
 
+// WordBytes are the bytes \b counts as word characters: Runs over an
+// expression with \b need every one of them in their chars.
+const WordBytes = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
+
 // Runs applies an expression to the runs of a text that can hold a
 // match, not to the whole text. A run is a maximal stretch of the bytes
 // in chars; runs that worth rejects are skipped.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	jsonv1 "github.com/go-json-experiment/json/v1"
+
 	"github.com/compactd/compactd/compaction/format/internal/media"
 	"github.com/compactd/compactd/compaction/transcript"
 )
@@ -115,9 +117,12 @@ var bareItemTypes = map[string]bool{
 
 // unmarshal decodes leniently: a field of an unexpected JSON type is left
 // empty rather than failing the record (rollouts drift between versions).
+//
+// Records are decoded with go-json-experiment/json's v1 API: encoding/json's
+// semantics (type errors included) on a faster decoder.
 func unmarshal(raw []byte, v any) error {
-	err := json.Unmarshal(raw, v)
-	var typeErr *json.UnmarshalTypeError
+	err := jsonv1.Unmarshal(raw, v)
+	var typeErr *jsonv1.UnmarshalTypeError
 	if errors.As(err, &typeErr) {
 		return nil
 	}
@@ -226,7 +231,7 @@ func replacementMessages(c *compacted, idx int, ts time.Time) []transcript.Messa
 			Parts: []transcript.Part{{Kind: transcript.PartText, Text: c.Message, Ref: transcript.Ref{Record: idx, Block: -1}}}}}
 	}
 	var items []json.RawMessage
-	if json.Unmarshal(hist, &items) != nil {
+	if jsonv1.Unmarshal(hist, &items) != nil {
 		return nil
 	}
 	var out []transcript.Message
@@ -406,7 +411,7 @@ func contentParts(content json.RawMessage, r refs) []transcript.Part {
 		return []transcript.Part{{Kind: transcript.PartText, Text: jsonString(content), Ref: r.whole()}}
 	}
 	var raws []json.RawMessage
-	if content[0] != '[' || json.Unmarshal(content, &raws) != nil {
+	if content[0] != '[' || jsonv1.Unmarshal(content, &raws) != nil {
 		return nil
 	}
 	parts := make([]transcript.Part, 0, len(raws))
@@ -454,7 +459,7 @@ func outputParts(it *item, r refs) []transcript.Part {
 			list = append(append([]byte{'['}, out...), ']')
 		}
 		var raws []json.RawMessage
-		if json.Unmarshal(list, &raws) != nil {
+		if jsonv1.Unmarshal(list, &raws) != nil {
 			res.Text = string(out)
 			break
 		}
@@ -482,7 +487,7 @@ func jsonString(raw json.RawMessage) string {
 		return ""
 	}
 	var s string
-	_ = json.Unmarshal(raw, &s)
+	_ = jsonv1.Unmarshal(raw, &s)
 	return s
 }
 

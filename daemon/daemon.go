@@ -64,8 +64,9 @@ type Options struct {
 	// ColdBytes bounds what the trimmed transcripts keep (about 600 bytes
 	// a record): past it the least recently changed keep only their
 	// snapshot, and their next change reads them again. The active
-	// transcript and the ones the editor opened stay. 0 means 48 MiB
-	// (a 250 MB Claude Code session, or a few hundred small ones).
+	// transcript and the ones the editor opened stay. 0 means 32 MiB
+	// (a 150 MB Claude Code session, or a few hundred small ones): what
+	// they keep in fact is about half what the budget counts.
 	ColdBytes int64
 }
 
@@ -138,7 +139,7 @@ func New(opts Options) (*Daemon, error) {
 		opts.HotBytes = 32 << 20
 	}
 	if opts.ColdBytes <= 0 {
-		opts.ColdBytes = 48 << 20
+		opts.ColdBytes = 32 << 20
 	}
 	if opts.SavingsDelay <= 0 {
 		opts.SavingsDelay = 300 * time.Millisecond

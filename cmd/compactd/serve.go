@@ -106,7 +106,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			opts.Jobs = daemon.RunnerJobs{Runner: jobs.New(st), Memory: memory}
 			opts.Overhead = func(path string) (int, bool) { return jobs.StoreOverhead(ctx, st, path) }
 			// Counts survive restarts: a restart re-tokenizes nothing.
-			tc := st.NewTokenCache(1 << 15) // ~8 MB in memory; the store holds the rest
+			tc := st.NewTokenCache(1 << 14) // ~4 MB in memory; the store holds the rest
 			cache = tc
 			stop := flushEvery(ctx, tc, 5*time.Second, logger)
 			defer stop()

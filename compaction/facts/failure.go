@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/compactd/compactd/compaction/internal/match"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -17,9 +18,12 @@ var (
 	exitCode  = regexp.MustCompile(`(?i)\bexit(?:[ _]code|ed with(?: code)?| status)"?[:= ]+(-?\d+)`)
 )
 
-// errorHints are substrings every errorLine match contains (in one of
-// these cases), so most lines skip the regexp.
-var errorHints = []string{"rror", "RROR", "ail", "AIL", "anic", "atal", "ATAL", "xception", "raceback", "ndefined", "annot", "o such file", "ermission denied"}
+// errorWords and exitWords are words every match of errorLine (but its
+// file:line alternative) and exitCode holds, in any case (see match).
+var (
+	errorWords = []string{"error", "fail", "panic:", "fatal", "exception", "traceback", "undefined:", "cannot ", "no such file", "permission denied"}
+	exitWords  = []string{"exit"}
+)
 
 // Failed reports whether a tool result reports a failure: flagged by the
 // agent, or a non-zero exit code stated at its start or end (Claude
@@ -37,7 +41,11 @@ func Failed(p *transcript.Part) bool {
 // ExitCode returns the exit code a tool result states at its start or
 // end, as written.
 func ExitCode(text string) (string, bool) {
-	m := exitCode.FindStringSubmatch(edges(text))
+	e := edges(text)
+	if !match.MayHold(e, exitWords) {
+		return "", false
+	}
+	m := exitCode.FindStringSubmatch(e)
 	if m == nil {
 		return "", false
 	}
@@ -82,14 +90,19 @@ func ErrorLines(text string, limit int) []string {
 }
 
 func mayReportError(line string) bool {
-	for _, h := range errorHints {
-		if strings.Contains(line, h) {
+	if match.MayHold(line, errorWords) {
+		return true
+	}
+	// file.go:12: style locations: a colon before a digit.
+	for k := strings.IndexByte(line, ':'); k >= 0 && k+1 < len(line); {
+		if c := line[k+1]; c >= '0' && c <= '9' {
 			return true
 		}
-	}
-	// file.go:12: style locations.
-	if k := strings.IndexByte(line, ':'); k > 0 && k+1 < len(line) && line[k+1] >= '0' && line[k+1] <= '9' {
-		return true
+		next := strings.IndexByte(line[k+1:], ':')
+		if next < 0 {
+			break
+		}
+		k += 1 + next
 	}
 	return false
 }

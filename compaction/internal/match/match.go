@@ -14,22 +14,38 @@ import (
 
 // MayHold reports whether s holds one of words (lower-case ASCII),
 // ignoring case: a line without any cannot match a case-folded expression
-// every match of which holds one. Text beyond ASCII reports true and goes
-// to the expression itself: Unicode case folding matches more than
-// strings.ToLower finds (ſ is s, K is k).
+// every match of which holds one. It is exact for Go's case folding, in
+// which only two runes beyond ASCII match an ASCII letter: K (Kelvin
+// sign, k) and ſ (long s, s); text holding either goes to the expression.
 func MayHold(s string, words []string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return true
-		}
+	if strings.Contains(s, "\u212a") || strings.Contains(s, "\u017f") {
+		return true
 	}
-	lower := strings.ToLower(s)
+	lower := asciiLower(s)
 	for _, w := range words {
 		if strings.Contains(lower, w) {
 			return true
 		}
 	}
 	return false
+}
+
+// asciiLower is s with A–Z lowered and every other byte as it is.
+func asciiLower(s string) string {
+	i := 0
+	for i < len(s) && (s[i] < 'A' || s[i] > 'Z') {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	b := []byte(s)
+	for ; i < len(b); i++ {
+		if c := b[i]; c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // WordBytes are the bytes \b counts as word characters: Runs over an

@@ -29,13 +29,32 @@ func TestRunsGiveWhatTheExpressionGives(t *testing.T) {
 	}
 }
 
-func TestMayHoldFoldsCaseAndPassesUnicode(t *testing.T) {
+// TestMayHoldIsExactUnderCaseFolding: MayHold says false only where a
+// case-folded expression of the words cannot match, beyond ASCII too.
+func TestMayHoldIsExactUnderCaseFolding(t *testing.T) {
 	words := []string{"must", "never"}
 	for text, want := range map[string]bool{
 		"You MUST test": true, "Never again": true, "nothing": false, "muſt (long s)": true, "": false,
+		"NEVER — ever": true, "névér": false, "ＭＵＳＴ fullwidth": false, "İ must": true, "tick ✓ only": false,
 	} {
 		if got := MayHold(text, words); got != want {
 			t.Errorf("MayHold(%q) = %v, want %v", text, got, want)
 		}
+		if re := regexp.MustCompile(`(?i)must|never`); re.MatchString(text) && !MayHold(text, words) {
+			t.Errorf("MayHold(%q) = false, the expression matches", text)
+		}
 	}
+}
+
+func FuzzMayHold(f *testing.F) {
+	for _, s := range []string{"MUST", "muſt", "Kelvin K", "névér", "exIt", ""} {
+		f.Add(s)
+	}
+	re := regexp.MustCompile(`(?i)must|never|kick|exit`)
+	words := []string{"must", "never", "kick", "exit"}
+	f.Fuzz(func(t *testing.T, s string) {
+		if re.MatchString(s) && !MayHold(s, words) {
+			t.Fatalf("MayHold(%q) = false, the expression matches", s)
+		}
+	})
 }

@@ -1,11 +1,11 @@
 package facts
 
 import (
-	"bytes"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/compactd/compactd/compaction/format/formattest"
 	"github.com/compactd/compactd/compaction/sessiongen"
 )
 
@@ -22,12 +22,7 @@ func FuzzExpressionsOnRuns(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	gen := sessiongen.ClaudeCode(sessiongen.Options{Seed: 7, Turns: 12})
-	for _, line := range bytes.Split(gen, []byte("\n")) {
-		if len(line) > 0 {
-			f.Add(string(line))
-		}
-	}
+	formattest.SeedLines[string](f, sessiongen.ClaudeCode(sessiongen.Options{Seed: 7, Turns: 12}))
 	f.Fuzz(func(t *testing.T, text string) {
 		if got, want := pathRuns.FindAll(text), pathToken.FindAllString(text, -1); !reflect.DeepEqual(got, want) {
 			t.Fatalf("paths of %q: %q, the expression finds %q", text, got, want)

@@ -1,10 +1,10 @@
 package summarize
 
 import (
-	"bytes"
 	"reflect"
 	"testing"
 
+	"github.com/compactd/compactd/compaction/format/formattest"
 	"github.com/compactd/compactd/compaction/sessiongen"
 )
 
@@ -18,12 +18,7 @@ func FuzzMentionsOnRuns(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	gen := sessiongen.ClaudeCode(sessiongen.Options{Seed: 9, Turns: 12})
-	for _, line := range bytes.Split(gen, []byte("\n")) {
-		if len(line) > 0 {
-			f.Add(string(line))
-		}
-	}
+	formattest.SeedLines[string](f, sessiongen.ClaudeCode(sessiongen.Options{Seed: 9, Turns: 12}))
 	mark := func(s string) string { return "<" + s + ">" }
 	f.Fuzz(func(t *testing.T, text string) {
 		if got, want := pathRuns.ReplaceAllFunc(text, mark), rePath.ReplaceAllStringFunc(text, mark); got != want {

@@ -1,8 +1,6 @@
 package anthropic
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/compactd/compactd/compaction/format/formattest"
@@ -11,14 +9,7 @@ import (
 // FuzzBlocksDecodeAgreesWithEncodingJSON holds the decoder blocks are read
 // with to encoding/json (formattest.DecodersAgree).
 func FuzzBlocksDecodeAgreesWithEncodingJSON(f *testing.F) {
-	files, _ := filepath.Glob("testdata/*.json")
-	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
+	formattest.SeedFiles(f, "testdata/*.json", false)
 	for _, s := range []string{
 		`{"type":"text","text":"hi"}`, `{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"/a.go"}}`,
 		`{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"x"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBO"}}],"is_error":true}`,

@@ -1,11 +1,7 @@
 package claude
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/compactd/compactd/compaction/format/formattest"
@@ -14,18 +10,7 @@ import (
 // FuzzDecodeAgreesWithEncodingJSON holds the decoder the codec reads
 // records with to encoding/json (formattest.DecodersAgree).
 func FuzzDecodeAgreesWithEncodingJSON(f *testing.F) {
-	files, _ := filepath.Glob("testdata/*.jsonl")
-	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(nil, 1<<24)
-		for sc.Scan() {
-			f.Add(append([]byte(nil), sc.Bytes()...))
-		}
-	}
+	formattest.SeedFiles(f, "testdata/*.jsonl", true)
 	for _, s := range []string{`{"type":"user","UUID":"x","uuid":"y"}`, `{"type":"user","type":"assistant"}`, "{\"message\":{\"content\":\"a\xffb\"}}", `{"parentUuid":null}`, `{"message":5}`, `{"isSidechain":"yes"}`, `[1,2]`, `{"a":1}x`} {
 		f.Add([]byte(s))
 	}

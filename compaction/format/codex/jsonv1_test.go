@@ -1,11 +1,7 @@
 package codex
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/compactd/compactd/compaction/format/formattest"
@@ -15,18 +11,7 @@ import (
 // with to encoding/json (formattest.DecodersAgree), partial results of
 // the lenient decoding included.
 func FuzzDecodeAgreesWithEncodingJSON(f *testing.F) {
-	files, _ := filepath.Glob("testdata/*.jsonl")
-	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(nil, 1<<24)
-		for sc.Scan() {
-			f.Add(append([]byte(nil), sc.Bytes()...))
-		}
-	}
+	formattest.SeedFiles(f, "testdata/*.jsonl", true)
 	for _, s := range []string{`{"type":"response_item","payload":{"type":"message","role":5,"content":[{"type":"input_text","text":"x"}]}}`,
 		`{"timestamp":1,"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":"many"}}}}`,
 		`{"type":"message","content":"a\xffb"}`, `[{"type":"output_text","text":"a"},{"type":"input_image","image_url":7}]`} {

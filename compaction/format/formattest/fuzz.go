@@ -1,8 +1,11 @@
 package formattest
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -30,5 +33,37 @@ func DecodersAgree(t *testing.T, raw []byte, fresh func() any) {
 	}
 	if (errWant == nil || typeWant != nil) && !reflect.DeepEqual(want, got) {
 		t.Fatalf("%q into %T (error %v):\nencoding/json %+v\njsonv1        %+v", raw, want, errWant, want, got)
+	}
+}
+
+// SeedFiles adds the files glob matches to f's corpus: each whole, or
+// each non-empty line of them when byLine.
+func SeedFiles(f *testing.F, glob string, byLine bool) {
+	f.Helper()
+	names, err := filepath.Glob(glob)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, name := range names {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if byLine {
+			SeedLines[[]byte](f, data)
+		} else {
+			f.Add(data)
+		}
+	}
+}
+
+// SeedLines adds each non-empty line of data to f's corpus, as T: the
+// fuzz target's argument type.
+func SeedLines[T string | []byte](f *testing.F, data []byte) {
+	f.Helper()
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if len(line) > 0 {
+			f.Add(T(bytes.Clone(line)))
+		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -15,6 +14,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/compactd/compactd/daemon"
+	"github.com/compactd/compactd/daemon/platform"
 )
 
 // Version is reported in serverInfo.
@@ -155,7 +155,7 @@ func (s *Server) watchClientProcess(pid int) {
 		case <-s.ctx.Done():
 			return
 		case <-t.C:
-			if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			if !platform.ProcessAlive(pid) {
 				s.opts.Logger.Info("client process is gone; exiting", "pid", pid)
 				select {
 				case s.exitCode <- 1:

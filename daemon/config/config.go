@@ -175,17 +175,18 @@ func UserFile() (string, error) {
 	return filepath.Join(dir, "compactd", "config.toml"), nil
 }
 
-// Load reads defaults, the user file and workspace's .compactd.toml (either
-// may be absent; workspace "" skips it) and validates the result.
-func Load(workspace string) (*Config, error) {
+// Load reads defaults, the user file and the workspace file file (a
+// .compactd.toml, see Nearest; either may be absent, "" skips it) and
+// validates the result: a file that does not is an error (the CLI's).
+func Load(file string) (*Config, error) {
 	c := Default()
 	user, err := UserFile()
 	if err != nil {
 		return nil, err
 	}
 	files := []string{user}
-	if workspace != "" {
-		files = append(files, filepath.Join(workspace, WorkspaceFile))
+	if file != "" {
+		files = append(files, file)
 	}
 	for _, f := range files {
 		b, err := readRegular(f)

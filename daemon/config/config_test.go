@@ -57,7 +57,7 @@ request = "strip"
 [tools."cargo_*"]
 response = "remove"
 `)
-	c, err := Load(ws)
+	c, err := Load(filepath.Join(ws, WorkspaceFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ response = "remove"
 
 func TestLoadDefaultsWithoutFiles(t *testing.T) {
 	_, ws := isolate(t)
-	c, err := Load(ws)
+	c, err := Load(filepath.Join(ws, WorkspaceFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestValidationErrors(t *testing.T) {
 			_, ws := isolate(t)
 			path := filepath.Join(ws, WorkspaceFile)
 			write(t, path, tc.toml)
-			_, err := Load(ws)
+			_, err := Load(filepath.Join(ws, WorkspaceFile))
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
 				t.Fatalf("err = %v, want it to name %s and contain %q", err, path, tc.want)
 			}
@@ -222,7 +222,7 @@ cached_input = 0.1
 output = 5
 tiers = [{above = 32000, input = 2, cached_input = 0.2, output = 10}]
 `)
-	c, err := Load(ws)
+	c, err := Load(filepath.Join(ws, WorkspaceFile))
 	if err != nil {
 		t.Fatal(err)
 	}

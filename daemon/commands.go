@@ -44,20 +44,23 @@ type Compaction struct {
 	Message string `json:"message"`
 	// Open is the file worth showing: the fork, the dry-run report.
 	Open string `json:"open,omitempty"`
-	*jobs.Result
+	// The job's result, embedded by value: the wire's encoder
+	// (segmentio/encoding, under jsonrpc2) drops the omitempty fields of
+	// an embedded pointer.
+	jobs.Result
 }
 
 // Restored is what a restore reports.
 type Restored struct {
 	Message string `json:"message"`
 	Open    string `json:"open,omitempty"`
-	*jobs.RestoreResult
+	jobs.RestoreResult
 }
 
 // History lists a conversation's stored versions.
 type History struct {
 	Message string `json:"message"`
-	*jobs.History
+	jobs.History
 }
 
 // Diff is the unified line diff of two versions.
@@ -137,7 +140,7 @@ func (d *Daemon) compact(ctx context.Context, req CompactRequest, dryRun bool) (
 		return nil, err
 	}
 	saved := res.TokensBefore - res.TokensAfter
-	out := &Compaction{Result: res}
+	out := &Compaction{Result: *res}
 	switch {
 	case res.AgentRetention != nil:
 		ar := res.AgentRetention
@@ -167,7 +170,7 @@ func (d *Daemon) History(ctx context.Context, path string) (*History, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &History{Message: fmt.Sprintf("%d stored versions of this conversation", len(h.Versions)), History: h}, nil
+	return &History{Message: fmt.Sprintf("%d stored versions of this conversation", len(h.Versions)), History: *h}, nil
 }
 
 // Versions counts the stored versions of the conversation at path.
@@ -195,7 +198,7 @@ func (d *Daemon) Restore(ctx context.Context, path, version string, inPlace bool
 	if err != nil {
 		return nil, err
 	}
-	out := &Restored{Message: fmt.Sprintf("restored version %s as a new transcript", res.Version), Open: res.Path, RestoreResult: res}
+	out := &Restored{Message: fmt.Sprintf("restored version %s as a new transcript", res.Version), Open: res.Path, RestoreResult: *res}
 	if jobs.IsAgentLabel(res.Version) {
 		out.Message = fmt.Sprintf("restored the conversation before the agent's compaction %s as a new session", res.Version)
 	}

@@ -775,7 +775,7 @@ type indexer struct {
 	counters *tokens.CounterSet
 	registry *tokens.Registry
 	// cache remembers whole messages' counts by content; nil disables it.
-	cache    tokens.Cache
+	cache tokens.Cache
 	// settings is the configuration of the transcript at a path.
 	settings func(path string) *resolved
 	log      interface {

@@ -9,8 +9,8 @@ import (
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/strategy"
-	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/config"
 )
 
 // Insight is what a snapshot says beyond the gauge's figure: what fills

@@ -109,7 +109,7 @@ func newServer(opts Options) *Server {
 		opts.ProcessPollInterval = 2 * time.Second
 	}
 	s := &Server{
-		opts: opts,
+		opts:     opts,
 		diagSent: map[protocol.DocumentURI]string{},
 		progress: map[string]context.CancelFunc{},
 		exitCode: make(chan int, 1),

@@ -301,6 +301,9 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	} else if err := createFile(target, out.data); err != nil {
 		return nil, r.forgetUnwritten(v, err)
 	}
+	// The source must outlive the fork's resume (and an in-place
+	// compaction's next start of another session).
+	res.Notes = append(res.Notes, guardSource(src.codec.Format(), path)...)
 	if !req.InPlace {
 		res.Session = out.t.Meta.SessionID
 		res.Resume = resumeCommand(src.codec.Format(), out.t.Meta.Cwd, target, res.Session)

@@ -580,7 +580,7 @@ func tight[T any](s []T) []T {
 // Callers hold tr.mu.
 func (tr *tracked) publish(ix *indexer, fi fs.FileInfo) {
 	tr.seq++
-	s := buildSnapshot(tr, ix, ix.settings(), fi.Size())
+	s := buildSnapshot(tr, ix, ix.settings(tr.path), fi.Size())
 	if prev := tr.snap.Load(); prev != nil && prev.Savings != nil {
 		s.Savings = prev.Savings // stale estimates beat none while recomputing
 	}
@@ -603,37 +603,37 @@ func (tr *tracked) rebuild(ix *indexer, modelChanged bool) (reread bool) {
 	if tr.t == nil {
 		// Evicted: re-derive the window and level from the snapshot
 		// rather than re-reading the file.
-		tr.snap.Store(prev.withSettings(ix.settings(), tr.seq))
+		tr.snap.Store(prev.withSettings(ix.settings(tr.path), tr.seq))
 		return modelChanged
 	}
-	if ix.counterFor(tr.t, tr.stats).ID() != tr.countedWith {
+	if ix.counterFor(tr.path, tr.t, tr.stats).ID() != tr.countedWith {
 		if tr.trimmed > 0 {
 			// The parts to count again are gone: read the file again.
-			tr.snap.Store(prev.withSettings(ix.settings(), tr.seq))
+			tr.snap.Store(prev.withSettings(ix.settings(tr.path), tr.seq))
 			tr.t = nil
 			tr.parsed.Store(false)
 			return true
 		}
 		tr.recount(ix, 0, tr.t)
 	}
-	s := buildSnapshot(tr, ix, ix.settings(), prev.Size)
+	s := buildSnapshot(tr, ix, ix.settings(tr.path), prev.Size)
 	s.Savings, s.SavingsPending = prev.Savings, true
 	tr.snap.Store(s)
 	return false
 }
 
-func buildSnapshot(tr *tracked, ix *indexer, set Settings, size int64) *Snapshot {
+func buildSnapshot(tr *tracked, ix *indexer, set *resolved, size int64) *Snapshot {
 	t := tr.t
-	opts := gauge.Options{Model: set.Model, ContextWindow: set.ContextWindow, Registry: ix.registry, Warn: set.WarnRatio, Critical: set.CriticalRatio, Stats: &tr.stats, Overhead: tr.overhead}
-	if opts.ContextWindow == 0 && len(set.Windows) > 0 {
-		opts.ContextWindow = longestPrefix(set.Windows, gauge.Resolve(t, opts).Model)
+	opts := gauge.Options{Model: set.Gauge.Model, ContextWindow: set.Gauge.ContextWindow, Registry: ix.registry, Warn: set.Gauge.Warn, Critical: set.Gauge.Critical, Stats: &tr.stats, Overhead: tr.overhead}
+	if opts.ContextWindow == 0 && len(set.windows) > 0 {
+		opts.ContextWindow = longestPrefix(set.windows, gauge.Resolve(t, opts).Model)
 	}
 	// Live needs only the counts after the last reported usage: the
 	// append path stays independent of the transcript's length.
 	g := gauge.Live(t, tr.counts[min(gauge.TailStart(t), len(tr.counts)):], opts)
 	natural := g.ContextWindow
 	if opts.ContextWindow > 0 {
-		natural = gauge.Resolve(t, gauge.Options{Model: set.Model, Registry: ix.registry, Stats: &tr.stats}).ContextWindow
+		natural = gauge.Resolve(t, gauge.Options{Model: set.Gauge.Model, Registry: ix.registry, Stats: &tr.stats}).ContextWindow
 	}
 	s := &Snapshot{
 		Path: tr.path, Format: t.Format, Model: g.Model, Window: g.ContextWindow,
@@ -768,8 +768,9 @@ type indexer struct {
 	counters *tokens.CounterSet
 	registry *tokens.Registry
 	// cache remembers whole messages' counts by content; nil disables it.
-	cache    tokens.Cache
-	settings func() Settings
+	cache tokens.Cache
+	// settings is the configuration of the transcript at a path.
+	settings func(path string) *resolved
 	log      interface {
 		Debug(msg string, args ...any)
 	}
@@ -847,7 +848,7 @@ func unchangedPrefix(old *transcript.Transcript, oldCounts []tokens.Count, nt *t
 // model became known or changed), and counting the rest on every core.
 // tr.stats must already describe nt.
 func (tr *tracked) recount(ix *indexer, same int, nt *transcript.Transcript) {
-	c := ix.counterFor(nt, tr.stats)
+	c := ix.counterFor(tr.path, nt, tr.stats)
 	if c.ID() != tr.countedWith {
 		same = 0
 	}

@@ -3,6 +3,7 @@ package daemon
 import (
 	"flag"
 	"fmt"
+	"github.com/compactd/compactd/daemon/agents"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -48,7 +49,7 @@ func BenchmarkColdScan(b *testing.B) {
 			b.Fatal(err)
 		}
 		cache := st.NewTokenCache(1 << 16)
-		d, err := New(Options{Folders: []string{ws}, Env: Env{Home: b.TempDir()}, CountCache: cache, Savings: StrategySavings(tokens.NewCounterSet(tokens.WithCache(cache)))})
+		d, err := New(Options{Folders: []string{ws}, Env: agents.Env{Home: b.TempDir()}, CountCache: cache, Savings: StrategySavings(tokens.NewCounterSet(tokens.WithCache(cache)))})
 		if err != nil {
 			b.Fatal(err)
 		}

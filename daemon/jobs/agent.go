@@ -190,7 +190,7 @@ func (r *Runner) RestoreBeforeAgent(ctx context.Context, path, label string) (_ 
 	if err := createFile(target, b.before.data); err != nil {
 		return nil, r.forgetUnwritten(rec, err)
 	}
-	return &RestoreResult{Path: target, Version: AgentLabel(b.index), Recorded: rec.Label,
+	return &RestoreResult{Path: target, Version: AgentLabel(b.index), Recorded: rec.Label, Notes: guardSource(b.src.codec.Format(), path),
 		Session: b.before.t.Meta.SessionID, Resume: resumeCommand(b.src.codec.Format(), b.before.t.Meta.Cwd, target, b.before.t.Meta.SessionID)}, nil
 }
 
@@ -332,6 +332,7 @@ func (r *Runner) recompactAgent(ctx context.Context, path string, req Request) (
 		Session: out.t.Meta.SessionID, Resume: resumeCommand(b.src.codec.Format(), out.t.Meta.Cwd, target, out.t.Meta.SessionID),
 		AgentRetention: agentRetention(b, rep.Retention),
 	}
+	res.Notes = append(res.Notes, guardSource(b.src.codec.Format(), path)...)
 	res.Overhead, _ = recorded.total()
 	if recorded.Resent != nil {
 		res.Resent = *recorded.Resent

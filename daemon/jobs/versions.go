@@ -99,6 +99,9 @@ type RestoreResult struct {
 	// that resumes it, where the agent has one.
 	Session string `json:"session,omitempty"`
 	Resume  string `json:"resume,omitempty"`
+	// Notes say what the restore did beside writing the version (see
+	// guardSource).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Restore writes a stored version out: as a new fork beside path, or over
@@ -267,7 +270,7 @@ func (r *Runner) restoreFork(ctx context.Context, conv store.Conversation, v sto
 	if err := createFile(target, out); err != nil {
 		return nil, r.forgetUnwritten(rec, err)
 	}
-	return &RestoreResult{Path: target, Version: v.Label, Recorded: rec.Label}, nil
+	return &RestoreResult{Path: target, Version: v.Label, Recorded: rec.Label, Notes: guardSource(transcript.Format(v.Format), path)}, nil
 }
 
 // Diff renders a readable per-turn diff between two versions.

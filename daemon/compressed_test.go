@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/compactd/compactd/daemon/agents"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -68,7 +69,7 @@ func codexDaemon(t *testing.T, ws, home string, logged *warnings, before func(da
 	if before != nil {
 		before(day)
 	}
-	d, err := New(Options{Folders: []string{ws}, Env: Env{Home: home, CodexHome: codexHome}, Logger: slog.New(logged)})
+	d, err := New(Options{Folders: []string{ws}, Env: agents.Env{Home: home, CodexHome: codexHome}, Logger: slog.New(logged)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"github.com/compactd/compactd/daemon/agents"
 	"math"
 	"os"
 	"path/filepath"
@@ -69,10 +70,14 @@ func TestACompactionRunsWithoutTheLimit(t *testing.T) {
 	}
 	defer st.Close()
 	const limit = 200 << 20
-	j := RunnerJobs{Runner: jobs.New(st), Memory: NewMemoryLimit(limit)}
+	d, err := New(Options{Folders: []string{filepath.Dir(path)}, Env: agents.Env{Home: filepath.Join(dir, "home")}, Jobs: jobs.New(st), Memory: NewMemoryLimit(limit)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
 	var during []int64
 	progress := func(string, int) { during = append(during, debug.SetMemoryLimit(-1)) }
-	if _, err := j.Compact(t.Context(), JobRequest{Path: path, Workspace: filepath.Dir(path), DryRun: true}, progress); err != nil {
+	if _, err := d.DryRun(t.Context(), CompactRequest{Path: path, Progress: progress}); err != nil {
 		t.Fatal(err)
 	}
 	if len(during) == 0 {

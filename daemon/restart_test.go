@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"github.com/compactd/compactd/daemon/agents"
 	"os"
 	"path/filepath"
 	"testing"
@@ -30,7 +31,7 @@ func TestRestartTokenizesNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := New(Options{Folders: []string{ws}, Env: Env{Home: t.TempDir()}, Counter: counter, CountCache: cache})
+		d, err := New(Options{Folders: []string{ws}, Env: agents.Env{Home: t.TempDir()}, Counter: counter, CountCache: cache})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -57,13 +57,13 @@ type Snapshot struct {
 
 // withSettings re-derives the window, ratio and level under new settings
 // (for transcripts whose parsed form was evicted).
-func (s *Snapshot) withSettings(set Settings, seq uint64) *Snapshot {
+func (s *Snapshot) withSettings(set *resolved, seq uint64) *Snapshot {
 	next := *s
 	next.Seq, next.UpdatedAt = seq, time.Now()
 	w := s.naturalWindow
-	if set.ContextWindow > 0 {
-		w = set.ContextWindow
-	} else if o := longestPrefix(set.Windows, s.Model); o > 0 {
+	if set.Gauge.ContextWindow > 0 {
+		w = set.Gauge.ContextWindow
+	} else if o := longestPrefix(set.windows, s.Model); o > 0 {
 		w = o
 	}
 	if w <= 0 {
@@ -72,14 +72,14 @@ func (s *Snapshot) withSettings(set Settings, seq uint64) *Snapshot {
 	next.Window = w
 	next.Ratio = float64(s.Tokens) / float64(w)
 	next.Insight = s.Insight.withWindow(w)
-	next.CriticalAt = set.CriticalRatio
+	next.CriticalAt = set.Gauge.Critical
 	if s.AutoCompactAt > 0 && s.AutoCompactAt < next.CriticalAt {
 		next.CriticalAt = s.AutoCompactAt
 	}
 	switch {
 	case next.Ratio >= next.CriticalAt:
 		next.Level = LevelCritical
-	case next.Ratio >= set.WarnRatio:
+	case next.Ratio >= set.Gauge.Warn:
 		next.Level = LevelWarn
 	default:
 		next.Level = LevelOK

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"github.com/compactd/compactd/daemon"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,7 +27,7 @@ func TestAgentCompactionActions(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := pathURI(path)
-	c := startServer(t, Options{Jobs: openJobs(t)})
+	c := startServer(t, Options{Daemon: daemon.Options{Jobs: openJobs(t)}})
 	c.initialize(ws, nil)
 	c.notify(protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1}})
 	c.waitNote(0, methodGauge, gaugeFor(u), 10*time.Second)

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"encoding/json"
+	"github.com/compactd/compactd/daemon"
 	"os"
 	"path/filepath"
 	"slices"
@@ -76,7 +77,7 @@ func TestAutoCompaction(t *testing.T) {
 			path := filepath.Join(ws, "conv.jsonl")
 			data := writeSession(t, path, ws, 14) // turn-window keeps 10 turns
 			u := pathURI(path)
-			c := startServer(t, Options{Jobs: openJobs(t)})
+			c := startServer(t, Options{Daemon: daemon.Options{Jobs: openJobs(t)}})
 			// The trigger starts out of reach, then is set just above
 			// the conversation as it stands.
 			var init any

@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"github.com/compactd/compactd/daemon/agents"
 	"net"
 	"os"
 	"path/filepath"
@@ -59,11 +60,11 @@ func testEnv(t *testing.T) (home string) {
 
 func startServer(t *testing.T, opts Options) *client {
 	t.Helper()
-	if opts.Env == (daemon.Env{}) {
-		opts.Env = daemon.EnvFromOS(os.Getenv)
+	if opts.Daemon.Env == (agents.Env{}) {
+		opts.Daemon.Env = agents.EnvFromOS(os.Getenv)
 	}
-	if opts.Savings == nil {
-		opts.Savings = noSavings
+	if opts.Daemon.Savings == nil {
+		opts.Daemon.Savings = noSavings
 	}
 	serverSide, clientSide := net.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())

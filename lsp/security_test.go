@@ -3,6 +3,7 @@ package lsp
 import (
 	"crypto/sha256"
 	"fmt"
+	"github.com/compactd/compactd/daemon"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -58,7 +59,7 @@ func TestSymlinksEscapingTheWorkspace(t *testing.T) {
 	if err := os.Symlink(outside, dirLink); err != nil {
 		t.Fatal(err)
 	}
-	c := startServer(t, Options{Jobs: openJobs(t)})
+	c := startServer(t, Options{Daemon: daemon.Options{Jobs: openJobs(t)}})
 	// Auto-compaction on at 2 turns: it would fire on the first growth.
 	c.initialize(ws, map[string]any{"autoCompact": map[string]any{"enabled": true, "turns": 2, "minTurns": 1}})
 	beforeOut, beforeWs := treeDigest(t, outside), treeDigest(t, ws)

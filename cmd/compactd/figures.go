@@ -96,12 +96,9 @@ func measure(ctx context.Context, t *transcript.Transcript, o measureOptions) (*
 // file and the nearest .compactd.toml above it. A broken file is reported
 // on stderr and the defaults used: figures should not fail on it.
 func loadConfig(e *env, path string) *config.Config {
-	ws, err := findWorkspace(path)
+	cfg, err := config.Load(config.Nearest(path, workingDir()))
 	if err == nil {
-		var cfg *config.Config
-		if cfg, err = config.Load(ws); err == nil {
-			return cfg
-		}
+		return cfg
 	}
 	fmt.Fprintf(e.stderr, "compactd: %v; using the default settings\n", err)
 	return config.Default()

@@ -15,6 +15,8 @@ import (
 	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/daemon"
+	"github.com/compactd/compactd/daemon/agents"
+	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/jobs"
 	"github.com/compactd/compactd/daemon/store"
 )
@@ -92,7 +94,7 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 			paths = append(paths, path)
 			continue
 		}
-		rendered, err := daemon.RenderDatabase(ctx, daemon.EnvFromOS(e.getenv), path, nil)
+		rendered, err := daemon.RenderDatabase(ctx, agents.EnvFromOS(e.getenv), path, nil)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -105,7 +107,7 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 	defer closeStore()
 	for _, path := range paths {
 		cfg := loadConfig(e, path)
-		opts.prices, opts.keepLast = cfg.PriceTable(), cfg.StrategyOptions(0).KeepLast
+		opts.prices, opts.keepLast = cfg.PriceTable(), cfg.CompactOptions(0, config.Overrides{}).KeepLast
 		opts.gauge.Overhead = 0
 		if abs, err := filepath.Abs(path); err == nil {
 			opts.gauge.Overhead, _ = overhead(abs)

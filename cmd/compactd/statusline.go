@@ -11,6 +11,7 @@ import (
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/daemon/config"
 )
 
 func init() {
@@ -89,7 +90,7 @@ func statusline(ctx context.Context, e *env, color bool) (string, error) {
 		gauge:    gauge.Options{Model: cfg.Gauge.Model, ContextWindow: cfg.Gauge.ContextWindow, Registry: tokens.NewRegistry()},
 		counters: tokens.NewCounterSet(),
 		prices:   cfg.PriceTable(),
-		keepLast: cfg.StrategyOptions(0).KeepLast,
+		keepLast: cfg.CompactOptions(0, config.Overrides{}).KeepLast,
 	}
 	// Claude Code knows the model and the window it runs with (the 1M
 	// window included); the user's settings still win.

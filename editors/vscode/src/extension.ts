@@ -45,23 +45,21 @@ interface CommandArgs {
   to?: number | string;
 }
 
+/** One entry of compactd.history's result.versions (lsp/testdata/commands/compactd.history.json). */
 interface Version {
-  /** The protocol names the id `id`; the store's JSON names it `version`. */
-  id?: number | string;
-  version?: number | string;
-  pipeline?: string[];
-  parent?: number | string | null;
-  created?: string;
-  tokensBefore?: number;
-  tokensAfter?: number;
-  strategies?: string[];
+  version: string;
+  pipeline: string[];
+  parent?: string;
+  created: string;
+  tokensBefore: number;
+  tokensAfter: number;
   forkPath?: string;
 }
 
 let client: LanguageClient | undefined;
 
-const versionId = (v: Version) => v.id ?? v.version ?? '?';
-const versionStrategies = (v: Version) => (v.strategies ?? v.pipeline ?? []).join(', ');
+const versionId = (v: Version) => v.version;
+const versionStrategies = (v: Version) => (v.pipeline ?? []).join(', ');
 
 /**
  * The server wraps a command's own result as {command, uri, message, open, result: {...}}:
@@ -108,6 +106,7 @@ function protocolSettings(): Record<string, unknown> {
       cursor: c.get<boolean>('watch.cursor'),
       copilotChat: c.get<boolean>('watch.copilotChat'),
       globs: c.get<string[]>('watch.globs'),
+      exclude: c.get<string[]>('watch.exclude'),
     },
     log: { level: c.get<string>('log.level') },
     store: { path: c.get<string>('store.path') || undefined },
@@ -278,15 +277,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const showResult = async (command: string, uri: string, r: Record<string, unknown> | undefined, next: ExecuteCommandSignature) => {
     if (!r) return;
     switch (command) {
+      // The result names are the server's (lsp/testdata/commands/*.json).
       case 'compactd.compact':
+      case 'compactd.recompactAgentCompaction':
+        await openPath(r.forkPath as string | undefined, false);
+        break;
       case 'compactd.restore':
       case 'compactd.restoreBeforeAgentCompaction':
-      case 'compactd.recompactAgentCompaction':
-        await openPath((r.forkPath ?? r.path) as string | undefined, false);
+        await openPath(r.path as string | undefined, false);
         break;
       case 'compactd.dryRun':
-      case 'compactd.diff':
-        await openPath((r.reportPath ?? r.diffPath) as string | undefined, true);
+        await openPath(r.reportPath as string | undefined, true);
         break;
       case 'compactd.history': {
         const versions = (r.versions as Version[] | undefined) ?? [];

@@ -1,0 +1,27 @@
+package qwen
+
+import (
+	"path/filepath"
+
+	"github.com/compactd/compactd/daemon/agents"
+)
+
+func init() {
+	Agent.MCP = &agents.MCP{
+		User:    func(env agents.Env) string { return filepath.Join(env.Home, ".qwen", "settings.json") },
+		Project: func(folder string) string { return filepath.Join(folder, ".qwen", "settings.json") },
+		Key:     []string{"mcpServers"},
+		Entry:   GeminiEntry,
+	}
+}
+
+// GeminiEntry is an MCP server entry of Gemini CLI's settings (Qwen Code
+// reads the same): trusted, since compactd's tools only read.
+func GeminiEntry(command string, args []string, env map[string]string) any {
+	return struct {
+		Command string            `json:"command"`
+		Args    []string          `json:"args"`
+		Env     map[string]string `json:"env,omitempty"`
+		Trust   bool              `json:"trust"`
+	}{command, args, env, true}
+}

@@ -225,12 +225,28 @@ type Gauge struct {
 	// WarnAt, CriticalAt and AutoCompactAt are token thresholds;
 	// AutoCompactAt is 0 when the agent's point is unknown.
 	WarnAt, CriticalAt, AutoCompactAt int
-	Turns, Messages, ToolCalls        int
-	SkippedRecords                    int
+	// Turns counts the turns a person began with a prompt: not the
+	// preamble an agent injects before the first one (system prompt,
+	// environment context, instructions), nor a compaction's summary.
+	Turns, Messages, ToolCalls int
+	SkippedRecords             int
 	// Approx is set when a count used was approximate (long runs).
 	Approx bool
 	// PerTurn holds per-turn figures; nil for a live gauge (LiveCounts).
 	PerTurn []TurnTokens
+}
+
+// promptTurns counts the turns of t that a prompt begins.
+func promptTurns(t *transcript.Transcript) int {
+	n := 0
+	for _, tr := range t.Turns {
+		if tr.Start < len(t.Messages) {
+			if m := &t.Messages[tr.Start]; m.Origin == transcript.OriginHuman && transcript.StartsTurn(m) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // TailStart is the first message the calibrated gauge needs counted: the
@@ -297,7 +313,7 @@ func base(t *transcript.Transcript, opts Options) Gauge {
 		WindowSource:   r.WindowSource,
 		WindowNote:     r.WindowNote,
 		ReportedAt:     st.LastUsage,
-		Turns:          len(t.Turns),
+		Turns:          promptTurns(t),
 		Messages:       len(t.Messages),
 		ToolCalls:      st.ToolCalls,
 		SkippedRecords: t.Skipped,

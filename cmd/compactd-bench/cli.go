@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 // The cli section measures the commands a user types on a large Claude

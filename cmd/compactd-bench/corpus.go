@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 // Bench sessions built from real ones: the Claude Code sessions of the

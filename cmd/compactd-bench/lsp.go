@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 // The lsp section measures compactd serve the way an editor sees it: the

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command compactd-bench is `make bench`: it measures every performance
 // figure compactd promises and prints them in one Markdown table, each
 // beside its anchor (the bar it must meet) with a verdict.
@@ -7,6 +9,9 @@
 // Each section lives in its own file and registers itself from init with
 // register(section{...}); a section returns rows. Rows that have a bar
 // (ratios, equalities) print first, raw timings after.
+//
+// It runs on Linux only: its bars are Linux figures, read from rusage
+// (peak RSS of each command), flock and Pdeathsig.
 package main
 
 import (

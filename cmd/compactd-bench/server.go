@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 // The server section measures compactd serve over stdio, as an editor

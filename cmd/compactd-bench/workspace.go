@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 // The workspace section measures compactd serve the way a user's editor

@@ -19,13 +19,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/strategy"
+	"github.com/compactd/compactd/daemon/platform"
 )
 
 // WorkspaceFile is the workspace config's name, at the workspace root.
@@ -415,7 +415,7 @@ func (c *Config) Trigger() (strategy.Trigger, bool) {
 // readRegular reads a configuration file, refusing anything but a regular
 // file without blocking on it (a named pipe would wait for a writer).
 func readRegular(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := platform.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}

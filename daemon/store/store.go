@@ -11,9 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/compactd/compactd/daemon/platform"
 )
 
 // applicationID marks a database as compactd's ("cmpd"), so a foreign
@@ -76,7 +77,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	// Create the file ourselves so it starts as 0600: SQLite gives the -wal
 	// and -shm files the database file's permissions.
-	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
+	f, err := platform.OpenFile(abs, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, explain(abs, fmt.Errorf("open store %s: %w", abs, err))
 	}
@@ -118,7 +119,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // checkHeader refuses a non-empty file that is not an SQLite database before
 // SQLite gets a chance to treat it as one.
 func checkHeader(path string) error {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := platform.OpenFile(path, os.O_RDONLY, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}

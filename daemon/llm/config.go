@@ -119,4 +119,3 @@ func New(cfg Config, opts ...Option) (summarize.Model, error) {
 	}
 	return nil, fmt.Errorf("unknown summarizing provider %q (want %s or %s)", cfg.Provider, ProviderOpenAI, ProviderAnthropic)
 }
-

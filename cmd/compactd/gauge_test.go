@@ -87,7 +87,7 @@ func TestGaugeJSONKeyOrder(t *testing.T) {
 	if code != 0 {
 		t.Fatal(code)
 	}
-	want := []string{"path", "format", "model", "contextWindow", "tokens", "ratio", "level", "source", "turns", "messages", "toolCalls", "skippedRecords", "estimateError", "approx", "estimateErrorSpans", "estimateErrorNote", "breakdown", "reach", "cost"}
+	want := []string{"path", "format", "model", "contextWindow", "windowSource", "tokens", "ratio", "level", "source", "turns", "messages", "toolCalls", "skippedRecords", "estimateError", "approx", "estimateErrorSpans", "estimateErrorNote", "breakdown", "reach", "cost"}
 	var objects []json.RawMessage
 	if err := json.Unmarshal([]byte(out), &objects); err != nil || len(objects) != 1 {
 		t.Fatalf("output %q: %v", out, err)

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 
 	"github.com/compactd/compactd/daemon/agents"
+	"github.com/compactd/compactd/daemon/agents/gemini"
 )
 
 func init() {
@@ -11,17 +12,7 @@ func init() {
 		User:    func(env agents.Env) string { return filepath.Join(env.Home, ".qwen", "settings.json") },
 		Project: func(folder string) string { return filepath.Join(folder, ".qwen", "settings.json") },
 		Key:     []string{"mcpServers"},
-		Entry:   GeminiEntry,
+		// Qwen Code is a fork of Gemini CLI and reads the same entry.
+		Entry: gemini.Entry,
 	}
-}
-
-// GeminiEntry is an MCP server entry of Gemini CLI's settings (Qwen Code
-// reads the same): trusted, since compactd's tools only read.
-func GeminiEntry(command string, args []string, env map[string]string) any {
-	return struct {
-		Command string            `json:"command"`
-		Args    []string          `json:"args"`
-		Env     map[string]string `json:"env,omitempty"`
-		Trust   bool              `json:"trust"`
-	}{command, args, env, true}
 }

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/compactd/compactd/daemon/agentconf"
 	"github.com/compactd/compactd/daemon/agents"
@@ -72,6 +73,11 @@ func (c Change) Apply() error {
 	if c.After == nil {
 		if err := os.Remove(c.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("remove %s: %w", c.Path, err)
+		}
+		// The agent's folder an install created (a project's .codex/)
+		// goes too when nothing else is in it; a project folder never.
+		if dir := filepath.Dir(c.Path); c.Scope == ScopeProject && strings.HasPrefix(filepath.Base(dir), ".") {
+			os.Remove(dir) // fails, harmlessly, when not empty
 		}
 		return nil
 	}

@@ -204,4 +204,3 @@ func agentOf(path string) *agents.Agent {
 	}
 	return agents.ByFormat(codec.Format())
 }
-

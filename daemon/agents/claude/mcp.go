@@ -19,7 +19,9 @@ func init() {
 		Env: []string{"CLAUDE_CONFIG_DIR"},
 	}
 	Agent.Hooks = &agents.Hooks{
-		User:    func(env agents.Env) string { return filepath.Join(env.Or(env.ClaudeConfigDir, ".claude"), "settings.json") },
+		User: func(env agents.Env) string {
+			return filepath.Join(env.Or(env.ClaudeConfigDir, ".claude"), "settings.json")
+		},
 		Project: func(folder string) string { return filepath.Join(folder, ".claude", "settings.json") },
 	}
 }

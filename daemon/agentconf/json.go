@@ -229,15 +229,19 @@ func insertMember(src []byte, at *hujson.Value, key string, value any, unit stri
 		if err != nil {
 			return nil, err
 		}
-		sep := []byte(",")
+		sep, trailing := []byte(","), false
 		pos := last.Value.EndOffset
 		if c := nextSignificant(src, pos); c >= 0 && src[c] == ',' {
-			// A trailing comma (JSONC): the new member goes after it.
-			sep, pos = nil, c+1
+			// A trailing comma (JSONC): the new member goes after it and
+			// takes one too, as the file writes them.
+			sep, pos, trailing = nil, c+1, true
 		}
 		ins := append(sep, '\n')
 		ins = append(ins, indent...)
 		ins = append(append(append(ins, k...), ": "...), v...)
+		if trailing {
+			ins = append(ins, ',')
+		}
 		return splice(src, pos, pos, ins), nil
 	}
 	// An empty object opens over lines, indented one unit more than the

@@ -436,7 +436,11 @@ func (d *Daemon) Parsed(path string) *jobs.Parsed {
 	if !ok || tr.t == nil || !tr.hot.Load() || tr.skip != nil || len(tr.long) > 0 || sourcefile.Compressed(path) {
 		return nil
 	}
-	return &jobs.Parsed{Transcript: readerCopy(tr.t), Codec: trimmer, Parts: slices.Clone(tr.parts), CounterID: tr.countedWith}
+	// Detached: the job appends to it what the file gained since, while
+	// the index goes on appending to its own; the two chains sharing the
+	// codec's maps and arrays was a data race that could end the server
+	// (concurrent map writes) or corrupt either parse.
+	return &jobs.Parsed{Transcript: trimmer.Detach(tr.t), Codec: trimmer, Parts: slices.Clone(tr.parts), CounterID: tr.countedWith}
 }
 
 // JobRunning holds the background estimates back while a command runs

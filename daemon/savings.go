@@ -279,7 +279,7 @@ func (w *savingsWorker) compute(ctx context.Context, path string) {
 	set := w.d.settingsFor(path)
 	in.Strategies = savingsStrategies(set.Compact.Strategies)
 	in.Options = set.CompactOptions(in.Options.Window, config.Overrides{})
-	savings, err := w.fn(ctx, in)
+	savings, err := w.estimate(ctx, path, in)
 	if ctx.Err() != nil {
 		return
 	}
@@ -301,6 +301,13 @@ func (w *savingsWorker) compute(ctx context.Context, path string) {
 	// A dry run over a large transcript leaves garbage of its size.
 	w.d.freeSoon()
 	w.d.enforceBudget(nil, false)
+}
+
+// estimate runs the estimates of path: a panic in them is a failed
+// estimate (and a line in the log), never the server's end.
+func (w *savingsWorker) estimate(ctx context.Context, path string, in SavingsInput) (_ map[string]int, err error) {
+	defer jobs.Recovered(&err, "estimate the savings of "+path, w.d.log)
+	return w.fn(ctx, in)
 }
 
 // errNotInUse is why a cold transcript gets no new estimates: reading it

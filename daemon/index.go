@@ -13,7 +13,6 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -22,6 +21,7 @@ import (
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/jobs"
+	"github.com/compactd/compactd/daemon/platform"
 	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
@@ -231,7 +231,7 @@ func (tr *tracked) update(ix *indexer) (changed bool, err error) {
 	if !fi.Mode().IsRegular() {
 		return false, fmt.Errorf("%s is not a regular file: %w", tr.path, errNotTranscript)
 	}
-	size, ino := fi.Size(), inodeOf(fi)
+	size, ino := fi.Size(), platform.FileID(tr.path, fi)
 	if sourcefile.Compressed(tr.path) {
 		if tr.t != nil && ino == tr.ino && size == tr.fileSize && fi.ModTime().Equal(tr.fileMod) {
 			return false, nil
@@ -484,7 +484,7 @@ func (tr *tracked) appendTail(ix *indexer, app format.Appender, fi fs.FileInfo) 
 // reset forgets everything parsed, before a full parse, and looks up
 // again what the file's source held beyond it (a fork's overhead).
 func (tr *tracked) reset(ix *indexer, codec format.Codec, fi fs.FileInfo) {
-	tr.codec, tr.ino, tr.fileSize, tr.fileMod = codec, inodeOf(fi), fi.Size(), fi.ModTime()
+	tr.codec, tr.ino, tr.fileSize, tr.fileMod = codec, platform.FileID(tr.path, fi), fi.Size(), fi.ModTime()
 	tr.overhead = 0
 	if ix.overhead != nil {
 		tr.overhead, _ = ix.overhead(tr.path)
@@ -498,7 +498,7 @@ func (tr *tracked) reset(ix *indexer, codec format.Codec, fi fs.FileInfo) {
 func (tr *tracked) fullParse(ix *indexer, fi fs.FileInfo) (bool, error) {
 	codec := tr.codec
 	compressed := sourcefile.Compressed(tr.path)
-	if codec == nil || tr.t == nil || inodeOf(fi) != tr.ino || fi.Size() < tr.t.Size || compressed {
+	if codec == nil || tr.t == nil || platform.FileID(tr.path, fi) != tr.ino || fi.Size() < tr.t.Size || compressed {
 		// Detect from the head alone, so a large file that is not a
 		// transcript costs one small read.
 		head, err := sourcefile.ReadHead(tr.path, format.DetectBytes)
@@ -771,13 +771,6 @@ func scanLines(starts []int64, data []byte, base int64) ([]int64, int64) {
 		starts = append(starts, base+int64(off))
 	}
 	return starts, base + int64(len(data))
-}
-
-func inodeOf(fi fs.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Ino)
-	}
-	return 0
 }
 
 // indexer is what entries need from the daemon while updating.

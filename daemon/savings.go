@@ -19,6 +19,7 @@ import (
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/jobs"
+	"github.com/compactd/compactd/daemon/platform"
 	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
@@ -395,7 +396,7 @@ func (d *Daemon) adopt(tr, tmp *tracked) bool {
 		return false
 	}
 	fi, err := os.Stat(tr.path)
-	if err != nil || inodeOf(fi) != tr.ino || fi.Size() < tmp.position() {
+	if err != nil || platform.FileID(tr.path, fi) != tr.ino || fi.Size() < tmp.position() {
 		return false
 	}
 	if fi.Size() > tmp.position() {

@@ -11,12 +11,12 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/compactd/compactd/compaction/sessiongen"
 	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/daemon/platform/platformtest"
 	"github.com/compactd/compactd/daemon/store"
 )
 
@@ -78,11 +78,7 @@ func BenchmarkColdScan(b *testing.B) {
 	}
 }
 
-func cpuNow() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func cpuNow() time.Duration { return platformtest.CPUTime() }
 
 // procKB reads a field (kB) of /proc/self/status, 0 if absent.
 func procKB(field string) int64 {

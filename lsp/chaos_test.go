@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 
 	"github.com/compactd/compactd/daemon"
 	"github.com/compactd/compactd/daemon/jobs"
+	"github.com/compactd/compactd/daemon/platform/platformtest"
 	"github.com/compactd/compactd/daemon/store"
 )
 
@@ -28,7 +28,7 @@ func TestServerOddFiles(t *testing.T) {
 	session := filepath.Join(ws, "session.jsonl")
 	writeSession(t, session, ws, 6)
 	pipe := filepath.Join(ws, "pipe.jsonl")
-	if err := syscall.Mkfifo(pipe, 0o600); err != nil {
+	if err := platformtest.Mkfifo(pipe); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
 	os.Symlink(filepath.Join(ws, "loop-b.jsonl"), filepath.Join(ws, "loop-a.jsonl"))

@@ -3,10 +3,8 @@ package lsp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -14,6 +12,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/compactd/compactd/daemon"
+	"github.com/compactd/compactd/daemon/platform"
 )
 
 // Version is reported in serverInfo.
@@ -144,7 +143,7 @@ func (s *Server) watchClientProcess(pid int) {
 		case <-s.ctx.Done():
 			return
 		case <-t.C:
-			if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			if !platform.ProcessAlive(pid) {
 				s.opts.Logger.Info("client process is gone; exiting", "pid", pid)
 				select {
 				case s.exitCode <- 1:

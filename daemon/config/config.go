@@ -17,15 +17,16 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/strategy"
+	"github.com/compactd/compactd/daemon/platform"
 )
 
 // WorkspaceFile is the workspace config's name, at the workspace root.
@@ -162,9 +163,16 @@ func Default() *Config {
 }
 
 // UserFile returns the user config path: $XDG_CONFIG_HOME/compactd/config.toml,
-// falling back to $HOME/.config.
+// else on Windows %APPDATA%\compactd\config.toml, else ~/.config/compactd/config.toml.
 func UserFile() (string, error) {
 	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" && runtime.GOOS == "windows" {
+		d, err := os.UserConfigDir() // %APPDATA%
+		if err != nil {
+			return "", fmt.Errorf("find the user config: %w", err)
+		}
+		dir = d
+	}
 	if dir == "" {
 		home, err := os.UserHomeDir()
 		if err != nil {
@@ -415,7 +423,7 @@ func (c *Config) Trigger() (strategy.Trigger, bool) {
 // readRegular reads a configuration file, refusing anything but a regular
 // file without blocking on it (a named pipe would wait for a writer).
 func readRegular(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := platform.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -9,11 +9,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/compactd/compactd/daemon/platform"
 )
 
 // A store can be unusable in ways SQLite reports tersely ("database disk
@@ -201,7 +202,7 @@ func fixSidecarModes(path string) error {
 		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o600 == 0o600 {
 			continue
 		}
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+		if platform.OwnedByOther(fi) {
 			return &StoreError{Path: path, Cause: fmt.Sprintf("has a %s file owned by another user with mode %04o", suffix, fi.Mode().Perm()),
 				Fix: fmt.Sprintf("give %s back to yourself with mode 600, %s", p, elsewhereFix()), Kind: ErrUnwritable}
 		}

@@ -10,10 +10,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
-	"syscall"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/compactd/compactd/daemon/platform"
 )
 
 // applicationID marks a database as compactd's ("cmpd"), so a foreign
@@ -40,14 +42,29 @@ type Store struct {
 }
 
 // DefaultPath resolves where the store lives: COMPACTD_STORE, else
-// $XDG_STATE_HOME/compactd/compactd.db, else $HOME/.local/state/compactd/compactd.db.
+// $XDG_STATE_HOME/compactd/compactd.db, else on Windows
+// %LOCALAPPDATA%\compactd\compactd.db (local, not roaming: a database is
+// not copied between machines), else $HOME/.local/state/compactd/compactd.db.
 // getenv is passed in so commands and tests control the environment.
 func DefaultPath(getenv func(string) string) (string, error) {
+	return defaultPath(getenv, runtime.GOOS)
+}
+
+func defaultPath(getenv func(string) string, goos string) (string, error) {
 	if p := getenv("COMPACTD_STORE"); p != "" {
 		return p, nil
 	}
 	if d := getenv("XDG_STATE_HOME"); d != "" {
 		return filepath.Join(d, "compactd", "compactd.db"), nil
+	}
+	if goos == "windows" {
+		if d := getenv("LOCALAPPDATA"); d != "" {
+			return filepath.Join(d, "compactd", "compactd.db"), nil
+		}
+		if h := getenv("USERPROFILE"); h != "" {
+			return filepath.Join(h, "AppData", "Local", "compactd", "compactd.db"), nil
+		}
+		return "", errors.New("cannot locate the store: set LOCALAPPDATA, XDG_STATE_HOME or COMPACTD_STORE, or pass --store")
 	}
 	if h := getenv("HOME"); h != "" {
 		return filepath.Join(h, ".local", "state", "compactd", "compactd.db"), nil
@@ -76,7 +93,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	// Create the file ourselves so it starts as 0600: SQLite gives the -wal
 	// and -shm files the database file's permissions.
-	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
+	f, err := platform.OpenFile(abs, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, explain(abs, fmt.Errorf("open store %s: %w", abs, err))
 	}
@@ -118,7 +135,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // checkHeader refuses a non-empty file that is not an SQLite database before
 // SQLite gets a chance to treat it as one.
 func checkHeader(path string) error {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := platform.OpenFile(path, os.O_RDONLY, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/gauge"
+	"github.com/compactd/compactd/compaction/recall"
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
@@ -95,6 +96,7 @@ func (s *Server) ContextStatus(ctx context.Context, req StatusRequest) (*Status,
 		st.Agent = agent.Name
 	}
 	copts.NoRetention = true
+	copts.Recall = recall.NewBook(nil).Handle // placeholders as a compaction writes them
 	copts.Window = g.ContextWindow
 	if _, rep, err := strategy.Run(ctx, t, counter, copts); err == nil {
 		saved := rep.TokensBefore - rep.TokensAfter

@@ -1,12 +1,13 @@
 package daemon
 
 import (
-	"github.com/compactd/compactd/daemon/agents"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"testing"
+
+	"github.com/compactd/compactd/daemon/agents"
 
 	"github.com/compactd/compactd/daemon/jobs"
 	"github.com/compactd/compactd/daemon/store"

@@ -164,7 +164,9 @@ func (d *Daemon) reconfigure(old map[string]*resolved) {
 }
 
 // folderOf is the workspace folder path belongs to: the folder holding
-// it, else the folder whose agent root holds it, else the first folder.
+// it, else the one whose agent folder holds it (Claude Code's project
+// folder of that workspace folder); for an agent that keeps every
+// project together, and for files elsewhere, the first folder.
 func (d *Daemon) folderOf(path string) string {
 	folders := d.Folders()
 	for _, f := range folders {
@@ -172,10 +174,18 @@ func (d *Daemon) folderOf(path string) string {
 			return f
 		}
 	}
-	for _, r := range d.roots() {
-		if len(r.folders) > 0 && agents.Within(path, r.dir) {
-			return r.folders[0]
+	var holders []string
+	for _, f := range folders {
+		for _, a := range agents.All() {
+			for _, r := range d.agentRoots(a, []string{f}) {
+				if (agents.Within(path, r.Dir) || agents.Within(path, r.Scope)) && !slices.Contains(holders, f) {
+					holders = append(holders, f)
+				}
+			}
 		}
+	}
+	if len(holders) == 1 {
+		return holders[0]
 	}
 	if len(folders) > 0 {
 		return folders[0]

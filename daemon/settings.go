@@ -105,23 +105,27 @@ func (d *Daemon) resolvedFile(file string) *resolved {
 // ConfigErrors resolves the configuration of every workspace folder and
 // returns what was left out of them, nil when everything applied.
 func (d *Daemon) ConfigErrors() error {
-	c := &d.cfg
-	var errs []error
-	for _, f := range d.Folders() {
-		file := config.Nearest("", f)
-		c.mu.Lock()
-		layers := c.layers
-		c.mu.Unlock()
-		if _, err := config.Resolve(file, layers); err != nil {
-			errs = append(errs, err)
+	files := []string{""} // no folder: the user's file and the editor's settings
+	if folders := d.Folders(); len(folders) > 0 {
+		files = files[:0]
+		for _, f := range folders {
+			files = append(files, config.Nearest("", f))
 		}
 	}
-	if len(d.Folders()) == 0 {
-		c.mu.Lock()
-		layers := c.layers
-		c.mu.Unlock()
-		if _, err := config.Resolve("", layers); err != nil {
+	c := &d.cfg
+	c.mu.Lock()
+	layers := c.layers
+	c.mu.Unlock()
+	var errs []error
+	for _, file := range files {
+		if _, err := config.Resolve(file, layers); err != nil {
 			errs = append(errs, err)
+			c.mu.Lock()
+			if c.reported == nil {
+				c.reported = map[string]bool{}
+			}
+			c.reported[file] = true // the caller says it; resolving it later must not again
+			c.mu.Unlock()
 		}
 	}
 	return errors.Join(errs...)

@@ -34,7 +34,7 @@ type configs struct {
 	mu     sync.Mutex
 	layers config.Layers
 	byFile map[string]*resolved
-	// nearest maps a folder to its workspace file.
+	// nearest maps a folder to the workspace file nearest above it.
 	nearest map[string]string
 	// reported are the files whose errors were reported.
 	reported map[string]bool
@@ -52,9 +52,21 @@ func (d *Daemon) Config(path string) *config.Config {
 }
 
 // workspaceFile is the .compactd.toml that applies to path: the nearest
-// above it, else the nearest above the workspace folder it belongs to.
+// above it, else the nearest above the workspace folder it belongs to
+// (config.Nearest's rule, with the lookups cached per folder: the watcher
+// asks on every new file).
 func (d *Daemon) workspaceFile(path string) string {
-	dir := filepath.Dir(path)
+	if f := d.nearestAbove(filepath.Dir(path)); f != "" {
+		return f
+	}
+	if folder := d.folderOf(path); folder != "" {
+		return d.nearestAbove(folder)
+	}
+	return ""
+}
+
+// nearestAbove is the .compactd.toml nearest above dir, dir included.
+func (d *Daemon) nearestAbove(dir string) string {
 	c := &d.cfg
 	c.mu.Lock()
 	f, ok := c.nearest[dir]
@@ -62,7 +74,7 @@ func (d *Daemon) workspaceFile(path string) string {
 	if ok {
 		return f
 	}
-	f = config.Nearest(path, d.folderOf(path))
+	f = config.Nearest("", dir)
 	c.mu.Lock()
 	if c.nearest == nil {
 		c.nearest = map[string]string{}
@@ -74,7 +86,7 @@ func (d *Daemon) workspaceFile(path string) string {
 
 // folderConfig is the configuration of a workspace folder.
 func (d *Daemon) folderConfig(folder string) *resolved {
-	return d.resolvedFile(config.Nearest("", folder))
+	return d.resolvedFile(d.nearestAbove(folder))
 }
 
 func (d *Daemon) resolvedFile(file string) *resolved {
@@ -109,7 +121,7 @@ func (d *Daemon) ConfigErrors() error {
 	if folders := d.Folders(); len(folders) > 0 {
 		files = files[:0]
 		for _, f := range folders {
-			files = append(files, config.Nearest("", f))
+			files = append(files, d.nearestAbove(f))
 		}
 	}
 	c := &d.cfg

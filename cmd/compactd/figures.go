@@ -12,6 +12,7 @@ import (
 	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/jobs"
 	"github.com/compactd/compactd/daemon/sourcefile"
@@ -38,6 +39,34 @@ type measureOptions struct {
 	// counted are counts a job already made; used when they were made
 	// with the counter the figures need.
 	counted jobs.Counted
+	// agent, when set, reads the agent's own settings for where it
+	// compacts by itself; nil leaves the gauge its typical figure.
+	agent *agentSettings
+}
+
+// agentSettings are where the agents' settings are read from: their homes
+// and the environment they run with (this process's: compactd statusline
+// runs as Claude Code's child, compactd gauge from the user's shell).
+type agentSettings struct {
+	env    agents.Env
+	getenv func(string) string
+}
+
+func agentSettingsOf(e *env) *agentSettings {
+	return &agentSettings{env: agents.EnvFromOS(e.getenv), getenv: e.getenv}
+}
+
+// threshold is the agent's own compaction point for t, resolved as r.
+func (a *agentSettings) threshold(t *transcript.Transcript, r gauge.Resolved) *gauge.AutoCompact {
+	if a == nil {
+		return nil
+	}
+	cwd := t.Meta.Cwd
+	if cwd == "" {
+		cwd = workingDir()
+	}
+	return agents.ByFormat(t.Format).AutoCompact(agents.Query{Env: a.env, Getenv: a.getenv, Cwd: cwd,
+		Model: r.Model, Window: r.ContextWindow, WindowSource: r.WindowSource})
 }
 
 // readTranscript reads, detects and parses one transcript. A file no codec
@@ -76,6 +105,9 @@ func measure(ctx context.Context, t *transcript.Transcript, o measureOptions) (*
 		if counts, err = counter.CountMessages(ctx, t.Messages); err != nil {
 			return nil, err
 		}
+	}
+	if o.gauge.AutoCompact == nil {
+		o.gauge.AutoCompact = o.agent.threshold(t, resolved)
 	}
 	f := &figures{gauge: gauge.Compute(t, counts, o.gauge)}
 	topts := gauge.TallyOptions{Images: resolved.Info.Provider.ImagePricing(), CountText: counter.Text}

@@ -32,6 +32,7 @@ var Agent = &agents.Agent{
 		cwd, ok := Cwd(path)
 		return ok && agents.InFolders(cwd, folders)
 	},
+	Threshold: threshold,
 }
 
 // SessionsDir holds every Codex rollout, of every project:

@@ -50,8 +50,8 @@ type CommandArgs struct {
 	To      string `json:"to,omitempty"`
 }
 
-// overrides are what the arguments set over the configuration.
-func (a CommandArgs) overrides() config.Overrides {
+// Overrides are what the arguments set over the configuration.
+func (a CommandArgs) Overrides() config.Overrides {
 	return config.Overrides{Strategies: a.Strategies, KeepLast: a.KeepLast, Turns: a.Turns}
 }
 
@@ -93,7 +93,7 @@ var commands = map[string]command{
 		return s.compact(ctx, d, c, true)
 	}},
 	cmdDryRun: {"Dry-run compaction", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error) {
-		res, err := d.DryRun(ctx, daemon.CompactRequest{Path: c.path, Overrides: c.args.overrides(), Progress: c.progress})
+		res, err := d.DryRun(ctx, daemon.CompactRequest{Path: c.path, Overrides: c.args.Overrides(), Progress: c.progress})
 		return finish(s, ctx, c, res, err)
 	}},
 	cmdRestore: {"Restoring version", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error) {
@@ -120,7 +120,7 @@ var commands = map[string]command{
 		if err != nil {
 			return nil, err
 		}
-		res, err := d.Compact(ctx, daemon.CompactRequest{Path: c.path, Overrides: c.args.overrides(), Before: version, Progress: c.progress})
+		res, err := d.Compact(ctx, daemon.CompactRequest{Path: c.path, Overrides: c.args.Overrides(), Before: version, Progress: c.progress})
 		return finish(s, ctx, c, res, err)
 	}},
 	cmdHistory: {"", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error) {
@@ -136,7 +136,7 @@ var commands = map[string]command{
 // compact asks about tangents first when the pipeline removes them (they
 // go only with the user's yes), then compacts.
 func (s *Server) compact(ctx context.Context, d *daemon.Daemon, c call, inPlace bool) (any, error) {
-	req := daemon.CompactRequest{Path: c.path, Overrides: c.args.overrides(), InPlace: inPlace, Progress: c.progress}
+	req := daemon.CompactRequest{Path: c.path, Overrides: c.args.Overrides(), InPlace: inPlace, Progress: c.progress}
 	if slices.Contains(d.JobRequest(req).Options.Strategies, strategy.StrategyClassifyTangents) {
 		confirmed, err := s.confirmTangents(ctx, d, req)
 		if err != nil {

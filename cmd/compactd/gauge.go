@@ -32,10 +32,15 @@ func init() {
 // gaugeRow is one transcript's gauge as `gauge --json` prints it; the
 // field order is the JSON key order and is part of the CLI's contract.
 type gaugeRow struct {
-	Path           string   `json:"path"`
-	Format         string   `json:"format"`
-	Model          string   `json:"model"`
-	ContextWindow  int      `json:"contextWindow"`
+	Path          string `json:"path"`
+	Format        string `json:"format"`
+	Model         string `json:"model"`
+	ContextWindow int    `json:"contextWindow"`
+	// WindowSource is where the window came from ("registry", "transcript",
+	// "usage", …) and WindowNote why, when a reported usage proved the
+	// assumed window too small.
+	WindowSource   string   `json:"windowSource"`
+	WindowNote     string   `json:"windowNote,omitempty"`
 	Tokens         int      `json:"tokens"`
 	Ratio          float64  `json:"ratio"`
 	Level          string   `json:"level"`
@@ -157,6 +162,8 @@ func rowOf(path string, f *figures) gaugeRow {
 		Format:             string(g.Format),
 		Model:              g.Model,
 		ContextWindow:      g.ContextWindow,
+		WindowSource:       g.WindowSource,
+		WindowNote:         g.WindowNote,
 		Tokens:             g.Tokens,
 		Ratio:              g.Ratio,
 		Level:              string(g.Level),
@@ -216,6 +223,9 @@ func printGauges(w io.Writer, rows []gaugeRow, figs []*figures, detail bool) {
 		}
 		if r.SkippedRecords > 0 {
 			notes = append(notes, fmt.Sprintf("%d records skipped", r.SkippedRecords))
+		}
+		if r.WindowNote != "" {
+			notes = append(notes, r.WindowNote)
 		}
 		if m := r.AutoCompact; m != nil {
 			notes = append(notes, markNote(m))

@@ -236,7 +236,8 @@ func peakRSS(t *testing.T, pid int) int64 {
 func serveEnv(t *testing.T) (map[string]string, string) {
 	home := t.TempDir()
 	envs := map[string]string{
-		"HOME": home, "XDG_STATE_HOME": filepath.Join(home, "state"), "XDG_CONFIG_HOME": filepath.Join(home, "config"),
+		"HOME": home, "USERPROFILE": home, "APPDATA": filepath.Join(home, "appdata"), "LOCALAPPDATA": filepath.Join(home, "localappdata"),
+		"XDG_STATE_HOME": filepath.Join(home, "state"), "XDG_CONFIG_HOME": filepath.Join(home, "config"),
 		"XDG_CACHE_HOME": filepath.Join(home, "cache"), "XDG_DATA_HOME": filepath.Join(home, "data"),
 		"CLAUDE_CONFIG_DIR": filepath.Join(home, "claude"), "CODEX_HOME": filepath.Join(home, "codex"),
 		"COMPACTD_STORE": filepath.Join(home, "store", "compactd.db"),

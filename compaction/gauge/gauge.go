@@ -11,6 +11,7 @@ package gauge
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
@@ -99,8 +100,11 @@ type Resolved struct {
 	// ContextWindow is the window the gauge divides by.
 	ContextWindow int
 	// WindowSource names where ContextWindow came from: "flag",
-	// "config", "transcript", "registry" or "default".
+	// "config", "transcript", "registry" or "default" — or "usage" when
+	// a reported usage above the window those gave proved it larger.
 	WindowSource string
+	// WindowNote says why, for WindowSource "usage".
+	WindowNote string
 }
 
 // Resolve picks the model and the context window for t.
@@ -143,12 +147,30 @@ func resolve(t *transcript.Transcript, opts Options, reg *tokens.Registry, st tr
 	default:
 		r.ContextWindow, r.WindowSource = r.Info.ContextWindow, "default"
 	}
-	if r.WindowSource == "registry" && r.Info.ExtendedWindow > r.ContextWindow {
-		if last := st.LastUsage; last >= 0 && t.Messages[last].Usage.ContextTokens() > r.ContextWindow {
-			r.ContextWindow = r.Info.ExtendedWindow
+	// A request that went through with more tokens than the window holds
+	// proves the window larger: the model's extended window, or the next
+	// common size (an unknown model assumed at 128k, a newer model the
+	// table has too small). What the user set stays.
+	if last := st.LastUsage; last >= 0 && r.WindowSource != "flag" && r.WindowSource != "config" {
+		if used := t.Messages[last].Usage.ContextTokens(); used > r.ContextWindow {
+			was, from := r.ContextWindow, r.WindowSource
+			r.ContextWindow = tokens.NextWindow(r.Info, was, used)
+			if from == "registry" && r.ContextWindow == r.Info.ExtendedWindow {
+				return r // its extended window: a setting of the session, not news
+			}
+			r.WindowSource = "usage"
+			r.WindowNote = fmt.Sprintf("the last API call used %s tokens, more than the %s assumed for %s (%s): the window is at least %s",
+				tokens.Thousands(used), tokens.Thousands(was), r.Model, windowOrigin[from], tokens.Thousands(r.ContextWindow))
 		}
 	}
 	return r
+}
+
+// windowOrigin says in words where an assumed window came from.
+var windowOrigin = map[string]string{
+	"transcript": "the window the transcript reports",
+	"registry":   "compactd's model table",
+	"default":    "a model compactd does not know",
 }
 
 // transcriptModel is the model the transcript names: its meta, else the
@@ -175,8 +197,9 @@ type Gauge struct {
 	Format        transcript.Format
 	Model         string
 	ContextWindow int
-	// WindowSource is where ContextWindow came from (see Resolve).
-	WindowSource string
+	// WindowSource is where ContextWindow came from (see Resolve), and
+	// WindowNote why when a reported usage proved the window larger.
+	WindowSource, WindowNote string
 	// Tokens is the context size now: Reported + Estimated with usage,
 	// else the estimate of every message.
 	Tokens int
@@ -207,12 +230,28 @@ type Gauge struct {
 	WarnAt, CriticalAt, AutoCompactAt int
 	// AutoCompact is where the agent compacts and why; nil when unknown.
 	AutoCompact *AutoCompact
-	Turns, Messages, ToolCalls        int
-	SkippedRecords                    int
+	// Turns counts the turns a person began with a prompt: not the
+	// preamble an agent injects before the first one (system prompt,
+	// environment context, instructions), nor a compaction's summary.
+	Turns, Messages, ToolCalls int
+	SkippedRecords             int
 	// Approx is set when a count used was approximate (long runs).
 	Approx bool
 	// PerTurn holds per-turn figures; nil for a live gauge (LiveCounts).
 	PerTurn []TurnTokens
+}
+
+// promptTurns counts the turns of t that a prompt begins.
+func promptTurns(t *transcript.Transcript) int {
+	n := 0
+	for _, tr := range t.Turns {
+		if tr.Start < len(t.Messages) {
+			if m := &t.Messages[tr.Start]; m.Origin == transcript.OriginHuman && transcript.StartsTurn(m) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // TailStart is the first message the calibrated gauge needs counted: the
@@ -277,8 +316,9 @@ func base(t *transcript.Transcript, opts Options) Gauge {
 		Model:          r.Model,
 		ContextWindow:  r.ContextWindow,
 		WindowSource:   r.WindowSource,
+		WindowNote:     r.WindowNote,
 		ReportedAt:     st.LastUsage,
-		Turns:          len(t.Turns),
+		Turns:          promptTurns(t),
 		Messages:       len(t.Messages),
 		ToolCalls:      st.ToolCalls,
 		SkippedRecords: t.Skipped,

@@ -112,10 +112,6 @@ type Report struct {
 	Tangents []Tangent `json:"tangents,omitempty"`
 }
 
-// ErrNotImplemented was returned by the provisional Run; kept so callers
-// that referenced it still build.
-var ErrNotImplemented = errors.New("compaction pipeline not implemented yet")
-
 // Run compacts t with opts.Strategies applied left to right, then sanitizes
 // the result so it satisfies Check. It never modifies t. A failing
 // summarizer never fails the run: the step is skipped with a Report note.

@@ -40,14 +40,6 @@ func EnvFromOS(getenv func(string) string) Env {
 		DataHome: getenv("XDG_DATA_HOME"), StateHome: getenv("XDG_STATE_HOME"), ConfigHome: getenv("XDG_CONFIG_HOME"), CopilotHome: getenv("COPILOT_HOME")}
 }
 
-// OS is the OS whose layout applies.
-func (e Env) OS() string {
-	if e.GOOS != "" {
-		return e.GOOS
-	}
-	return runtime.GOOS
-}
-
 // Or returns dir when set, else home/rel...: an agent's folder that an
 // environment variable may move.
 func (e Env) Or(dir string, rel ...string) string {

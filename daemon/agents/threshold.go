@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/tailscale/hujson"
@@ -184,7 +185,11 @@ func PathTrusted(rules map[string]any, dir string) (trusted, ok bool) {
 // SystemPath picks an agent's system-wide file by OS: Linux (and other
 // Unixes), macOS, Windows.
 func (e Env) SystemPath(linux, darwin, windows string) string {
-	switch e.OS() {
+	goos := e.GOOS
+	if goos == "" {
+		goos = runtime.GOOS
+	}
+	switch goos {
 	case "darwin":
 		return darwin
 	case "windows":

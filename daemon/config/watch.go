@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"slices"
 	"sort"
 
 	"github.com/compactd/compactd/daemon/agents"
@@ -148,9 +147,4 @@ func (w Watch) MarshalJSON() ([]byte, error) {
 		}
 	}
 	return json.Marshal(m)
-}
-
-// AgentsOn lists the agents watched.
-func (w Watch) AgentsOn() []*agents.Agent {
-	return slices.DeleteFunc(agents.All(), func(a *agents.Agent) bool { return !w.Agent(a.Name) })
 }

@@ -280,7 +280,12 @@ func (r *Runner) Diff(ctx context.Context, path, from, to string) (_ string, err
 	if err != nil {
 		return "", err
 	}
-	conv, err := r.findConversation(ctx, path)
+	src, err := readSource(path)
+	var notRegular *sourcefile.NotRegularError
+	if errors.As(err, &notRegular) {
+		return "", err
+	}
+	conv, err := r.findConversationOf(ctx, path, src)
 	if err != nil {
 		return "", err
 	}
@@ -292,14 +297,19 @@ func (r *Runner) Diff(ctx context.Context, path, from, to string) (_ string, err
 			return "", err
 		}
 		labels[i] = v.Label
-		content, err := r.Store.Content(ctx, v.ContentHash)
-		if err != nil {
-			return "", err
-		}
-		codec, ok := format.Lookup(transcript.Format(v.Format))
 		var t *transcript.Transcript
-		if ok {
-			t, _ = codec.Parse(content)
+		if src != nil && src.hash == v.ContentHash && string(src.codec.Format()) == v.Format {
+			// The file holds this version (the source a compaction
+			// recorded): it was just parsed.
+			t = src.t
+		} else {
+			content, err := r.Store.Content(ctx, v.ContentHash)
+			if err != nil {
+				return "", err
+			}
+			if codec, ok := format.Lookup(transcript.Format(v.Format)); ok {
+				t, _ = codec.Parse(content)
+			}
 		}
 		if t == nil {
 			return "", fmt.Errorf("cannot read %s as %s to diff it", v.Label, v.Format)

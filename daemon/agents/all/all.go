@@ -9,6 +9,7 @@ import (
 	_ "github.com/compactd/compactd/daemon/agents/copilotchat" // GitHub Copilot Chat (VS Code)
 	_ "github.com/compactd/compactd/daemon/agents/copilotcli"  // GitHub Copilot CLI
 	_ "github.com/compactd/compactd/daemon/agents/cursor"      // Cursor's agent
+	_ "github.com/compactd/compactd/daemon/agents/gemini"      // Gemini CLI
 	_ "github.com/compactd/compactd/daemon/agents/kilo"        // Kilo Code
 	_ "github.com/compactd/compactd/daemon/agents/opencode"    // opencode
 	_ "github.com/compactd/compactd/daemon/agents/qwen"        // Qwen Code

@@ -183,7 +183,7 @@ func New(opts Options) (*Daemon, error) {
 	d.ix = &indexer{forced: opts.Counter, counters: newCounterSet(opts.CountCache), cache: opts.CountCache, registry: tokens.NewRegistry(), settings: d.settingsFor, log: d.log, overhead: opts.Overhead}
 	th := &thresholds{env: opts.Env, getenv: opts.Getenv, now: time.Now}
 	d.ix.threshold = func(path string, t *transcript.Transcript, r gauge.Resolved) *gauge.AutoCompact {
-		return th.of(t, r, d.folderOf(path))
+		return th.of(path, t, r, d.folderOf(path))
 	}
 	if _, err := d.ix.fallback(); err != nil {
 		return nil, err

@@ -629,7 +629,10 @@ func buildSnapshot(tr *tracked, ix *indexer, set *resolved, size int64) *Snapsho
 		opts.ContextWindow = longestPrefix(set.windows, gauge.Resolve(t, opts).Model)
 	}
 	if ix.threshold != nil {
-		opts.AutoCompact = ix.threshold(tr.path, t, gauge.Resolve(t, opts))
+		// The agent computes its point from the model's window as it
+		// knows it, not from a window compactd's settings impose.
+		agentView := gauge.Resolve(t, gauge.Options{Model: set.Gauge.Model, Registry: ix.registry, Stats: &tr.stats})
+		opts.AutoCompact = ix.threshold(tr.path, t, agentView)
 	}
 	// Live needs only the counts after the last reported usage: the
 	// append path stays independent of the transcript's length.

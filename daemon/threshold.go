@@ -54,15 +54,15 @@ func stampOf(path string) fileStamp {
 	return fileStamp{fi.Size(), fi.ModTime()}
 }
 
-// of returns the agent's threshold for a session of t resolved as r (cwd
-// the folder it runs in), nil when compactd does not read that agent's
+// of returns the agent's threshold for the session at path, t resolved as
+// r (in folder when it does not say where it runs), nil when compactd does not read that agent's
 // settings.
-func (th *thresholds) of(t *transcript.Transcript, r gauge.Resolved, folder string) *gauge.AutoCompact {
+func (th *thresholds) of(path string, t *transcript.Transcript, r gauge.Resolved, folder string) *gauge.AutoCompact {
 	a := agents.ByFormat(t.Format)
 	if a == nil || a.Threshold == nil {
 		return nil
 	}
-	cwd := t.Meta.Cwd
+	cwd := a.SessionCwd(th.env, path, t.Meta.Cwd)
 	if cwd == "" {
 		cwd = folder
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/compactd/compactd/compaction/format"
@@ -39,6 +40,10 @@ type measureOptions struct {
 	// counted are counts a job already made; used when they were made
 	// with the counter the figures need.
 	counted jobs.Counted
+	// path is the transcript's file; agentWindow the window the agent
+	// reports it runs with, 0 when it does not say.
+	path        string
+	agentWindow int
 	// agent, when set, reads the agent's own settings for where it
 	// compacts by itself; nil leaves the gauge its typical figure.
 	agent *agentSettings
@@ -56,16 +61,19 @@ func agentSettingsOf(e *env) *agentSettings {
 	return &agentSettings{env: agents.EnvFromOS(e.getenv), getenv: e.getenv}
 }
 
-// threshold is the agent's own compaction point for t, resolved as r.
-func (a *agentSettings) threshold(t *transcript.Transcript, r gauge.Resolved) *gauge.AutoCompact {
+// threshold is the agent's own compaction point for the session at path,
+// t resolved as r.
+func (a *agentSettings) threshold(path string, t *transcript.Transcript, r gauge.Resolved) *gauge.AutoCompact {
 	if a == nil {
 		return nil
 	}
-	cwd := t.Meta.Cwd
+	agent := agents.ByFormat(t.Format)
+	abs, _ := filepath.Abs(path)
+	cwd := agent.SessionCwd(a.env, abs, t.Meta.Cwd)
 	if cwd == "" {
 		cwd = workingDir()
 	}
-	return agents.ByFormat(t.Format).AutoCompact(agents.Query{Env: a.env, Getenv: a.getenv, Cwd: cwd,
+	return agent.AutoCompact(agents.Query{Env: a.env, Getenv: a.getenv, Cwd: cwd,
 		Model: r.Model, Window: r.ContextWindow, WindowSource: r.WindowSource})
 }
 
@@ -107,7 +115,12 @@ func measure(ctx context.Context, t *transcript.Transcript, o measureOptions) (*
 		}
 	}
 	if o.gauge.AutoCompact == nil {
-		o.gauge.AutoCompact = o.agent.threshold(t, resolved)
+		// The agent computes its point from the model's window as it
+		// knows it (Claude Code's status line payload says which), not
+		// from a window compactd's settings or flags impose.
+		agentView := o.gauge
+		agentView.ContextWindow = o.agentWindow
+		o.gauge.AutoCompact = o.agent.threshold(o.path, t, gauge.Resolve(t, agentView))
 	}
 	f := &figures{gauge: gauge.Compute(t, counts, o.gauge)}
 	topts := gauge.TallyOptions{Images: resolved.Info.Provider.ImagePricing(), CountText: counter.Text}

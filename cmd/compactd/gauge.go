@@ -118,7 +118,7 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 	for _, path := range paths {
 		cfg := loadConfig(e, path)
 		opts.prices, opts.keepLast = cfg.PriceTable(), cfg.CompactOptions(0, config.Overrides{}).KeepLast
-		opts.gauge.Overhead = 0
+		opts.gauge.Overhead, opts.path = 0, path
 		if abs, err := filepath.Abs(path); err == nil {
 			opts.gauge.Overhead, _ = overhead(abs)
 		}

@@ -94,14 +94,18 @@ func statusline(ctx context.Context, e *env, color bool) (string, error) {
 		// Claude Code runs the status line as its child: this
 		// environment is the agent's, its settings' env included.
 		agent: agentSettingsOf(e),
+		path:  in.TranscriptPath,
 	}
 	// Claude Code knows the model and the window it runs with (the 1M
 	// window included); the user's settings still win.
 	if opts.gauge.Model == "" {
 		opts.gauge.Model = in.Model.ID
 	}
-	if opts.gauge.ContextWindow == 0 && in.ContextWindow != nil && in.ContextWindow.Size > 0 {
-		opts.gauge.ContextWindow = in.ContextWindow.Size
+	if in.ContextWindow != nil && in.ContextWindow.Size > 0 {
+		opts.agentWindow = in.ContextWindow.Size
+		if opts.gauge.ContextWindow == 0 {
+			opts.gauge.ContextWindow = in.ContextWindow.Size
+		}
 	}
 	f, err := measure(ctx, t, opts)
 	if err != nil {

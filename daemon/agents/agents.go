@@ -57,6 +57,10 @@ type Agent struct {
 	// writes: a fork is an export the agent imports (Command import FILE).
 	Imports bool
 
+	// Cwd finds the folder a session at path ran in when its transcript
+	// does not record it (Gemini CLI names the project only by a hash);
+	// nil when transcripts always do.
+	Cwd func(env Env, path string) string
 	// Threshold computes where the agent compacts by itself, reading its
 	// settings and environment as the agent does (threshold.go); nil when
 	// compactd does not know how this agent decides.

@@ -54,7 +54,17 @@ func (a *Agent) AutoCompact(q Query) *gauge.AutoCompact {
 	return &ac
 }
 
-// Getenv returns the variable from the query's environment, "" when unset
+// SessionCwd is the folder the session at path runs in: what its
+// transcript records (recorded), else what the agent's files tell, else
+// "".
+func (a *Agent) SessionCwd(env Env, path, recorded string) string {
+	if recorded != "" || a == nil || a.Cwd == nil {
+		return recorded
+	}
+	return a.Cwd(env, path)
+}
+
+// Var returns the variable from the query's environment, "" when unset
 // or when there is none.
 func (q Query) Var(name string) string {
 	if q.Getenv == nil {

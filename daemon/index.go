@@ -20,6 +20,7 @@ import (
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/jobs"
 	"github.com/compactd/compactd/daemon/platform"
 	"github.com/compactd/compactd/daemon/sourcefile"
 )
@@ -211,6 +212,18 @@ var errNotTranscript = errors.New("not a transcript")
 func (tr *tracked) update(ix *indexer) (changed bool, err error) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
+	defer func() {
+		if err != nil && errors.As(err, new(*jobs.PanicError)) {
+			// A codec's bug on this file: it is read again whole at its
+			// next change, and the server goes on.
+			tr.t, tr.counts, tr.parts, tr.same, tr.stats, tr.countedWith = nil, nil, nil, 0, transcript.Stats{}, ""
+			tr.skip, tr.long, tr.tally = nil, nil, gauge.Tally{}
+			tr.parsed.Store(false)
+			tr.hot.Store(false)
+			changed = false
+		}
+	}()
+	defer jobs.Recovered(&err, "read "+tr.path, ix.log)
 	fi, err := os.Stat(tr.path)
 	if err != nil {
 		return false, fmt.Errorf("stat %s: %w", tr.path, err)
@@ -779,6 +792,7 @@ type indexer struct {
 	settings func(path string) *resolved
 	log      interface {
 		Debug(msg string, args ...any)
+		Error(msg string, args ...any)
 	}
 	// serial reads in pieces small enough for the codecs to decode on one
 	// core and counts on one: the background estimates leave the other

@@ -280,7 +280,7 @@ func (w *savingsWorker) compute(ctx context.Context, path string) {
 	set := w.d.settingsFor(path)
 	in.Strategies = savingsStrategies(set.Compact.Strategies)
 	in.Options = set.CompactOptions(in.Options.Window, config.Overrides{})
-	savings, err := w.fn(ctx, in)
+	savings, err := w.estimate(ctx, path, in)
 	if ctx.Err() != nil {
 		return
 	}
@@ -302,6 +302,13 @@ func (w *savingsWorker) compute(ctx context.Context, path string) {
 	// A dry run over a large transcript leaves garbage of its size.
 	w.d.freeSoon()
 	w.d.enforceBudget(nil, false)
+}
+
+// estimate runs the estimates of path: a panic in them is a failed
+// estimate (and a line in the log), never the server's end.
+func (w *savingsWorker) estimate(ctx context.Context, path string, in SavingsInput) (_ map[string]int, err error) {
+	defer jobs.Recovered(&err, "estimate the savings of "+path, w.d.log)
+	return w.fn(ctx, in)
 }
 
 // errNotInUse is why a cold transcript gets no new estimates: reading it
@@ -437,7 +444,11 @@ func (d *Daemon) Parsed(path string) *jobs.Parsed {
 	if !ok || tr.t == nil || !tr.hot.Load() || tr.skip != nil || len(tr.long) > 0 || sourcefile.Compressed(path) {
 		return nil
 	}
-	return &jobs.Parsed{Transcript: readerCopy(tr.t), Codec: trimmer, Parts: slices.Clone(tr.parts), CounterID: tr.countedWith}
+	// Detached: the job appends to it what the file gained since, while
+	// the index goes on appending to its own; the two chains sharing the
+	// codec's maps and arrays was a data race that could end the server
+	// (concurrent map writes) or corrupt either parse.
+	return &jobs.Parsed{Transcript: trimmer.Detach(tr.t), Codec: trimmer, Parts: slices.Clone(tr.parts), CounterID: tr.countedWith}
 }
 
 // JobRunning holds the background estimates back while a command runs

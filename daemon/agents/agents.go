@@ -60,9 +60,14 @@ type Agent struct {
 	// writes: a fork is an export the agent imports (Command import FILE).
 	Imports bool
 
-	// Threshold is where the agent's own auto-compaction threshold is
-	// configured (issue 24); nil until known.
-	Threshold *Threshold
+	// Cwd finds the folder a session at path ran in when its transcript
+	// does not record it (Gemini CLI names the project only by a hash);
+	// nil when transcripts always do.
+	Cwd func(env Env, path string) string
+	// Threshold computes where the agent compacts by itself, reading its
+	// settings and environment as the agent does (threshold.go); nil when
+	// compactd does not know how this agent decides.
+	Threshold Threshold
 	// Hooks is how compactd installs itself as the agent's compaction
 	// (issue 25); nil until supported.
 	Hooks *Hooks
@@ -81,18 +86,6 @@ type Root struct {
 	// Scope is the folder commands may write forks in for this root when
 	// it is wider than Dir ("" is Dir).
 	Scope string
-}
-
-// Threshold is the agent's own auto-compaction trigger and where the
-// agent reads it (issue 24 fills it in per agent).
-type Threshold struct {
-	// Setting names the agent's configuration key ("autoCompactThreshold").
-	Setting string
-	// Files are the agent's configuration files that may set it.
-	Files func(env Env) []string
-	// Default is the agent's built-in trigger, as a fraction of the window
-	// (0 when it is a token count or unknown).
-	Default float64
 }
 
 // Hooks are the agent's hook configuration (issue 25).

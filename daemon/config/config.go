@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -160,9 +161,16 @@ func Default() *Config {
 }
 
 // UserFile returns the user config path: $XDG_CONFIG_HOME/compactd/config.toml,
-// falling back to $HOME/.config.
+// else on Windows %APPDATA%\compactd\config.toml, else ~/.config/compactd/config.toml.
 func UserFile() (string, error) {
 	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" && runtime.GOOS == "windows" {
+		d, err := os.UserConfigDir() // %APPDATA%
+		if err != nil {
+			return "", fmt.Errorf("find the user config: %w", err)
+		}
+		dir = d
+	}
 	if dir == "" {
 		home, err := os.UserHomeDir()
 		if err != nil {

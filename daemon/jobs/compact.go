@@ -132,6 +132,7 @@ const maxAttempts = 3
 // source is never modified unless req.InPlace.
 func (r *Runner) Compact(ctx context.Context, req Request) (_ *Result, err error) {
 	defer func() { err = untouched(req.Path, r.Store.Explain(err)) }()
+	defer r.recovered(&err, "compact "+req.Path)
 	path, err := absPath(req.Path)
 	if err != nil {
 		return nil, err
@@ -212,14 +213,16 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	}
 	recordedSource := make(chan sourceRecord, 1)
 	go func() {
-		v, err := r.recordSource(ctx, conv, src)
-		if err == nil && req.InPlace {
+		var rec sourceRecord
+		defer func() { recordedSource <- rec }()
+		defer r.recovered(&rec.err, "record the source of "+path)
+		rec.v, rec.err = r.recordSource(ctx, conv, src)
+		if rec.err == nil && req.InPlace {
 			// The file is replaced only once the store has given its
 			// content back byte for byte: finding it by hash proves
 			// nothing about the pages behind it.
-			err = r.proveStored(ctx, v, src.data)
+			rec.err = r.proveStored(ctx, rec.v, src.data)
 		}
-		recordedSource <- sourceRecord{v, err}
 	}()
 	sessionID := newUUID()
 	if req.InPlace {

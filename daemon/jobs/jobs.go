@@ -6,7 +6,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"github.com/compactd/compactd/compaction/gauge"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
@@ -42,6 +43,9 @@ type Runner struct {
 	// LLMOptions are passed to llm.New when a request's summarize settings
 	// name a model (tests point the client elsewhere).
 	LLMOptions []llm.Option
+	// Log, when set, gets what a job that panicked was doing and where
+	// (the job itself answers a PanicError).
+	Log *slog.Logger
 
 	countersOnce sync.Once
 	counters     *tokens.CounterSet

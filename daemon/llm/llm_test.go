@@ -156,7 +156,10 @@ func (a *apiServer) config() llm.Config {
 func providers() []string { return []string{llm.ProviderOpenAI, llm.ProviderAnthropic} }
 
 func setup(t *testing.T) {
-	t.Setenv("HOME", t.TempDir())
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home)
+	t.Setenv("APPDATA", t.TempDir())
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	t.Setenv("COMPACTD_TEST_KEY", testKey)

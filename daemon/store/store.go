@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -41,14 +42,29 @@ type Store struct {
 }
 
 // DefaultPath resolves where the store lives: COMPACTD_STORE, else
-// $XDG_STATE_HOME/compactd/compactd.db, else $HOME/.local/state/compactd/compactd.db.
+// $XDG_STATE_HOME/compactd/compactd.db, else on Windows
+// %LOCALAPPDATA%\compactd\compactd.db (local, not roaming: a database is
+// not copied between machines), else $HOME/.local/state/compactd/compactd.db.
 // getenv is passed in so commands and tests control the environment.
 func DefaultPath(getenv func(string) string) (string, error) {
+	return defaultPath(getenv, runtime.GOOS)
+}
+
+func defaultPath(getenv func(string) string, goos string) (string, error) {
 	if p := getenv("COMPACTD_STORE"); p != "" {
 		return p, nil
 	}
 	if d := getenv("XDG_STATE_HOME"); d != "" {
 		return filepath.Join(d, "compactd", "compactd.db"), nil
+	}
+	if goos == "windows" {
+		if d := getenv("LOCALAPPDATA"); d != "" {
+			return filepath.Join(d, "compactd", "compactd.db"), nil
+		}
+		if h := getenv("USERPROFILE"); h != "" {
+			return filepath.Join(h, "AppData", "Local", "compactd", "compactd.db"), nil
+		}
+		return "", errors.New("cannot locate the store: set LOCALAPPDATA, XDG_STATE_HOME or COMPACTD_STORE, or pass --store")
 	}
 	if h := getenv("HOME"); h != "" {
 		return filepath.Join(h, ".local", "state", "compactd", "compactd.db"), nil

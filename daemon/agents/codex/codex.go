@@ -22,7 +22,8 @@ var Agent = &agents.Agent{
 	Roots: func(env agents.Env, folders []string) []agents.Root {
 		return agents.Shared(folders, SessionsDir(env))
 	},
-	Session: agents.StartedIn(func(base string) bool { return strings.HasPrefix(base, "rollout-") && agents.JSONL(base) }, Cwd),
+	Session:   agents.StartedIn(func(base string) bool { return strings.HasPrefix(base, "rollout-") && agents.JSONL(base) }, Cwd),
+	Threshold: threshold,
 }
 
 // SessionsDir holds every Codex rollout, of every project:

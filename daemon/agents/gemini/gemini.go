@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -44,6 +45,34 @@ var Agent = &agents.Agent{
 		}
 		return false
 	},
+	Cwd:       projectOf,
+	Threshold: threshold,
+}
+
+// projectOf is the project folder of a session at
+// ~/.gemini/tmp/<name>/chats/…: the folder ~/.gemini/projects.json maps to
+// <name> ({"projects": {"/abs/folder": "name"}}), "" when none does.
+func projectOf(env agents.Env, path string) string {
+	name := filepath.Base(filepath.Dir(filepath.Dir(path)))
+	if filepath.Base(filepath.Dir(path)) != "chats" {
+		return ""
+	}
+	data, err := os.ReadFile(filepath.Join(env.Home, ".gemini", "projects.json"))
+	if err != nil {
+		return ""
+	}
+	var p struct {
+		Projects map[string]string `json:"projects"`
+	}
+	if json.Unmarshal(data, &p) != nil {
+		return ""
+	}
+	for folder, n := range p.Projects {
+		if n == name {
+			return folder
+		}
+	}
+	return ""
 }
 
 // ProjectHash is how Gemini CLI names a project in its records: the

@@ -641,6 +641,12 @@ func buildSnapshot(tr *tracked, ix *indexer, set *resolved, size int64) *Snapsho
 	if opts.ContextWindow == 0 && len(set.windows) > 0 {
 		opts.ContextWindow = longestPrefix(set.windows, gauge.Resolve(t, opts).Model)
 	}
+	if ix.threshold != nil {
+		// The agent computes its point from the model's window as it
+		// knows it, not from a window compactd's settings impose.
+		agentView := gauge.Resolve(t, gauge.Options{Model: set.Gauge.Model, Registry: ix.registry, Stats: &tr.stats})
+		opts.AutoCompact = ix.threshold(tr.path, t, agentView)
+	}
 	// Live needs only the counts after the last reported usage: the
 	// append path stays independent of the transcript's length.
 	g := gauge.Live(t, tr.counts[min(gauge.TailStart(t), len(tr.counts)):], opts)
@@ -658,8 +664,8 @@ func buildSnapshot(tr *tracked, ix *indexer, set *resolved, size int64) *Snapsho
 		s.Problems++
 	}
 	s.Status = tr.status()
+	s.AutoCompact = g.AutoCompact
 	if g.ContextWindow > 0 {
-		s.AutoCompactAt = float64(g.AutoCompactAt) / float64(g.ContextWindow)
 		s.CriticalAt = float64(g.CriticalAt) / float64(g.ContextWindow)
 	}
 	s.Turns = turnInfos(tr, s)
@@ -798,6 +804,9 @@ type indexer struct {
 	puts chan cachePut
 	// overhead looks up a fork's inherited overhead (Options.Overhead).
 	overhead func(path string) (int, bool)
+	// threshold is the agent's own compaction point for the session at
+	// path (thresholds.of); nil leaves the gauge its typical figure.
+	threshold func(path string, t *transcript.Transcript, r gauge.Resolved) *gauge.AutoCompact
 }
 
 type cachePut struct {

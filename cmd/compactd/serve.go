@@ -79,7 +79,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	opts := lsp.Options{
 		Logger: logger,
 		Daemon: daemon.Options{
-			Env: agents.EnvFromOS(e.getenv),
+			Env:    agents.EnvFromOS(e.getenv),
+			Getenv: e.getenv,
 			// The server's flags win over every configuration layer.
 			Config: config.Layers{Files: true, LogLevel: *logLevel, StorePath: *storePath},
 			Memory: memory,

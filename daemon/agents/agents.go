@@ -10,10 +10,12 @@
 // The daemon, the configuration's [watch] switches and the jobs iterate
 // the registry; none of them names an agent.
 //
-// It must not import the daemon, its config or lsp.
+// It must not import the daemon, its config or lsp (sourcefile, which reads
+// transcripts safely, is all it uses of the daemon).
 package agents
 
 import (
+	"bufio"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -21,6 +23,7 @@ import (
 	"sync"
 
 	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
 // An Agent is everything compactd knows of one agent.
@@ -57,9 +60,14 @@ type Agent struct {
 	// writes: a fork is an export the agent imports (Command import FILE).
 	Imports bool
 
-	// Threshold is where the agent's own auto-compaction threshold is
-	// configured (issue 24); nil until known.
-	Threshold *Threshold
+	// Cwd finds the folder a session at path ran in when its transcript
+	// does not record it (Gemini CLI names the project only by a hash);
+	// nil when transcripts always do.
+	Cwd func(env Env, path string) string
+	// Threshold computes where the agent compacts by itself, reading its
+	// settings and environment as the agent does (threshold.go); nil when
+	// compactd does not know how this agent decides.
+	Threshold Threshold
 	// Hooks is where compactd hooks into the agent's own compaction
 	// (issue 25); nil when it cannot.
 	Hooks *Hooks
@@ -78,18 +86,6 @@ type Root struct {
 	// Scope is the folder commands may write forks in for this root when
 	// it is wider than Dir ("" is Dir).
 	Scope string
-}
-
-// Threshold is the agent's own auto-compaction trigger and where the
-// agent reads it (issue 24 fills it in per agent).
-type Threshold struct {
-	// Setting names the agent's configuration key ("autoCompactThreshold").
-	Setting string
-	// Files are the agent's configuration files that may set it.
-	Files func(env Env) []string
-	// Default is the agent's built-in trigger, as a fraction of the window
-	// (0 when it is a token count or unknown).
-	Default float64
 }
 
 // Hooks is how compactd hooks into the agent's own compaction (issue 25):
@@ -225,6 +221,44 @@ func Slug(abs string) string {
 		}
 	}
 	return string(b)
+}
+
+// StartedIn is the Session check of an agent that keeps every project's
+// sessions together: a file named like one of its sessions (named gets the
+// name without a compression suffix) that started in a workspace folder
+// (cwd reads which folder from the session).
+func StartedIn(named func(base string) bool, cwd func(path string) (string, bool)) func(path string, folders []string) bool {
+	return func(path string, folders []string) bool {
+		if !named(filepath.Base(sourcefile.PlainName(path))) {
+			return false
+		}
+		dir, ok := cwd(path)
+		return ok && InFolders(dir, folders)
+	}
+}
+
+// FirstLine is the first line of a session (decompressed), up to 4 MiB: a
+// session's metadata line carries the system prompt, a few tens of KB.
+func FirstLine(path string) ([]byte, bool) {
+	f, err := sourcefile.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64<<10)
+	line, err := r.ReadSlice('\n')
+	if err != nil && len(line) == 0 {
+		return nil, false
+	}
+	if err == bufio.ErrBufferFull {
+		buf := append([]byte(nil), line...)
+		for err == bufio.ErrBufferFull && len(buf) < 4<<20 {
+			line, err = r.ReadSlice('\n')
+			buf = append(buf, line...)
+		}
+		line = buf
+	}
+	return line, true
 }
 
 // JSONL reports whether path is a plain (not compressed) .jsonl file.

@@ -26,16 +26,6 @@ func init() {
 	}
 }
 
-// GlobalConfig is Claude Code's global config file: .claude.json in
-// $CLAUDE_CONFIG_DIR when it is set, else in the home folder (beside
-// ~/.claude, not in it).
-func GlobalConfig(env agents.Env) string {
-	if env.ClaudeConfigDir != "" {
-		return filepath.Join(env.ClaudeConfigDir, ".claude.json")
-	}
-	return filepath.Join(env.Home, ".claude.json")
-}
-
 // stdioEntry is an MCP server entry as `claude mcp add` writes it.
 type stdioEntry struct {
 	Type    string            `json:"type"`

@@ -72,21 +72,36 @@ func (s *Store) SumOf(ctx context.Context, handle string) ([32]byte, bool, error
 	return sum, true, nil
 }
 
+// packedRecall is a RecallContent compressed for the store, before the
+// write transaction (which holds the lock for lookups and inserts only).
+type packedRecall struct {
+	RecallContent
+	data []byte
+}
+
+func packRecalls(rs []RecallContent) ([]packedRecall, error) {
+	out := make([]packedRecall, len(rs))
+	for i, r := range rs {
+		if sha256.Sum256(r.Content) != r.Sum {
+			return nil, fmt.Errorf("recall %s: content does not match its sum", r.Handle)
+		}
+		out[i] = packedRecall{r, compress(r.Content)}
+	}
+	return out, nil
+}
+
 // putRecalls stores the contents a version's stand-ins name and links
 // them to the version, inside the version's transaction. A content keeps
 // the handle it has; a handle another content took in the meantime (two
 // compactions naming different contents alike at once) fails the record.
-func putRecalls(ctx context.Context, tx *sql.Tx, versionID int64, rs []RecallContent, now time.Time) error {
+func putRecalls(ctx context.Context, tx *sql.Tx, versionID int64, rs []packedRecall, now time.Time) error {
 	for _, r := range rs {
-		if sha256.Sum256(r.Content) != r.Sum {
-			return fmt.Errorf("recall %s: content does not match its sum", r.Handle)
-		}
 		var have string
 		err := tx.QueryRowContext(ctx, `SELECT handle FROM recalls WHERE hash = ?`, r.Sum[:]).Scan(&have)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			_, err = tx.ExecContext(ctx, `INSERT INTO recalls(handle, hash, size, data, codec, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-				r.Handle, r.Sum[:], len(r.Content), compress(r.Content), codecZstd, now.UTC().Format(timeLayout))
+				r.Handle, r.Sum[:], len(r.Content), r.data, codecZstd, now.UTC().Format(timeLayout))
 			if err != nil {
 				return fmt.Errorf("record recall %s (another compaction may have taken the handle at the same moment; compact again): %w", r.Handle, err)
 			}

@@ -210,6 +210,10 @@ func (s *Store) RecordVersion(ctx context.Context, nv NewVersion) (v Version, re
 			return Version{}, false, fmt.Errorf("record version of %s in store %s: %w", nv.SourcePath, s.path, err)
 		}
 	}
+	recalls, err := packRecalls(nv.Recalls)
+	if err != nil {
+		return Version{}, false, fmt.Errorf("record version of %s in store %s: %w", nv.SourcePath, s.path, err)
+	}
 	prepared, err := prepareContent(ctx, s.db, nv.Content, nv.Cuts, prefix, hash)
 	if err != nil {
 		return Version{}, false, fmt.Errorf("record version of %s in store %s: %w", nv.SourcePath, s.path, err)
@@ -252,7 +256,7 @@ func (s *Store) RecordVersion(ctx context.Context, nv NewVersion) (v Version, re
 		if id, err = res.LastInsertId(); err != nil {
 			return err
 		}
-		return putRecalls(ctx, tx, id, nv.Recalls, nv.Created)
+		return putRecalls(ctx, tx, id, recalls, nv.Created)
 	})
 	if err != nil {
 		return Version{}, false, fmt.Errorf("record version of %s in store %s: %w", nv.SourcePath, s.path, err)

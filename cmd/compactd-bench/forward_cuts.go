@@ -223,14 +223,25 @@ func loadCuts(src sessionSource) ([]*forwardCut, error) {
 // afterCompaction drops, from the messages a stretch starts with, the ones
 // the agent's compaction put there (its summary or replacement history).
 func afterCompaction(msgs, anchor []transcript.Message) []transcript.Message {
-	n := anchorLen(msgs, anchor)
-	return msgs[n:]
+	s, n := anchorSpan(msgs, anchor)
+	return msgs[s+n:]
 }
 
 // anchorMessages is what the agent's compaction left the model: its
 // summary (or replacement history), as the stretch after it starts.
 func anchorMessages(msgs, anchor []transcript.Message) []transcript.Message {
-	return msgs[:anchorLen(msgs, anchor)]
+	s, n := anchorSpan(msgs, anchor)
+	return msgs[s : s+n]
+}
+
+// anchorSpan is where the compaction's messages start in msgs (after the
+// agent's system prompt, which no compaction touches) and how many there
+// are.
+func anchorSpan(msgs, anchor []transcript.Message) (start, n int) {
+	for start < len(msgs) && isSystemPrompt(&msgs[start]) {
+		start++
+	}
+	return start, anchorLen(msgs[start:], anchor)
 }
 
 // anchorLen is how many leading messages of msgs the compaction wrote:
@@ -318,6 +329,9 @@ func referenceEntities(before, after []transcript.Message) entitySet {
 	}
 	held := entitySet{}
 	for i := range before {
+		if isSystemPrompt(&before[i]) {
+			continue
+		}
 		for _, p := range before[i].Parts {
 			switch p.Kind {
 			case transcript.PartToolCall:
@@ -345,9 +359,19 @@ func referenceEntities(before, after []transcript.Message) entitySet {
 func renderVisible(msgs []transcript.Message) string {
 	var b bytes.Buffer
 	for i := range msgs {
-		writeVisible(&b, &msgs[i])
+		if !isSystemPrompt(&msgs[i]) {
+			writeVisible(&b, &msgs[i])
+		}
 	}
 	return b.String()
+}
+
+// isSystemPrompt reports whether m is the agent's system prompt, which a
+// format keeps in the transcript (Codex's base instructions) and the agent
+// sends with every request whatever the history: no candidate can lose or
+// keep it, so no candidate is scored or counted with it.
+func isSystemPrompt(m *transcript.Message) bool {
+	return m.Role == transcript.RoleSystem && m.Pinned
 }
 
 func writeVisible(b *bytes.Buffer, m *transcript.Message) {

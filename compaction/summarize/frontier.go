@@ -71,7 +71,16 @@ type frontier struct {
 	// visible are the entities the messages kept after the summary name.
 	visible map[*salience.Stat]bool
 	cwd     string
+	// factNames are the paths and identifiers the key facts name, as the
+	// index spells them; top is the most salient name's score.
+	factNames map[string]bool
+	top       float64
+	// workingCommands are the commands listed as working, by commandGist.
+	workingCommands map[string]bool
 }
+
+// norm spells a name the way the index does.
+func (f *frontier) norm(s string) string { return salience.Relative(s, f.cwd) }
 
 // Line widths.
 const (
@@ -88,7 +97,7 @@ func frontierOf(req Request) *frontier {
 	all = append(all, req.Messages...)
 	all = append(all, req.Following...)
 	x := salience.Build(all, salience.Options{Cwd: req.Cwd})
-	f := &frontier{index: x, visible: map[*salience.Stat]bool{}, cwd: req.Cwd}
+	f := &frontier{index: x, visible: map[*salience.Stat]bool{}, cwd: req.Cwd, factNames: map[string]bool{}, workingCommands: map[string]bool{}}
 	for i := len(req.Messages); i < len(all); i++ {
 		for _, s := range x.Message(i) {
 			f.visible[s] = true
@@ -103,6 +112,7 @@ func frontierOf(req Request) *frontier {
 	if r := x.Ranked(); len(r) > 0 && r[0].Score > top {
 		top = r[0].Score
 	}
+	f.top = top
 	f.goal(d, top)
 	f.tasks(d, top)
 	f.next(req.Messages, req.FromTurn, top)
@@ -112,9 +122,11 @@ func frontierOf(req Request) *frontier {
 	// Standing instructions are what a compaction must least lose: the
 	// project's (CLAUDE.md, AGENTS.md) above all.
 	for i, n := range d.instructions {
+		// The user's rules first; a memory file's the agent reads again
+		// when it starts.
 		base := 1.5 * top
 		if n.who == "project instructions" {
-			base = 3 * top
+			base = top
 		}
 		f.add(&fline{sec: secRules, text: fmt.Sprintf("- %s: %s", n.who, n.text), rank: -float64(i), base: base})
 	}
@@ -127,10 +139,14 @@ func frontierOf(req Request) *frontier {
 // namesShare is the most of a summary's budget its list of names takes.
 const namesShare = 0.4
 
+// rulesShare is the most of it standing instructions take: a memory file
+// of a hundred rules would otherwise be the whole summary.
+const rulesShare = 0.25
+
 // factValue is what carrying one key fact adds to a line, as a share of
 // the most salient name's score: the retention report counts them, so a
 // summary with room keeps them all.
-const factValue = 0.6
+const factValue = 0.3
 
 // carry links each key fact of the span (facts.Extract, the retention
 // report's definition) to the lines quoting it, which gain a little value
@@ -138,18 +154,32 @@ const factValue = 0.6
 // multi-line command, a path only a shell read named).
 func (f *frontier) carry(d *digest, top float64) {
 	for _, fact := range d.facts {
+		value := factValue * top
+		switch fact.Kind {
+		case facts.Path, facts.Identifier:
+			// Names: their salience counts them, and the list of names
+			// carries them if nothing else does (see names).
+			f.factNames[f.norm(fact.Text)] = true
+			continue
+		case facts.Command:
+			if f.workingCommands[commandGist(fact.Text)] {
+				continue // its section has it, under its latest spelling
+			}
+			value = 0.1 * top
+		case facts.Decision:
+			value = 0.1 * top // what reads as a decision is often narration
+		}
 		carried := false
 		for _, l := range f.lines {
 			if strings.Contains(l.text, fact.Text) {
 				carried = true
-				if l.sec == secDone && fact.Kind == facts.Error {
-					continue // an error fixed since is history
+				if !(l.sec == secDone && fact.Kind == facts.Error) { // an error fixed since is history
+					l.base += value
 				}
-				l.base += factValue * top
 			}
 		}
 		if !carried {
-			f.add(&fline{sec: secFacts, text: "- " + fact.Kind + ": " + fact.Text, base: factValue * top})
+			f.add(&fline{sec: secFacts, text: "- " + fact.Kind + ": " + fact.Text, base: value})
 		}
 	}
 }
@@ -250,6 +280,28 @@ func (f *frontier) next(msgs []transcript.Message, firstTurn int, top float64) {
 	}
 }
 
+// gist is a text's letters and digits, lower-cased: two notes with one
+// gist say the same thing ("4. **All handlers** now use X" and "All
+// handlers now use X").
+func gist(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' && b.Len() > 0 {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// commandGist is a command without the filters after its first pipe
+// ("go test ./... 2>&1 | tail -20" and "… | tail -30" run one thing).
+func commandGist(cmd string) string {
+	if i := strings.Index(cmd, " | "); i > 0 {
+		cmd = cmd[:i]
+	}
+	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(cmd), "2>&1"))
+}
+
 // lastSentences is the end of a text, up to about n bytes of whole
 // sentences.
 func lastSentences(text string, n int) string {
@@ -300,9 +352,25 @@ func (f *frontier) files(d *digest, top float64) {
 }
 
 func (f *frontier) commands(d *digest, top float64) {
+	// One line per command, whatever output filter followed it: the
+	// latest spelling that worked.
+	latest := map[string]*commandUse{}
 	for _, c := range d.commandOrder {
 		u := d.commands[c]
 		if !u.lastOK || u.pending {
+			continue
+		}
+		k := commandGist(u.cmd)
+		if prev := latest[k]; prev == nil || u.last >= prev.last {
+			latest[k] = u
+		}
+	}
+	for k := range latest {
+		f.workingCommands[k] = true
+	}
+	for _, c := range d.commandOrder {
+		u := d.commands[c]
+		if latest[commandGist(u.cmd)] != u {
 			continue
 		}
 		runs := ""
@@ -335,8 +403,14 @@ func (f *frontier) earlier(d *digest, top float64) {
 		}
 		f.add(&fline{sec: secEarlier, text: fmt.Sprintf("- T%d %s: %s", r.turn, who, capText(r.text, maxEarlier)), rank: float64(i), base: base})
 	}
+	seen := map[string]bool{}
 	for i, n := range d.decisions {
-		f.add(&fline{sec: secEarlier, text: fmt.Sprintf("- T%d %s decided: %s", n.turn, n.who, capText(n.text, maxEarlier)), rank: float64(i) - 0.5, base: 0.5 * top})
+		k := gist(n.text)
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		f.add(&fline{sec: secEarlier, text: fmt.Sprintf("- T%d %s decided: %s", n.turn, n.who, capText(n.text, maxEarlier)), rank: float64(i) - 0.5, base: 0.15 * top})
 	}
 }
 
@@ -348,7 +422,11 @@ func (f *frontier) names() {
 		if s.Kind == salience.Command {
 			text = "`" + text + "`"
 		}
-		f.lines = append(f.lines, &fline{sec: secNames, text: text, rank: s.Score, ents: []*salience.Stat{s}})
+		l := &fline{sec: secNames, text: text, rank: s.Score, ents: []*salience.Stat{s}}
+		if f.factNames[s.Text] {
+			l.base = 0.05 * f.top
+		}
+		f.lines = append(f.lines, l)
 	}
 }
 
@@ -369,10 +447,14 @@ func (f *frontier) fit(c TokenCounter, budget int) (string, int) {
 	// The names in play are an index beside the frontier, not the
 	// frontier: they get at most namesShare of the budget.
 	names, namesCap := 0, int(namesShare*float64(budget))
+	rules, rulesCap := 0, int(rulesShare*float64(budget))
 	take := func(l *fline) {
 		used += l.tokens + headerCost(l.sec)
-		if l.sec == secNames {
+		switch l.sec {
+		case secNames:
 			names += l.tokens
+		case secRules:
+			rules += l.tokens
 		}
 		inSection[l.sec]++
 		l.chosen = true
@@ -421,7 +503,7 @@ func (f *frontier) fit(c TokenCounter, budget int) (string, int) {
 			heap.Push(q, queued{top.l, d})
 			continue
 		}
-		if used+cost > budget || top.l.sec == secNames && names+cost > namesCap {
+		if used+cost > budget || top.l.sec == secNames && names+cost > namesCap || top.l.sec == secRules && rules+cost > rulesCap {
 			continue
 		}
 		take(top.l)

@@ -7,7 +7,7 @@ E2E_HOME  ?= $(CURDIR)/.cache/e2e
 FUZZTIME  ?= 10s
 export E2E_HOME COMPACTD_E2E_HOME=$(E2E_HOME)
 
-.PHONY: build demo test check lint unit race fuzz fuzz-short stress bench bench-quick e2e e2e-setup e2e-agents clean
+.PHONY: build demo test check lint cross unit race fuzz fuzz-short stress bench bench-quick e2e e2e-setup e2e-agents clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/compactd
@@ -20,6 +20,17 @@ demo: build
 ## check: the fast loop — formatting, vet, unit tests (-short: fewer crash trials, no 100 MB runs).
 check: lint
 	$(GO) test -short -count=1 ./...
+
+# The platforms compactd ships on (make dist builds each).
+PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+
+## cross: every package, tests included, builds and vets for each platform (CGO off, as shipped).
+cross:
+	@for p in $(PLATFORMS); do \
+	  echo "cross: $$p"; \
+	  GOOS=$${p%/*} GOARCH=$${p#*/} CGO_ENABLED=0 $(GO) build ./... && \
+	  GOOS=$${p%/*} GOARCH=$${p#*/} CGO_ENABLED=0 $(GO) vet ./... || exit 1; \
+	done
 
 lint:
 	@files="$$(gofmt -l cmd daemon lsp compaction)"; \
@@ -35,7 +46,7 @@ race:
 	$(GO) test -race -short -count=1 ./...
 
 ## test: everything — CI runs this on a clean clone.
-test: lint unit race fuzz-short e2e
+test: lint cross unit race fuzz-short e2e
 	@echo "make test: all suites passed"
 
 fuzz-short:
@@ -48,10 +59,13 @@ fuzz:
 ## stress: 1,000 kill -9 trials and 1,000 compactions under a concurrent appender; the
 ## reliability suite (chaos_test.go, *_stress_test.go) at length: damaged and unusable
 ## stores, pipes, loops, sparse giants, a 600 MB line, a million lines, interrupts, two
-## servers and CLIs on one store with an appender, SIGKILL of every writing command.
+## servers and CLIs on one store with an appender, SIGKILL of every writing command;
+## then the two-servers-one-store scenario (100 rounds under as many busy processes as
+## cores) once more with the servers built with the race detector.
 ## `make unit` runs each of these once (the short form).
 stress:
 	COMPACTD_STRESS=1 $(GO) test -v -count=1 -timeout 150m -run 'Crash|ConcurrentAppend|Stress|Chaos|DamagedStore|StoreUnavailable|OddFiles|Recover' ./daemon/... ./cmd/... ./lsp/...
+	COMPACTD_STRESS=1 COMPACTD_SERVE_RACE=1 $(GO) test -race -v -count=1 -timeout 150m -run 'TestStressTwoServersOneStore' ./cmd/compactd/
 
 ## bench: every performance figure beside its bar (see README "Performance").
 bench: build

@@ -1,13 +1,10 @@
 package daemon
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +12,7 @@ import (
 	"time"
 
 	"github.com/compactd/compactd/daemon/agentdb"
+	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
@@ -30,9 +28,6 @@ import (
 // an export the agent imports). It is re-rendered when the database or its
 // -wal changes and the session's rows did; the agent's database is never
 // written.
-
-// dbAgents are the agents whose sessions live in a database.
-var dbAgents = []string{"opencode", "kilo"}
 
 // dbSyncDelay coalesces the bursts of writes an agent makes while it
 // streams a response.
@@ -65,40 +60,35 @@ type dbSync struct {
 	recheck bool
 }
 
-func (d *Daemon) dbEnabled(agent string) bool {
-	w := d.Settings().Watch
-	switch agent {
-	case "opencode":
-		return on(w.OpenCode)
-	case "kilo":
-		return on(w.Kilo)
-	}
-	return false
-}
-
-// dbOf returns the agent whose database (or its -wal) p is, "" if none.
-func (d *Daemon) dbOf(p string) string {
-	for _, a := range dbAgents {
-		db := d.opts.Env.AgentDB(a)
-		if p == db || p == db+"-wal" {
-			return a
+// dbRoot is the watched root of agent's database, false when the
+// configuration does not watch it.
+func (d *Daemon) dbRoot(agent *agents.Agent) (root, bool) {
+	for _, r := range d.roots() {
+		if r.agent == agent && r.database != "" {
+			return r, true
 		}
 	}
-	return ""
+	return root{}, false
 }
 
-// renderedDir is where an agent's sessions are rendered.
-func (d *Daemon) renderedDir(agent string) string {
-	return filepath.Join(d.opts.Env.SessionsDir(), agent)
+// dbOf returns the watched agent whose database (or its -wal) p is, nil if
+// none.
+func (d *Daemon) dbOf(p string) *agents.Agent {
+	for _, r := range d.roots() {
+		if r.database != "" && (p == r.database || p == r.database+"-wal") {
+			return r.agent
+		}
+	}
+	return nil
 }
 
 // scheduleDBSync re-reads an agent's database after a quiet moment, and
 // once more dbRecheckDelay later.
-func (d *Daemon) scheduleDBSync(agent string) {
+func (d *Daemon) scheduleDBSync(agent *agents.Agent) {
 	d.scheduleDBSyncAfter(agent, dbSyncDelay, true)
 }
 
-func (d *Daemon) scheduleDBSyncAfter(agent string, delay time.Duration, recheck bool) {
+func (d *Daemon) scheduleDBSyncAfter(agent *agents.Agent, delay time.Duration, recheck bool) {
 	s := &d.dbs
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -108,15 +98,15 @@ func (d *Daemon) scheduleDBSyncAfter(agent string, delay time.Duration, recheck 
 	if d.ctx == nil || d.ctx.Err() != nil {
 		return
 	}
-	if p := s.timers[agent]; p != nil {
+	if p := s.timers[agent.Name]; p != nil {
 		p.recheck = p.recheck || recheck // its read comes after this write
 		return
 	}
 	p := &dbSync{recheck: recheck}
 	p.timer = time.AfterFunc(delay, func() {
 		s.mu.Lock()
-		if s.timers[agent] == p {
-			delete(s.timers, agent)
+		if s.timers[agent.Name] == p {
+			delete(s.timers, agent.Name)
 		}
 		again := p.recheck
 		s.mu.Unlock()
@@ -130,17 +120,18 @@ func (d *Daemon) scheduleDBSyncAfter(agent string, delay time.Duration, recheck 
 			d.scheduleDBSyncAfter(agent, dbRecheckDelay, false)
 		}
 	})
-	s.timers[agent] = p
+	s.timers[agent.Name] = p
 }
 
 // syncDB renders the agent's sessions of the workspace that changed since
 // the last sync, removes the renderings of sessions that are gone, and
 // returns the rendered files that changed.
-func (d *Daemon) syncDB(ctx context.Context, agent string) []string {
-	if !d.dbEnabled(agent) || len(d.Folders()) == 0 {
+func (d *Daemon) syncDB(ctx context.Context, agent *agents.Agent) []string {
+	r, ok := d.dbRoot(agent)
+	if !ok {
 		return nil
 	}
-	path := d.opts.Env.AgentDB(agent)
+	path := r.database
 	s := &d.dbs
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -154,17 +145,17 @@ func (d *Daemon) syncDB(ctx context.Context, agent string) []string {
 		}
 		var err error
 		if db, err = agentdb.Open(path); err != nil {
-			d.log.Warn("agent database", "agent", agent, "err", err)
+			d.log.Warn("agent database", "agent", agent.Name, "err", err)
 			return nil
 		}
 		s.conns[path] = db
 	}
-	sessions, err := db.Sessions(ctx, d.Folders())
+	sessions, err := db.Sessions(ctx, r.folders)
 	if err != nil {
-		d.log.Warn("agent database", "agent", agent, "err", err)
+		d.log.Warn("agent database", "agent", agent.Name, "err", err)
 		return nil
 	}
-	dir := d.renderedDir(agent)
+	dir := r.scope
 	var changed []string
 	live := map[string]bool{}
 	for _, ses := range sessions {
@@ -178,12 +169,12 @@ func (d *Daemon) syncDB(ctx context.Context, agent string) []string {
 			continue // deleted between the two reads
 		}
 		if err != nil {
-			d.log.Warn("render agent session", "agent", agent, "session", ses.ID, "err", err)
+			d.log.Warn("render agent session", "agent", agent.Name, "session", ses.ID, "err", err)
 			continue
 		}
 		wrote, err := writeIfChanged(file, data)
 		if err != nil {
-			d.log.Warn("render agent session", "agent", agent, "session", ses.ID, "err", err)
+			d.log.Warn("render agent session", "agent", agent.Name, "session", ses.ID, "err", err)
 			continue
 		}
 		s.rendered[file] = ses.Fingerprint
@@ -261,95 +252,6 @@ func (d *Daemon) closeDBs() {
 	s.conns = nil
 }
 
-// copilotCwd returns the cwd a Copilot CLI session started in: its
-// session.start event's context.cwd, else workspace.yaml's cwd.
-func copilotCwd(events string) (string, bool) {
-	if f, err := sourcefile.OpenRegular(events); err == nil { // never blocks on a pipe
-		defer f.Close()
-		r := bufio.NewReaderSize(f, 64<<10)
-		for range 5 {
-			line, err := r.ReadSlice('\n')
-			if len(line) == 0 && err != nil {
-				break
-			}
-			var ev struct {
-				Type string `json:"type"`
-				Data struct {
-					Context struct {
-						Cwd string `json:"cwd"`
-					} `json:"context"`
-				} `json:"data"`
-			}
-			if json.Unmarshal(line, &ev) == nil && ev.Type == "session.start" && ev.Data.Context.Cwd != "" {
-				return ev.Data.Context.Cwd, true
-			}
-		}
-	}
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(events), "workspace.yaml"))
-	if err != nil {
-		return "", false
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "cwd:"); ok {
-			v = strings.Trim(strings.TrimSpace(v), `"'`)
-			return v, v != ""
-		}
-	}
-	return "", false
-}
-
-// vscodeWorkspaceFolder returns the folder a VS Code workspaceStorage
-// entry belongs to: workspace.json's folder URI.
-func vscodeWorkspaceFolder(storage string) (string, bool) {
-	b, err := os.ReadFile(filepath.Join(storage, "workspace.json"))
-	if err != nil {
-		return "", false
-	}
-	var w struct {
-		Folder string `json:"folder"`
-	}
-	if json.Unmarshal(b, &w) != nil || !strings.HasPrefix(w.Folder, "file://") {
-		return "", false
-	}
-	p := strings.TrimPrefix(w.Folder, "file://")
-	if u, err := unescapePath(p); err == nil {
-		p = u
-	}
-	return filepath.Clean(p), true
-}
-
-func unescapePath(p string) (string, error) { return url.PathUnescape(p) }
-
-// findChatDirs finds the chatSessions folders of the workspaceStorage
-// entries whose workspace.json names one of the workspace's folders.
-func (d *Daemon) findChatDirs() {
-	var dirs []string
-	folders := d.Folders()
-	for _, storage := range d.opts.Env.VSCodeWorkspaceStorage() {
-		entries, err := os.ReadDir(storage)
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
-			if !e.IsDir() {
-				continue
-			}
-			entry := filepath.Join(storage, e.Name())
-			folder, ok := vscodeWorkspaceFolder(entry)
-			if !ok {
-				continue
-			}
-			for _, f := range folders {
-				if folder == f {
-					dirs = append(dirs, filepath.Join(entry, "chatSessions"))
-					break
-				}
-			}
-		}
-	}
-	d.chatDirs.Store(&dirs)
-}
-
 // IsAgentDatabase reports whether path is an SQLite database (by its
 // header) named like an agent's session database (<agent>.db).
 func IsAgentDatabase(path string) bool {
@@ -366,11 +268,13 @@ func IsAgentDatabase(path string) bool {
 	return n == 16 && string(head) == "SQLite format 3\x00"
 }
 
-// agentOfDatabase names the agent whose database path is: kilo for
-// kilo.db, else opencode (Kilo is an opencode fork with the same tables).
+// agentOfDatabase names the agent whose database path is (<agent>.db),
+// else opencode (the agents that import their forks share its tables).
 func agentOfDatabase(path string) string {
-	if filepath.Base(path) == "kilo.db" {
-		return "kilo"
+	for _, a := range agents.All() {
+		if a.Imports && filepath.Base(path) == a.Name+".db" {
+			return a.Name
+		}
 	}
 	return "opencode"
 }
@@ -380,7 +284,7 @@ func agentOfDatabase(path string) string {
 // env.SessionsDir(), and returns the rendered files, newest session first.
 // The database is only read. The CLI uses it to gauge and compact
 // database sessions.
-func RenderDatabase(ctx context.Context, env Env, path string, dirs []string) ([]string, error) {
+func RenderDatabase(ctx context.Context, env agents.Env, path string, dirs []string) ([]string, error) {
 	db, err := agentdb.Open(path)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/compactd/compactd/daemon/agents"
+	"github.com/compactd/compactd/daemon/agents/opencode"
+	"github.com/compactd/compactd/daemon/config"
 )
 
 // openAgentDB creates an opencode database under home as the agent does
@@ -86,19 +90,9 @@ func addTurn(t *testing.T, w execer, session string, n, total int) {
 	}
 }
 
-func newAgentDaemon(t *testing.T, ws, home string, set Settings) (*Daemon, *recorder) {
+func newAgentDaemon(t *testing.T, ws, home string, settings map[string]any) (*Daemon, *recorder) {
 	t.Helper()
-	rec := &recorder{ch: make(chan struct{}, 1)}
-	d, err := New(Options{Folders: []string{ws}, Env: Env{Home: home}, OnChange: rec.add, Settings: set})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	<-d.ScanDone()
-	return d, rec
+	return startDaemon(t, Options{Folders: []string{ws}, Env: agents.Env{Home: home}, Config: config.Layers{Client: settingsJSON(t, settings)}})
 }
 
 // TestDatabaseSessionsOfTheWorkspace: the sessions opencode and Kilo keep
@@ -117,7 +111,7 @@ func TestDatabaseSessionsOfTheWorkspace(t *testing.T) {
 	addSession(t, kilo, "ses_kilo", filepath.Join(ws, "sub"))
 	addTurn(t, kilo, "ses_kilo", 1, 9000)
 
-	d, rec := newAgentDaemon(t, ws, home, Settings{})
+	d, rec := newAgentDaemon(t, ws, home, nil)
 	sessions := filepath.Join(home, ".local", "state", "compactd", "sessions")
 	mine := filepath.Join(sessions, "opencode", "ses_mine.json")
 	s := d.Snapshot(mine)
@@ -148,7 +142,7 @@ func TestDatabaseSessionsOfTheWorkspace(t *testing.T) {
 	d.dbs.mu.Lock()
 	d.dbs.rendered = map[string]string{} // force a full re-read
 	d.dbs.mu.Unlock()
-	changed := d.syncDB(t.Context(), "opencode")
+	changed := d.syncDB(t.Context(), opencode.Agent)
 	// The read succeeded (the session's fingerprint is known again): the
 	// agent's lock is held until the commit below, so a read that waited
 	// for it would have failed at the busy timeout instead.
@@ -188,8 +182,7 @@ func TestDatabaseSwitchOff(t *testing.T) {
 	oc := openAgentDB(t, home, "opencode")
 	addSession(t, oc, "ses_mine", ws)
 	addTurn(t, oc, "ses_mine", 1, 5000)
-	off := false
-	d, _ := newAgentDaemon(t, ws, home, Settings{Watch: Watch{OpenCode: &off}})
+	d, _ := newAgentDaemon(t, ws, home, map[string]any{"watch": map[string]any{"opencode": false}})
 	if len(d.Snapshots()) != 0 {
 		t.Fatalf("snapshots with opencode switched off: %d", len(d.Snapshots()))
 	}
@@ -203,7 +196,7 @@ func TestDatabaseSwitchOff(t *testing.T) {
 // the usage Qwen recorded.
 func TestQwenSessionsOfTheWorkspace(t *testing.T) {
 	ws, home := t.TempDir(), t.TempDir()
-	dir := filepath.Join(home, ".qwen", "projects", ClaudeSlug(ws), "chats")
+	dir := filepath.Join(home, ".qwen", "projects", agents.Slug(ws), "chats")
 	os.MkdirAll(dir, 0o755)
 	src, err := os.ReadFile("../compaction/format/qwen/testdata/session.jsonl")
 	if err != nil {
@@ -211,7 +204,7 @@ func TestQwenSessionsOfTheWorkspace(t *testing.T) {
 	}
 	path := filepath.Join(dir, "3c9e2b7a-8f41-4d6c-a1e5-7b0d9f2c4e18.jsonl")
 	os.WriteFile(path, src, 0o644)
-	d, _ := newAgentDaemon(t, ws, home, Settings{})
+	d, _ := newAgentDaemon(t, ws, home, nil)
 	s := d.Snapshot(path)
 	if s == nil || s.Format != "qwen-code" || s.Tokens != 18900 {
 		t.Fatalf("qwen snapshot %+v", s)
@@ -250,7 +243,7 @@ func TestEditorAndCLIAgentsOfTheWorkspace(t *testing.T) {
 	otherCLI := filepath.Join(home, ".copilot", "session-state", "s-other", "events.jsonl")
 	copyFixture(t, "../compaction/format/copilotcli/testdata/events.jsonl", otherCLI)
 
-	cursor := filepath.Join(home, ".cursor", "projects", CursorSlug(ws), "agent-transcripts", "c1", "c1.jsonl")
+	cursor := filepath.Join(home, ".cursor", "projects", strings.TrimLeft(agents.Slug(ws), "-"), "agent-transcripts", "c1", "c1.jsonl")
 	copyFixture(t, "../compaction/format/cursor/testdata/transcript.jsonl", cursor)
 	otherCursor := filepath.Join(home, ".cursor", "projects", "home-ada-other", "agent-transcripts", "c2", "c2.jsonl")
 	copyFixture(t, "../compaction/format/cursor/testdata/transcript.jsonl", otherCursor)
@@ -263,7 +256,7 @@ func TestEditorAndCLIAgentsOfTheWorkspace(t *testing.T) {
 	copyFixture(t, "../compaction/format/copilotchat/testdata/session.jsonl", otherChat)
 	os.WriteFile(filepath.Join(storage, "9f8e7d", "workspace.json"), []byte(`{"folder":"file:///home/ada/other"}`), 0o644)
 
-	d, rec := newAgentDaemon(t, ws, home, Settings{})
+	d, rec := newAgentDaemon(t, ws, home, nil)
 	for path, want := range map[string]struct {
 		format string
 		tokens int

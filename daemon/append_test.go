@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compactd/compactd/daemon/agents"
+
 	"github.com/compactd/compactd/compaction/sessiongen"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
@@ -21,7 +23,7 @@ func testIndexer(t *testing.T) *indexer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &indexer{forced: counter, registry: tokens.NewRegistry(), settings: func() Settings { return Settings{}.withDefaults() }, log: discard{}}
+	return &indexer{forced: counter, registry: tokens.NewRegistry(), settings: defaultSettings, log: discard{}}
 }
 
 // TestAppendPiecesMatchFullIndex writes a session to a real file in random
@@ -126,7 +128,7 @@ func TestHotBudgetKeepsRecentFiles(t *testing.T) {
 		os.Chtimes(p, mt, mt)
 		paths, sizes = append(paths, p), append(sizes, int64(len(data)))
 	}
-	d, err := New(Options{Folders: []string{ws}, Env: Env{Home: t.TempDir()}, HotBytes: sizes[0] + sizes[1]})
+	d, err := New(Options{Folders: []string{ws}, Env: agents.Env{Home: t.TempDir()}, HotBytes: sizes[0] + sizes[1]})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +164,7 @@ func TestActiveTrimmedBecomesHot(t *testing.T) {
 		os.Chtimes(p, mt, mt) // b is the newest
 	}
 	rec := &recorder{ch: make(chan struct{}, 1)}
-	d, err := New(Options{Folders: []string{ws}, Env: Env{Home: t.TempDir()}, OnChange: rec.add, HotBytes: 1, SavingsDelay: time.Millisecond})
+	d, err := New(Options{Folders: []string{ws}, Env: agents.Env{Home: t.TempDir()}, OnChange: rec.add, HotBytes: 1, SavingsDelay: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +237,7 @@ func TestGrowingSessionsKeepTheirState(t *testing.T) {
 		}
 	}
 	rec := &recorder{ch: make(chan struct{}, 1)}
-	d, err := New(Options{Folders: []string{ws}, Env: Env{Home: t.TempDir()}, OnChange: rec.add, HotBytes: 1, ColdBytes: 1})
+	d, err := New(Options{Folders: []string{ws}, Env: agents.Env{Home: t.TempDir()}, OnChange: rec.add, HotBytes: 1, ColdBytes: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,12 +18,13 @@ import (
 // it. A transcript already over the trigger when first seen (the cold scan
 // of old sessions) crosses when it next grows: it is being worked on.
 type AutoCompactor struct {
-	Jobs Jobs
-	// Plan returns the trigger, whether auto-compaction is on now, and the
-	// request for compacting snap (made a fork compaction whatever it says).
-	Plan func(snap *Snapshot) (strategy.Trigger, bool, JobRequest)
+	// Trigger returns path's trigger and whether auto-compaction is on
+	// for it now (Daemon.AutoTrigger).
+	Trigger func(path string) (strategy.Trigger, bool)
+	// Compact compacts path into a fork (Daemon.AutoCompact).
+	Compact func(ctx context.Context, path string) (*Compaction, error)
 	// Done reports each finished automatic compaction.
-	Done func(path string, res *JobResult, err error)
+	Done func(path string, res *Compaction, err error)
 	Log  *slog.Logger
 
 	mu    sync.Mutex
@@ -46,10 +47,10 @@ type autoState struct {
 // when it crosses the trigger. It returns at once; the compaction runs
 // until done or ctx ends.
 func (a *AutoCompactor) Observe(ctx context.Context, snap *Snapshot) {
-	if snap == nil || a.Jobs == nil || a.Plan == nil {
+	if snap == nil || a.Compact == nil || a.Trigger == nil {
 		return
 	}
-	trig, on, req := a.Plan(snap)
+	trig, on := a.Trigger(snap.Path)
 	if !on {
 		return
 	}
@@ -83,13 +84,11 @@ func (a *AutoCompactor) Observe(ctx context.Context, snap *Snapshot) {
 	st.pending, st.running = false, true
 	a.mu.Unlock()
 
-	req.Path, req.Window = snap.Path, snap.Window
-	req.InPlace, req.DryRun = false, false
 	a.wg.Add(1)
 	a.started.Add(1)
 	go func() {
 		defer a.wg.Done()
-		res, err := a.Jobs.Compact(ctx, req, nil)
+		res, err := a.Compact(ctx, snap.Path)
 		a.mu.Lock()
 		st.running = false
 		if err == nil && res != nil && res.Open != "" {

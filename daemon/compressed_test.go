@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compactd/compactd/daemon/agents"
+
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/compactd/compactd/compaction/sessiongen"
@@ -68,15 +70,7 @@ func codexDaemon(t *testing.T, ws, home string, logged *warnings, before func(da
 	if before != nil {
 		before(day)
 	}
-	d, err := New(Options{Folders: []string{ws}, Env: Env{Home: home, CodexHome: codexHome}, Logger: slog.New(logged)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	<-d.ScanDone()
+	d, _ := startDaemon(t, Options{Folders: []string{ws}, Env: agents.Env{Home: home, CodexHome: codexHome}, Logger: slog.New(logged)})
 	return d, day
 }
 

@@ -17,15 +17,15 @@ func newCounterSet(cache tokens.Cache) *tokens.CounterSet {
 	return tokens.NewCounterSet(tokens.WithCache(cache))
 }
 
-// counterFor returns the counter for t: the pinned one when the daemon was
+// counterFor returns the counter for t (the transcript at path): the pinned one when the daemon was
 // given one, else the one for t's model (the user's model setting first,
 // then what t names, then its format's default), the same model the
 // gauge's window comes from. st are t's current figures.
-func (ix *indexer) counterFor(t *transcript.Transcript, st transcript.Stats) *tokens.Counter {
+func (ix *indexer) counterFor(path string, t *transcript.Transcript, st transcript.Stats) *tokens.Counter {
 	if ix.forced != nil {
 		return ix.forced
 	}
-	m := gauge.Resolve(t, gauge.Options{Model: ix.settings().Model, Registry: ix.registry, Stats: &st}).Info
+	m := gauge.Resolve(t, gauge.Options{Model: ix.settings(path).Gauge.Model, Registry: ix.registry, Stats: &st}).Info
 	c, err := ix.counters.For(m)
 	if err != nil {
 		// A model configured with an encoding we do not ship: count with

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -17,17 +18,39 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/agents"
+	"github.com/compactd/compactd/daemon/config"
+	"github.com/compactd/compactd/daemon/jobs"
 	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
 // Options configure a Daemon.
 type Options struct {
 	// Folders are the workspace folders (absolute paths).
-	Folders  []string
-	Env      Env
-	Settings Settings
-	Logger   *slog.Logger
+	Folders []string
+	Env     agents.Env
+	// Getenv is the environment the agents are taken to run with, for
+	// the settings they read from it (CLAUDE_AUTOCOMPACT_PCT_OVERRIDE, …):
+	// the daemon's own, as the editor started it from the user's session.
+	// nil reads none (tests stay hermetic).
+	Getenv func(string) string
+	// Config are the configuration's layers above the files: the
+	// editor's settings and the server's flags (SetClientSettings
+	// replaces the editor's).
+	Config config.Layers
+	// Jobs runs the commands that need the version store; nil answers
+	// them with JobsUnavailable (the gauge works without it).
+	Jobs            *jobs.Runner
+	JobsUnavailable error
+	// Memory, when set, is lifted while a compaction or a restore runs.
+	Memory *MemoryLimit
+	// OnConfigError reports, once per workspace file, configuration that
+	// did not validate and was left out.
+	OnConfigError func(error)
+	Logger        *slog.Logger
 	// Counter, when set, counts every transcript (tests and benchmarks pin
 	// one); nil counts each transcript with its model's encoding and its
 	// provider's image pricing, as `compactd gauge` and compactions do.
@@ -95,14 +118,16 @@ type Daemon struct {
 	savingsIx *indexer
 
 	settingsMu sync.RWMutex
-	set        Settings
 	folders    []string
+	cfg        configs
 
 	mu      sync.Mutex
 	files   map[string]*tracked
 	ignored map[string]int64 // path → size at which detection failed
 	timers  map[string]*time.Timer
 	watched map[string]bool
+	// rootCache holds the agents' roots until addRoots looks again.
+	rootCache map[string][]agents.Root
 
 	watcher *fsnotify.Watcher
 	active  atomic.Pointer[string]
@@ -122,9 +147,6 @@ type Daemon struct {
 	closeOnce  sync.Once
 	// dbs renders the sessions agents keep in databases.
 	dbs agentDBs
-	// chatDirs are the chatSessions folders of VS Code's workspaceStorage
-	// entries for the workspace's folders.
-	chatDirs atomic.Pointer[[]string]
 }
 
 // New returns a daemon; Start begins watching.
@@ -146,7 +168,7 @@ func New(opts Options) (*Daemon, error) {
 	}
 	d := &Daemon{
 		opts: opts, log: opts.Logger,
-		set:      opts.Settings.withDefaults(),
+		cfg:      configs{layers: opts.Config},
 		files:    map[string]*tracked{},
 		ignored:  map[string]int64{},
 		timers:   map[string]*time.Timer{},
@@ -158,7 +180,11 @@ func New(opts Options) (*Daemon, error) {
 			d.folders = append(d.folders, filepath.Clean(abs))
 		}
 	}
-	d.ix = &indexer{forced: opts.Counter, counters: newCounterSet(opts.CountCache), cache: opts.CountCache, registry: tokens.NewRegistry(), settings: d.Settings, log: d.log, overhead: opts.Overhead}
+	d.ix = &indexer{forced: opts.Counter, counters: newCounterSet(opts.CountCache), cache: opts.CountCache, registry: tokens.NewRegistry(), settings: d.settingsFor, log: d.log, overhead: opts.Overhead}
+	th := &thresholds{env: opts.Env, getenv: opts.Getenv, now: time.Now}
+	d.ix.threshold = func(path string, t *transcript.Transcript, r gauge.Resolved) *gauge.AutoCompact {
+		return th.of(path, t, r, d.folderOf(path))
+	}
 	if _, err := d.ix.fallback(); err != nil {
 		return nil, err
 	}
@@ -168,15 +194,8 @@ func New(opts Options) (*Daemon, error) {
 	}
 	// Savings count with counters of their own (sharing the cache), so the
 	// index's counters measure indexing alone.
-	d.savingsIx = &indexer{counters: newCounterSet(opts.CountCache), registry: d.ix.registry, settings: d.Settings, log: d.log, serial: true}
+	d.savingsIx = &indexer{counters: newCounterSet(opts.CountCache), registry: d.ix.registry, settings: d.settingsFor, log: d.log, serial: true}
 	return d, nil
-}
-
-// Settings returns the current settings, defaults filled in.
-func (d *Daemon) Settings() Settings {
-	d.settingsMu.RLock()
-	defer d.settingsMu.RUnlock()
-	return d.set
 }
 
 // Folders returns the workspace folders.
@@ -227,24 +246,6 @@ func (d *Daemon) Close() error {
 	return nil
 }
 
-// SetSettings replaces the settings, re-derives every snapshot and
-// re-evaluates what is watched.
-func (d *Daemon) SetSettings(s Settings) {
-	d.settingsMu.Lock()
-	modelChanged := d.set.Model != s.Model
-	d.set = s.withDefaults()
-	d.settingsMu.Unlock()
-	for _, tr := range d.all() {
-		if tr.rebuild(d.ix, modelChanged) && d.ctx != nil {
-			d.schedule(tr.path)
-		}
-		d.emit(tr)
-	}
-	if d.watcher != nil {
-		d.wg.Go(func() { d.addRoots(d.ctx, nil) })
-	}
-}
-
 // SetFolders replaces the workspace folders and watches the new ones.
 func (d *Daemon) SetFolders(folders []string) {
 	var clean []string
@@ -256,9 +257,12 @@ func (d *Daemon) SetFolders(folders []string) {
 	d.settingsMu.Lock()
 	d.folders = clean
 	d.settingsMu.Unlock()
-	if d.watcher != nil {
-		d.wg.Go(func() { d.addRoots(d.ctx, nil) })
-	}
+	// Which workspace file applies may have changed with the folders.
+	d.cfg.mu.Lock()
+	old := d.cfg.byFile
+	d.cfg.nearest = nil
+	d.cfg.mu.Unlock()
+	d.reconfigure(old)
 }
 
 // Open tracks path (a transcript the editor opened, maybe outside every
@@ -366,7 +370,7 @@ func (d *Daemon) Allowed(path string) bool {
 		if r, err := filepath.EvalSymlinks(root); err == nil {
 			root = r
 		}
-		if within(path, root) {
+		if agents.Within(path, root) {
 			return true
 		}
 	}
@@ -374,18 +378,16 @@ func (d *Daemon) Allowed(path string) bool {
 }
 
 func (d *Daemon) allowedRoots() []string {
-	env := d.opts.Env
-	var roots []string
-	for _, f := range d.Folders() {
-		roots = append(roots, f, env.ClaudeProjectDir(f))
-	}
-	roots = append(roots, env.CodexSessionsDir())
-	for _, f := range d.Folders() {
-		roots = append(roots, env.QwenProjectDir(f), filepath.Join(env.CursorProjectsDir(), CursorSlug(f)))
-	}
-	roots = append(roots, env.SessionsDir(), env.CopilotSessionsDir())
-	if dirs := d.chatDirs.Load(); dirs != nil {
-		roots = append(roots, *dirs...)
+	folders := d.Folders()
+	roots := slices.Clone(folders)
+	for _, a := range agents.All() {
+		for _, r := range d.agentRoots(a, folders) {
+			if r.Scope != "" {
+				roots = append(roots, r.Scope)
+			} else {
+				roots = append(roots, r.Dir)
+			}
+		}
 	}
 	return roots
 }

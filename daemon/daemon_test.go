@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compactd/compactd/daemon/agents"
+
 	_ "github.com/compactd/compactd/compaction/format/all"
 	"github.com/compactd/compactd/compaction/sessiongen"
 	"github.com/compactd/compactd/compaction/transcript"
@@ -19,7 +21,7 @@ func TestClaudeSlug(t *testing.T) {
 		{"/home/dev/src/inventory-service", "-home-dev-src-inventory-service"},
 		{"/tmp/é_1", "-tmp----1"}, // é is two bytes, each replaced
 	} {
-		if got := ClaudeSlug(tc.in); got != tc.want {
+		if got := agents.Slug(tc.in); got != tc.want {
 			t.Errorf("ClaudeSlug(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
@@ -55,16 +57,16 @@ func TestSettingsShapeTheGauge(t *testing.T) {
 	}
 	read := d.Stats().BytesRead
 	for _, tc := range []struct {
-		set    Settings
+		set    map[string]any
 		window int
 		level  Level
 	}{
-		{Settings{Windows: map[string]int{"claude-sonnet": 1_000_000}}, 1_000_000, LevelOK},
-		{Settings{ContextWindow: first.Snapshot.Tokens * 10 / 8}, first.Snapshot.Tokens * 10 / 8, LevelWarn},         // 80 %
-		{Settings{ContextWindow: first.Snapshot.Tokens * 100 / 95}, first.Snapshot.Tokens * 100 / 95, LevelCritical}, // 95 %
-		{Settings{ContextWindow: first.Snapshot.Tokens * 10 / 8, WarnRatio: 0.85, CriticalRatio: 0.95}, first.Snapshot.Tokens * 10 / 8, LevelOK},
+		{map[string]any{"models": map[string]any{"claude-sonnet": map[string]any{"contextWindow": 1_000_000}}}, 1_000_000, LevelOK},
+		{window(first.Snapshot.Tokens * 10 / 8), first.Snapshot.Tokens * 10 / 8, LevelWarn},         // 80 %
+		{window(first.Snapshot.Tokens * 100 / 95), first.Snapshot.Tokens * 100 / 95, LevelCritical}, // 95 %
+		{map[string]any{"gauge": map[string]any{"contextWindow": first.Snapshot.Tokens * 10 / 8, "warn": 0.85, "critical": 0.95}}, first.Snapshot.Tokens * 10 / 8, LevelOK},
 	} {
-		d.SetSettings(tc.set)
+		setSettings(t, d, tc.set)
 		s := d.Snapshot(path)
 		if s.Window != tc.window || s.Level != tc.level {
 			t.Errorf("%+v: window %d level %s, want %d %s", tc.set, s.Window, s.Level, tc.window, tc.level)
@@ -115,12 +117,21 @@ func (r *recorder) wait(t *testing.T, pred func(Event) bool) Event {
 
 func newTestDaemon(t *testing.T, ws string) (*Daemon, *recorder) {
 	t.Helper()
-	home := t.TempDir()
+	return startDaemon(t, Options{Folders: []string{ws}})
+}
+
+// startDaemon starts a daemon (its home a temporary folder unless opts
+// names one), records its events, and waits for its cold scan.
+func startDaemon(t *testing.T, opts Options) (*Daemon, *recorder) {
+	t.Helper()
 	rec := &recorder{ch: make(chan struct{}, 1)}
-	d, err := New(Options{
-		Folders: []string{ws}, Env: Env{Home: home},
-		OnChange: rec.add,
-	})
+	if opts.Env == (agents.Env{}) {
+		opts.Env = agents.Env{Home: t.TempDir()}
+	}
+	if opts.OnChange == nil {
+		opts.OnChange = rec.add
+	}
+	d, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +250,7 @@ func TestEvictedTranscriptStillServes(t *testing.T) {
 		os.Chtimes(p, mt, mt)
 	}
 	rec := &recorder{ch: make(chan struct{}, 1)}
-	d, err := New(Options{Folders: []string{ws}, Env: Env{Home: t.TempDir()}, OnChange: rec.add, HotBytes: 1})
+	d, err := New(Options{Folders: []string{ws}, Env: agents.Env{Home: t.TempDir()}, OnChange: rec.add, HotBytes: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,11 +271,11 @@ func TestEvictedTranscriptStillServes(t *testing.T) {
 	}
 	// New settings reach the evicted transcript without a re-read.
 	read := d.Stats().BytesRead
-	d.SetSettings(Settings{ContextWindow: old.Tokens})
+	setSettings(t, d, window(old.Tokens))
 	if s := d.Snapshot(paths[0]); s.Window != old.Tokens || s.Level != LevelCritical {
 		t.Fatalf("evicted transcript under new settings: window %d level %s", s.Window, s.Level)
 	}
-	d.SetSettings(Settings{})
+	setSettings(t, d, map[string]any{"gauge": map[string]any{"contextWindow": 0, "model": ""}})
 	if s := d.Snapshot(paths[0]); s.Window != old.Window || s.Level != old.Level {
 		t.Fatalf("evicted transcript back to defaults: window %d level %s, want %d %s", s.Window, s.Level, old.Window, old.Level)
 	}
@@ -296,7 +307,7 @@ func TestModelSettingRecounts(t *testing.T) {
 		os.Chtimes(p, mt, mt) // b is the active one; a gets evicted
 	}
 	rec := &recorder{ch: make(chan struct{}, 1)}
-	d, err := New(Options{Folders: []string{ws}, Env: Env{Home: t.TempDir()}, OnChange: rec.add, HotBytes: 1})
+	d, err := New(Options{Folders: []string{ws}, Env: agents.Env{Home: t.TempDir()}, OnChange: rec.add, HotBytes: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +327,7 @@ func TestModelSettingRecounts(t *testing.T) {
 			t.Fatalf("%s: %s, %d tokens: not priced as Anthropic images", filepath.Base(p), s.Model, s.Tokens)
 		}
 	}
-	d.SetSettings(Settings{Model: "gpt-4o"})
+	setSettings(t, d, map[string]any{"gauge": map[string]any{"model": "gpt-4o"}})
 	for _, p := range paths {
 		ev := rec.wait(t, func(ev Event) bool {
 			return ev.Path == p && ev.Snapshot != nil && ev.Snapshot.Model == "gpt-4o" && ev.Snapshot.Tokens < claude[p].Tokens
@@ -326,10 +337,13 @@ func TestModelSettingRecounts(t *testing.T) {
 			t.Errorf("%s as gpt-4o: %d tokens (was %d as Claude)", filepath.Base(p), got, was)
 		}
 	}
-	d.SetSettings(Settings{})
+	setSettings(t, d, map[string]any{"gauge": map[string]any{"contextWindow": 0, "model": ""}})
 	for _, p := range paths {
 		rec.wait(t, func(ev Event) bool {
 			return ev.Path == p && ev.Snapshot != nil && ev.Snapshot.Model == claude[p].Model && ev.Snapshot.Tokens == claude[p].Tokens
 		})
 	}
 }
+
+// window is the editor's setting of every transcript's context window.
+func window(n int) map[string]any { return map[string]any{"gauge": map[string]any{"contextWindow": n}} }

@@ -9,8 +9,8 @@ import (
 // check reports it.
 type WatchedRoot struct {
 	Dir string `json:"dir"`
-	// Kind names the source: workspace, claude, codex, qwen, cursor,
-	// opencode/kilo database, copilot-cli, copilot-chat, glob.
+	// Kind names the source: workspace, glob, or the agent's name
+	// (daemon/agents), "<agent> database" for a session database.
 	Kind string `json:"kind"`
 	// Exists says whether the folder is there yet; Watched whether the
 	// daemon receives its changes (a missing folder is watched through
@@ -24,8 +24,11 @@ func (d *Daemon) WatchedRoots() []WatchedRoot {
 	var out []WatchedRoot
 	for _, r := range d.roots() {
 		w := WatchedRoot{Dir: r.dir, Kind: r.kind.String()}
-		if r.kind == rootAgentDB {
-			w.Kind = r.pattern + " database"
+		switch {
+		case r.database != "":
+			w.Kind = r.agent.Name + " database"
+		case r.agent != nil:
+			w.Kind = r.agent.Name
 		}
 		if fi, err := os.Stat(r.dir); err == nil && fi.IsDir() {
 			w.Exists = true
@@ -42,22 +45,8 @@ func (k rootKind) String() string {
 	switch k {
 	case rootWorkspace:
 		return "workspace"
-	case rootClaude:
-		return "claude"
-	case rootCodex:
-		return "codex"
 	case rootGlob:
 		return "glob"
-	case rootQwen:
-		return "qwen"
-	case rootAgentDB:
-		return "database"
-	case rootCopilotCLI:
-		return "copilot-cli"
-	case rootCursor:
-		return "cursor"
-	case rootCopilotChat:
-		return "copilot-chat"
 	}
-	return "other"
+	return "agent"
 }

@@ -13,7 +13,6 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -21,6 +20,8 @@ import (
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/jobs"
+	"github.com/compactd/compactd/daemon/platform"
 	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
@@ -211,6 +212,18 @@ var errNotTranscript = errors.New("not a transcript")
 func (tr *tracked) update(ix *indexer) (changed bool, err error) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
+	defer func() {
+		if err != nil && errors.As(err, new(*jobs.PanicError)) {
+			// A codec's bug on this file: it is read again whole at its
+			// next change, and the server goes on.
+			tr.t, tr.counts, tr.parts, tr.same, tr.stats, tr.countedWith = nil, nil, nil, 0, transcript.Stats{}, ""
+			tr.skip, tr.long, tr.tally = nil, nil, gauge.Tally{}
+			tr.parsed.Store(false)
+			tr.hot.Store(false)
+			changed = false
+		}
+	}()
+	defer jobs.Recovered(&err, "read "+tr.path, ix.log)
 	fi, err := os.Stat(tr.path)
 	if err != nil {
 		return false, fmt.Errorf("stat %s: %w", tr.path, err)
@@ -218,7 +231,7 @@ func (tr *tracked) update(ix *indexer) (changed bool, err error) {
 	if !fi.Mode().IsRegular() {
 		return false, fmt.Errorf("%s is not a regular file: %w", tr.path, errNotTranscript)
 	}
-	size, ino := fi.Size(), inodeOf(fi)
+	size, ino := fi.Size(), platform.FileID(tr.path, fi)
 	if sourcefile.Compressed(tr.path) {
 		if tr.t != nil && ino == tr.ino && size == tr.fileSize && fi.ModTime().Equal(tr.fileMod) {
 			return false, nil
@@ -471,7 +484,7 @@ func (tr *tracked) appendTail(ix *indexer, app format.Appender, fi fs.FileInfo) 
 // reset forgets everything parsed, before a full parse, and looks up
 // again what the file's source held beyond it (a fork's overhead).
 func (tr *tracked) reset(ix *indexer, codec format.Codec, fi fs.FileInfo) {
-	tr.codec, tr.ino, tr.fileSize, tr.fileMod = codec, inodeOf(fi), fi.Size(), fi.ModTime()
+	tr.codec, tr.ino, tr.fileSize, tr.fileMod = codec, platform.FileID(tr.path, fi), fi.Size(), fi.ModTime()
 	tr.overhead = 0
 	if ix.overhead != nil {
 		tr.overhead, _ = ix.overhead(tr.path)
@@ -485,7 +498,7 @@ func (tr *tracked) reset(ix *indexer, codec format.Codec, fi fs.FileInfo) {
 func (tr *tracked) fullParse(ix *indexer, fi fs.FileInfo) (bool, error) {
 	codec := tr.codec
 	compressed := sourcefile.Compressed(tr.path)
-	if codec == nil || tr.t == nil || inodeOf(fi) != tr.ino || fi.Size() < tr.t.Size || compressed {
+	if codec == nil || tr.t == nil || platform.FileID(tr.path, fi) != tr.ino || fi.Size() < tr.t.Size || compressed {
 		// Detect from the head alone, so a large file that is not a
 		// transcript costs one small read.
 		head, err := sourcefile.ReadHead(tr.path, format.DetectBytes)
@@ -580,7 +593,7 @@ func tight[T any](s []T) []T {
 // Callers hold tr.mu.
 func (tr *tracked) publish(ix *indexer, fi fs.FileInfo) {
 	tr.seq++
-	s := buildSnapshot(tr, ix, ix.settings(), fi.Size())
+	s := buildSnapshot(tr, ix, ix.settings(tr.path), fi.Size())
 	if prev := tr.snap.Load(); prev != nil && prev.Savings != nil {
 		s.Savings = prev.Savings // stale estimates beat none while recomputing
 	}
@@ -603,37 +616,43 @@ func (tr *tracked) rebuild(ix *indexer, modelChanged bool) (reread bool) {
 	if tr.t == nil {
 		// Evicted: re-derive the window and level from the snapshot
 		// rather than re-reading the file.
-		tr.snap.Store(prev.withSettings(ix.settings(), tr.seq))
+		tr.snap.Store(prev.withSettings(ix.settings(tr.path), tr.seq))
 		return modelChanged
 	}
-	if ix.counterFor(tr.t, tr.stats).ID() != tr.countedWith {
+	if ix.counterFor(tr.path, tr.t, tr.stats).ID() != tr.countedWith {
 		if tr.trimmed > 0 {
 			// The parts to count again are gone: read the file again.
-			tr.snap.Store(prev.withSettings(ix.settings(), tr.seq))
+			tr.snap.Store(prev.withSettings(ix.settings(tr.path), tr.seq))
 			tr.t = nil
 			tr.parsed.Store(false)
 			return true
 		}
 		tr.recount(ix, 0, tr.t)
 	}
-	s := buildSnapshot(tr, ix, ix.settings(), prev.Size)
+	s := buildSnapshot(tr, ix, ix.settings(tr.path), prev.Size)
 	s.Savings, s.SavingsPending = prev.Savings, true
 	tr.snap.Store(s)
 	return false
 }
 
-func buildSnapshot(tr *tracked, ix *indexer, set Settings, size int64) *Snapshot {
+func buildSnapshot(tr *tracked, ix *indexer, set *resolved, size int64) *Snapshot {
 	t := tr.t
-	opts := gauge.Options{Model: set.Model, ContextWindow: set.ContextWindow, Registry: ix.registry, Warn: set.WarnRatio, Critical: set.CriticalRatio, Stats: &tr.stats, Overhead: tr.overhead}
-	if opts.ContextWindow == 0 && len(set.Windows) > 0 {
-		opts.ContextWindow = longestPrefix(set.Windows, gauge.Resolve(t, opts).Model)
+	opts := gauge.Options{Model: set.Gauge.Model, ContextWindow: set.Gauge.ContextWindow, Registry: ix.registry, Warn: set.Gauge.Warn, Critical: set.Gauge.Critical, Stats: &tr.stats, Overhead: tr.overhead}
+	if opts.ContextWindow == 0 && len(set.windows) > 0 {
+		opts.ContextWindow = longestPrefix(set.windows, gauge.Resolve(t, opts).Model)
+	}
+	if ix.threshold != nil {
+		// The agent computes its point from the model's window as it
+		// knows it, not from a window compactd's settings impose.
+		agentView := gauge.Resolve(t, gauge.Options{Model: set.Gauge.Model, Registry: ix.registry, Stats: &tr.stats})
+		opts.AutoCompact = ix.threshold(tr.path, t, agentView)
 	}
 	// Live needs only the counts after the last reported usage: the
 	// append path stays independent of the transcript's length.
 	g := gauge.Live(t, tr.counts[min(gauge.TailStart(t), len(tr.counts)):], opts)
 	natural := g.ContextWindow
 	if opts.ContextWindow > 0 {
-		natural = gauge.Resolve(t, gauge.Options{Model: set.Model, Registry: ix.registry, Stats: &tr.stats}).ContextWindow
+		natural = gauge.Resolve(t, gauge.Options{Model: set.Gauge.Model, Registry: ix.registry, Stats: &tr.stats}).ContextWindow
 	}
 	s := &Snapshot{
 		Path: tr.path, Format: t.Format, Model: g.Model, Window: g.ContextWindow,
@@ -645,8 +664,8 @@ func buildSnapshot(tr *tracked, ix *indexer, set Settings, size int64) *Snapshot
 		s.Problems++
 	}
 	s.Status = tr.status()
+	s.AutoCompact = g.AutoCompact
 	if g.ContextWindow > 0 {
-		s.AutoCompactAt = float64(g.AutoCompactAt) / float64(g.ContextWindow)
 		s.CriticalAt = float64(g.CriticalAt) / float64(g.ContextWindow)
 	}
 	s.Turns = turnInfos(tr, s)
@@ -760,13 +779,6 @@ func scanLines(starts []int64, data []byte, base int64) ([]int64, int64) {
 	return starts, base + int64(len(data))
 }
 
-func inodeOf(fi fs.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Ino)
-	}
-	return 0
-}
-
 // indexer is what entries need from the daemon while updating.
 type indexer struct {
 	// forced, when set, counts every transcript; else counters hands out
@@ -775,10 +787,12 @@ type indexer struct {
 	counters *tokens.CounterSet
 	registry *tokens.Registry
 	// cache remembers whole messages' counts by content; nil disables it.
-	cache    tokens.Cache
-	settings func() Settings
+	cache tokens.Cache
+	// settings is the configuration of the transcript at a path.
+	settings func(path string) *resolved
 	log      interface {
 		Debug(msg string, args ...any)
+		Error(msg string, args ...any)
 	}
 	// serial reads in pieces small enough for the codecs to decode on one
 	// core and counts on one: the background estimates leave the other
@@ -790,6 +804,9 @@ type indexer struct {
 	puts chan cachePut
 	// overhead looks up a fork's inherited overhead (Options.Overhead).
 	overhead func(path string) (int, bool)
+	// threshold is the agent's own compaction point for the session at
+	// path (thresholds.of); nil leaves the gauge its typical figure.
+	threshold func(path string, t *transcript.Transcript, r gauge.Resolved) *gauge.AutoCompact
 }
 
 type cachePut struct {
@@ -854,7 +871,7 @@ func unchangedPrefix(old *transcript.Transcript, oldCounts []tokens.Count, nt *t
 // model became known or changed), and counting the rest on every core.
 // tr.stats must already describe nt.
 func (tr *tracked) recount(ix *indexer, same int, nt *transcript.Transcript) {
-	c := ix.counterFor(nt, tr.stats)
+	c := ix.counterFor(tr.path, nt, tr.stats)
 	if c.ID() != tr.countedWith {
 		same = 0
 	}

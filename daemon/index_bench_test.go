@@ -23,7 +23,7 @@ func BenchmarkAppend(b *testing.B) {
 			os.WriteFile(path, base, 0o644)
 			more := sessiongen.Continue(transcript.FormatClaudeCode, base, 2, 30*(b.N+1))
 			counter, _ := tokens.New("o200k_base", tokens.WithCache(tokens.NewMemoryCache(0)))
-			ix := &indexer{forced: counter, registry: tokens.NewRegistry(), settings: func() Settings { return Settings{}.withDefaults() }, log: discard{}}
+			ix := &indexer{forced: counter, registry: tokens.NewRegistry(), settings: defaultSettings, log: discard{}}
 			tr := &tracked{path: path}
 			if _, err := tr.update(ix); err != nil {
 				b.Fatal(err)
@@ -52,3 +52,4 @@ func BenchmarkAppend(b *testing.B) {
 type discard struct{}
 
 func (discard) Debug(string, ...any) {}
+func (discard) Error(string, ...any) {}

@@ -10,6 +10,7 @@ import (
 	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/config"
 )
 
 // Insight is what a snapshot says beyond the gauge's figure: what fills
@@ -50,14 +51,14 @@ func (in Insight) withWindow(w int) Insight {
 // tallyOptions are how the entry's tally counts under the current
 // settings: the price of the transcript's model, and where appends may
 // still change messages.
-func (tr *tracked) tallyOptions(ix *indexer, t *transcript.Transcript, set Settings) gauge.TallyOptions {
-	resolved := gauge.Resolve(t, gauge.Options{Model: set.Model, Registry: ix.registry, Stats: &tr.stats})
-	opts := gauge.TallyOptions{Images: resolved.Info.Provider.ImagePricing(), CountText: ix.counterFor(t, tr.stats).Text}
-	table := set.Prices
+func (tr *tracked) tallyOptions(ix *indexer, t *transcript.Transcript, set *resolved) gauge.TallyOptions {
+	model := gauge.Resolve(t, gauge.Options{Model: set.Gauge.Model, Registry: ix.registry, Stats: &tr.stats})
+	opts := gauge.TallyOptions{Images: model.Info.Provider.ImagePricing(), CountText: ix.counterFor(tr.path, t, tr.stats).Text}
+	table := set.prices
 	if table == nil {
 		table = pricing.Builtin()
 	}
-	if p, ok := table.Lookup(resolved.Model); ok {
+	if p, ok := table.Lookup(model.Model); ok {
 		opts.Price = &p
 	}
 	if trimmer, ok := tr.codec.(format.Trimmer); ok {
@@ -71,13 +72,13 @@ func (tr *tracked) tallyOptions(ix *indexer, t *transcript.Transcript, set Setti
 // nt's messages (format.Trimmer), so every message is tallied whole once.
 // tr.mu is held.
 func (tr *tracked) advanceTally(ix *indexer, nt *transcript.Transcript) {
-	opts := tr.tallyOptions(ix, nt, ix.settings())
+	opts := tr.tallyOptions(ix, nt, ix.settings(tr.path))
 	tr.tally = tr.tally.Advance(nt, tr.counts, tr.same, opts)
 }
 
 // insightOf derives the snapshot's insight from the entry's tally. Callers
 // hold tr.mu; g is the snapshot's gauge and turns its per-turn figures.
-func insightOf(tr *tracked, ix *indexer, set Settings, g gauge.Gauge, turns []TurnInfo) Insight {
+func insightOf(tr *tracked, ix *indexer, set *resolved, g gauge.Gauge, turns []TurnInfo) Insight {
 	t := tr.t
 	opts := tr.tallyOptions(ix, t, set)
 	// The settings' prices may have changed since the tally last read a
@@ -86,8 +87,8 @@ func insightOf(tr *tracked, ix *indexer, set Settings, g gauge.Gauge, turns []Tu
 	tr.tally = tr.tally.Reprice(t, opts.Price)
 	var in Insight
 	in.Price = opts.Price
-	kept := keptTokens(turns, set.KeepLast)
-	b := tr.tally.Breakdown(g, t, tr.counts, gauge.BreakdownOptions{KeepLast: set.KeepLast, Kept: &kept})
+	kept := keptTokens(turns, set.KeepLast())
+	b := tr.tally.Breakdown(g, t, tr.counts, gauge.BreakdownOptions{KeepLast: set.KeepLast(), Kept: &kept})
 	in.Breakdown = &b
 	in.EstimateError = tr.tally.EstimateError()
 	if in.Price != nil {
@@ -100,9 +101,6 @@ func insightOf(tr *tracked, ix *indexer, set Settings, g gauge.Gauge, turns []Tu
 // keptTokens is what the last keepLast turns hold: compaction never
 // touches them.
 func keptTokens(turns []TurnInfo, keepLast int) int {
-	if keepLast <= 0 {
-		keepLast = DefaultKeepLast
-	}
 	n := 0
 	for i := max(len(turns)-keepLast, 0); i < len(turns); i++ {
 		n += turns[i].Tokens
@@ -151,7 +149,7 @@ func (d *Daemon) DryRunTurns(ctx context.Context, path string) (*DryRunTurns, er
 		return nil, fmt.Errorf("%s could not be read again for the dry run", path)
 	}
 	t, counts := in.Transcript, in.counts
-	c := d.ix.counterFor(t, in.stats)
+	c := d.ix.counterFor(tr.path, t, in.stats)
 	if len(counts) != len(t.Messages) {
 		var err error
 		if counts, err = c.CountMessages(ctx, t.Messages); err != nil {
@@ -162,13 +160,14 @@ func (d *Daemon) DryRunTurns(ctx context.Context, path string) (*DryRunTurns, er
 	if err != nil {
 		return nil, err
 	}
-	set := d.Settings()
-	v, rep, err := strategy.Run(ctx, t, c, strategy.Options{Strategies: set.Strategies, KeepLast: set.KeepLast, Window: snap.Window, Counts: known, NoRetention: true})
+	opts := d.settingsFor(tr.path).CompactOptions(snap.Window, config.Overrides{})
+	opts.Counts, opts.NoRetention = known, true
+	v, rep, err := strategy.Run(ctx, t, c, opts)
 	if err != nil {
 		return nil, fmt.Errorf("dry run of %s: %w", path, err)
 	}
 	out := &DryRunTurns{
-		Seq: snap.Seq, Strategies: set.Strategies, TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter,
+		Seq: snap.Seq, Strategies: opts.Strategies, TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter,
 		Turns: gauge.TurnChanges(t, counts, v, func(m *transcript.Message) int { return c.CountMessage(m).N }, c.Text),
 	}
 	tr.dryRun.Store(out)

@@ -7,6 +7,8 @@ import (
 	"runtime/debug"
 	"testing"
 
+	"github.com/compactd/compactd/daemon/agents"
+
 	"github.com/compactd/compactd/daemon/jobs"
 	"github.com/compactd/compactd/daemon/store"
 )
@@ -49,7 +51,7 @@ func TestNoMemoryLimitLiftsNothing(t *testing.T) {
 func TestACompactionRunsWithoutTheLimit(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	dir := t.TempDir()
-	for _, k := range []string{"HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME"} {
+	for _, k := range []string{"HOME", "USERPROFILE", "APPDATA", "LOCALAPPDATA", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME"} {
 		t.Setenv(k, filepath.Join(dir, "home", k))
 	}
 	src, err := os.ReadFile("testdata/claude-mcp-overhead.jsonl")
@@ -69,10 +71,14 @@ func TestACompactionRunsWithoutTheLimit(t *testing.T) {
 	}
 	defer st.Close()
 	const limit = 200 << 20
-	j := RunnerJobs{Runner: jobs.New(st), Memory: NewMemoryLimit(limit)}
+	d, err := New(Options{Folders: []string{filepath.Dir(path)}, Env: agents.Env{Home: filepath.Join(dir, "home")}, Jobs: jobs.New(st), Memory: NewMemoryLimit(limit)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
 	var during []int64
 	progress := func(string, int) { during = append(during, debug.SetMemoryLimit(-1)) }
-	if _, err := j.Compact(t.Context(), JobRequest{Path: path, Workspace: filepath.Dir(path), DryRun: true}, progress); err != nil {
+	if _, err := d.DryRun(t.Context(), CompactRequest{Path: path, Progress: progress}); err != nil {
 		t.Fatal(err)
 	}
 	if len(during) == 0 {

@@ -2,9 +2,10 @@ package daemon
 
 import (
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/compactd/compactd/daemon/platform/platformtest"
 )
 
 // A named pipe called like an agent's database is not one, and looking
@@ -12,7 +13,7 @@ import (
 // writer).
 func TestAgentDatabaseCheckIgnoresPipes(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "opencode.db")
-	if err := syscall.Mkfifo(p, 0o600); err != nil {
+	if err := platformtest.Mkfifo(p); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
 	done := make(chan bool, 1)

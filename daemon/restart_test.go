@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/compactd/compactd/daemon/agents"
+
 	"github.com/compactd/compactd/compaction/sessiongen"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/daemon/store"
@@ -30,7 +32,7 @@ func TestRestartTokenizesNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := New(Options{Folders: []string{ws}, Env: Env{Home: t.TempDir()}, Counter: counter, CountCache: cache})
+		d, err := New(Options{Folders: []string{ws}, Env: agents.Env{Home: t.TempDir()}, Counter: counter, CountCache: cache})
 		if err != nil {
 			t.Fatal(err)
 		}

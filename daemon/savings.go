@@ -17,7 +17,9 @@ import (
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/jobs"
+	"github.com/compactd/compactd/daemon/platform"
 	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
@@ -29,11 +31,10 @@ type SavingsInput struct {
 	// counted whole), counted with Counter; nil when it has none.
 	Parts   [][]int
 	Counter *tokens.Counter
-	// Strategies are the ones to estimate, KeepLast and Window their
-	// options.
+	// Strategies are the ones to estimate, each alone with Options: the
+	// pipeline a compaction of the transcript runs (config.CompactOptions).
 	Strategies []string
-	KeepLast   int
-	Window     int
+	Options    strategy.Options
 
 	// skipped says why no estimates are computed.
 	skipped error
@@ -71,7 +72,9 @@ func StrategySavings(counters *tokens.CounterSet) SavingsFunc {
 			if ctx.Err() != nil {
 				return out, ctx.Err()
 			}
-			_, rep, err := strategy.Run(ctx, t, c, strategy.Options{Strategies: []string{name}, KeepLast: in.KeepLast, Window: in.Window, Counts: counts, NoRetention: true})
+			opts := in.Options
+			opts.Strategies, opts.Counts, opts.NoRetention = []string{name}, counts, true
+			_, rep, err := strategy.Run(ctx, t, c, opts)
 			if err != nil || rep == nil {
 				failed = append(failed, fmt.Sprintf("%s: %v", name, err))
 				continue
@@ -274,9 +277,10 @@ func (w *savingsWorker) compute(ctx context.Context, path string) {
 	if !ok {
 		return
 	}
-	set := w.d.Settings()
-	in.Strategies, in.KeepLast = set.SavingsStrategies(), set.KeepLast
-	savings, err := w.fn(ctx, in)
+	set := w.d.settingsFor(path)
+	in.Strategies = savingsStrategies(set.Compact.Strategies)
+	in.Options = set.CompactOptions(in.Options.Window, config.Overrides{})
+	savings, err := w.estimate(ctx, path, in)
 	if ctx.Err() != nil {
 		return
 	}
@@ -298,6 +302,13 @@ func (w *savingsWorker) compute(ctx context.Context, path string) {
 	// A dry run over a large transcript leaves garbage of its size.
 	w.d.freeSoon()
 	w.d.enforceBudget(nil, false)
+}
+
+// estimate runs the estimates of path: a panic in them is a failed
+// estimate (and a line in the log), never the server's end.
+func (w *savingsWorker) estimate(ctx context.Context, path string, in SavingsInput) (_ map[string]int, err error) {
+	defer jobs.Recovered(&err, "estimate the savings of "+path, w.d.log)
+	return w.fn(ctx, in)
 }
 
 // errNotInUse is why a cold transcript gets no new estimates: reading it
@@ -332,12 +343,12 @@ func (d *Daemon) savingsInput(ctx context.Context, tr *tracked, asked bool) (Sav
 		tr.mu.Unlock()
 		return SavingsInput{}, 0, false
 	}
-	in := SavingsInput{Window: snap.Window}
+	in := SavingsInput{Options: strategy.Options{Window: snap.Window}}
 	if tr.t != nil && tr.hot.Load() {
 		in.Transcript = readerCopy(tr.t)
 		in.counts = slices.Clone(tr.counts)
 		in.stats = tr.stats
-		in.Counter = d.savingsIx.counterFor(tr.t, tr.stats)
+		in.Counter = d.savingsIx.counterFor(tr.path, tr.t, tr.stats)
 		if in.Counter.ID() == tr.countedWith {
 			in.Parts = slices.Clone(tr.parts)
 		}
@@ -357,7 +368,7 @@ func (d *Daemon) savingsInput(ctx context.Context, tr *tracked, asked bool) (Sav
 	if _, err := tmp.update(d.savingsIx); err != nil || tmp.t == nil {
 		return SavingsInput{}, 0, false
 	}
-	in.Transcript, in.Parts, in.Counter = readerCopy(tmp.t), slices.Clone(tmp.parts), d.savingsIx.counterFor(tmp.t, tmp.stats)
+	in.Transcript, in.Parts, in.Counter = readerCopy(tmp.t), slices.Clone(tmp.parts), d.savingsIx.counterFor(tr.path, tmp.t, tmp.stats)
 	in.counts, in.stats = slices.Clone(tmp.counts), tmp.stats
 	if (tr.opened.Load() || tr.path == d.Active()) && tmp.t.Size <= maxAdopt {
 		// The conversation in use keeps this parse: its commands and its
@@ -385,7 +396,7 @@ func (d *Daemon) adopt(tr, tmp *tracked) bool {
 		return false
 	}
 	fi, err := os.Stat(tr.path)
-	if err != nil || inodeOf(fi) != tr.ino || fi.Size() < tmp.position() {
+	if err != nil || platform.FileID(tr.path, fi) != tr.ino || fi.Size() < tmp.position() {
 		return false
 	}
 	if fi.Size() > tmp.position() {
@@ -433,7 +444,11 @@ func (d *Daemon) Parsed(path string) *jobs.Parsed {
 	if !ok || tr.t == nil || !tr.hot.Load() || tr.skip != nil || len(tr.long) > 0 || sourcefile.Compressed(path) {
 		return nil
 	}
-	return &jobs.Parsed{Transcript: readerCopy(tr.t), Codec: trimmer, Parts: slices.Clone(tr.parts), CounterID: tr.countedWith}
+	// Detached: the job appends to it what the file gained since, while
+	// the index goes on appending to its own; the two chains sharing the
+	// codec's maps and arrays was a data race that could end the server
+	// (concurrent map writes) or corrupt either parse.
+	return &jobs.Parsed{Transcript: trimmer.Detach(tr.t), Codec: trimmer, Parts: slices.Clone(tr.parts), CounterID: tr.countedWith}
 }
 
 // JobRunning holds the background estimates back while a command runs

@@ -10,12 +10,14 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/compactd/compactd/daemon/agents"
+
 	"github.com/compactd/compactd/compaction/sessiongen"
 	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/daemon/platform/platformtest"
 	"github.com/compactd/compactd/daemon/store"
 )
 
@@ -48,7 +50,7 @@ func BenchmarkColdScan(b *testing.B) {
 			b.Fatal(err)
 		}
 		cache := st.NewTokenCache(1 << 16)
-		d, err := New(Options{Folders: []string{ws}, Env: Env{Home: b.TempDir()}, CountCache: cache, Savings: StrategySavings(tokens.NewCounterSet(tokens.WithCache(cache)))})
+		d, err := New(Options{Folders: []string{ws}, Env: agents.Env{Home: b.TempDir()}, CountCache: cache, Savings: StrategySavings(tokens.NewCounterSet(tokens.WithCache(cache)))})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -77,11 +79,7 @@ func BenchmarkColdScan(b *testing.B) {
 	}
 }
 
-func cpuNow() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func cpuNow() time.Duration { return platformtest.CPUTime() }
 
 // procKB reads a field (kB) of /proc/self/status, 0 if absent.
 func procKB(field string) int64 {

@@ -1,98 +1,238 @@
 package daemon
 
 import (
+	"encoding/json"
+	"errors"
+	"path/filepath"
 	"slices"
-	"strings"
+	"sync"
 
 	"github.com/compactd/compactd/compaction/pricing"
+	"github.com/compactd/compactd/daemon/agents"
+	"github.com/compactd/compactd/daemon/config"
 )
 
-// Settings are the user's choices that shape watching, the gauge and
-// compaction. They arrive from initializationOptions,
-// workspace/didChangeConfiguration and .compactd.toml.
-//
-// The JSON names are the protocol's setting names (see the README).
-type Settings struct {
-	// WarnRatio and CriticalRatio are the gauge levels as fractions of the window.
-	WarnRatio     float64 `json:"warnRatio,omitempty" toml:"warn_ratio"`
-	CriticalRatio float64 `json:"criticalRatio,omitempty" toml:"critical_ratio"`
-	// Model overrides the model a transcript names; ContextWindow overrides
-	// every window; Windows overrides the window per model name prefix.
-	Model         string         `json:"model,omitempty" toml:"model"`
-	ContextWindow int            `json:"contextWindow,omitempty" toml:"context_window"`
-	Windows       map[string]int `json:"windows,omitempty" toml:"windows"`
-	// Strategies are the ones the dry-run savings are computed for, and the
-	// default pipeline of "Compact conversation".
-	Strategies []string `json:"strategies,omitempty" toml:"strategies"`
-	KeepLast   int      `json:"keepLast,omitempty" toml:"keep_last"`
-	Watch      Watch    `json:"watch" toml:"watch"`
-	LogLevel   string   `json:"logLevel,omitempty" toml:"log_level"`
-	// Prices are the bundled price table with the user's prices on top;
-	// nil is the bundled table.
-	Prices    *pricing.Table `json:"-" toml:"-"`
-	StorePath string         `json:"storePath,omitempty" toml:"store_path"`
+// The daemon owns the session's configuration (ARCHITECTURE.md): the
+// layers above the files (the editor's settings, the server's flags) and,
+// per transcript, the configuration resolved under the .compactd.toml
+// nearest to it — the rule `compactd compact` follows too (config.Nearest).
+// lsp only hands it the editor's settings.
+
+// resolved is one configuration with what the index derives from it once.
+type resolved struct {
+	*config.Config
+	prices  *pricing.Table
+	windows map[string]int
 }
 
-// Watch says which sources are watched. Nil booleans mean on.
-type Watch struct {
-	Workspace *bool `json:"workspace,omitempty" toml:"workspace"`
-	Claude    *bool `json:"claude,omitempty" toml:"claude"`
-	Codex     *bool `json:"codex,omitempty" toml:"codex"`
-	// Qwen: ~/.qwen/projects/<slug of the folder>/chats. OpenCode, Kilo:
-	// the agents' databases, sessions whose directory is in the workspace.
-	// CopilotCLI: ~/.copilot/session-state, sessions started in the
-	// workspace. Cursor: ~/.cursor/projects/<slug>/agent-transcripts.
-	// CopilotChat: VS Code's workspaceStorage of the workspace's folders.
-	Qwen        *bool `json:"qwen,omitempty" toml:"qwen"`
-	OpenCode    *bool `json:"opencode,omitempty" toml:"opencode"`
-	Kilo        *bool `json:"kilo,omitempty" toml:"kilo"`
-	CopilotCLI  *bool `json:"copilotCli,omitempty" toml:"copilot_cli"`
-	Cursor      *bool `json:"cursor,omitempty" toml:"cursor"`
-	CopilotChat *bool `json:"copilotChat,omitempty" toml:"copilot_chat"`
-	// Globs are extra files or patterns (filepath.Match syntax, ~ expanded)
-	// watched in addition to the above.
-	Globs []string `json:"globs,omitempty" toml:"globs"`
+func newResolved(c *config.Config) *resolved {
+	return &resolved{Config: c, prices: c.PriceTable(), windows: c.Windows()}
 }
 
-func on(b *bool) bool { return b == nil || *b }
-
-// Default thresholds, from the design: warn at 75 %, critical at 90 %.
-const (
-	DefaultWarnRatio     = 0.75
-	DefaultCriticalRatio = 0.90
-	DefaultKeepLast      = 2
-)
-
-// DefaultStrategies are the strategies whose dry-run savings are shown.
-var defaultStrategies = []string{"strip-reasoning", "strip-tool-results", "dedup-tools", "strip-attachments", "extractive", "auto"}
-
-// withDefaults fills unset fields.
-func (s Settings) withDefaults() Settings {
-	if s.WarnRatio <= 0 || s.WarnRatio >= 1 {
-		s.WarnRatio = DefaultWarnRatio
-	}
-	if s.CriticalRatio <= 0 || s.CriticalRatio > 1 || s.CriticalRatio < s.WarnRatio {
-		s.CriticalRatio = max(DefaultCriticalRatio, s.WarnRatio)
-	}
-	if len(s.Strategies) == 0 {
-		s.Strategies = []string{"auto"}
-	}
-	if s.KeepLast <= 0 {
-		s.KeepLast = DefaultKeepLast
-	}
-	s.LogLevel = strings.ToLower(s.LogLevel)
-	return s
+// configs caches the resolved configurations by workspace file.
+type configs struct {
+	mu     sync.Mutex
+	layers config.Layers
+	byFile map[string]*resolved
+	// nearest maps a folder to the workspace file nearest above it.
+	nearest map[string]string
+	// reported are the files whose errors were reported.
+	reported map[string]bool
 }
 
-// SavingsStrategies is the list dry-run savings are computed for: the
+// settingsFor is the configuration that applies to the transcript at path.
+func (d *Daemon) settingsFor(path string) *resolved {
+	return d.resolvedFile(d.workspaceFile(path))
+}
+
+// Config is the configuration that applies to the transcript at path: the
+// one its compaction, dry run, savings and gauge use.
+func (d *Daemon) Config(path string) *config.Config {
+	return d.settingsFor(filepath.Clean(path)).Config
+}
+
+// workspaceFile is the .compactd.toml that applies to path: the nearest
+// above it, else the nearest above the workspace folder it belongs to
+// (config.Nearest's rule, with the lookups cached per folder: the watcher
+// asks on every new file).
+func (d *Daemon) workspaceFile(path string) string {
+	if f := d.nearestAbove(filepath.Dir(path)); f != "" {
+		return f
+	}
+	if folder := d.folderOf(path); folder != "" {
+		return d.nearestAbove(folder)
+	}
+	return ""
+}
+
+// nearestAbove is the .compactd.toml nearest above dir, dir included.
+func (d *Daemon) nearestAbove(dir string) string {
+	c := &d.cfg
+	c.mu.Lock()
+	f, ok := c.nearest[dir]
+	c.mu.Unlock()
+	if ok {
+		return f
+	}
+	f = config.Nearest("", dir)
+	c.mu.Lock()
+	if c.nearest == nil {
+		c.nearest = map[string]string{}
+	}
+	c.nearest[dir] = f
+	c.mu.Unlock()
+	return f
+}
+
+// folderConfig is the configuration of a workspace folder.
+func (d *Daemon) folderConfig(folder string) *resolved {
+	return d.resolvedFile(d.nearestAbove(folder))
+}
+
+func (d *Daemon) resolvedFile(file string) *resolved {
+	c := &d.cfg
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r := c.byFile[file]; r != nil {
+		return r
+	}
+	cfg, err := config.Resolve(file, c.layers)
+	if err != nil && !c.reported[file] {
+		if c.reported == nil {
+			c.reported = map[string]bool{}
+		}
+		c.reported[file] = true
+		if d.opts.OnConfigError != nil {
+			go d.opts.OnConfigError(err) // not under the lock
+		}
+	}
+	r := newResolved(cfg)
+	if c.byFile == nil {
+		c.byFile = map[string]*resolved{}
+	}
+	c.byFile[file] = r
+	return r
+}
+
+// ConfigErrors resolves the configuration of every workspace folder and
+// returns what was left out of them, nil when everything applied.
+func (d *Daemon) ConfigErrors() error {
+	files := []string{""} // no folder: the user's file and the editor's settings
+	if folders := d.Folders(); len(folders) > 0 {
+		files = files[:0]
+		for _, f := range folders {
+			files = append(files, d.nearestAbove(f))
+		}
+	}
+	c := &d.cfg
+	c.mu.Lock()
+	layers := c.layers
+	c.mu.Unlock()
+	var errs []error
+	for _, file := range files {
+		if _, err := config.Resolve(file, layers); err != nil {
+			errs = append(errs, err)
+			c.mu.Lock()
+			if c.reported == nil {
+				c.reported = map[string]bool{}
+			}
+			c.reported[file] = true // the caller says it; resolving it later must not again
+			c.mu.Unlock()
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// SetClientSettings replaces the editor's settings (initializationOptions,
+// then each workspace/didChangeConfiguration; null keeps the last),
+// re-derives every snapshot and re-evaluates what is watched. It returns
+// what did not validate: those layers are left out.
+func (d *Daemon) SetClientSettings(settings json.RawMessage) error {
+	c := &d.cfg
+	c.mu.Lock()
+	if t := string(settings); t != "" && t != "null" {
+		c.layers.Client = slices.Clone(settings)
+	}
+	old := c.byFile
+	c.byFile, c.nearest, c.reported = nil, nil, nil
+	c.mu.Unlock()
+	err := d.ConfigErrors()
+	d.reconfigure(old)
+	return err
+}
+
+// reconfigure re-derives every snapshot after the configuration changed
+// (old is the cache before) and re-evaluates what is watched.
+func (d *Daemon) reconfigure(old map[string]*resolved) {
+	for _, tr := range d.all() {
+		modelChanged := true
+		if prev := old[d.workspaceFile(tr.path)]; prev != nil {
+			modelChanged = prev.Gauge.Model != d.settingsFor(tr.path).Gauge.Model
+		}
+		if tr.rebuild(d.ix, modelChanged) && d.ctx != nil {
+			d.schedule(tr.path)
+		}
+		d.emit(tr)
+	}
+	if d.watcher != nil {
+		d.wg.Go(func() { d.addRoots(d.ctx, nil) })
+	}
+}
+
+// folderOf is the workspace folder path belongs to: the folder holding
+// it, else the one whose agent folder holds it (Claude Code's project
+// folder of that workspace folder); for an agent that keeps every
+// project together, and for files elsewhere, the first folder.
+func (d *Daemon) folderOf(path string) string {
+	folders := d.Folders()
+	for _, f := range folders {
+		if agents.Within(path, f) {
+			return f
+		}
+	}
+	var holders []string
+	for _, f := range folders {
+		for _, a := range agents.All() {
+			for _, r := range d.agentRoots(a, []string{f}) {
+				if (agents.Within(path, r.Dir) || agents.Within(path, r.Scope)) && !slices.Contains(holders, f) {
+					holders = append(holders, f)
+				}
+			}
+		}
+	}
+	if len(holders) == 1 {
+		return holders[0]
+	}
+	if len(folders) > 0 {
+		return folders[0]
+	}
+	return ""
+}
+
+// commonStrategies are the strategies whose dry-run savings are always
+// shown beside the configured pipeline's.
+var commonStrategies = []string{"strip-reasoning", "strip-tool-results", "dedup-tools", "strip-attachments", "extractive", "auto"}
+
+// savingsStrategies is the list dry-run savings are computed for: the
 // common strategies, the configured pipeline's, and always "auto" (the
 // gauge notification reports it).
-func (s Settings) SavingsStrategies() []string {
-	out := append([]string(nil), defaultStrategies...)
-	for _, x := range s.Strategies {
+func savingsStrategies(configured []string) []string {
+	out := slices.Clone(commonStrategies)
+	for _, x := range configured {
 		if !slices.Contains(out, x) {
 			out = append(out, x)
 		}
 	}
 	return out
+}
+
+// WorkspaceConfig is the configuration of the first workspace folder (of
+// no folder when there is none): what applies to the session as a whole,
+// such as its log level.
+func (d *Daemon) WorkspaceConfig() *config.Config {
+	folders := d.Folders()
+	if len(folders) == 0 {
+		return d.resolvedFile("").Config
+	}
+	return d.folderConfig(folders[0]).Config
 }

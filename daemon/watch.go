@@ -5,12 +5,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/bmatcuk/doublestar/v4"
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
@@ -31,26 +34,28 @@ type rootKind int
 
 const (
 	rootWorkspace rootKind = iota
-	rootClaude
-	rootCodex
+	// rootAgent is one of an agent's folders (daemon/agents); with a
+	// database it is never walked: its sessions are rendered (see
+	// agentsessions.go).
+	rootAgent
 	rootGlob
-	// rootQwen is a Qwen Code project's chats folder.
-	rootQwen
-	// rootAgentDB is the folder of an agent's database (opencode, kilo):
-	// never walked; its sessions are rendered (see agentsessions.go).
-	rootAgentDB
-	// rootCopilotCLI is ~/.copilot/session-state.
-	rootCopilotCLI
-	// rootCursor is a Cursor project's agent-transcripts folder.
-	rootCursor
-	// rootCopilotChat is a VS Code workspaceStorage entry's chatSessions.
-	rootCopilotChat
 )
 
 type root struct {
-	dir     string
-	kind    rootKind
-	pattern string // rootGlob only; the agent for rootAgentDB
+	dir  string
+	kind rootKind
+	// agent is the root's agent (rootAgent); database the file that holds
+	// its sessions when it keeps them in one.
+	agent    *agents.Agent
+	database string
+	// scope is where commands may write for this root ("" is dir).
+	scope string
+	// pattern is a rootGlob's doublestar pattern.
+	pattern string
+	// folders are the workspace folders whose configuration watches this
+	// root; exclude their [watch] exclude patterns.
+	folders []string
+	exclude []string
 }
 
 type candidate struct {
@@ -58,60 +63,123 @@ type candidate struct {
 	mtime time.Time
 }
 
-// roots lists what the current settings watch.
+// roots lists what each workspace folder's configuration watches.
 func (d *Daemon) roots() []root {
-	set, env := d.Settings(), d.opts.Env
-	var out []root
-	for _, f := range d.Folders() {
-		if on(set.Watch.Workspace) {
-			out = append(out, root{dir: f, kind: rootWorkspace})
-		}
-		if on(set.Watch.Claude) {
-			out = append(out, root{dir: env.ClaudeProjectDir(f), kind: rootClaude})
-		}
+	folders := d.Folders()
+	cfgs := make([]*resolved, len(folders))
+	for i, f := range folders {
+		cfgs[i] = d.folderConfig(f)
 	}
-	for _, f := range d.Folders() {
-		if on(set.Watch.Qwen) {
-			out = append(out, root{dir: env.QwenProjectDir(f), kind: rootQwen})
-		}
-		if on(set.Watch.Cursor) {
-			out = append(out, root{dir: filepath.Join(env.CursorProjectsDir(), CursorSlug(f), "agent-transcripts"), kind: rootCursor})
-		}
-	}
-	if len(d.Folders()) > 0 {
-		if on(set.Watch.Codex) {
-			out = append(out, root{dir: env.CodexSessionsDir(), kind: rootCodex})
-		}
-		for _, a := range dbAgents {
-			if d.dbEnabled(a) {
-				out = append(out, root{dir: filepath.Dir(env.AgentDB(a)), kind: rootAgentDB, pattern: a})
-			}
-		}
-		if on(set.Watch.CopilotCLI) {
-			out = append(out, root{dir: env.CopilotSessionsDir(), kind: rootCopilotCLI})
-		}
-		if on(set.Watch.CopilotChat) {
-			if dirs := d.chatDirs.Load(); dirs != nil {
-				for _, dir := range *dirs {
-					out = append(out, root{dir: dir, kind: rootCopilotChat})
+	// excludeOf is the union of the exclude patterns of folders.
+	excludeOf := func(of []string) []string {
+		var out []string
+		for i, f := range folders {
+			if slices.Contains(of, f) {
+				for _, x := range cfgs[i].Watch.Exclude {
+					if !slices.Contains(out, x) {
+						out = append(out, filepath.FromSlash(d.expandHome(x)))
+					}
 				}
 			}
 		}
+		return out
 	}
-	for _, g := range set.Watch.Globs {
-		if strings.HasPrefix(g, "~/") {
-			g = filepath.Join(env.Home, g[2:])
+	var out []root
+	for i, f := range folders {
+		if cfgs[i].Watch.Workspace {
+			out = append(out, root{dir: f, kind: rootWorkspace, folders: []string{f}, exclude: excludeOf([]string{f})})
 		}
-		dir := g
-		for strings.ContainsAny(dir, "*?[") {
-			dir = filepath.Dir(dir)
+	}
+	for _, a := range agents.All() {
+		var on []string
+		for i, f := range folders {
+			if cfgs[i].Watch.Agent(a.Name) {
+				on = append(on, f)
+			}
 		}
-		if dir == g { // a plain file name
-			dir = filepath.Dir(g)
+		if len(on) == 0 {
+			continue
 		}
-		out = append(out, root{dir: dir, kind: rootGlob, pattern: g})
+		exclude := excludeOf(on)
+		for _, r := range d.agentRoots(a, on) {
+			out = append(out, root{dir: filepath.Clean(r.Dir), kind: rootAgent, agent: a, database: r.Database, scope: r.Scope, folders: on, exclude: exclude})
+		}
+	}
+	var seen []string
+	for i, f := range folders {
+		for _, g := range cfgs[i].Watch.Globs {
+			g = d.expandHome(g)
+			if slices.Contains(seen, g) {
+				continue
+			}
+			seen = append(seen, g)
+			base, _ := doublestar.SplitPattern(filepath.ToSlash(g))
+			dir := filepath.FromSlash(base)
+			if dir == g { // a plain file name
+				dir = filepath.Dir(g)
+			}
+			out = append(out, root{dir: dir, kind: rootGlob, pattern: filepath.FromSlash(g), folders: []string{f}, exclude: excludeOf([]string{f})})
+		}
 	}
 	return out
+}
+
+// expandHome expands a leading "~/" to the home folder.
+func (d *Daemon) expandHome(p string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		return filepath.Join(d.opts.Env.Home, rest)
+	}
+	return p
+}
+
+// agentRoots are agent a's roots for the folders that watch it, kept
+// until addRoots looks again (Copilot Chat's read VS Code's storage).
+func (d *Daemon) agentRoots(a *agents.Agent, folders []string) []agents.Root {
+	key := a.Name + "\x00" + strings.Join(folders, "\x00")
+	d.mu.Lock()
+	rs, ok := d.rootCache[key]
+	d.mu.Unlock()
+	if ok {
+		return rs
+	}
+	rs = a.Roots(d.opts.Env, folders)
+	d.mu.Lock()
+	if d.rootCache == nil {
+		d.rootCache = map[string][]agents.Root{}
+	}
+	d.rootCache[key] = rs
+	d.mu.Unlock()
+	return rs
+}
+
+// excluded reports whether p (a file or a folder) matches one of r's
+// exclude patterns: an absolute pattern matches the whole path, a relative
+// one the path below the root.
+func (r root) excluded(p string) bool {
+	for _, x := range r.exclude {
+		target := p
+		if !filepath.IsAbs(x) {
+			rel, err := filepath.Rel(r.dir, p)
+			if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+				continue
+			}
+			target = rel
+		}
+		if ok, _ := doublestar.PathMatch(x, target); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// globDepth is how many folders below a glob root its pattern can reach,
+// -1 for any ("**").
+func globDepth(r root) int {
+	_, rest := doublestar.SplitPattern(filepath.ToSlash(r.pattern))
+	if strings.Contains(rest, "**") {
+		return -1
+	}
+	return strings.Count(rest, "/")
 }
 
 // addRoots watches every root (and, for roots not there yet, the nearest
@@ -120,13 +188,17 @@ func (d *Daemon) roots() []root {
 func (d *Daemon) addRoots(ctx context.Context, under *string) []candidate {
 	var found []candidate
 	if under == nil {
-		d.findChatDirs()
+		// Look again for the agents' folders (a new VS Code workspace
+		// storage entry, a folder added).
+		d.mu.Lock()
+		d.rootCache = nil
+		d.mu.Unlock()
 	}
 	for _, r := range d.roots() {
-		if r.kind == rootAgentDB {
+		if r.database != "" {
 			// A database folder is never walked (opencode keeps git
 			// clones beside its database): watch it, render its sessions.
-			if under != nil && !within(*under, r.dir) && !within(r.dir, *under) {
+			if under != nil && !agents.Within(*under, r.dir) && !agents.Within(r.dir, *under) {
 				continue
 			}
 			if _, err := os.Stat(r.dir); err != nil {
@@ -134,7 +206,7 @@ func (d *Daemon) addRoots(ctx context.Context, under *string) []candidate {
 				continue
 			}
 			d.watch(r.dir)
-			for _, p := range d.syncDB(ctx, r.pattern) {
+			for _, p := range d.syncDB(ctx, r.agent) {
 				if fi, err := os.Stat(p); err == nil {
 					found = append(found, candidate{path: p, mtime: fi.ModTime()})
 				}
@@ -146,8 +218,8 @@ func (d *Daemon) addRoots(ctx context.Context, under *string) []candidate {
 		}
 		start := r.dir
 		if under != nil {
-			if !within(*under, r.dir) {
-				if within(r.dir, *under) { // an ancestor of a pending root appeared
+			if !agents.Within(*under, r.dir) {
+				if agents.Within(r.dir, *under) { // an ancestor of a pending root appeared
 					d.watchAncestor(r.dir)
 				}
 				continue
@@ -158,13 +230,16 @@ func (d *Daemon) addRoots(ctx context.Context, under *string) []candidate {
 			d.watchAncestor(r.dir)
 			continue
 		}
-		recursive := r.kind != rootGlob || strings.Contains(r.pattern, "**")
+		depth := -1
+		if r.kind == rootGlob {
+			depth = globDepth(r)
+		}
 		_ = filepath.WalkDir(start, func(p string, de fs.DirEntry, err error) error {
 			if err != nil || ctx.Err() != nil {
 				return nil
 			}
 			if de.IsDir() {
-				if p != r.dir && (skipDirs[de.Name()] || !recursive) {
+				if p != r.dir && (skipDirs[de.Name()] || r.excluded(p) || depth >= 0 && folderDepth(r.dir, p) > depth) {
 					return filepath.SkipDir
 				}
 				d.watch(p)
@@ -211,8 +286,18 @@ func (d *Daemon) watch(dir string) {
 	}
 }
 
-// isCandidate decides from the name (and, for Codex, the first line)
-// whether p may be a transcript of this workspace under root r.
+// folderDepth is how many folders below dir the folder p is.
+func folderDepth(dir, p string) int {
+	rel, err := filepath.Rel(dir, p)
+	if err != nil || rel == "." {
+		return 0
+	}
+	return strings.Count(rel, string(filepath.Separator)) + 1
+}
+
+// isCandidate decides from the name (and, for agents that keep every
+// project together, the session's folder) whether p may be a transcript
+// of this workspace under root r.
 func (d *Daemon) isCandidate(p string, r root) bool {
 	if sourcefile.Compressed(p) {
 		// A compressed transcript is the same session as its plain twin,
@@ -222,11 +307,12 @@ func (d *Daemon) isCandidate(p string, r root) bool {
 			return false
 		}
 	}
-	base := filepath.Base(sourcefile.PlainName(p))
-	ext := strings.ToLower(filepath.Ext(base))
+	if r.excluded(p) {
+		return false
+	}
 	switch r.kind {
 	case rootWorkspace:
-		if !transcriptExts[ext] {
+		if !transcriptExts[strings.ToLower(filepath.Ext(sourcefile.PlainName(p)))] {
 			return false
 		}
 		rel, _ := filepath.Rel(r.dir, p)
@@ -236,45 +322,10 @@ func (d *Daemon) isCandidate(p string, r root) bool {
 			}
 		}
 		return true
-	case rootClaude:
-		return ext == ".jsonl" && !sourcefile.Compressed(p)
-	case rootCodex:
-		if !strings.HasPrefix(base, "rollout-") || ext != ".jsonl" {
-			return false
-		}
-		cwd, ok := codexCwd(p)
-		if !ok {
-			return false
-		}
-		for _, f := range d.Folders() {
-			if within(filepath.Clean(cwd), f) {
-				return true
-			}
-		}
-		return false
-	case rootQwen, rootCursor:
-		return ext == ".jsonl" && !sourcefile.Compressed(p)
-	case rootCopilotCLI:
-		if base != "events.jsonl" {
-			return false
-		}
-		cwd, ok := copilotCwd(p)
-		if !ok {
-			return false
-		}
-		for _, f := range d.Folders() {
-			if within(filepath.Clean(cwd), f) {
-				return true
-			}
-		}
-		return false
-	case rootCopilotChat:
-		return (ext == ".jsonl" || ext == ".json") && filepath.Base(filepath.Dir(p)) == "chatSessions"
+	case rootAgent:
+		return r.database == "" && (r.agent.Session == nil || r.agent.Session(p, r.folders))
 	case rootGlob:
-		ok, _ := filepath.Match(r.pattern, p)
-		if !ok && strings.Contains(r.pattern, "**") {
-			ok, _ = filepath.Match(strings.ReplaceAll(r.pattern, "**/", ""), filepath.Join(r.dir, base))
-		}
+		ok, _ := doublestar.PathMatch(r.pattern, p)
 		return ok
 	}
 	return false
@@ -298,7 +349,7 @@ func (d *Daemon) wanted(p string) bool {
 		}
 	}
 	for _, r := range d.roots() {
-		if within(p, r.dir) && d.isCandidate(p, r) {
+		if agents.Within(p, r.dir) && d.isCandidate(p, r) {
 			return true
 		}
 	}
@@ -347,10 +398,10 @@ func (d *Daemon) watchLoop() {
 
 func (d *Daemon) handle(ev fsnotify.Event) {
 	p := filepath.Clean(ev.Name)
-	if agent := d.dbOf(p); agent != "" {
+	if agent := d.dbOf(p); agent != nil {
 		// The agent wrote to its database (or its -wal): re-render the
 		// sessions whose rows changed.
-		if d.dbEnabled(agent) && !ev.Has(fsnotify.Remove) {
+		if !ev.Has(fsnotify.Remove) {
 			d.scheduleDBSync(agent)
 		}
 		return

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/compactd/compactd/daemon/agents"
 	"io"
 	"net"
 	"os"
@@ -53,11 +54,11 @@ type rawServer struct {
 
 func startRaw(t *testing.T, opts Options) *rawServer {
 	t.Helper()
-	if opts.Env == (daemon.Env{}) {
-		opts.Env = daemon.EnvFromOS(os.Getenv)
+	if opts.Daemon.Env == (agents.Env{}) {
+		opts.Daemon.Env = agents.EnvFromOS(os.Getenv)
 	}
-	if opts.Savings == nil {
-		opts.Savings = noSavings
+	if opts.Daemon.Savings == nil {
+		opts.Daemon.Savings = noSavings
 	}
 	serverSide, clientSide := net.Pipe()
 	r := &rawServer{t: t, conn: clientSide, frames: make(chan rawResponse, 4096), done: make(chan int, 1)}
@@ -295,7 +296,7 @@ func TestClientVanishes(t *testing.T) {
 			serverSide, clientSide := net.Pipe()
 			done := make(chan int, 1)
 			go func() {
-				done <- Serve(context.Background(), serverSide, Options{Env: daemon.EnvFromOS(os.Getenv), Jobs: runner, Savings: noSavings})
+				done <- Serve(context.Background(), serverSide, Options{Daemon: daemon.Options{Env: agents.EnvFromOS(os.Getenv), Jobs: runner, Savings: noSavings}})
 			}()
 			conn := jsonrpc2.NewConn(jsonrpc2.NewStream(clientSide))
 			conn.Go(t.Context(), func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
@@ -337,16 +338,16 @@ func TestClientVanishes(t *testing.T) {
 			if err != nil || len(problems) > 0 {
 				t.Fatalf("integrity_check: %v %v", problems, err)
 			}
-			if n, err := runner.Versions(t.Context(), path); err != nil || n == 0 {
-				t.Fatalf("the compaction's versions are gone: %d, %v", n, err)
+			if h, err := runner.History(t.Context(), path); err != nil || len(h.Versions) == 0 {
+				t.Fatalf("the compaction's versions are gone: %v", err)
 			}
 			st.Close()
 		})
 	}
 }
 
-func openJobsOn(st *store.Store) daemon.Jobs {
-	return daemon.RunnerJobs{Runner: jobs.New(st)}
+func openJobsOn(st *store.Store) *jobs.Runner {
+	return jobs.New(st)
 }
 
 // waitGoroutines waits for the goroutine count to come back to baseline
@@ -374,7 +375,7 @@ func TestRestorePickerAnsweredWithAnything(t *testing.T) {
 	path := filepath.Join(ws, "conv.jsonl")
 	writeSession(t, path, ws, 8)
 	u := pathURI(path)
-	c := startServer(t, Options{Jobs: openJobs(t)})
+	c := startServer(t, Options{Daemon: daemon.Options{Jobs: openJobs(t)}})
 	c.initialize(ws, nil)
 	c.waitIndexed() // the scan's progress token is not the restore's
 	if _, err := c.execute(cmdCompact, map[string]any{"uri": u}); err != nil {
@@ -417,7 +418,7 @@ func TestCancelRequestSentAsCallThenGone(t *testing.T) {
 	serverSide, clientSide := net.Pipe()
 	done := make(chan int, 1)
 	go func() {
-		done <- Serve(context.Background(), serverSide, Options{Env: daemon.EnvFromOS(os.Getenv), Savings: noSavings})
+		done <- Serve(context.Background(), serverSide, Options{Daemon: daemon.Options{Env: agents.EnvFromOS(os.Getenv), Savings: noSavings}})
 	}()
 	body := `{"jsonrpc":"2.0","id":1,"method":"$/cancelRequest","params":{"id":5}}`
 	if _, err := fmt.Fprintf(clientSide, "Content-Length: %d\r\n\r\n%s", len(body), body); err != nil {

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compactd/compactd/daemon"
+
 	"go.lsp.dev/protocol"
 )
 
@@ -16,20 +18,8 @@ import (
 // new session beside it and open it.
 func TestAgentCompactionActions(t *testing.T) {
 	testEnv(t)
-	ws := t.TempDir()
-	src, err := os.ReadFile("testdata/claude-two-compact-boundaries.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(ws, "8e7d6c5b-4a39-4281-9f0e-1d2c3b4a5968.jsonl")
-	if err := os.WriteFile(path, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	c, ws, path := openAgentCompacted(t)
 	u := pathURI(path)
-	c := startServer(t, Options{Jobs: openJobs(t)})
-	c.initialize(ws, nil)
-	c.notify(protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1}})
-	c.waitNote(0, methodGauge, gaugeFor(u), 10*time.Second)
 
 	var actions []protocol.CodeAction
 	if err := c.call(protocol.MethodTextDocumentCodeAction, &protocol.CodeActionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}, &actions); err != nil {
@@ -70,4 +60,25 @@ func TestAgentCompactionActions(t *testing.T) {
 	if res.Open == "" || !strings.Contains(res.Message, "the agent's summary kept") {
 		t.Fatalf("re-compact a1: %+v", res)
 	}
+}
+
+// openAgentCompacted starts a server with a store on a workspace holding a
+// Claude Code session the agent compacted twice, opened in the editor.
+func openAgentCompacted(t *testing.T) (c *client, ws, path string) {
+	t.Helper()
+	ws = t.TempDir()
+	src, err := os.ReadFile("testdata/claude-two-compact-boundaries.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path = filepath.Join(ws, "8e7d6c5b-4a39-4281-9f0e-1d2c3b4a5968.jsonl")
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	u := pathURI(path)
+	c = startServer(t, Options{Daemon: daemon.Options{Jobs: openJobs(t)}})
+	c.initialize(ws, nil)
+	c.notify(protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1}})
+	c.waitNote(0, methodGauge, gaugeFor(u), 10*time.Second)
+	return c, ws, path
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compactd/compactd/daemon"
+
 	"go.lsp.dev/protocol"
 
 	"github.com/compactd/compactd/compaction/sessiongen"
@@ -76,7 +78,7 @@ func TestAutoCompaction(t *testing.T) {
 			path := filepath.Join(ws, "conv.jsonl")
 			data := writeSession(t, path, ws, 14) // turn-window keeps 10 turns
 			u := pathURI(path)
-			c := startServer(t, Options{Jobs: openJobs(t)})
+			c := startServer(t, Options{Daemon: daemon.Options{Jobs: openJobs(t)}})
 			// The trigger starts out of reach, then is set just above
 			// the conversation as it stands.
 			var init any
@@ -118,7 +120,11 @@ func TestAutoCompaction(t *testing.T) {
 			if fork == path {
 				fork = files[1]
 			}
-			if !strings.Contains(string(raw), fork) {
+			var shown protocol.ShowMessageParams
+			if err := json.Unmarshal(raw, &shown); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(shown.Message, fork) {
 				t.Fatalf("the announcement does not name the fork %s: %s", fork, raw)
 			}
 			if got, _ := os.ReadFile(path); string(got) != string(data) {

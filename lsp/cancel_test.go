@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"github.com/compactd/compactd/daemon"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,7 +30,7 @@ func TestCancelCompaction(t *testing.T) {
 				t.Fatal(err)
 			}
 			u := pathURI(path)
-			c := startServer(t, Options{Jobs: openJobs(t)})
+			c := startServer(t, Options{Daemon: daemon.Options{Jobs: openJobs(t)}})
 			c.initialize(ws, nil)
 			c.waitNote(0, methodGauge, gaugeFor(u), 60*time.Second)
 			c.waitIndexed() // the scan's token is not the compaction's

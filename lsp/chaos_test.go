@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 
 	"github.com/compactd/compactd/daemon"
 	"github.com/compactd/compactd/daemon/jobs"
+	"github.com/compactd/compactd/daemon/platform/platformtest"
 	"github.com/compactd/compactd/daemon/store"
 )
 
@@ -28,13 +28,13 @@ func TestServerOddFiles(t *testing.T) {
 	session := filepath.Join(ws, "session.jsonl")
 	writeSession(t, session, ws, 6)
 	pipe := filepath.Join(ws, "pipe.jsonl")
-	if err := syscall.Mkfifo(pipe, 0o600); err != nil {
+	if err := platformtest.Mkfifo(pipe); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
 	os.Symlink(filepath.Join(ws, "loop-b.jsonl"), filepath.Join(ws, "loop-a.jsonl"))
 	os.Symlink(filepath.Join(ws, "loop-a.jsonl"), filepath.Join(ws, "loop-b.jsonl"))
 	os.Mkdir(filepath.Join(ws, "folder.jsonl"), 0o755)
-	c := startServer(t, Options{Jobs: openJobs(t)})
+	c := startServer(t, Options{Daemon: daemon.Options{Jobs: openJobs(t)}})
 	c.initialize(ws, nil)
 	c.waitNote(0, methodGauge, gaugeFor(pathURI(session)), 20*time.Second)
 	for _, name := range []string{"pipe.jsonl", "loop-a.jsonl", "folder.jsonl"} {
@@ -76,7 +76,7 @@ func TestServerCompactInPlaceOnDamagedStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	c := startServer(t, Options{Jobs: daemon.RunnerJobs{Runner: jobs.New(st)}})
+	c := startServer(t, Options{Daemon: daemon.Options{Jobs: jobs.New(st)}})
 	c.initialize(ws, nil)
 	c.waitIndexed() // the scan's progress token is not the command's
 	u := pathURI(path)

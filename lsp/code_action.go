@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
-
-	"github.com/compactd/compactd/daemon"
 )
 
 // codeAction offers the compaction commands on any tracked transcript;
@@ -18,8 +16,8 @@ func (s *Server) codeAction(ctx context.Context, params json.RawMessage) (any, e
 		return nil, err
 	}
 	actions := []protocol.CodeAction{}
-	snap := s.snapshotOf(p.TextDocument.URI)
-	if snap == nil {
+	snap, d := s.snapshotOf(p.TextDocument.URI), s.currentDaemon()
+	if snap == nil || d == nil {
 		return actions, nil
 	}
 	var ours []protocol.Diagnostic
@@ -33,14 +31,15 @@ func (s *Server) codeAction(ctx context.Context, params json.RawMessage) (any, e
 	// disabled actions shows them greyed out with the reason; others get
 	// none (offering them would only lead to an error).
 	var disabled *protocol.CodeActionDisable
-	if s.opts.Jobs == nil {
+	unavailable := d.JobsUnavailable()
+	if unavailable != nil {
 		s.mu.Lock()
 		supported := s.client.TextDocument != nil && s.client.TextDocument.CodeAction != nil && s.client.TextDocument.CodeAction.DisabledSupport
 		s.mu.Unlock()
 		if !supported {
 			return actions, nil
 		}
-		disabled = &protocol.CodeActionDisable{Reason: s.jobsUnavailable().Error()}
+		disabled = &protocol.CodeActionDisable{Reason: unavailable.Error()}
 	}
 	add := func(title, cmd string, kind protocol.CodeActionKind, diags []protocol.Diagnostic, preferred bool) {
 		if !kindWanted(p.Context.Only, kind) {
@@ -54,25 +53,22 @@ func (s *Server) codeAction(ctx context.Context, params json.RawMessage) (any, e
 	add("Compact conversation", cmdCompact, protocol.QuickFix, ours, len(ours) > 0)
 	add("Dry-run compaction", cmdDryRun, protocol.QuickFix, nil, false)
 	add("Compact conversation in place", cmdCompactInPlace, protocol.Source, nil, false)
-	if s.opts.Jobs != nil {
+	if unavailable == nil {
 		// A short bound: the store answers in microseconds; a busy one
 		// must not stall the lightbulb.
 		vctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
-		n, err := s.opts.Jobs.Versions(vctx, snap.Path)
+		n, err := d.Versions(vctx, snap.Path)
 		cancel()
 		if err == nil && n > 0 {
 			add("Restore version…", cmdRestore, protocol.Source, nil, false)
 		}
-		if lister, ok := s.opts.Jobs.(daemon.AgentCompactionLister); ok {
-			actx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
-			labels, err := lister.AgentCompactions(actx, snap.Path)
-			cancel()
-			if err == nil && len(labels) > 0 {
-				last := labels[len(labels)-1]
-				arg = map[string]any{"uri": string(p.TextDocument.URI), "version": last}
-				add("Restore from before the agent's compaction ("+last+")", cmdRestoreBeforeAgent, protocol.Source, nil, false)
-				add("Re-compact with compactd ("+last+")", cmdRecompactAgent, protocol.Source, nil, false)
-			}
+		actx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		last, err := d.LastAgentCompaction(actx, snap.Path)
+		cancel()
+		if err == nil {
+			arg = map[string]any{"uri": string(p.TextDocument.URI), "version": last}
+			add("Restore from before the agent's compaction ("+last+")", cmdRestoreBeforeAgent, protocol.Source, nil, false)
+			add("Re-compact with compactd ("+last+")", cmdRecompactAgent, protocol.Source, nil, false)
 		}
 	}
 	return actions, nil

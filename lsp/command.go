@@ -5,14 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/daemon"
+	"github.com/compactd/compactd/daemon/config"
 )
 
 // The commands, all taking one argument object (CommandArgs).
@@ -30,30 +33,164 @@ const (
 	cmdRecompactAgent     = "compactd.recompactAgentCompaction"
 )
 
-func commandNames() []string {
-	return []string{cmdCompact, cmdDryRun, cmdCompactInPlace, cmdHistory, cmdRestore, cmdDiff, cmdRestoreBeforeAgent, cmdRecompactAgent}
-}
+// commandNames are the commands the server executes: the table's keys.
+func commandNames() []string { return slices.Sorted(maps.Keys(commands)) }
 
-// CommandArgs is the one argument of every compactd command.
+// CommandArgs is the one argument of every compactd command. Fields a
+// command does not take are ignored; a field left out keeps the
+// transcript's configuration (keepLast 0 protects no turn).
 type CommandArgs struct {
 	URI        protocol.DocumentURI `json:"uri"`
 	Strategies []string             `json:"strategies,omitempty"`
-	KeepLast   int                  `json:"keepLast,omitempty"`
-	// Turns is how many turns turn-window keeps (compactd.compact.turns when 0).
-	Turns   int    `json:"turns,omitempty"`
+	KeepLast   *int                 `json:"keepLast,omitempty"`
+	// Turns is how many turns turn-window keeps.
+	Turns   *int   `json:"turns,omitempty"`
 	Version string `json:"version,omitempty"`
 	From    string `json:"from,omitempty"`
 	To      string `json:"to,omitempty"`
 }
 
-// CommandResult is what every command returns.
-type CommandResult struct {
+// Overrides are what the arguments set over the configuration.
+func (a CommandArgs) Overrides() config.Overrides {
+	return config.Overrides{Strategies: a.Strategies, KeepLast: a.KeepLast, Turns: a.Turns}
+}
+
+// CommandResult is what every command returns: the daemon's named result
+// for that command (daemon.Compaction, daemon.Restored, daemon.History,
+// daemon.Diff) under "result", its message and the file it opened beside.
+// testdata/commands/<command>.json pins each.
+type CommandResult[T any] struct {
 	Command string `json:"command"`
 	URI     string `json:"uri"`
 	Message string `json:"message"`
 	// Open is the URI of the fork or report the command produced, if any.
 	Open   string `json:"open,omitempty"`
-	Result any    `json:"result,omitempty"`
+	Result T      `json:"result"`
+}
+
+// A command runs one compactd.* command on the daemon: the call is
+// detached (see orderedHandler) and may take minutes.
+type command struct {
+	// title names the work in progress notifications ("" shows none).
+	title string
+	run   func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error)
+}
+
+// call is one command's arguments as the handler resolved them.
+type call struct {
+	name     string
+	args     CommandArgs
+	path     string
+	progress daemon.Progress
+}
+
+// commands maps every command name to its daemon method.
+var commands = map[string]command{
+	cmdCompact: {"Compacting conversation", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error) {
+		return s.compact(ctx, d, c, false)
+	}},
+	cmdCompactInPlace: {"Compacting conversation in place", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error) {
+		return s.compact(ctx, d, c, true)
+	}},
+	cmdDryRun: {"Dry-run compaction", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error) {
+		res, err := d.DryRun(ctx, daemon.CompactRequest{Path: c.path, Overrides: c.args.Overrides(), Progress: c.progress})
+		return finish(s, ctx, c, res, err)
+	}},
+	cmdRestore: {"Restoring version", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error) {
+		version := c.args.Version
+		if version == "" {
+			var err error
+			if version, err = s.pickVersion(ctx, d, c.path); err != nil {
+				return nil, err
+			}
+		}
+		res, err := d.Restore(ctx, c.path, version, false, c.progress)
+		return finish(s, ctx, c, res, err)
+	}},
+	cmdRestoreBeforeAgent: {"Restoring from before the agent's compaction", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error) {
+		version, err := agentVersion(ctx, d, c)
+		if err != nil {
+			return nil, err
+		}
+		res, err := d.Restore(ctx, c.path, version, false, c.progress)
+		return finish(s, ctx, c, res, err)
+	}},
+	cmdRecompactAgent: {"Re-compacting the agent's compaction with compactd", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error) {
+		version, err := agentVersion(ctx, d, c)
+		if err != nil {
+			return nil, err
+		}
+		res, err := d.Compact(ctx, daemon.CompactRequest{Path: c.path, Overrides: c.args.Overrides(), Before: version, Progress: c.progress})
+		return finish(s, ctx, c, res, err)
+	}},
+	cmdHistory: {"", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error) {
+		res, err := d.History(ctx, c.path)
+		return finish(s, ctx, c, res, err)
+	}},
+	cmdDiff: {"", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error) {
+		res, err := d.Diff(ctx, c.path, c.args.From, c.args.To)
+		return finish(s, ctx, c, res, err)
+	}},
+}
+
+// compact asks about tangents first when the pipeline removes them (they
+// go only with the user's yes), then compacts.
+func (s *Server) compact(ctx context.Context, d *daemon.Daemon, c call, inPlace bool) (any, error) {
+	req := daemon.CompactRequest{Path: c.path, Overrides: c.args.Overrides(), InPlace: inPlace, Progress: c.progress}
+	if slices.Contains(d.JobRequest(req).Options.Strategies, strategy.StrategyClassifyTangents) {
+		confirmed, err := s.confirmTangents(ctx, d, req)
+		if err != nil {
+			return nil, err
+		}
+		req.ConfirmedTangents = confirmed
+	}
+	res, err := d.Compact(ctx, req)
+	return finish(s, ctx, c, res, err)
+}
+
+// agentVersion is the agent's compaction the command names, else its last.
+func agentVersion(ctx context.Context, d *daemon.Daemon, c call) (string, error) {
+	if c.args.Version != "" {
+		return c.args.Version, nil
+	}
+	return d.LastAgentCompaction(ctx, c.path)
+}
+
+// A result is what every daemon command result says beside its data.
+type result interface {
+	*daemon.Compaction | *daemon.Restored | *daemon.History | *daemon.Diff
+}
+
+// finish announces a command's result and wraps it for the wire.
+func finish[T result](s *Server, ctx context.Context, c call, res T, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	message, open := summary(res)
+	out := CommandResult[T]{Command: c.name, URI: string(c.args.URI), Message: message, Result: res}
+	if message != "" {
+		s.showMessage(protocol.MessageTypeInfo, "compactd: %s", message)
+	}
+	if open != "" {
+		out.Open = string(pathURI(open))
+		s.showDocument(ctx, pathURI(open))
+	}
+	return out, nil
+}
+
+// summary is a result's message and the file it produced.
+func summary(res any) (message, open string) {
+	switch r := res.(type) {
+	case *daemon.Compaction:
+		return r.Message, r.Open
+	case *daemon.Restored:
+		return r.Message, r.Open
+	case *daemon.History:
+		return r.Message, ""
+	case *daemon.Diff:
+		return r.Message, ""
+	}
+	return "", ""
 }
 
 // executeCommand runs detached (see orderedHandler): it may take minutes,
@@ -66,6 +203,10 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 	}
 	if err := decode(params, &p); err != nil {
 		return nil, err
+	}
+	cmd, known := commands[p.Command]
+	if !known {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
 	}
 	args, err := parseCommandArgs(p.Arguments)
 	if err != nil {
@@ -80,123 +221,29 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s needs a file uri, got %q", p.Command, args.URI)
 	case !d.Allowed(path):
 		return nil, s.fail(p.Command, fmt.Errorf("refused: %s is outside the workspace and the agents' folders", path))
-	case s.opts.Jobs == nil:
-		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, s.jobsUnavailable().Error())
 	}
-	req := s.jobRequest(path, args.Strategies, args.KeepLast)
-	req.Version, req.From, req.To, req.Turns = args.Version, args.From, args.To, args.Turns
-
-	var (
-		res   *daemon.JobResult
-		title string
-		jobs  = s.opts.Jobs
-	)
-	switch p.Command {
-	case cmdCompact:
-		title = "Compacting conversation"
-	case cmdDryRun:
-		title, req.DryRun = "Dry-run compaction", true
-	case cmdCompactInPlace:
-		title, req.InPlace = "Compacting conversation in place", true
-	case cmdRestore:
-		title = "Restoring version"
-	case cmdRestoreBeforeAgent:
-		title = "Restoring from before the agent's compaction"
-	case cmdRecompactAgent:
-		title = "Re-compacting the agent's compaction with compactd"
-	case cmdHistory, cmdDiff:
-	default:
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
+	if err := d.JobsUnavailable(); err != nil {
+		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
 	}
-
 	jobCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	defer d.JobRunning()() // the background estimates wait for the command
 	var prog *progress
-	if title != "" {
-		prog = s.startProgress("compactd: "+title, true)
+	if cmd.title != "" {
+		prog = s.startProgress("compactd: "+cmd.title, true)
 		prog.onCancel(cancel)
 	}
-	report := func(msg string, pct int) { prog.report(msg, pct) }
-	switch p.Command {
-	case cmdCompact, cmdCompactInPlace:
-		if slices.Contains(req.Strategies, strategy.StrategyClassifyTangents) {
-			// Tangents are removed only with the user's yes: a dry run
-			// finds them, the user confirms, the real run removes those.
-			if req.ConfirmedTangents, err = s.confirmTangents(jobCtx, req, report); err != nil {
-				break
-			}
-		}
-		res, err = jobs.Compact(jobCtx, req, report)
-	case cmdDryRun:
-		res, err = jobs.Compact(jobCtx, req, report)
-	case cmdRestore:
-		if req.Version == "" {
-			if req.Version, err = s.pickVersion(jobCtx, req); err != nil || req.Version == "" {
-				prog.end("nothing restored")
-				if err == nil {
-					err = errors.New("no version chosen")
-				}
-				return nil, s.fail(p.Command, err)
-			}
-		}
-		res, err = jobs.Restore(jobCtx, req, report)
-	case cmdRestoreBeforeAgent, cmdRecompactAgent:
-		if req.Version == "" {
-			req.Version, err = s.lastAgentCompaction(jobCtx, path)
-		}
-		if err != nil {
-			break
-		}
-		if p.Command == cmdRestoreBeforeAgent {
-			res, err = jobs.Restore(jobCtx, req, report)
-			break
-		}
-		req.Before, req.Version = req.Version, ""
-		res, err = jobs.Compact(jobCtx, req, report)
-	case cmdHistory:
-		res, err = jobs.History(jobCtx, req)
-	case cmdDiff:
-		res, err = jobs.Diff(jobCtx, req)
-	}
+	c := call{name: p.Command, args: args, path: path, progress: func(msg string, pct int) { prog.report(msg, pct) }}
+	out, err := cmd.run(s, jobCtx, d, c)
 	if err != nil {
 		prog.end("failed")
 		if jobCtx.Err() != nil {
-			s.showMessage(protocol.MessageTypeInfo, "compactd: %s cancelled; nothing was written", strings.ToLower(title))
+			s.showMessage(protocol.MessageTypeInfo, "compactd: %s cancelled; nothing was written", strings.ToLower(cmd.title))
 			return nil, protocol.ErrRequestCancelled
 		}
 		return nil, s.fail(p.Command, err)
 	}
 	prog.end("done")
-	out := CommandResult{Command: p.Command, URI: string(args.URI), Message: res.Message, Result: res.Data}
-	if res.Message != "" {
-		s.showMessage(protocol.MessageTypeInfo, "compactd: %s", res.Message)
-	}
-	if res.Open != "" {
-		out.Open = string(pathURI(res.Open))
-		s.showDocument(ctx, pathURI(res.Open))
-	}
-	if p.Command == cmdCompactInPlace || p.Command == cmdRestore {
-		_, _ = d.Refresh(path) // the gauge follows the rewritten file at once
-	}
 	return out, nil
-}
-
-// lastAgentCompaction is the label of the agent's last own compaction of
-// path ("a2"), or an error saying there is none.
-func (s *Server) lastAgentCompaction(ctx context.Context, path string) (string, error) {
-	lister, ok := s.opts.Jobs.(daemon.AgentCompactionLister)
-	if !ok {
-		return "", errors.New("this server cannot read the agent's own compactions")
-	}
-	labels, err := lister.AgentCompactions(ctx, path)
-	if err != nil {
-		return "", err
-	}
-	if len(labels) == 0 {
-		return "", errors.New("the agent has not compacted this conversation: there is nothing before a compaction to restore")
-	}
-	return labels[len(labels)-1], nil
 }
 
 // fail announces err and returns it as the request's error.
@@ -248,18 +295,23 @@ func (s *Server) showDocument(ctx context.Context, u protocol.DocumentURI) {
 
 // pickVersion asks the user which version to restore
 // (window/showMessageRequest with one action per recent version).
-func (s *Server) pickVersion(ctx context.Context, req daemon.JobRequest) (string, error) {
-	hist, err := s.opts.Jobs.History(ctx, req)
+func (s *Server) pickVersion(ctx context.Context, d *daemon.Daemon, path string) (string, error) {
+	hist, err := d.History(ctx, path)
 	if err != nil {
 		return "", err
 	}
-	versions := versionLabels(hist.Data)
-	if len(versions) == 0 {
+	var labels, titles []string
+	for i := len(hist.Versions) - 1; i >= 0 && len(labels) < 8; i-- {
+		v := hist.Versions[i]
+		labels = append(labels, v.Label)
+		titles = append(titles, fmt.Sprintf("%s (%s)", v.Label, v.Created.Format(time.RFC3339)))
+	}
+	if len(labels) == 0 {
 		return "", errors.New("this conversation has no stored versions")
 	}
-	items := make([]protocol.MessageActionItem, 0, len(versions))
-	for _, v := range versions {
-		items = append(items, protocol.MessageActionItem{Title: v})
+	items := make([]protocol.MessageActionItem, 0, len(titles))
+	for _, t := range titles {
+		items = append(items, protocol.MessageActionItem{Title: t})
 	}
 	var chosen *protocol.MessageActionItem
 	if _, err := s.conn.Call(ctx, protocol.MethodWindowShowMessageRequest, &protocol.ShowMessageRequestParams{
@@ -268,56 +320,14 @@ func (s *Server) pickVersion(ctx context.Context, req daemon.JobRequest) (string
 		return "", err
 	}
 	if chosen == nil {
-		return "", nil
+		return "", errors.New("no version chosen")
 	}
 	// Only a title that was offered picks a version: a client may answer
 	// with anything, an empty title included.
-	for _, v := range versions {
-		if chosen.Title == v {
-			return strings.Fields(v)[0], nil
+	for i, t := range titles {
+		if chosen.Title == t {
+			return labels[i], nil
 		}
 	}
-	return "", fmt.Errorf("the editor answered the version picker with %q, which is none of the versions offered (%s); nothing was restored — run the command again and pick one", chosen.Title, strings.Join(versions, ", "))
-}
-
-// versionLabels reads version ids (and a label) from a History result,
-// whatever its concrete type, through its JSON form.
-func versionLabels(data any) []string {
-	raw, err := json.Marshal(data)
-	if err != nil {
-		return nil
-	}
-	var list []map[string]any
-	if json.Unmarshal(raw, &list) != nil {
-		var wrapped struct {
-			Versions []map[string]any `json:"versions"`
-		}
-		if json.Unmarshal(raw, &wrapped) != nil {
-			return nil
-		}
-		list = wrapped.Versions
-	}
-	var out []string
-	for i := len(list) - 1; i >= 0 && len(out) < 8; i-- {
-		v := list[i]
-		id := fmt.Sprint(firstOf(v, "id", "version", "ID"))
-		if id == "" || id == "<nil>" {
-			continue
-		}
-		label := id
-		if c := firstOf(v, "created", "createdAt", "Created"); c != nil {
-			label += " (" + fmt.Sprint(c) + ")"
-		}
-		out = append(out, label)
-	}
-	return out
-}
-
-func firstOf(m map[string]any, keys ...string) any {
-	for _, k := range keys {
-		if v, ok := m[k]; ok {
-			return v
-		}
-	}
-	return nil
+	return "", fmt.Errorf("the editor answered the version picker with %q, which is none of the versions offered (%s); nothing was restored — run the command again and pick one", chosen.Title, strings.Join(titles, ", "))
 }

@@ -15,18 +15,18 @@ import (
 	"github.com/compactd/compactd/daemon/store"
 )
 
-func openJobs(t *testing.T) daemon.Jobs {
+func openJobs(t *testing.T) *jobs.Runner {
 	t.Helper()
 	st, err := store.Open(t.Context(), os.Getenv("COMPACTD_STORE"))
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return daemon.RunnerJobs{Runner: jobs.New(st)}
+	return jobs.New(st)
 }
 
-func (c *client) execute(command string, args map[string]any) (CommandResult, error) {
-	var res CommandResult
+func (c *client) execute(command string, args map[string]any) (CommandResult[json.RawMessage], error) {
+	var res CommandResult[json.RawMessage]
 	err := c.call(protocol.MethodWorkspaceExecuteCommand, map[string]any{"command": command, "arguments": []any{args}}, &res)
 	return res, err
 }
@@ -85,7 +85,7 @@ func TestCompactCommands(t *testing.T) {
 	path := filepath.Join(ws, "conv.jsonl")
 	writeSession(t, path, ws, 10)
 	u := pathURI(path)
-	c := startServer(t, Options{Jobs: openJobs(t)})
+	c := startServer(t, Options{Daemon: daemon.Options{Jobs: openJobs(t)}})
 	c.initialize(ws, nil)
 	c.notify(protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1}})
 	c.waitNote(0, methodGauge, gaugeFor(u), 10*time.Second)

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"encoding/json"
+	"github.com/compactd/compactd/daemon"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,7 +33,7 @@ func TestConfiguration(t *testing.T) {
 		}
 	}
 
-	c := startServer(t, Options{LoadConfig: config.Load})
+	c := startServer(t, Options{Daemon: daemon.Options{Config: config.Layers{Files: true}}})
 	c.initialize(ws, nil)
 	c.waitNote(0, methodGauge, windowIs(123456), 10*time.Second)
 	c.notify(protocol.MethodWorkspaceDidChangeConfiguration, map[string]any{"settings": map[string]any{"compactd": map[string]any{"gauge": map[string]any{"contextWindow": 50000, "warn": 0.01}}}})

@@ -37,10 +37,14 @@ type Gauge struct {
 	// Approx: part of the count was estimated (very long unbroken runs).
 	Approx bool `json:"approx,omitempty"`
 	// SavingsPending: the savings are being recomputed for new content.
-	SavingsPending bool    `json:"savingsPending,omitempty"`
-	AutoCompactAt  float64 `json:"autoCompactAt,omitempty"`
-	Turns          int     `json:"turns"`
-	Text           string  `json:"text"`
+	SavingsPending bool `json:"savingsPending,omitempty"`
+	// AutoCompactAt is where the agent compacts by itself, as a ratio of
+	// the window (0: unknown or off); AutoCompact says where, how far
+	// ahead and why: the window's mark.
+	AutoCompactAt float64     `json:"autoCompactAt,omitempty"`
+	AutoCompact   *gauge.Mark `json:"autoCompact,omitempty"`
+	Turns         int         `json:"turns"`
+	Text          string      `json:"text"`
 	// Removed: the transcript is gone; drop its gauge.
 	Removed bool `json:"removed,omitempty"`
 	// Status says in one sentence what compactd could not read of the
@@ -74,7 +78,7 @@ func gaugeOf(snap *daemon.Snapshot, active string) Gauge {
 		URI: pathURI(snap.Path), Format: string(snap.Format), Model: snap.Model,
 		ContextWindow: snap.Window, Tokens: snap.Tokens, Ratio: snap.Ratio, Level: string(snap.Level),
 		Source: snap.Source, Approx: snap.Approx, Active: snap.Path == active, UpdatedAt: snap.UpdatedAt,
-		Savings: savings, SavingsPending: snap.SavingsPending, AutoCompactAt: snap.AutoCompactAt, Status: snap.Status,
+		Savings: savings, SavingsPending: snap.SavingsPending, AutoCompactAt: snap.AutoCompactAt(), AutoCompact: snap.Mark(), Status: snap.Status,
 		Turns: len(snap.Turns), Text: snap.Text(),
 	}
 	in := snap.Insight

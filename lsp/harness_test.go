@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compactd/compactd/daemon/agents"
+
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
@@ -47,6 +49,9 @@ func testEnv(t *testing.T) (home string) {
 	t.Helper()
 	home = t.TempDir()
 	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home)
+	t.Setenv("APPDATA", filepath.Join(home, "appdata"))
+	t.Setenv("LOCALAPPDATA", filepath.Join(home, "localappdata"))
 	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, "cache"))
@@ -59,11 +64,11 @@ func testEnv(t *testing.T) (home string) {
 
 func startServer(t *testing.T, opts Options) *client {
 	t.Helper()
-	if opts.Env == (daemon.Env{}) {
-		opts.Env = daemon.EnvFromOS(os.Getenv)
+	if opts.Daemon.Env == (agents.Env{}) {
+		opts.Daemon.Env = agents.EnvFromOS(os.Getenv)
 	}
-	if opts.Savings == nil {
-		opts.Savings = noSavings
+	if opts.Daemon.Savings == nil {
+		opts.Daemon.Savings = noSavings
 	}
 	serverSide, clientSide := net.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())

@@ -3,11 +3,8 @@ package lsp
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -15,6 +12,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/compactd/compactd/daemon"
+	"github.com/compactd/compactd/daemon/platform"
 )
 
 // Version is reported in serverInfo.
@@ -31,16 +29,31 @@ func (s *Server) initialize(ctx context.Context, params json.RawMessage) (any, e
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "initialize was already received")
 	}
 	s.client = p.Capabilities
+	var folders []string
 	for _, f := range p.WorkspaceFolders {
-		s.folders = append(s.folders, uriPath(protocol.DocumentURI(f.URI)))
+		folders = append(folders, uriPath(protocol.DocumentURI(f.URI)))
 	}
-	if len(s.folders) == 0 && p.RootURI != "" {
-		s.folders = append(s.folders, uriPath(p.RootURI))
+	if len(folders) == 0 && p.RootURI != "" {
+		folders = append(folders, uriPath(p.RootURI))
 	}
-	if len(s.folders) == 0 && p.RootPath != "" {
-		s.folders = append(s.folders, filepath.Clean(p.RootPath))
+	if len(folders) == 0 && p.RootPath != "" {
+		folders = append(folders, filepath.Clean(p.RootPath))
 	}
-	s.initOptions, _ = json.Marshal(p.InitializationOptions)
+	opts := s.opts.Daemon
+	opts.Folders, opts.Logger = folders, s.log
+	opts.Config.Client, _ = json.Marshal(p.InitializationOptions)
+	opts.OnChange, opts.OnConfigError = s.onChange, s.configError
+	opts.OnScan = func(p daemon.ScanProgress) {
+		if scan := s.scan.Load(); scan != nil {
+			scan.scanReport(p)
+		}
+	}
+	d, err := daemon.New(opts)
+	if err != nil {
+		s.mu.Unlock()
+		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "compactd could not start: %v", err)
+	}
+	s.daemon = d
 	s.state = stateInitialized
 	s.mu.Unlock()
 
@@ -73,54 +86,29 @@ func (s *Server) initialize(ctx context.Context, params json.RawMessage) (any, e
 // initialized starts the daemon: the client is ready for notifications
 // and progress requests from here on.
 func (s *Server) initialized(ctx context.Context, _ json.RawMessage) (any, error) {
-	s.mu.Lock()
-	if s.daemon != nil {
-		s.mu.Unlock()
+	d := s.currentDaemon()
+	if d == nil || !s.started.CompareAndSwap(false, true) {
 		return nil, nil
 	}
-	folders := append([]string(nil), s.folders...)
-	s.mu.Unlock()
-	set, err := s.resolveSettings(folders, nil)
-	if err != nil {
-		s.showMessage(protocol.MessageTypeWarning, "compactd: %v", err)
+	if err := d.ConfigErrors(); err != nil {
+		s.showMessage(protocol.MessageTypeWarning, "compactd: some settings were ignored: %v", err)
 	}
+	s.applyLogLevel(d)
 	// The scan starts now; its progress begins once the client accepted
 	// the token, without holding back the messages after initialized.
 	scan := &progress{s: s}
 	go s.beginProgress(scan, "compactd: indexing transcripts", false)
-	d, err := daemon.New(daemon.Options{
-		Folders: folders, Env: s.opts.Env, Settings: set, Logger: s.log,
-		CountCache: s.opts.CountCache, Savings: s.opts.Savings, Overhead: s.opts.Overhead,
-		OnChange: s.onChange,
-		OnScan:   scan.scanReport,
-	})
-	if err != nil {
-		scan.end("failed")
-		s.showMessage(protocol.MessageTypeError, "compactd could not start: %v", err)
-		return nil, nil
-	}
+	s.scan.Store(scan)
 	if err := d.Start(s.ctx); err != nil {
 		scan.end("failed")
 		s.showMessage(protocol.MessageTypeError, "compactd could not start: %v", err)
 		return nil, nil
 	}
-	s.mu.Lock()
-	s.daemon = d
-	s.settings = set
-	s.mu.Unlock()
-	s.log.Info("compactd ready", "folders", folders)
-	if s.opts.Jobs == nil && s.opts.JobsUnavailable != nil {
-		s.showMessage(protocol.MessageTypeWarning, "compactd: %s", s.jobsUnavailable().Error())
+	s.log.Info("compactd ready", "folders", d.Folders())
+	if s.opts.Daemon.JobsUnavailable != nil {
+		s.showMessage(protocol.MessageTypeWarning, "compactd: %s", d.JobsUnavailable().Error())
 	}
 	return nil, nil
-}
-
-// jobsUnavailable is why the commands that need the store cannot run.
-func (s *Server) jobsUnavailable() error {
-	if s.opts.JobsUnavailable != nil {
-		return fmt.Errorf("compaction, history and restore are unavailable (the gauge keeps working): %w", s.opts.JobsUnavailable)
-	}
-	return errors.New("compaction, history and restore are unavailable: no version store is open (set COMPACTD_STORE or pass --store to compactd serve)")
 }
 
 func (s *Server) shutdown(ctx context.Context, _ json.RawMessage) (any, error) {
@@ -155,7 +143,7 @@ func (s *Server) watchClientProcess(pid int) {
 		case <-s.ctx.Done():
 			return
 		case <-t.C:
-			if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			if !platform.ProcessAlive(pid) {
 				s.opts.Logger.Info("client process is gone; exiting", "pid", pid)
 				select {
 				case s.exitCode <- 1:

@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compactd/compactd/daemon"
+	"github.com/compactd/compactd/daemon/platform/platformtest"
+
 	"go.lsp.dev/protocol"
 
 	"github.com/compactd/compactd/compaction/sessiongen"
@@ -46,6 +49,7 @@ func treeDigest(t *testing.T, root string) map[string]string {
 // nothing is written on either side of the link. A link that stays
 // inside the workspace works for forks and is never written through.
 func TestSymlinksEscapingTheWorkspace(t *testing.T) {
+	platformtest.NeedSymlinks(t)
 	testEnv(t)
 	ws, outside := t.TempDir(), t.TempDir()
 	real := filepath.Join(outside, "real.jsonl")
@@ -58,7 +62,7 @@ func TestSymlinksEscapingTheWorkspace(t *testing.T) {
 	if err := os.Symlink(outside, dirLink); err != nil {
 		t.Fatal(err)
 	}
-	c := startServer(t, Options{Jobs: openJobs(t)})
+	c := startServer(t, Options{Daemon: daemon.Options{Jobs: openJobs(t)}})
 	// Auto-compaction on at 2 turns: it would fire on the first growth.
 	c.initialize(ws, map[string]any{"autoCompact": map[string]any{"enabled": true, "turns": 2, "minTurns": 1}})
 	beforeOut, beforeWs := treeDigest(t, outside), treeDigest(t, ws)

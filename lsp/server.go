@@ -15,35 +15,21 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
-	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/daemon"
-	"github.com/compactd/compactd/daemon/config"
 )
 
 // Options configure a server.
 type Options struct {
-	Env    daemon.Env
 	Logger *slog.Logger
-	// Jobs runs compaction commands; nil answers them with an error.
-	Jobs daemon.Jobs
-	// JobsUnavailable says why Jobs is nil (the store cannot be used, and
-	// how to fix it): shown once after initialized, given as the reason
-	// the commands that need the store are disabled, and the answer to
-	// executing one. The gauge works without it.
-	JobsUnavailable error
-	// CountCache remembers per-message counts across restarts (the store's
-	// token cache); nil disables it.
-	CountCache tokens.Cache
-	// LoadConfig reads the configuration files for a workspace folder
-	// (config.Load); nil uses the built-in defaults only.
-	LoadConfig func(workspace string) (*config.Config, error)
-	// Settings carries the server's flags (StorePath, LogLevel), which win
-	// over every configuration layer.
-	Settings daemon.Settings
-	// Overhead looks up a fork's inherited overhead (daemon.Options.Overhead).
-	Overhead func(path string) (int, bool)
-	// Savings overrides the dry-run savings function (nil: the pipeline's).
-	Savings daemon.SavingsFunc
+	// Daemon configures the daemon the server starts once the client is
+	// initialized: where the agents live, the job runner (nil, with
+	// JobsUnavailable saying why: shown once after initialized, the
+	// reason the commands that need the store are disabled), the
+	// configuration's layers (Config.Files reads the user's and the
+	// workspace's files; the server's flags), the token cache. The
+	// server fills in the folders, the editor's settings, the logger and
+	// the callbacks.
+	Daemon daemon.Options
 	// ProcessPollInterval is how often the client's processId is checked; 0 means 2 s.
 	ProcessPollInterval time.Duration
 	// MaxMessageBytes refuses (unread, in constant memory) any message
@@ -59,20 +45,20 @@ type Server struct {
 	log  *slog.Logger
 	conn jsonrpc2.Conn
 
-	mu          sync.Mutex
-	state       state
-	client      protocol.ClientCapabilities
-	folders     []string
-	settings    daemon.Settings
-	initOptions json.RawMessage
-	// config is the resolved configuration the settings came from: jobs
-	// read its [compact], [tools], [summarize] and [auto_compact].
-	config   *config.Config
+	mu     sync.Mutex
+	state  state
+	client protocol.ClientCapabilities
+	// daemon is created by initialize and started by initialized; it
+	// owns the folders and the configuration.
 	daemon   *daemon.Daemon
 	auto     *daemon.AutoCompactor
 	diagSent map[protocol.DocumentURI]string
 	progress map[string]context.CancelFunc
 	logLevel atomic.Int32
+	// started is set once initialized started the daemon; scan is its
+	// cold scan's progress.
+	started atomic.Bool
+	scan    atomic.Pointer[progress]
 
 	exitCode chan int
 	ctx      context.Context
@@ -123,13 +109,13 @@ func newServer(opts Options) *Server {
 		opts.ProcessPollInterval = 2 * time.Second
 	}
 	s := &Server{
-		opts: opts, settings: opts.Settings,
+		opts:     opts,
 		diagSent: map[protocol.DocumentURI]string{},
 		progress: map[string]context.CancelFunc{},
 		exitCode: make(chan int, 1),
 	}
-	s.logLevel.Store(int32(parseLevel(opts.Settings.LogLevel)))
-	s.auto = &daemon.AutoCompactor{Jobs: opts.Jobs, Plan: s.autoCompactPlan, Done: s.autoCompacted, Log: opts.Logger}
+	s.logLevel.Store(int32(parseLevel(opts.Daemon.Config.LogLevel)))
+	s.auto = &daemon.AutoCompactor{Trigger: s.autoTrigger, Compact: s.autoCompact, Done: s.autoCompacted, Log: opts.Logger}
 	// Logs go both to the process log and, at the configured level, to
 	// the client's window/logMessage.
 	s.log = slog.New(&clientLogHandler{s: s, next: opts.Logger.Handler()})

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/compactd/compactd/daemon/agents"
+	"github.com/compactd/compactd/daemon/agents/claude"
+	"github.com/compactd/compactd/daemon/agents/codex"
 	"io"
 	"net"
 	"os"
@@ -108,7 +111,9 @@ func TestMalformedInput(t *testing.T) {
 	testEnv(t)
 	serverSide, clientSide := net.Pipe()
 	done := make(chan int, 1)
-	go func() { done <- Serve(t.Context(), serverSide, Options{Env: daemon.EnvFromOS(os.Getenv)}) }()
+	go func() {
+		done <- Serve(t.Context(), serverSide, Options{Daemon: daemon.Options{Env: agents.EnvFromOS(os.Getenv)}})
+	}()
 	defer clientSide.Close()
 	br := bufio.NewReader(clientSide)
 	send := func(body string) {
@@ -190,7 +195,7 @@ func TestTranscriptFeatures(t *testing.T) {
 	path := filepath.Join(ws, "sessions", "conv.jsonl")
 	data := writeSession(t, path, ws, 8)
 	u := pathURI(path)
-	c := startServer(t, Options{Jobs: openJobs(t)}) // with a store: the compaction actions are offered
+	c := startServer(t, Options{Daemon: daemon.Options{Jobs: openJobs(t)}}) // with a store: the compaction actions are offered
 	// A small window so the session is over the critical point.
 	c.initialize(ws, map[string]any{"compactd": map[string]any{"gauge": map[string]any{"contextWindow": 4000}}})
 
@@ -280,8 +285,8 @@ func TestTranscriptFeatures(t *testing.T) {
 func TestAgentFolders(t *testing.T) {
 	home := testEnv(t)
 	ws := t.TempDir()
-	env := daemon.EnvFromOS(os.Getenv)
-	claudeDir := env.ClaudeProjectDir(ws)
+	env := agents.EnvFromOS(os.Getenv)
+	claudeDir := claude.ProjectDir(env, ws)
 	if !strings.HasPrefix(claudeDir, filepath.Join(home, "claude", "projects")) {
 		t.Fatalf("claude dir %s ignores CLAUDE_CONFIG_DIR", claudeDir)
 	}
@@ -289,8 +294,8 @@ func TestAgentFolders(t *testing.T) {
 	writeSession(t, main, ws, 3)
 	sub := filepath.Join(claudeDir, "s1", "subagents", "agent-a1.jsonl")
 	writeSession(t, sub, ws, 2)
-	mine := filepath.Join(env.CodexSessionsDir(), "2026", "01", "02", "rollout-2026-01-02T10-00-00-a.jsonl")
-	other := filepath.Join(env.CodexSessionsDir(), "2026", "01", "02", "rollout-2026-01-02T11-00-00-b.jsonl")
+	mine := filepath.Join(codex.SessionsDir(env), "2026", "01", "02", "rollout-2026-01-02T10-00-00-a.jsonl")
+	other := filepath.Join(codex.SessionsDir(env), "2026", "01", "02", "rollout-2026-01-02T11-00-00-b.jsonl")
 	for p, cwd := range map[string]string{mine: ws, other: "/elsewhere"} {
 		_ = os.MkdirAll(filepath.Dir(p), 0o755)
 		if err := os.WriteFile(p, sessiongen.Codex(sessiongen.Options{Seed: 3, Turns: 2, Cwd: cwd}), 0o644); err != nil {
@@ -342,7 +347,7 @@ func TestCommandOutsideWorkspaceRefused(t *testing.T) {
 	ws, elsewhere := t.TempDir(), t.TempDir()
 	path := filepath.Join(elsewhere, "conv.jsonl")
 	writeSession(t, path, elsewhere, 3)
-	c := startServer(t, Options{Jobs: nil})
+	c := startServer(t, Options{Daemon: daemon.Options{Jobs: nil}})
 	c.initialize(ws, nil)
 	u := pathURI(path)
 	c.notify(protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1}})

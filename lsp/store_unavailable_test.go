@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"github.com/compactd/compactd/daemon"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,7 +76,7 @@ func TestStoreUnavailable(t *testing.T) {
 				conv := filepath.Join(ws, "conv.jsonl")
 				writeSession(t, conv, ws, 6)
 				u := pathURI(conv)
-				c := startServer(t, Options{JobsUnavailable: openErr})
+				c := startServer(t, Options{Daemon: daemon.Options{JobsUnavailable: openErr}})
 				var res protocol.InitializeResult
 				params := map[string]any{
 					"processId": os.Getpid(), "rootUri": pathURI(ws),

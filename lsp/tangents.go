@@ -23,21 +23,24 @@ const (
 
 // confirmTangents runs the dry run and asks; it returns the turns to
 // remove (none when the model found none or the user kept them).
-func (s *Server) confirmTangents(ctx context.Context, req daemon.JobRequest, report daemon.Progress) ([]int, error) {
+func (s *Server) confirmTangents(ctx context.Context, d *daemon.Daemon, req daemon.CompactRequest) ([]int, error) {
 	dry := req
-	dry.DryRun, dry.InPlace = true, false
-	report("looking for tangents", -1)
-	res, err := s.opts.Jobs.Compact(ctx, dry, nil)
+	dry.InPlace, dry.Progress = false, nil
+	if req.Progress != nil {
+		req.Progress("looking for tangents", -1)
+	}
+	res, err := d.DryRun(ctx, dry)
 	if err != nil {
 		return nil, fmt.Errorf("look for tangents: %w", err)
 	}
-	if len(res.Tangents) == 0 {
+	pending := res.PendingTangents()
+	if len(pending) == 0 {
 		return nil, nil
 	}
 	var chosen *protocol.MessageActionItem
 	if _, err := s.conn.Call(ctx, protocol.MethodWindowShowMessageRequest, &protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeInfo,
-		Message: tangentQuestion(res.Tangents),
+		Message: tangentQuestion(pending),
 		Actions: []protocol.MessageActionItem{{Title: actionRemoveTangents}, {Title: actionKeepTangents}},
 	}, &chosen); err != nil {
 		if ctx.Err() != nil {
@@ -50,8 +53,8 @@ func (s *Server) confirmTangents(ctx context.Context, req daemon.JobRequest, rep
 	if chosen == nil || chosen.Title != actionRemoveTangents {
 		return nil, nil
 	}
-	turns := make([]int, len(res.Tangents))
-	for i, t := range res.Tangents {
+	turns := make([]int, len(pending))
+	for i, t := range pending {
 		turns[i] = t.Turn
 	}
 	return turns, nil

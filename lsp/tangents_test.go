@@ -3,6 +3,7 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/compactd/compactd/daemon"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -97,7 +98,7 @@ func TestTangentConfirmation(t *testing.T) {
 			var calls atomic.Int32
 			model := classifierModel(t, &calls, tc.keywords...)
 			u := pathURI(path)
-			c := startServer(t, Options{Jobs: openJobs(t)})
+			c := startServer(t, Options{Daemon: daemon.Options{Jobs: openJobs(t)}})
 			var asked []protocol.ShowMessageRequestParams
 			c.answer = func(p protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
 				asked = append(asked, p)

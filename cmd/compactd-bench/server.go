@@ -19,6 +19,7 @@ import (
 
 	"github.com/compactd/compactd/compaction/sessiongen"
 	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon"
 	"github.com/compactd/compactd/lsp"
 )
 
@@ -119,7 +120,7 @@ func benchExecuteCommand(ctx context.Context, cfg *config, bin string) ([]row, e
 			if dry {
 				command = "compactd.dryRun"
 			}
-			var res lsp.CommandResult
+			var res lsp.CommandResult[*daemon.Compaction]
 			start := time.Now()
 			_, err := c.conn.Call(ctx, protocol.MethodWorkspaceExecuteCommand, map[string]any{
 				"command": command, "arguments": []any{map[string]any{"uri": string(u)}},

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/compactd/compactd/compaction/sessiongen"
+	"github.com/compactd/compactd/daemon/platform/platformtest"
 	"github.com/compactd/compactd/daemon/store"
 )
 
@@ -74,9 +75,7 @@ func finished(cmd *exec.Cmd, err error, start time.Time, out, errb *bytes.Buffer
 	}
 	if st := cmd.ProcessState; st != nil {
 		r.cpu = st.UserTime() + st.SystemTime()
-		if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
-			r.peakRSS = ru.Maxrss << 10
-		}
+		r.peakRSS, _ = platformtest.PeakRSS(st)
 	}
 	return r
 }
@@ -211,7 +210,7 @@ func TestChaosUnusableStores(t *testing.T) {
 		says string
 	}{
 		"a folder":         {mk("folder.db", func(p string) { os.Mkdir(p, 0o700) }), "is a folder"},
-		"a named pipe":     {mk("pipe.db", func(p string) { syscall.Mkfifo(p, 0o600) }), "not a regular file"},
+		"a named pipe":     {mk("pipe.db", func(p string) { platformtest.Mkfifo(p) }), "not a regular file"},
 		"under a file":     {mk("file/compactd.db", func(p string) { os.WriteFile(filepath.Dir(p), nil, 0o600) }), "is a file, not a folder"},
 		"random bytes":     {mk("random.db", func(p string) { b := make([]byte, 1<<16); rand.Read(b); os.WriteFile(p, b, 0o600) }), "not a compactd store"},
 		"read-only file":   {mk("ro.db", func(p string) { os.WriteFile(p, nil, 0o400) }), "chmod 600"},
@@ -247,7 +246,7 @@ func TestChaosOddFiles(t *testing.T) {
 	os.MkdirAll(dir, 0o755)
 	session := sessiongen.ClaudeCode(sessiongen.Options{Seed: 5, Turns: 6, Cwd: dir})
 	at := func(name string) string { return filepath.Join(dir, name) }
-	syscall.Mkfifo(at("pipe.jsonl"), 0o600)
+	platformtest.Mkfifo(at("pipe.jsonl"))
 	os.Symlink(at("loop-b.jsonl"), at("loop-a.jsonl"))
 	os.Symlink(at("loop-a.jsonl"), at("loop-b.jsonl"))
 	os.Symlink("/dev/zero", at("zero-device.jsonl"))
@@ -332,6 +331,9 @@ func TestChaosMillionLines(t *testing.T) {
 // stretches the wall clock, so here a command still running 10 s after
 // the signal is a hang, and nothing shorter is asserted.
 func TestChaosInterrupts(t *testing.T) {
+	if !platformtest.SignalsSupported {
+		t.Skip("skip: Windows has no SIGTERM or SIGINT to send another process")
+	}
 	bin := compactdBinary(t)
 	envs, transcript, original := chaosWorkspace(t, bin)
 	// Hold the conversation's lock as a running compaction would.
@@ -339,14 +341,11 @@ func TestChaosInterrupts(t *testing.T) {
 	if len(locks) != 1 {
 		t.Fatalf("locks = %v; want the conversation's one", locks)
 	}
-	lf, err := os.OpenFile(locks[0], os.O_RDWR, 0)
+	unlock, err := platformtest.LockFile(locks[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer lf.Close()
-	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
+	defer unlock()
 	big := filepath.Join(filepath.Dir(transcript), "big.jsonl")
 	var b bytes.Buffer
 	b.Write(original)
@@ -373,7 +372,7 @@ func TestChaosInterrupts(t *testing.T) {
 			// file is open (the lock wait, the read of the big file).
 			waitBusy(t, cmd.Process.Pid, done)
 			sent := time.Now()
-			cmd.Process.Signal(sig)
+			platformtest.Signal(cmd.Process, sig)
 			select {
 			case err := <-done:
 				t.Logf("%s after %v: ended %s later", strings.Join(args, " "), sig, time.Since(sent).Round(time.Millisecond))
@@ -397,7 +396,7 @@ func TestChaosInterrupts(t *testing.T) {
 	p.reply(30 * time.Second)
 	p.send(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)
 	sent := time.Now()
-	p.cmd.Process.Signal(syscall.SIGTERM)
+	platformtest.Signal(p.cmd.Process, syscall.SIGTERM)
 	select {
 	case <-p.exited:
 		t.Logf("compactd serve ended %s after SIGTERM", time.Since(sent).Round(time.Millisecond))

@@ -24,6 +24,7 @@ import (
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon"
+	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/jobs"
 	"github.com/compactd/compactd/daemon/store"
@@ -163,37 +164,36 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	// The config gives the defaults; flags the user typed override them.
-	workspace, err := findWorkspace(pos[0])
-	if err != nil {
-		return err
-	}
-	cfg, err := config.Load(workspace)
+	file := config.Nearest(pos[0], workingDir())
+	cfg, err := config.Load(file)
 	if err != nil {
 		return usagef("%v", err)
 	}
-	opts := cfg.StrategyOptions(*window)
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var over config.Overrides
 	if set["strategy"] {
-		opts.Strategies = strategies
+		over.Strategies = strategies
 	}
 	if set["turns"] {
-		if *turns <= 0 {
-			return usagef("--turns must be a positive number of turns, not %d", *turns)
-		}
-		opts.Turns = *turns
+		over.Turns = turns
 	}
 	if set["keep-last"] {
-		opts.KeepLast = *keepLast
-		if *keepLast == 0 {
-			opts.KeepLast = -1 // the user asked for none; Options reads 0 as the default
-		}
+		over.KeepLast = keepLast
 	}
+	if set["window"] {
+		over.Window = window
+	}
+	if err := over.Check(); err != nil {
+		return usagef("--%v", err)
+	}
+	opts := cfg.CompactOptions(0, over)
 	if (*removeTangents || len(removeTangent) > 0) && !slices.Contains(opts.Strategies, strategy.StrategyClassifyTangents) {
 		return usagef("--remove-tangents and --remove-tangent need --strategy %s", strategy.StrategyClassifyTangents)
 	}
-	if set["window"] && *window < 0 {
-		return usagef("--window must be a positive number of tokens, not %d", *window)
+	workspace := ""
+	if file != "" {
+		workspace = filepath.Dir(file)
 	}
 	if *storePath == "" && e.getenv("COMPACTD_STORE") == "" {
 		*storePath = cfg.Store.Path
@@ -310,31 +310,13 @@ func printWindow(out io.Writer, f *figures, w *compactWindow) {
 	}
 }
 
-// findWorkspace is the folder of the nearest .compactd.toml: from the
-// transcript's folder upward, else from the current directory upward; ""
-// when there is none (only the user config then applies).
-func findWorkspace(transcript string) (string, error) {
-	abs, err := filepath.Abs(transcript)
+// workingDir is the folder the command runs in, "" when it is gone.
+func workingDir() string {
+	wd, err := os.Getwd()
 	if err != nil {
-		return "", fmt.Errorf("resolve %s: %w", transcript, err)
+		return ""
 	}
-	cwd, err := os.Getwd()
-	if err != nil {
-		cwd = ""
-	}
-	for _, start := range []string{filepath.Dir(abs), cwd} {
-		for dir := start; dir != ""; {
-			if fi, err := os.Stat(filepath.Join(dir, config.WorkspaceFile)); err == nil && fi.Mode().IsRegular() {
-				return dir, nil
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				break
-			}
-			dir = parent
-		}
-	}
-	return "", nil
+	return wd
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -468,7 +450,7 @@ func sessionOfDatabase(ctx context.Context, e *env, db string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	rendered, err := daemon.RenderDatabase(ctx, daemon.EnvFromOS(e.getenv), db, []string{cwd})
+	rendered, err := daemon.RenderDatabase(ctx, agents.EnvFromOS(e.getenv), db, []string{cwd})
 	if err != nil {
 		return "", err
 	}

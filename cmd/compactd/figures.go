@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/compactd/compactd/compaction/format"
@@ -12,6 +13,7 @@ import (
 	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/jobs"
 	"github.com/compactd/compactd/daemon/sourcefile"
@@ -38,6 +40,41 @@ type measureOptions struct {
 	// counted are counts a job already made; used when they were made
 	// with the counter the figures need.
 	counted jobs.Counted
+	// path is the transcript's file; agentWindow the window the agent
+	// reports it runs with, 0 when it does not say.
+	path        string
+	agentWindow int
+	// agent, when set, reads the agent's own settings for where it
+	// compacts by itself; nil leaves the gauge its typical figure.
+	agent *agentSettings
+}
+
+// agentSettings are where the agents' settings are read from: their homes
+// and the environment they run with (this process's: compactd statusline
+// runs as Claude Code's child, compactd gauge from the user's shell).
+type agentSettings struct {
+	env    agents.Env
+	getenv func(string) string
+}
+
+func agentSettingsOf(e *env) *agentSettings {
+	return &agentSettings{env: agents.EnvFromOS(e.getenv), getenv: e.getenv}
+}
+
+// threshold is the agent's own compaction point for the session at path,
+// t resolved as r.
+func (a *agentSettings) threshold(path string, t *transcript.Transcript, r gauge.Resolved) *gauge.AutoCompact {
+	if a == nil {
+		return nil
+	}
+	agent := agents.ByFormat(t.Format)
+	abs, _ := filepath.Abs(path)
+	cwd := agent.SessionCwd(a.env, abs, t.Meta.Cwd)
+	if cwd == "" {
+		cwd = workingDir()
+	}
+	return agent.AutoCompact(agents.Query{Env: a.env, Getenv: a.getenv, Cwd: cwd,
+		Model: r.Model, Window: r.ContextWindow, WindowSource: r.WindowSource})
 }
 
 // readTranscript reads, detects and parses one transcript. A file no codec
@@ -77,6 +114,14 @@ func measure(ctx context.Context, t *transcript.Transcript, o measureOptions) (*
 			return nil, err
 		}
 	}
+	if o.gauge.AutoCompact == nil {
+		// The agent computes its point from the model's window as it
+		// knows it (Claude Code's status line payload says which), not
+		// from a window compactd's settings or flags impose.
+		agentView := o.gauge
+		agentView.ContextWindow = o.agentWindow
+		o.gauge.AutoCompact = o.agent.threshold(o.path, t, gauge.Resolve(t, agentView))
+	}
 	f := &figures{gauge: gauge.Compute(t, counts, o.gauge)}
 	topts := gauge.TallyOptions{Images: resolved.Info.Provider.ImagePricing(), CountText: counter.Text}
 	if p, ok := o.prices.Lookup(f.gauge.Model); ok {
@@ -96,12 +141,9 @@ func measure(ctx context.Context, t *transcript.Transcript, o measureOptions) (*
 // file and the nearest .compactd.toml above it. A broken file is reported
 // on stderr and the defaults used: figures should not fail on it.
 func loadConfig(e *env, path string) *config.Config {
-	ws, err := findWorkspace(path)
+	cfg, err := config.Load(config.Nearest(path, workingDir()))
 	if err == nil {
-		var cfg *config.Config
-		if cfg, err = config.Load(ws); err == nil {
-			return cfg
-		}
+		return cfg
 	}
 	fmt.Fprintf(e.stderr, "compactd: %v; using the default settings\n", err)
 	return config.Default()

@@ -15,6 +15,8 @@ import (
 	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/daemon"
+	"github.com/compactd/compactd/daemon/agents"
+	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/jobs"
 	"github.com/compactd/compactd/daemon/store"
 )
@@ -30,10 +32,15 @@ func init() {
 // gaugeRow is one transcript's gauge as `gauge --json` prints it; the
 // field order is the JSON key order and is part of the CLI's contract.
 type gaugeRow struct {
-	Path           string   `json:"path"`
-	Format         string   `json:"format"`
-	Model          string   `json:"model"`
-	ContextWindow  int      `json:"contextWindow"`
+	Path          string `json:"path"`
+	Format        string `json:"format"`
+	Model         string `json:"model"`
+	ContextWindow int    `json:"contextWindow"`
+	// WindowSource is where the window came from ("registry", "transcript",
+	// "usage", …) and WindowNote why, when a reported usage proved the
+	// assumed window too small.
+	WindowSource   string   `json:"windowSource"`
+	WindowNote     string   `json:"windowNote,omitempty"`
 	Tokens         int      `json:"tokens"`
 	Ratio          float64  `json:"ratio"`
 	Level          string   `json:"level"`
@@ -58,6 +65,10 @@ type gaugeRow struct {
 	// Overhead is, for a fork compactd wrote, what its source's gauge held
 	// beyond the transcript; Tokens includes it (the figure is an estimate).
 	Overhead int `json:"overhead,omitempty"`
+	// AutoCompact is where the agent compacts by itself, read from its
+	// settings as the agent reads them: the mark on the bar, the tokens
+	// left before it, where the setting came from; null when unknown.
+	AutoCompact *gauge.Mark `json:"autoCompact"`
 }
 
 func runGauge(ctx context.Context, e *env, args []string) error {
@@ -80,6 +91,7 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 		gauge: gauge.Options{Model: *model, ContextWindow: *window, Registry: tokens.NewRegistry()},
 		// Files of one model share a counter (and its cache).
 		counters: tokens.NewCounterSet(tokens.WithCache(tokens.NewMemoryCache(0))),
+		agent:    agentSettingsOf(e),
 	}
 	var rows []gaugeRow
 	var all []*figures
@@ -92,7 +104,7 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 			paths = append(paths, path)
 			continue
 		}
-		rendered, err := daemon.RenderDatabase(ctx, daemon.EnvFromOS(e.getenv), path, nil)
+		rendered, err := daemon.RenderDatabase(ctx, agents.EnvFromOS(e.getenv), path, nil)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -105,8 +117,8 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 	defer closeStore()
 	for _, path := range paths {
 		cfg := loadConfig(e, path)
-		opts.prices, opts.keepLast = cfg.PriceTable(), cfg.StrategyOptions(0).KeepLast
-		opts.gauge.Overhead = 0
+		opts.prices, opts.keepLast = cfg.PriceTable(), cfg.CompactOptions(0, config.Overrides{}).KeepLast
+		opts.gauge.Overhead, opts.path = 0, path
 		if abs, err := filepath.Abs(path); err == nil {
 			opts.gauge.Overhead, _ = overhead(abs)
 		}
@@ -150,6 +162,8 @@ func rowOf(path string, f *figures) gaugeRow {
 		Format:             string(g.Format),
 		Model:              g.Model,
 		ContextWindow:      g.ContextWindow,
+		WindowSource:       g.WindowSource,
+		WindowNote:         g.WindowNote,
 		Tokens:             g.Tokens,
 		Ratio:              g.Ratio,
 		Level:              string(g.Level),
@@ -166,6 +180,7 @@ func rowOf(path string, f *figures) gaugeRow {
 		Reach:              f.breakdown.Reach(),
 		Cost:               f.cost,
 		Overhead:           g.Overhead,
+		AutoCompact:        g.Mark(),
 	}
 }
 
@@ -209,6 +224,12 @@ func printGauges(w io.Writer, rows []gaugeRow, figs []*figures, detail bool) {
 		if r.SkippedRecords > 0 {
 			notes = append(notes, fmt.Sprintf("%d records skipped", r.SkippedRecords))
 		}
+		if r.WindowNote != "" {
+			notes = append(notes, r.WindowNote)
+		}
+		if m := r.AutoCompact; m != nil {
+			notes = append(notes, markNote(m))
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s / %s\t%.1f%%\t%s\t(%s)\n",
 			r.Path, r.Format, r.Model, tokens.Thousands(r.Tokens), tokens.Thousands(r.ContextWindow), 100*r.Ratio, r.Level, strings.Join(notes, ", "))
 		if detail {
@@ -217,4 +238,16 @@ func printGauges(w io.Writer, rows []gaugeRow, figs []*figures, detail bool) {
 		}
 	}
 	tw.Flush()
+}
+
+// markNote is the agent's compaction point in a gauge line's notes:
+// "auto-compacts at 140k (env), 16k left".
+func markNote(m *gauge.Mark) string {
+	switch {
+	case m.Disabled || m.At == 0:
+		return m.Text
+	case m.Buffer > 0:
+		return m.Text + ", " + shortTokens(m.Buffer) + " left"
+	}
+	return m.Text + ", due now"
 }

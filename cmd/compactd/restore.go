@@ -55,5 +55,8 @@ func runRestore(ctx context.Context, e *env, args []string) error {
 	if res.Resume != "" {
 		fmt.Fprintf(e.stdout, "resume: %s\n", res.Resume)
 	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(e.stdout, "note: %s\n", n)
+	}
 	return nil
 }

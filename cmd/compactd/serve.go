@@ -12,6 +12,7 @@ import (
 	_ "github.com/compactd/compactd/compaction/format/all" // every codec
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/daemon"
+	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/jobs"
 	"github.com/compactd/compactd/daemon/store"
@@ -75,12 +76,15 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		// too; otherwise a compaction lifts it while it runs).
 		memory = daemon.NewMemoryLimit(serveMemoryLimit)
 	}
-	settings := daemon.Settings{LogLevel: *logLevel, StorePath: *storePath}
 	opts := lsp.Options{
-		Env:        daemon.EnvFromOS(e.getenv),
-		Logger:     logger,
-		Settings:   settings,
-		LoadConfig: config.Load,
+		Logger: logger,
+		Daemon: daemon.Options{
+			Env:    agents.EnvFromOS(e.getenv),
+			Getenv: e.getenv,
+			// The server's flags win over every configuration layer.
+			Config: config.Layers{Files: true, LogLevel: *logLevel, StorePath: *storePath},
+			Memory: memory,
+		},
 		// A header declaring a gigabyte is answered and skipped unread.
 		MaxMessageBytes: *maxMessage,
 	}
@@ -88,7 +92,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if path == "" {
 		var err error
 		if path, err = store.DefaultPath(e.getenv); err != nil {
-			opts.JobsUnavailable = err
+			opts.Daemon.JobsUnavailable = err
 		}
 	}
 	var cache tokens.Cache = tokens.NewMemoryCache(1 << 16)
@@ -100,11 +104,12 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			// The gauge works without a store; compaction commands will
 			// say why they cannot run.
 			logger.Warn("the version store is unavailable; compaction is disabled", "path", path, "err", err)
-			opts.JobsUnavailable = err
+			opts.Daemon.JobsUnavailable = err
 		} else {
 			defer st.Close()
-			opts.Jobs = daemon.RunnerJobs{Runner: jobs.New(st), Memory: memory}
-			opts.Overhead = func(path string) (int, bool) { return jobs.StoreOverhead(ctx, st, path) }
+			opts.Daemon.Jobs = jobs.New(st)
+			opts.Daemon.Jobs.Log = logger
+			opts.Daemon.Overhead = func(path string) (int, bool) { return jobs.StoreOverhead(ctx, st, path) }
 			// Counts survive restarts: a restart re-tokenizes nothing.
 			tc := st.NewTokenCache(1 << 14) // ~4 MB in memory; the store holds the rest
 			cache = tc
@@ -115,8 +120,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	// The index counts each transcript with its model's encoding and image
 	// pricing; dry-run savings count with counters of their own (same
 	// cache), so compactd/stats shows the index's tokenization alone.
-	opts.CountCache = cache
-	opts.Savings = daemon.StrategySavings(tokens.NewCounterSet(tokens.WithCache(cache)))
+	opts.Daemon.CountCache = cache
+	opts.Daemon.Savings = daemon.StrategySavings(tokens.NewCounterSet(tokens.WithCache(cache)))
 	logger.Info("compactd serve starting", "pid", os.Getpid(), "store", path)
 	code := lsp.Serve(ctx, stdio{Reader: e.stdin, Writer: e.stdout}, opts)
 	logger.Info("compactd serve exiting", "code", code)

@@ -11,6 +11,7 @@ import (
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/daemon/config"
 )
 
 func init() {
@@ -89,15 +90,22 @@ func statusline(ctx context.Context, e *env, color bool) (string, error) {
 		gauge:    gauge.Options{Model: cfg.Gauge.Model, ContextWindow: cfg.Gauge.ContextWindow, Registry: tokens.NewRegistry()},
 		counters: tokens.NewCounterSet(),
 		prices:   cfg.PriceTable(),
-		keepLast: cfg.StrategyOptions(0).KeepLast,
+		keepLast: cfg.CompactOptions(0, config.Overrides{}).KeepLast,
+		// Claude Code runs the status line as its child: this
+		// environment is the agent's, its settings' env included.
+		agent: agentSettingsOf(e),
+		path:  in.TranscriptPath,
 	}
 	// Claude Code knows the model and the window it runs with (the 1M
 	// window included); the user's settings still win.
 	if opts.gauge.Model == "" {
 		opts.gauge.Model = in.Model.ID
 	}
-	if opts.gauge.ContextWindow == 0 && in.ContextWindow != nil && in.ContextWindow.Size > 0 {
-		opts.gauge.ContextWindow = in.ContextWindow.Size
+	if in.ContextWindow != nil && in.ContextWindow.Size > 0 {
+		opts.agentWindow = in.ContextWindow.Size
+		if opts.gauge.ContextWindow == 0 {
+			opts.gauge.ContextWindow = in.ContextWindow.Size
+		}
 	}
 	f, err := measure(ctx, t, opts)
 	if err != nil {
@@ -120,6 +128,9 @@ func statusText(f *figures, color bool) string {
 		head = "\x1b[" + code + "m" + head + "\x1b[0m"
 	}
 	parts := []string{head}
+	if m := g.Mark(); m != nil {
+		parts = append(parts, markNote(m))
+	}
 	if brief := b.Brief(3); brief != "" {
 		parts = append(parts, brief)
 	}

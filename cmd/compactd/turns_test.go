@@ -73,3 +73,33 @@ func TestTurnWindowN(t *testing.T) {
 		t.Fatalf("[compact] turns = 6: the fork's prompts are %q, want the first and the last 6", got)
 	}
 }
+
+// TestGaugeCountsTheTurnsAsked is issue 23's item 7: the preamble an agent
+// injects before the first prompt (Codex's base instructions, developer
+// message, environment context and AGENTS.md; an OpenAI chat's system
+// message) is not a turn the user asked for, nor is the summary an agent's
+// own compaction leaves.
+func TestGaugeCountsTheTurnsAsked(t *testing.T) {
+	envs := isolatedEnv(t)
+	for file, want := range map[string]int{
+		"../../compaction/format/codex/testdata/mixed.jsonl":              2,
+		"../../compaction/format/codex/testdata/v0.169-world-state.jsonl": 4,
+		"../../compaction/format/codex/testdata/v0.169-compacted.jsonl":   2,
+		"../../compaction/format/openaichat/testdata/traj.json":           2,
+		"../../compaction/format/openaichat/testdata/bare.json":           1,
+	} {
+		code, stdout, stderr := runCLI(t, envs, "gauge", "--json", file)
+		if code != 0 {
+			t.Fatalf("gauge %s: exit %d: %s", file, code, stderr)
+		}
+		var rows []struct {
+			Turns int `json:"turns"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &rows); err != nil || len(rows) != 1 {
+			t.Fatalf("gauge %s: %v %s", file, err, stdout)
+		}
+		if rows[0].Turns != want {
+			t.Errorf("%s: %d turns, the user asked %d", filepath.Base(file), rows[0].Turns, want)
+		}
+	}
+}

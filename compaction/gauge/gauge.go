@@ -1,5 +1,5 @@
 // Package gauge computes the calibrated context gauge of a transcript
-// (DESIGN.md §4): the last usage the provider's API reported, plus our BPE
+// (ARCHITECTURE.md, "Counting tokens"): the last usage the provider's API reported, plus our BPE
 // estimate of every message after it; where no usage was recorded, the
 // estimate alone. It also measures the estimator's error against the
 // reported figure and gives per-turn figures for hovers and code lenses.
@@ -11,6 +11,7 @@ package gauge
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
@@ -54,9 +55,11 @@ type Options struct {
 	// Warn and Critical are the level thresholds as fractions of the
 	// window; 0 means DefaultWarn and DefaultCritical.
 	Warn, Critical float64
-	// AutoCompact is the agent's own auto-compact ratio; 0 takes the
-	// format's from the registry, a negative value ignores it.
-	AutoCompact float64
+	// AutoCompact is where the agent compacts on its own, as its agent
+	// folder read it from the agent's settings (daemon/agents); nil takes
+	// the format's typical ratio from the registry, a value that is not
+	// Known ignores the agent's point.
+	AutoCompact *AutoCompact
 	// Overhead is what the API counted beyond the transcript of the source
 	// a fork was compacted from (system prompt, tool definitions, memory
 	// files: the source's last reported usage minus our count of what it
@@ -97,8 +100,11 @@ type Resolved struct {
 	// ContextWindow is the window the gauge divides by.
 	ContextWindow int
 	// WindowSource names where ContextWindow came from: "flag",
-	// "config", "transcript", "registry" or "default".
+	// "config", "transcript", "registry" or "default" — or "usage" when
+	// a reported usage above the window those gave proved it larger.
 	WindowSource string
+	// WindowNote says why, for WindowSource "usage".
+	WindowNote string
 }
 
 // Resolve picks the model and the context window for t.
@@ -141,12 +147,30 @@ func resolve(t *transcript.Transcript, opts Options, reg *tokens.Registry, st tr
 	default:
 		r.ContextWindow, r.WindowSource = r.Info.ContextWindow, "default"
 	}
-	if r.WindowSource == "registry" && r.Info.ExtendedWindow > r.ContextWindow {
-		if last := st.LastUsage; last >= 0 && t.Messages[last].Usage.ContextTokens() > r.ContextWindow {
-			r.ContextWindow = r.Info.ExtendedWindow
+	// A request that went through with more tokens than the window holds
+	// proves the window larger: the model's extended window, or the next
+	// common size (an unknown model assumed at 128k, a newer model the
+	// table has too small). What the user set stays.
+	if last := st.LastUsage; last >= 0 && r.WindowSource != "flag" && r.WindowSource != "config" {
+		if used := t.Messages[last].Usage.ContextTokens(); used > r.ContextWindow {
+			was, from := r.ContextWindow, r.WindowSource
+			r.ContextWindow = tokens.NextWindow(r.Info, was, used)
+			if from == "registry" && r.ContextWindow == r.Info.ExtendedWindow {
+				return r // its extended window: a setting of the session, not news
+			}
+			r.WindowSource = "usage"
+			r.WindowNote = fmt.Sprintf("the last API call used %s tokens, more than the %s assumed for %s (%s): the window is at least %s",
+				tokens.Thousands(used), tokens.Thousands(was), r.Model, windowOrigin[from], tokens.Thousands(r.ContextWindow))
 		}
 	}
 	return r
+}
+
+// windowOrigin says in words where an assumed window came from.
+var windowOrigin = map[string]string{
+	"transcript": "the window the transcript reports",
+	"registry":   "compactd's model table",
+	"default":    "a model compactd does not know",
 }
 
 // transcriptModel is the model the transcript names: its meta, else the
@@ -173,8 +197,9 @@ type Gauge struct {
 	Format        transcript.Format
 	Model         string
 	ContextWindow int
-	// WindowSource is where ContextWindow came from (see Resolve).
-	WindowSource string
+	// WindowSource is where ContextWindow came from (see Resolve), and
+	// WindowNote why when a reported usage proved the window larger.
+	WindowSource, WindowNote string
 	// Tokens is the context size now: Reported + Estimated with usage,
 	// else the estimate of every message.
 	Tokens int
@@ -200,14 +225,33 @@ type Gauge struct {
 	EstimateErrorSpans int
 	EstimateErrorNote  string
 	// WarnAt, CriticalAt and AutoCompactAt are token thresholds;
-	// AutoCompactAt is 0 when the agent's point is unknown.
+	// AutoCompactAt is 0 when the agent's point is unknown or it does not
+	// compact by itself.
 	WarnAt, CriticalAt, AutoCompactAt int
-	Turns, Messages, ToolCalls        int
-	SkippedRecords                    int
+	// AutoCompact is where the agent compacts and why; nil when unknown.
+	AutoCompact *AutoCompact
+	// Turns counts the turns a person began with a prompt: not the
+	// preamble an agent injects before the first one (system prompt,
+	// environment context, instructions), nor a compaction's summary.
+	Turns, Messages, ToolCalls int
+	SkippedRecords             int
 	// Approx is set when a count used was approximate (long runs).
 	Approx bool
 	// PerTurn holds per-turn figures; nil for a live gauge (LiveCounts).
 	PerTurn []TurnTokens
+}
+
+// promptTurns counts the turns of t that a prompt begins.
+func promptTurns(t *transcript.Transcript) int {
+	n := 0
+	for _, tr := range t.Turns {
+		if tr.Start < len(t.Messages) {
+			if m := &t.Messages[tr.Start]; m.Origin == transcript.OriginHuman && transcript.StartsTurn(m) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // TailStart is the first message the calibrated gauge needs counted: the
@@ -272,8 +316,9 @@ func base(t *transcript.Transcript, opts Options) Gauge {
 		Model:          r.Model,
 		ContextWindow:  r.ContextWindow,
 		WindowSource:   r.WindowSource,
+		WindowNote:     r.WindowNote,
 		ReportedAt:     st.LastUsage,
-		Turns:          len(t.Turns),
+		Turns:          promptTurns(t),
 		Messages:       len(t.Messages),
 		ToolCalls:      st.ToolCalls,
 		SkippedRecords: t.Skipped,
@@ -292,16 +337,22 @@ func base(t *transcript.Transcript, opts Options) Gauge {
 	if crit <= 0 {
 		crit = DefaultCritical
 	}
-	auto := opts.AutoCompact
-	if auto == 0 {
-		auto = reg.Format(t.Format).AutoCompactRatio
-	}
 	w := float64(g.ContextWindow)
 	g.WarnAt, g.CriticalAt = int(warn*w), int(crit*w)
-	if auto > 0 {
-		g.AutoCompactAt = int(auto * w)
-		// Warn before the agent compacts by itself.
-		g.CriticalAt = min(g.CriticalAt, g.AutoCompactAt)
+	auto := opts.AutoCompact
+	if auto == nil {
+		auto = typical(reg.Format(t.Format).AutoCompactRatio, g.ContextWindow)
+	}
+	if auto.Known() {
+		g.AutoCompact = auto
+	}
+	if auto != nil && auto.At > 0 {
+		g.AutoCompactAt = auto.At
+		// Critical from where the agent compacts by itself, warn a tenth
+		// before it (the agent's point may be far below the fixed
+		// fractions: a 40 % override).
+		g.CriticalAt = min(g.CriticalAt, auto.At)
+		g.WarnAt = min(g.WarnAt, auto.At-auto.At/10)
 	}
 	return g
 }

@@ -176,7 +176,7 @@ func TestLevels(t *testing.T) {
 		{"critical at 90%", transcript.FormatOpenAIChat, 180_000, Options{}, LevelCritical},
 		{"claude code compacts at 83.5%", transcript.FormatClaudeCode, 168_000, Options{}, LevelCritical},
 		{"below claude's point", transcript.FormatClaudeCode, 166_000, Options{}, LevelWarn},
-		{"auto-compact ignored", transcript.FormatClaudeCode, 168_000, Options{AutoCompact: -1}, LevelWarn},
+		{"auto-compact ignored", transcript.FormatClaudeCode, 168_000, Options{AutoCompact: &AutoCompact{}}, LevelWarn},
 		{"custom thresholds", transcript.FormatOpenAIChat, 100_000, Options{Warn: 0.4, Critical: 0.6}, LevelWarn},
 		{"custom critical", transcript.FormatOpenAIChat, 130_000, Options{Warn: 0.4, Critical: 0.6}, LevelCritical},
 	}
@@ -278,5 +278,57 @@ func BenchmarkCompute(b *testing.B) {
 	}
 	for b.Loop() {
 		Compute(tr, cs, Options{})
+	}
+}
+
+// TestUsageProvesTheWindow is issue 23's item 4: the windows real
+// sessions ran with, above what compactd assumed. A reported usage above
+// the window proves it larger: the model's extended window, else the next
+// common size, said in WindowNote; what the user set stays.
+func TestUsageProvesTheWindow(t *testing.T) {
+	cases := []struct {
+		format transcript.Format
+		model  string
+		meta   int // the window the transcript reports
+		used   int
+		want   int
+		source string
+	}{
+		// Known since the registry's late-2026 update.
+		{transcript.FormatClaudeCode, "mimo-v2.5-pro", 0, 151_899, 1_000_000, "registry"},
+		{transcript.FormatClaudeCode, "claude-fable-5", 0, 298_591, 1_000_000, "registry"},
+		{transcript.FormatQwenCode, "coder-model", 0, 149_906, 1_000_000, "registry"},
+		// Unknown: the default 128k, proved too small.
+		{transcript.FormatClaudeCode, "mimo-v3-preview", 0, 151_899, 200_000, "usage"},
+		{transcript.FormatOpenAIChat, "my-finetune", 0, 300_000, 400_000, "usage"},
+		{transcript.FormatOpenAIChat, "my-finetune", 0, 12_000_000, 12_000_000, "usage"},
+		// A Claude name the table does not list: its family's 1M option.
+		{transcript.FormatClaudeCode, "claude-zephyr-7", 0, 298_591, 1_000_000, "registry"},
+		// The window the agent reported, exceeded.
+		{transcript.FormatCodex, "gpt-5-codex", 272_000, 280_000, 400_000, "usage"},
+		// Within the window: nothing changes.
+		{transcript.FormatClaudeCode, "mimo-v3-preview", 0, 100_000, 128_000, "default"},
+	}
+	for _, c := range cases {
+		tr := newTranscript(c.format, user("x"), assistant("y", &transcript.Usage{Input: c.used}))
+		tr.Meta = transcript.Meta{Model: c.model, ContextWindow: c.meta}
+		r := Resolve(tr, Options{})
+		if r.ContextWindow != c.want || r.WindowSource != c.source {
+			t.Errorf("%s with %d used: window %d (%s), want %d (%s)", c.model, c.used, r.ContextWindow, r.WindowSource, c.want, c.source)
+		}
+		if (r.WindowSource == "usage") != (r.WindowNote != "") {
+			t.Errorf("%s: note %q for source %s", c.model, r.WindowNote, r.WindowSource)
+		}
+		if g := Compute(tr, nil, Options{}); g.ContextWindow != c.want || g.WindowNote != r.WindowNote || g.Ratio > 1 {
+			t.Errorf("%s: gauge %d/%d (%.2f), note %q", c.model, g.Tokens, g.ContextWindow, g.Ratio, g.WindowNote)
+		}
+	}
+	tr := newTranscript(transcript.FormatClaudeCode, user("x"), assistant("y", &transcript.Usage{Input: 151_899}))
+	tr.Meta.Model = "mimo-v3-preview"
+	if r := Resolve(tr, Options{ContextWindow: 128_000}); r.ContextWindow != 128_000 || r.WindowSource != "flag" {
+		t.Errorf("--window must stay what the user said: %+v", r)
+	}
+	if r := Resolve(tr, Options{}); !strings.Contains(r.WindowNote, "151,899") || !strings.Contains(r.WindowNote, "200,000") {
+		t.Errorf("the note must give the usage and the window: %q", r.WindowNote)
 	}
 }

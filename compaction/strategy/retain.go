@@ -1,14 +1,10 @@
 package strategy
 
 import (
-	"context"
-	"fmt"
-	"io"
 	"strings"
 
 	"github.com/compactd/compactd/compaction/facts"
 	"github.com/compactd/compactd/compaction/salience"
-	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -107,25 +103,4 @@ func contentsLost(original []transcript.Message, v *transcript.View) []string {
 		}
 	}
 	return lost
-}
-
-// RetentionAtBudget compacts t with auto and with token-budget (the newest whole turns) cut
-// to the same token count auto reached, and writes both retention scores: the
-// figure the bench report quotes. It returns the two reports.
-func RetentionAtBudget(ctx context.Context, w io.Writer, t *transcript.Transcript, c *tokens.Counter) (auto, window *Report, err error) {
-	counts, err := CountTranscript(ctx, t, c)
-	if err != nil {
-		return nil, nil, err
-	}
-	_, auto, err = Run(ctx, t, c, Options{Counts: counts})
-	if err != nil {
-		return nil, nil, err
-	}
-	_, window, err = Run(ctx, t, c, Options{Counts: counts, Strategies: []string{StrategyTokenBudget}, Budget: auto.TokensAfter})
-	if err != nil {
-		return nil, nil, err
-	}
-	fmt.Fprintf(w, "at %s tokens (from %s): auto keeps %.1f %% of key facts, a window of the newest turns %.1f %%\n",
-		tokens.Thousands(auto.TokensAfter), tokens.Thousands(auto.TokensBefore), 100*auto.Retention.Score, 100*window.Retention.Score)
-	return auto, window, nil
 }

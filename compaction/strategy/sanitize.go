@@ -27,15 +27,19 @@ type violation struct {
 
 // sourceIndex maps view messages and parts back to the source.
 type sourceIndex struct {
-	src      *transcript.Transcript
-	byRecord map[int]int
+	src *transcript.Transcript
+	// byRecord lists the source messages decoded from each first record:
+	// usually one, but a record may hold several (Gemini CLI's model
+	// message with its tool calls' results is an assistant message and a
+	// user one).
+	byRecord map[int][]int
 }
 
 func newSourceIndex(t *transcript.Transcript) *sourceIndex {
-	x := &sourceIndex{src: t, byRecord: make(map[int]int, len(t.Messages))}
+	x := &sourceIndex{src: t, byRecord: make(map[int][]int, len(t.Messages))}
 	for i, m := range t.Messages {
 		if len(m.Records) > 0 {
-			x.byRecord[m.Records[0]] = i
+			x.byRecord[m.Records[0]] = append(x.byRecord[m.Records[0]], i)
 		}
 	}
 	return x
@@ -45,10 +49,36 @@ func (x *sourceIndex) message(m *transcript.Message) int {
 	if len(m.Records) == 0 {
 		return -1
 	}
-	if i, ok := x.byRecord[m.Records[0]]; ok {
-		return i
+	candidates := x.byRecord[m.Records[0]]
+	if len(candidates) <= 1 {
+		if len(candidates) == 0 {
+			return -1
+		}
+		return candidates[0]
 	}
-	return -1
+	// Of the messages one record holds, the one with the same role and a
+	// part in common; else the first with the same role.
+	same := -1
+	for _, i := range candidates {
+		sm := &x.src.Messages[i]
+		if sm.Role != m.Role {
+			continue
+		}
+		if same < 0 {
+			same = i
+		}
+		for _, p := range m.Parts {
+			for _, sp := range sm.Parts {
+				if sp.Ref == p.Ref {
+					return i
+				}
+			}
+		}
+	}
+	if same >= 0 {
+		return same
+	}
+	return candidates[0]
 }
 
 func (x *sourceIndex) part(si int, p *transcript.Part) int {

@@ -1,7 +1,9 @@
 package strategy
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +11,7 @@ import (
 	"github.com/compactd/compactd/compaction/facts"
 	"github.com/compactd/compactd/compaction/format/claude"
 	"github.com/compactd/compactd/compaction/sessiongen"
+	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -59,7 +62,7 @@ func TestAutoOnGeneratedSessions(t *testing.T) {
 func TestRetentionAutoBeatsWindow(t *testing.T) {
 	src := generatedSession(t, sessiongen.Options{Seed: 9, Turns: 20})
 	var sb strings.Builder
-	auto, window, err := RetentionAtBudget(t.Context(), &sb, src, counter(t))
+	auto, window, err := retentionAtBudget(t.Context(), &sb, src, counter(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,3 +103,24 @@ func BenchmarkAuto100MB(b *testing.B) {
 
 // benchBytes is BenchmarkAuto100MB's session size.
 const benchBytes = 100 << 20
+
+// retentionAtBudget compacts t with auto and with token-budget (the newest whole turns) cut
+// to the same token count auto reached, and writes both retention scores: the
+// figure the bench report quotes. It returns the two reports.
+func retentionAtBudget(ctx context.Context, w io.Writer, t *transcript.Transcript, c *tokens.Counter) (auto, window *Report, err error) {
+	counts, err := CountTranscript(ctx, t, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	_, auto, err = Run(ctx, t, c, Options{Counts: counts})
+	if err != nil {
+		return nil, nil, err
+	}
+	_, window, err = Run(ctx, t, c, Options{Counts: counts, Strategies: []string{StrategyTokenBudget}, Budget: auto.TokensAfter})
+	if err != nil {
+		return nil, nil, err
+	}
+	fmt.Fprintf(w, "at %s tokens (from %s): auto keeps %.1f %% of key facts, a window of the newest turns %.1f %%\n",
+		tokens.Thousands(auto.TokensAfter), tokens.Thousands(auto.TokensBefore), 100*auto.Retention.Score, 100*window.Retention.Score)
+	return auto, window, nil
+}

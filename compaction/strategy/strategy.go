@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/sourcegraph/conc"
+
 	"github.com/compactd/compactd/compaction/facts"
 	"github.com/compactd/compactd/compaction/summarize"
 	"github.com/compactd/compactd/compaction/tokens"
@@ -112,10 +114,6 @@ type Report struct {
 	Tangents []Tangent `json:"tangents,omitempty"`
 }
 
-// ErrNotImplemented was returned by the provisional Run; kept so callers
-// that referenced it still build.
-var ErrNotImplemented = errors.New("compaction pipeline not implemented yet")
-
 // Run compacts t with opts.Strategies applied left to right, then sanitizes
 // the result so it satisfies Check. It never modifies t. A failing
 // summarizer never fails the run: the step is skipped with a Report note.
@@ -142,10 +140,10 @@ func Run(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, opts 
 	}
 	// The source's key facts do not depend on the steps: extract them on
 	// another core while the steps run.
-	var want chan []facts.Fact
+	var want []facts.Fact
+	var extracting conc.WaitGroup // a panic there reaches this goroutine
 	if !opts.NoRetention {
-		want = make(chan []facts.Fact, 1)
-		go func() { want <- facts.Extract(t.Messages) }()
+		extracting.Go(func() { want = facts.Extract(t.Messages) })
 	}
 	r := newRun(ctx, t, c, counts, opts)
 	rep := &Report{TokensBefore: r.total(), MessagesBefore: len(t.Messages)}
@@ -174,8 +172,9 @@ func Run(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, opts 
 	rep.MessagesAfter = len(v.Messages)
 	rep.Notes = r.notes
 	rep.Tangents = r.tangents
-	if want != nil {
-		rep.Retention = retainFacts(<-want, t.Messages, v)
+	if !opts.NoRetention {
+		extracting.Wait()
+		rep.Retention = retainFacts(want, t.Messages, v)
 	}
 	return v, rep, nil
 }

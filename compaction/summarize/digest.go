@@ -4,7 +4,8 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
-	"sync"
+
+	"github.com/sourcegraph/conc"
 
 	"github.com/compactd/compactd/compaction/facts"
 	"github.com/compactd/compactd/compaction/internal/match"
@@ -154,10 +155,11 @@ func isTask(s string) bool     { return match.MayHold(s, taskWords) && reTask.Ma
 func digestOf(msgs []transcript.Message, firstTurn int) *digest {
 	// The key facts are read beside the digest, on another core: neither
 	// needs the other until the outline.
-	keyFacts := make(chan []facts.Fact, 1)
-	go func() { keyFacts <- facts.Extract(msgs) }()
+	var keyFacts []facts.Fact
+	var extracting conc.WaitGroup // a panic there reaches this goroutine
+	extracting.Go(func() { keyFacts = facts.Extract(msgs) })
 	d := &digest{files: map[string]*fileUse{}, commands: map[string]*commandUse{}, seen: map[string]bool{}, mentioned: scanAllMentions(msgs)}
-	defer func() { d.facts = <-keyFacts }()
+	defer func() { extracting.Wait(); d.facts = keyFacts }()
 	calls := map[string]pendingCall{}
 	turns := transcript.BuildTurns(msgs)
 	for ti, t := range turns {
@@ -296,7 +298,7 @@ func scanAllMentions(msgs []transcript.Message) map[string]mentioned {
 	}
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(texts)/64))
 	found := make([]mentioned, len(texts))
-	var wg sync.WaitGroup
+	var wg conc.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(texts); i += workers {

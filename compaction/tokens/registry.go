@@ -79,21 +79,38 @@ type Registry struct {
 // builtinModels are current models' windows. Names are matched as
 // prefixes after normalization, the longest wins, so dated and suffixed
 // variants (claude-sonnet-4-5-20250929, gpt-5-codex, o3-mini) resolve.
+// Windows are the providers' own figures as of late 2026 (their model
+// pages: platform.claude.com/docs/en/models, developers.openai.com,
+// ai.google.dev, Alibaba Model Studio, Xiaomi MiMo's model cards). A name
+// the table lacks, or a window that became larger, is corrected by the
+// gauge as soon as a reported usage exceeds it (see NextWindow).
 var builtinModels = []Model{
 	// Anthropic. No public tokenizer: o200k_base is the nearest and the
-	// gauge calibrates against reported usage.
-	{Name: "claude-", Provider: ProviderAnthropic, Encoding: O200kBase, ContextWindow: 200_000},
+	// gauge calibrates against reported usage. The 4.x models run with
+	// 200k unless the session enabled their 1M option ("[1m]", or a usage
+	// above 200k shows it); the 5 generation's window is 1M, except the
+	// 4.5 Haiku's.
+	{Name: "claude-", Provider: ProviderAnthropic, Encoding: O200kBase, ContextWindow: 200_000, ExtendedWindow: 1_000_000},
 	{Name: "claude-sonnet-4", Provider: ProviderAnthropic, Encoding: O200kBase, ContextWindow: 200_000, ExtendedWindow: 1_000_000},
 	{Name: "claude-opus-4-6", Provider: ProviderAnthropic, Encoding: O200kBase, ContextWindow: 200_000, ExtendedWindow: 1_000_000},
+	{Name: "claude-opus-4-7", Provider: ProviderAnthropic, Encoding: O200kBase, ContextWindow: 200_000, ExtendedWindow: 1_000_000},
+	{Name: "claude-opus-4-8", Provider: ProviderAnthropic, Encoding: O200kBase, ContextWindow: 200_000, ExtendedWindow: 1_000_000},
 	{Name: "claude-opus-4", Provider: ProviderAnthropic, Encoding: O200kBase, ContextWindow: 200_000},
 	{Name: "claude-haiku-4", Provider: ProviderAnthropic, Encoding: O200kBase, ContextWindow: 200_000},
+	{Name: "claude-opus-5", Provider: ProviderAnthropic, Encoding: O200kBase, ContextWindow: 1_000_000},
+	{Name: "claude-sonnet-5", Provider: ProviderAnthropic, Encoding: O200kBase, ContextWindow: 1_000_000},
+	{Name: "claude-haiku-5", Provider: ProviderAnthropic, Encoding: O200kBase, ContextWindow: 1_000_000},
+	{Name: "claude-fable-", Provider: ProviderAnthropic, Encoding: O200kBase, ContextWindow: 1_000_000},
 	{Name: "claude-3-7-sonnet", Provider: ProviderAnthropic, Encoding: O200kBase, ContextWindow: 200_000},
 	{Name: "claude-3-5-sonnet", Provider: ProviderAnthropic, Encoding: O200kBase, ContextWindow: 200_000},
 	{Name: "claude-3-5-haiku", Provider: ProviderAnthropic, Encoding: O200kBase, ContextWindow: 200_000},
 	{Name: "claude-2", Provider: ProviderAnthropic, Encoding: O200kBase, ContextWindow: 100_000},
 
-	// OpenAI.
+	// OpenAI. Codex reports the window it enforces itself (272k of
+	// gpt-5's 400k, 400k of gpt-5.5's), which beats this table.
 	{Name: "gpt-5", Provider: ProviderOpenAI, Encoding: O200kBase, ContextWindow: 400_000},
+	{Name: "gpt-5.4", Provider: ProviderOpenAI, Encoding: O200kBase, ContextWindow: 1_050_000},
+	{Name: "gpt-5.5", Provider: ProviderOpenAI, Encoding: O200kBase, ContextWindow: 1_050_000},
 	{Name: "gpt-5-chat", Provider: ProviderOpenAI, Encoding: O200kBase, ContextWindow: 128_000},
 	{Name: "gpt-4.1", Provider: ProviderOpenAI, Encoding: O200kBase, ContextWindow: 1_047_576},
 	{Name: "gpt-4.5", Provider: ProviderOpenAI, Encoding: O200kBase, ContextWindow: 128_000},
@@ -112,6 +129,7 @@ var builtinModels = []Model{
 	{Name: "o4-mini", Provider: ProviderOpenAI, Encoding: O200kBase, ContextWindow: 200_000},
 
 	// Google. No public BPE of Gemini's tokenizer in Go: nearest, calibrated.
+	// Gemini 2.5 and 3.x take 1M (1,048,576).
 	{Name: "gemini-", Provider: ProviderGoogle, Encoding: O200kBase, ContextWindow: 1_048_576},
 	{Name: "gemini-1.5-pro", Provider: ProviderGoogle, Encoding: O200kBase, ContextWindow: 2_097_152},
 	{Name: "gemini-1.0", Provider: ProviderGoogle, Encoding: O200kBase, ContextWindow: 32_760},
@@ -120,6 +138,7 @@ var builtinModels = []Model{
 	// DeepSeek, Llama, Qwen: their vocabularies descend from cl100k's.
 	{Name: "deepseek-", Provider: ProviderDeepSeek, Encoding: CL100kBase, ContextWindow: 128_000},
 	{Name: "deepseek-r1", Provider: ProviderDeepSeek, Encoding: CL100kBase, ContextWindow: 128_000},
+	{Name: "deepseek-v4", Provider: ProviderDeepSeek, Encoding: CL100kBase, ContextWindow: 1_000_000},
 	{Name: "llama-3", Provider: ProviderMeta, Encoding: CL100kBase, ContextWindow: 8_192},
 	{Name: "llama-3.1", Provider: ProviderMeta, Encoding: CL100kBase, ContextWindow: 131_072},
 	{Name: "llama-3.2", Provider: ProviderMeta, Encoding: CL100kBase, ContextWindow: 131_072},
@@ -133,12 +152,46 @@ var builtinModels = []Model{
 	{Name: "qwen2.5-coder", Provider: ProviderQwen, Encoding: CL100kBase, ContextWindow: 131_072},
 	{Name: "qwen3", Provider: ProviderQwen, Encoding: CL100kBase, ContextWindow: 131_072},
 	{Name: "qwen3-coder", Provider: ProviderQwen, Encoding: CL100kBase, ContextWindow: 262_144},
+	{Name: "qwen3-coder-plus", Provider: ProviderQwen, Encoding: CL100kBase, ContextWindow: 1_000_000},
+	{Name: "qwen3-coder-flash", Provider: ProviderQwen, Encoding: CL100kBase, ContextWindow: 1_000_000},
+	{Name: "qwen3-max", Provider: ProviderQwen, Encoding: CL100kBase, ContextWindow: 262_144},
+	{Name: "qwen3.5", Provider: ProviderQwen, Encoding: CL100kBase, ContextWindow: 1_000_000},
+	{Name: "qwen3.6", Provider: ProviderQwen, Encoding: CL100kBase, ContextWindow: 1_000_000},
+	// Qwen Code's name for the model its Qwen OAuth serves (qwen3.x-plus).
+	{Name: "coder-model", Provider: ProviderQwen, Encoding: CL100kBase, ContextWindow: 1_000_000},
 	{Name: "qwq", Provider: ProviderQwen, Encoding: CL100kBase, ContextWindow: 131_072},
 
 	// Mistral.
 	{Name: "mistral-", Provider: ProviderMistral, Encoding: CL100kBase, ContextWindow: 131_072},
 	{Name: "codestral", Provider: ProviderMistral, Encoding: CL100kBase, ContextWindow: 256_000},
 	{Name: "devstral", Provider: ProviderMistral, Encoding: CL100kBase, ContextWindow: 131_072},
+
+	// Xiaomi MiMo (V2.5 and V2.5-Pro: 1M).
+	{Name: "mimo-v2.5", Provider: ProviderUnknown, Encoding: O200kBase, ContextWindow: 1_000_000},
+}
+
+// windowTiers are the windows models are built with, smallest first: a
+// reported usage above a model's assumed window proves the window is at
+// least the next of them.
+var windowTiers = []int{8_192, 16_384, 32_768, 65_536, 128_000, 131_072, 200_000, 262_144, 400_000, 1_000_000, 1_048_576, 2_000_000, 2_097_152, 10_000_000}
+
+// NextWindow returns the window a model must have when a request of used
+// tokens went through while m was assumed to have window: its extended
+// window when that holds them, else the next common window size above
+// both, else used itself.
+func NextWindow(m Model, window, used int) int {
+	if used <= window {
+		return window
+	}
+	if m.ExtendedWindow >= used {
+		return m.ExtendedWindow
+	}
+	for _, w := range windowTiers {
+		if w > window && w >= used {
+			return w
+		}
+	}
+	return used
 }
 
 var builtinFormats = map[transcript.Format]FormatInfo{

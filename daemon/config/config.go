@@ -11,21 +11,20 @@ package config
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/strategy"
+	"github.com/compactd/compactd/daemon/platform"
 )
 
 // WorkspaceFile is the workspace config's name, at the workspace root.
@@ -95,23 +94,6 @@ type Compact struct {
 	BufferTurns        int     `toml:"buffer_turns" json:"bufferTurns"`
 }
 
-// Watch says where transcripts are looked for.
-type Watch struct {
-	Workspace bool `toml:"workspace" json:"workspace"`
-	Claude    bool `toml:"claude" json:"claude"`
-	Codex     bool `toml:"codex" json:"codex"`
-	// The agents added in issue 15: each switch watches that agent's
-	// sessions of the workspace.
-	Qwen        bool     `toml:"qwen" json:"qwen"`
-	OpenCode    bool     `toml:"opencode" json:"opencode"`
-	Kilo        bool     `toml:"kilo" json:"kilo"`
-	CopilotCLI  bool     `toml:"copilot_cli" json:"copilotCli"`
-	Cursor      bool     `toml:"cursor" json:"cursor"`
-	CopilotChat bool     `toml:"copilot_chat" json:"copilotChat"`
-	Globs       []string `toml:"globs" json:"globs"`
-	Exclude     []string `toml:"exclude" json:"exclude"`
-}
-
 // Summarize configures the summarizer.
 type Summarize struct {
 	Provider     string   `toml:"provider" json:"provider"`
@@ -171,7 +153,7 @@ func Default() *Config {
 	return &Config{
 		Gauge:       Gauge{Warn: 0.75, Critical: 0.90},
 		Compact:     Compact{Strategies: []string{strategy.StrategyAuto}, KeepLast: 1, SummarizeThreshold: 0.5, BufferTurns: 4},
-		Watch:       Watch{Workspace: true, Claude: true, Codex: true, Qwen: true, OpenCode: true, Kilo: true, CopilotCLI: true, Cursor: true, CopilotChat: true},
+		Watch:       Watch{Workspace: true},
 		Summarize:   Summarize{Timeout: Duration{60 * time.Second}},
 		AutoCompact: AutoCompact{Ratio: 0.85, MinTurns: 4},
 		Log:         Log{Level: "info"},
@@ -179,9 +161,16 @@ func Default() *Config {
 }
 
 // UserFile returns the user config path: $XDG_CONFIG_HOME/compactd/config.toml,
-// falling back to $HOME/.config.
+// else on Windows %APPDATA%\compactd\config.toml, else ~/.config/compactd/config.toml.
 func UserFile() (string, error) {
 	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" && runtime.GOOS == "windows" {
+		d, err := os.UserConfigDir() // %APPDATA%
+		if err != nil {
+			return "", fmt.Errorf("find the user config: %w", err)
+		}
+		dir = d
+	}
 	if dir == "" {
 		home, err := os.UserHomeDir()
 		if err != nil {
@@ -192,29 +181,14 @@ func UserFile() (string, error) {
 	return filepath.Join(dir, "compactd", "config.toml"), nil
 }
 
-// Load reads defaults, the user file and workspace's .compactd.toml (either
-// may be absent; workspace "" skips it) and validates the result.
-func Load(workspace string) (*Config, error) {
-	c := Default()
-	user, err := UserFile()
+// Load reads defaults, the user file and the workspace file file (a
+// .compactd.toml, see Nearest; either may be absent, "" skips it) and
+// validates the result: unlike Resolve, a file that does not validate is
+// an error (the CLI's: it stops rather than run with other settings).
+func Load(file string) (*Config, error) {
+	c, err := Resolve(file, Layers{Files: true})
 	if err != nil {
 		return nil, err
-	}
-	files := []string{user}
-	if workspace != "" {
-		files = append(files, filepath.Join(workspace, WorkspaceFile))
-	}
-	for _, f := range files {
-		b, err := readRegular(f)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read config %s: %w", f, err)
-		}
-		if err := c.ApplyTOML(f, b); err != nil {
-			return nil, err
-		}
 	}
 	return c, nil
 }
@@ -422,34 +396,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// StrategyOptions turns the [compact] and [tools] settings into pipeline
-// options for a model whose context window is window (gauge.context_window
-// wins when set). The caller adds the Summarizer.
-func (c *Config) StrategyOptions(window int) strategy.Options {
-	if c.Gauge.ContextWindow > 0 {
-		window = c.Gauge.ContextWindow
-	}
-	keep := c.Compact.KeepLast
-	if keep == 0 {
-		keep = -1 // Options reads 0 as the default; the user asked for none
-	}
-	hints := make(map[string]strategy.ToolHint, len(c.Tools))
-	for k, v := range c.Tools {
-		hints[k] = v
-	}
-	return strategy.Options{
-		Strategies:         append([]string(nil), c.Compact.Strategies...),
-		KeepLast:           keep,
-		Turns:              c.Compact.Turns,
-		Window:             window,
-		Budget:             c.Compact.Budget,
-		Hints:              hints,
-		SummarizeThreshold: c.Compact.SummarizeThreshold,
-		BufferTurns:        c.Compact.BufferTurns,
-		SummaryBudget:      c.Summarize.MaxTokens,
-	}
-}
-
 // Trigger returns the auto-compaction trigger, and whether it is enabled.
 func (c *Config) Trigger() (strategy.Trigger, bool) {
 	a := c.AutoCompact
@@ -459,7 +405,7 @@ func (c *Config) Trigger() (strategy.Trigger, bool) {
 // readRegular reads a configuration file, refusing anything but a regular
 // file without blocking on it (a named pipe would wait for a writer).
 func readRegular(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := platform.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}

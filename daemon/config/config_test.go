@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/compactd/compactd/daemon/agents"
 )
 
 // isolate points HOME and XDG_CONFIG_HOME at temp dirs and returns the
@@ -15,6 +18,7 @@ func isolate(t *testing.T) (userFile, workspace string) {
 	t.Helper()
 	home, xdg := t.TempDir(), t.TempDir()
 	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home)
 	t.Setenv("XDG_CONFIG_HOME", xdg)
 	userFile = filepath.Join(xdg, "compactd", "config.toml")
 	if err := os.MkdirAll(filepath.Dir(userFile), 0o755); err != nil {
@@ -55,7 +59,7 @@ request = "strip"
 [tools."cargo_*"]
 response = "remove"
 `)
-	c, err := Load(ws)
+	c, err := Load(filepath.Join(ws, WorkspaceFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +93,7 @@ response = "remove"
 	if c.Tools["Read"].Request != "strip" || c.Tools["Read"].Response != "strip" {
 		t.Errorf("JSON overlay on Read = %+v", c.Tools["Read"])
 	}
-	opts := c.StrategyOptions(200000)
+	opts := c.CompactOptions(200000, Overrides{})
 	if opts.KeepLast != -1 || opts.Window != 200000 || opts.Hints["Read"].Response != "strip" || opts.SummarizeThreshold != 0.5 {
 		t.Errorf("options = %+v", opts)
 	}
@@ -101,20 +105,27 @@ response = "remove"
 
 func TestLoadDefaultsWithoutFiles(t *testing.T) {
 	_, ws := isolate(t)
-	c, err := Load(ws)
+	c, err := Load(filepath.Join(ws, WorkspaceFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Compact.KeepLast != 1 || c.AutoCompact.Enabled || c.Log.Level != "info" || !c.Watch.Claude {
+	if c.Compact.KeepLast != 1 || c.AutoCompact.Enabled || c.Log.Level != "info" || !c.Watch.Agent("claude") {
 		t.Errorf("defaults = %+v", c)
 	}
 }
 
 func TestHomeFallback(t *testing.T) {
-	home := t.TempDir()
+	home, appData := t.TempDir(), t.TempDir()
 	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home)
+	t.Setenv("APPDATA", appData)
 	t.Setenv("XDG_CONFIG_HOME", "")
+	// Where each OS keeps a user's settings: ~/.config on Linux and macOS
+	// (as CLI tools do there), %APPDATA% on Windows.
 	dir := filepath.Join(home, ".config", "compactd")
+	if runtime.GOOS == "windows" {
+		dir = filepath.Join(appData, "compactd")
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +160,7 @@ func TestValidationErrors(t *testing.T) {
 			_, ws := isolate(t)
 			path := filepath.Join(ws, WorkspaceFile)
 			write(t, path, tc.toml)
-			_, err := Load(ws)
+			_, err := Load(filepath.Join(ws, WorkspaceFile))
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
 				t.Fatalf("err = %v, want it to name %s and contain %q", err, path, tc.want)
 			}
@@ -163,26 +174,41 @@ func TestValidationErrors(t *testing.T) {
 	})
 }
 
-// TestAgentWatchSwitches: every agent's [watch] switch is on by default
-// and turns off alone, from TOML and from an editor's JSON settings.
+// TestAgentWatchSwitches: every registered agent's [watch] switch is on
+// by default and turns off alone, from TOML (its Setting) and from an
+// editor's JSON settings (camelCase); unknown switches are refused with the
+// valid ones named.
 func TestAgentWatchSwitches(t *testing.T) {
+	for _, a := range agents.All() {
+		c := Default()
+		if !c.Watch.Agent(a.Name) {
+			t.Fatalf("%s off by default", a.Name)
+		}
+		if err := c.ApplyTOML("x.toml", []byte("[watch]\n"+a.Setting+" = false\n")); err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range agents.All() {
+			if c.Watch.Agent(b.Name) != (b != a) {
+				t.Errorf("TOML %s = false: %s is %v", a.Setting, b.Name, c.Watch.Agent(b.Name))
+			}
+		}
+		settings, err := json.Marshal(map[string]any{"watch": map[string]any{a.ClientSetting(): true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.ApplyJSON(settings); err != nil {
+			t.Fatal(err)
+		}
+		if !c.Watch.Agent(a.Name) {
+			t.Errorf("JSON %s = true left it off", a.ClientSetting())
+		}
+	}
 	c := Default()
-	w := c.Watch
-	if !w.Qwen || !w.OpenCode || !w.Kilo || !w.CopilotCLI || !w.Cursor || !w.CopilotChat {
-		t.Fatalf("defaults %+v", w)
+	if err := c.ApplyTOML("x.toml", []byte("[watch]\nclaud = false\n")); err == nil || !strings.Contains(err.Error(), "watch.claud") || !strings.Contains(err.Error(), "copilot_cli") {
+		t.Errorf("unknown switch: %v", err)
 	}
-	if err := c.ApplyTOML("x.toml", []byte("[watch]\nopencode = false\ncopilot_chat = false\n")); err != nil {
-		t.Fatal(err)
-	}
-	if c.Watch.OpenCode || c.Watch.CopilotChat || !c.Watch.Kilo || !c.Watch.Qwen {
-		t.Fatalf("after TOML %+v", c.Watch)
-	}
-	c = Default()
-	if err := c.ApplyJSON([]byte(`{"watch":{"copilotCli":false,"kilo":false}}`)); err != nil {
-		t.Fatal(err)
-	}
-	if c.Watch.CopilotCLI || c.Watch.Kilo || !c.Watch.OpenCode || !c.Watch.Cursor {
-		t.Fatalf("after JSON %+v", c.Watch)
+	if err := c.ApplyJSON([]byte(`{"watch":{"copilot_cli":false}}`)); err == nil || !strings.Contains(err.Error(), "copilotCli") {
+		t.Errorf("snake case from an editor: %v", err)
 	}
 }
 
@@ -205,7 +231,7 @@ cached_input = 0.1
 output = 5
 tiers = [{above = 32000, input = 2, cached_input = 0.2, output = 10}]
 `)
-	c, err := Load(ws)
+	c, err := Load(filepath.Join(ws, WorkspaceFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,13 +12,13 @@ func TestTurnsSetting(t *testing.T) {
 	if err := c.ApplyJSON(json.RawMessage(`{"compactd":{"compact":{"turns":5}}}`)); err != nil {
 		t.Fatal(err)
 	}
-	if got := c.StrategyOptions(0).Turns; got != 5 {
+	if got := c.CompactOptions(0, Overrides{}).Turns; got != 5 {
 		t.Fatalf("editor setting: turn-window keeps %d turns, want 5", got)
 	}
 	if err := c.ApplyTOML("workspace", []byte("[compact]\nturns = 3\n")); err != nil {
 		t.Fatal(err)
 	}
-	if got := c.StrategyOptions(0).Turns; got != 3 {
+	if got := c.CompactOptions(0, Overrides{}).Turns; got != 3 {
 		t.Fatalf("[compact] turns: %d, want 3", got)
 	}
 	if err := c.ApplyTOML("bad", []byte("[compact]\nturns = -1\n")); err == nil {

@@ -76,8 +76,9 @@ func agentVersions(src *source, list []format.AgentCompaction) []store.Version {
 
 // AgentCompactions lists the history labels of the compactions the agent
 // recorded in path ("a1", …), oldest first.
-func (r *Runner) AgentCompactions(ctx context.Context, path string) ([]string, error) {
-	path, err := absPath(path)
+func (r *Runner) AgentCompactions(ctx context.Context, path string) (_ []string, err error) {
+	defer r.recovered(&err, "list the agent's compactions of "+path)
+	path, err = absPath(path)
 	if err != nil {
 		return nil, err
 	}
@@ -145,6 +146,7 @@ func (r *Runner) readBeforeAgent(path, label string) (*beforeAgent, error) {
 // file is recorded first, and the restored conversation as its child.
 func (r *Runner) RestoreBeforeAgent(ctx context.Context, path, label string) (_ *RestoreResult, err error) {
 	defer func() { err = r.Store.Explain(err) }()
+	defer r.recovered(&err, "restore "+path+" before "+label)
 	if path, err = absPath(path); err != nil {
 		return nil, err
 	}
@@ -156,7 +158,7 @@ func (r *Runner) RestoreBeforeAgent(ctx context.Context, path, label string) (_ 
 	if err != nil {
 		return nil, err
 	}
-	lock, err := lockConversation(ctx, r.Store.LocksDir(), conv.Key)
+	lock, err := r.lockConversation(ctx, conv.Key)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +192,7 @@ func (r *Runner) RestoreBeforeAgent(ctx context.Context, path, label string) (_ 
 	if err := createFile(target, b.before.data); err != nil {
 		return nil, r.forgetUnwritten(rec, err)
 	}
-	return &RestoreResult{Path: target, Version: AgentLabel(b.index), Recorded: rec.Label,
+	return &RestoreResult{Path: target, Version: AgentLabel(b.index), Recorded: rec.Label, Notes: guardSource(b.src.codec.Format(), path),
 		Session: b.before.t.Meta.SessionID, Resume: resumeCommand(b.src.codec.Format(), b.before.t.Meta.Cwd, target, b.before.t.Meta.SessionID)}, nil
 }
 
@@ -260,7 +262,7 @@ func (r *Runner) recompactAgent(ctx context.Context, path string, req Request) (
 		return nil, err
 	}
 	report(req.Progress, "lock", 5)
-	lock, err := lockConversation(ctx, r.Store.LocksDir(), conv.Key)
+	lock, err := r.lockConversation(ctx, conv.Key)
 	if err != nil {
 		return nil, err
 	}
@@ -332,6 +334,7 @@ func (r *Runner) recompactAgent(ctx context.Context, path string, req Request) (
 		Session: out.t.Meta.SessionID, Resume: resumeCommand(b.src.codec.Format(), out.t.Meta.Cwd, target, out.t.Meta.SessionID),
 		AgentRetention: agentRetention(b, rep.Retention),
 	}
+	res.Notes = append(res.Notes, guardSource(b.src.codec.Format(), path)...)
 	res.Overhead, _ = recorded.total()
 	if recorded.Resent != nil {
 		res.Resent = *recorded.Resent

@@ -15,6 +15,7 @@ import (
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/store"
 )
@@ -131,6 +132,7 @@ const maxAttempts = 3
 // source is never modified unless req.InPlace.
 func (r *Runner) Compact(ctx context.Context, req Request) (_ *Result, err error) {
 	defer func() { err = untouched(req.Path, r.Store.Explain(err)) }()
+	defer r.recovered(&err, "compact "+req.Path)
 	path, err := absPath(req.Path)
 	if err != nil {
 		return nil, err
@@ -175,7 +177,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 		return nil, err
 	}
 	report(req.Progress, "lock", 5)
-	lock, err := lockConversation(ctx, r.Store.LocksDir(), conv.Key)
+	lock, err := r.lockConversation(ctx, conv.Key)
 	if err != nil {
 		return nil, err
 	}
@@ -211,14 +213,16 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	}
 	recordedSource := make(chan sourceRecord, 1)
 	go func() {
-		v, err := r.recordSource(ctx, conv, src)
-		if err == nil && req.InPlace {
+		var rec sourceRecord
+		defer func() { recordedSource <- rec }()
+		defer r.recovered(&rec.err, "record the source of "+path)
+		rec.v, rec.err = r.recordSource(ctx, conv, src)
+		if rec.err == nil && req.InPlace {
 			// The file is replaced only once the store has given its
 			// content back byte for byte: finding it by hash proves
 			// nothing about the pages behind it.
-			err = r.proveStored(ctx, v, src.data)
+			rec.err = r.proveStored(ctx, rec.v, src.data)
 		}
-		recordedSource <- sourceRecord{v, err}
 	}()
 	sessionID := newUUID()
 	if req.InPlace {
@@ -300,6 +304,9 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	} else if err := createFile(target, out.data); err != nil {
 		return nil, r.forgetUnwritten(v, err)
 	}
+	// The source must outlive the fork's resume (and an in-place
+	// compaction's next start of another session).
+	res.Notes = append(res.Notes, guardSource(src.codec.Format(), path)...)
 	if !req.InPlace {
 		res.Session = out.t.Meta.SessionID
 		res.Resume = resumeCommand(src.codec.Format(), out.t.Meta.Cwd, target, res.Session)
@@ -309,7 +316,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 				res.Notes = append(res.Notes, err.Error())
 			} else {
 				res.Imported = true
-				res.Resume = fmt.Sprintf("cd %s && %s --session %s", shellQuote(out.t.Meta.Cwd), dbAgentCommand(src.codec.Format()), shellQuote(res.Session))
+				res.Resume = fmt.Sprintf("cd %s && %s --session %s", agents.ShellQuote(out.t.Meta.Cwd), dbAgentCommand(src.codec.Format()), agents.ShellQuote(res.Session))
 			}
 		}
 	}

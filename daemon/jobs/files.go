@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/compactd/compactd/daemon/platform"
 	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
@@ -46,15 +48,6 @@ func writeTemp(dir string, data []byte, mode os.FileMode) (string, error) {
 	return name, nil
 }
 
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
-}
-
 // createFile writes a new file atomically and refuses to replace one that
 // exists: a fork never overwrites anything.
 func createFile(path string, data []byte) error {
@@ -71,7 +64,7 @@ func createFile(path string, data []byte) error {
 		}
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return syncDir(dir)
+	return platform.SyncDir(dir)
 }
 
 // replaceResult says what an in-place replacement carried over.
@@ -95,7 +88,11 @@ func replaceInPlace(path string, prefixLen int64, prefixSum [32]byte, content []
 	mode := os.FileMode(0o600)
 	var cur []byte
 	if old != nil {
-		defer old.Close()
+		defer func() {
+			if old != nil {
+				old.Close()
+			}
+		}()
 		if fi, err := old.Stat(); err == nil {
 			mode = fi.Mode().Perm()
 		}
@@ -132,13 +129,28 @@ func replaceInPlace(path string, prefixLen int64, prefixSum [32]byte, content []
 				continue
 			}
 		}
-		if err := os.Rename(tmp, path); err != nil {
+		if !platform.ReplaceKeepsOpenFiles && old != nil {
+			// Windows replaces no file that is open, ours included.
+			old.Close()
+			old = nil
+		}
+		err = platform.Replace(tmp, path)
+		if errors.Is(err, platform.ErrInUse) {
+			// Another program holds the transcript open without delete
+			// sharing (Windows only): write the new content into the
+			// file itself. Its prior content is in the store already.
+			os.Remove(tmp)
+			carried, err := overwrite(path, prefixLen, prefixSum, content, tail, appendOnly)
+			res.Carried = carried
+			return res, err
+		}
+		if err != nil {
 			os.Remove(tmp)
 			return res, fmt.Errorf("replace %s: %w (the transcript is untouched)", path, err)
 		}
 		break
 	}
-	if err := syncDir(dir); err != nil {
+	if err := platform.SyncDir(dir); err != nil {
 		return res, fmt.Errorf("sync %s: %w", dir, err)
 	}
 	res.Carried = int64(len(tail))
@@ -152,6 +164,43 @@ func replaceInPlace(path string, prefixLen int64, prefixSum [32]byte, content []
 		}
 	}
 	return res, nil
+}
+
+// overwrite writes content, then what was appended after the prefix, into
+// path itself, for when the file cannot be replaced by another. It checks
+// again that the file still starts with the prefix the job read and that
+// what follows begins with tail, so a rewrite by the agent is never
+// overwritten; bytes appended since are carried too. The prior content
+// was kept in the store before, so a crash half-way is restored from it.
+func overwrite(path string, prefixLen int64, prefixSum [32]byte, content, tail []byte, appendOnly bool) (int64, error) {
+	f, err := platform.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return 0, fmt.Errorf("open %s to rewrite it: %w (the transcript is untouched)", path, err)
+	}
+	defer f.Close()
+	cur, err := io.ReadAll(f)
+	if err != nil {
+		return 0, fmt.Errorf("read %s: %w (the transcript is untouched)", path, err)
+	}
+	if int64(len(cur)) < prefixLen+int64(len(tail)) || sha256.Sum256(cur[:prefixLen]) != prefixSum ||
+		!bytes.Equal(cur[prefixLen:prefixLen+int64(len(tail))], tail) {
+		return 0, errSourceChanged
+	}
+	after := cur[prefixLen:]
+	if len(after) > 0 && !appendOnly {
+		return 0, errSourceChanged
+	}
+	data := append(append([]byte(nil), content...), after...)
+	if _, err := f.WriteAt(data, 0); err != nil {
+		return 0, fmt.Errorf("rewrite %s: %w (restore it from the store: compactd restore)", path, err)
+	}
+	if err := f.Truncate(int64(len(data))); err != nil {
+		return 0, fmt.Errorf("rewrite %s: %w (restore it from the store: compactd restore)", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return 0, fmt.Errorf("rewrite %s: %w (restore it from the store: compactd restore)", path, err)
+	}
+	return int64(len(after)), nil
 }
 
 // rescueSchedule is when the replaced inode is watched for late appends.

@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"fmt"
+	"github.com/aymanbagabas/go-udiff"
 	"strings"
 	"time"
 	"unicode"
@@ -141,60 +142,48 @@ func clip(s string, n int) string {
 	return b.String()
 }
 
-// diffLines is a unified-style line diff ("  ", "- ", "+ " prefixes) by
-// longest common subsequence after trimming the common ends. Inputs too
-// large for the quadratic table show as one removed and one added block.
+// diffLines is the whole of b against a, line by line, each prefixed "  "
+// (in both), "- " (only in a) or "+ " (only in b): a Myers diff (go-udiff,
+// gopls's algorithm), linear in the lines for the edits agents make.
 func diffLines(a, b []string) string {
+	before, after := joinLines(a), joinLines(b)
 	var out strings.Builder
-	pre := 0
-	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
-		pre++
-	}
-	suf := 0
-	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
-		suf++
-	}
-	for _, l := range a[:pre] {
-		out.WriteString("  " + l + "\n")
-	}
-	ma, mb := a[pre:len(a)-suf], b[pre:len(b)-suf]
-	if len(ma)*len(mb) > 4_000_000 {
-		for _, l := range ma {
-			out.WriteString("- " + l + "\n")
+	out.Grow(len(before) + len(after)/4)
+	u, err := udiff.ToUnifiedDiff("", "", before, udiff.Lines(before, after), len(a)+len(b))
+	if err != nil || len(u.Hunks) == 0 { // equal
+		for _, l := range a {
+			out.WriteString("  " + l + "\n")
 		}
-		for _, l := range mb {
-			out.WriteString("+ " + l + "\n")
-		}
-	} else {
-		// lcs[i][j] = LCS length of ma[i:], mb[j:].
-		w := len(mb) + 1
-		lcs := make([]int32, (len(ma)+1)*w)
-		for i := len(ma) - 1; i >= 0; i-- {
-			for j := len(mb) - 1; j >= 0; j-- {
-				if ma[i] == mb[j] {
-					lcs[i*w+j] = lcs[(i+1)*w+j+1] + 1
-				} else {
-					lcs[i*w+j] = max(lcs[(i+1)*w+j], lcs[i*w+j+1])
-				}
-			}
-		}
-		i, j := 0, 0
-		for i < len(ma) || j < len(mb) {
-			switch {
-			case i < len(ma) && j < len(mb) && ma[i] == mb[j]:
-				out.WriteString("  " + ma[i] + "\n")
-				i, j = i+1, j+1
-			case j < len(mb) && (i == len(ma) || lcs[i*w+j+1] >= lcs[(i+1)*w+j]):
-				out.WriteString("+ " + mb[j] + "\n")
-				j++
+		return out.String()
+	}
+	for _, h := range u.Hunks {
+		for _, l := range h.Lines {
+			switch l.Kind {
+			case udiff.Delete:
+				out.WriteString("- ")
+			case udiff.Insert:
+				out.WriteString("+ ")
 			default:
-				out.WriteString("- " + ma[i] + "\n")
-				i++
+				out.WriteString("  ")
 			}
+			out.WriteString(strings.TrimSuffix(l.Content, "\n"))
+			out.WriteByte('\n')
 		}
-	}
-	for _, l := range a[len(a)-suf:] {
-		out.WriteString("  " + l + "\n")
 	}
 	return out.String()
+}
+
+// joinLines is lines as text, each ended by a newline.
+func joinLines(lines []string) string {
+	n := 0
+	for _, l := range lines {
+		n += len(l) + 1
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, l := range lines {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	return b.String()
 }

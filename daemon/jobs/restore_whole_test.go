@@ -23,6 +23,9 @@ func sessionIDs(data []byte) map[string]bool {
 			Payload   struct {
 				ID string `json:"id"`
 			} `json:"payload"`
+			Data struct {
+				SessionID string `json:"sessionId"`
+			} `json:"data"`
 		}
 		if json.Unmarshal(line, &l) != nil {
 			continue
@@ -32,6 +35,9 @@ func sessionIDs(data []byte) map[string]bool {
 		}
 		if l.Type == "session_meta" && l.Payload.ID != "" {
 			ids[l.Payload.ID] = true
+		}
+		if l.Data.SessionID != "" {
+			ids[l.Data.SessionID] = true
 		}
 	}
 	return ids
@@ -51,6 +57,10 @@ func TestRestoreAsForkCarriesWholeVersion(t *testing.T) {
 		{"claude-rewind-branches.jsonl", "claude/projects/-home-dev-src-ledger", "a8b7c6d5-e4f3-4a2b-9c1d-0e9f8a7b6c5d.jsonl", true},
 		{"codex-compacted.jsonl", "codex/sessions/2026/06/02", "rollout-2026-06-02T14-00-00-019e5a1b-2c3d-7e4f-8a9b-0c1d2e3f4a5b.jsonl", true},
 		{"gemini-v0.61-session.jsonl", "gemini/tmp/3f8a1c9e/chats", "session-2026-05-20T10-00-5b9e2c71.jsonl", true},
+		// Issue 23, item 3: Qwen Code's telemetry records and usageMetadata,
+		// Copilot CLI's usage, info and model events came back missing.
+		{"qwen-session.jsonl", "qwen/projects/-home-ada-calc/chats", "3c9e2b7a-8f41-4d6c-a1e5-7b0d9f2c4e18.jsonl", true},
+		{"copilot-events.jsonl", "copilot/session-state/b6f0c3a2-5d41-4e8a-9c17-2f3e4d5a6b7c", "events.jsonl", true},
 		{"v0.83-main-model.aider.chat.history.md", "repo", ".aider.chat.history.md", false},
 	} {
 		t.Run(c.fixture, func(t *testing.T) {

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/agents"
+	_ "github.com/compactd/compactd/daemon/agents/all" // the agents' resume commands
 )
 
 // Resuming a fork. Most agents resume a fork from where compactd wrote it
@@ -16,14 +18,11 @@ import (
 // session's project folder (import files the session under the folder it
 // runs in).
 
-// dbAgentCommand names the executable of an agent whose sessions live in a
-// database, "" for other formats.
+// dbAgentCommand names the executable of an agent that imports its forks
+// (daemon/agents: Agent.Imports), "" for other formats.
 func dbAgentCommand(f transcript.Format) string {
-	switch f {
-	case transcript.FormatOpenCode:
-		return "opencode"
-	case transcript.FormatKilo:
-		return "kilo"
+	if a := agents.ByFormat(f); a != nil && a.Imports {
+		return a.Command
 	}
 	return ""
 }
@@ -42,29 +41,15 @@ func refuseDatabaseInPlace(f transcript.Format, path string) error {
 // the user, "" when the agent resumes nothing or needs no command beyond
 // its own session list.
 func resumeCommand(f transcript.Format, cwd, fork, session string) string {
+	a := agents.ByFormat(f)
+	if a == nil || a.Resume == nil {
+		return ""
+	}
 	cd := ""
 	if cwd != "" {
-		cd = "cd " + shellQuote(cwd) + " && "
+		cd = "cd " + agents.ShellQuote(cwd) + " && "
 	}
-	switch f {
-	case transcript.FormatOpenCode, transcript.FormatKilo:
-		cmd := dbAgentCommand(f)
-		return fmt.Sprintf("%s%s import %s && %s --session %s", cd, cmd, shellQuote(fork), cmd, shellQuote(session))
-	case transcript.FormatQwenCode:
-		return fmt.Sprintf("%sqwen --resume %s", cd, shellQuote(session))
-	case transcript.FormatClaudeCode:
-		return fmt.Sprintf("%sclaude --resume %s", cd, shellQuote(session))
-	}
-	return ""
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@%+=,", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return cd + a.Resume(fork, session)
 }
 
 // importFork runs the agent's import of fork in cwd when its executable is

@@ -54,6 +54,7 @@ func (r *Runner) findConversationOf(ctx context.Context, path string, src *sourc
 // History lists every version of path's conversation.
 func (r *Runner) History(ctx context.Context, path string) (_ *History, err error) {
 	defer func() { err = r.Store.Explain(err) }()
+	defer r.recovered(&err, "list the versions of "+path)
 	path, err = absPath(path)
 	if err != nil {
 		return nil, err
@@ -99,6 +100,9 @@ type RestoreResult struct {
 	// that resumes it, where the agent has one.
 	Session string `json:"session,omitempty"`
 	Resume  string `json:"resume,omitempty"`
+	// Notes say what the restore did beside writing the version (see
+	// guardSource).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Restore writes a stored version out: as a new fork beside path, or over
@@ -108,6 +112,7 @@ type RestoreResult struct {
 // conversation as it was before that compaction, as a new session.
 func (r *Runner) Restore(ctx context.Context, path, label string, inPlace bool) (_ *RestoreResult, err error) {
 	defer func() { err = untouched(path, r.Store.Explain(err)) }()
+	defer r.recovered(&err, "restore "+label+" of "+path)
 	path, err = absPath(path)
 	if err != nil {
 		return nil, err
@@ -134,7 +139,7 @@ func (r *Runner) Restore(ctx context.Context, path, label string, inPlace bool) 
 	if err := r.Store.CheckSound(ctx); err != nil {
 		return nil, untouched(path, err)
 	}
-	lock, err := lockConversation(ctx, r.Store.LocksDir(), conv.Key)
+	lock, err := r.lockConversation(ctx, conv.Key)
 	if err != nil {
 		return nil, err
 	}
@@ -267,17 +272,23 @@ func (r *Runner) restoreFork(ctx context.Context, conv store.Conversation, v sto
 	if err := createFile(target, out); err != nil {
 		return nil, r.forgetUnwritten(rec, err)
 	}
-	return &RestoreResult{Path: target, Version: v.Label, Recorded: rec.Label}, nil
+	return &RestoreResult{Path: target, Version: v.Label, Recorded: rec.Label, Notes: guardSource(transcript.Format(v.Format), path)}, nil
 }
 
 // Diff renders a readable per-turn diff between two versions.
 func (r *Runner) Diff(ctx context.Context, path, from, to string) (_ string, err error) {
 	defer func() { err = r.Store.Explain(err) }()
+	defer r.recovered(&err, "diff "+from+" and "+to+" of "+path)
 	path, err = absPath(path)
 	if err != nil {
 		return "", err
 	}
-	conv, err := r.findConversation(ctx, path)
+	src, err := readSource(path)
+	var notRegular *sourcefile.NotRegularError
+	if errors.As(err, &notRegular) {
+		return "", err
+	}
+	conv, err := r.findConversationOf(ctx, path, src)
 	if err != nil {
 		return "", err
 	}
@@ -289,14 +300,19 @@ func (r *Runner) Diff(ctx context.Context, path, from, to string) (_ string, err
 			return "", err
 		}
 		labels[i] = v.Label
-		content, err := r.Store.Content(ctx, v.ContentHash)
-		if err != nil {
-			return "", err
-		}
-		codec, ok := format.Lookup(transcript.Format(v.Format))
 		var t *transcript.Transcript
-		if ok {
-			t, _ = codec.Parse(content)
+		if src != nil && src.hash == v.ContentHash && string(src.codec.Format()) == v.Format {
+			// The file holds this version (the source a compaction
+			// recorded): it was just parsed.
+			t = src.t
+		} else {
+			content, err := r.Store.Content(ctx, v.ContentHash)
+			if err != nil {
+				return "", err
+			}
+			if codec, ok := format.Lookup(transcript.Format(v.Format)); ok {
+				t, _ = codec.Parse(content)
+			}
 		}
 		if t == nil {
 			return "", fmt.Errorf("cannot read %s as %s to diff it", v.Label, v.Format)
@@ -334,9 +350,9 @@ const staleTempAge = time.Minute
 func (d *DoctorReport) OK() bool { return len(d.Integrity) == 0 }
 
 // Doctor checks the store.
-func (r *Runner) Doctor(ctx context.Context) (*DoctorReport, error) {
+func (r *Runner) Doctor(ctx context.Context) (_ *DoctorReport, err error) {
+	defer r.recovered(&err, "check the store")
 	d := &DoctorReport{StorePath: r.Store.Path()}
-	var err error
 	if d.Integrity, err = r.Store.IntegrityCheck(ctx); err != nil {
 		return nil, err
 	}

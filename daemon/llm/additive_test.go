@@ -28,7 +28,7 @@ func TestAdditiveThenRecursive(t *testing.T) {
 				// Each span summary is about 60 tokens, so three pass a budget of 150.
 				srv.ok(w, fmt.Sprintf("SPAN %d: %s", srv.count(), strings.Repeat("a fact worth keeping. ", 12)))
 			}
-			s, err := llm.NewSummarizer(srv.config(), nil)
+			s, err := newSummarizer(srv.config(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,7 +108,7 @@ func TestAdditiveThenRecursive(t *testing.T) {
 func TestAdditiveFailureKeepsArchive(t *testing.T) {
 	setup(t)
 	srv := newAPIServer(t, llm.ProviderAnthropic)
-	s, err := llm.NewSummarizer(srv.config(), nil)
+	s, err := newSummarizer(srv.config(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -119,21 +119,3 @@ func New(cfg Config, opts ...Option) (summarize.Model, error) {
 	}
 	return nil, fmt.Errorf("unknown summarizing provider %q (want %s or %s)", cfg.Provider, ProviderOpenAI, ProviderAnthropic)
 }
-
-// NewSummarizer returns the summarizer the configuration asks for: a
-// model-backed one when a model is configured, else the offline extractive
-// summarizer (which never touches the network).
-func NewSummarizer(cfg Config, counter summarize.TokenCounter, opts ...Option) (summarize.Summarizer, error) {
-	if !cfg.Configured() {
-		return &summarize.Extractive{Counter: counter}, nil
-	}
-	m, err := New(cfg, opts...)
-	if err != nil {
-		return nil, err
-	}
-	maxTokens := cfg.MaxTokens
-	if maxTokens <= 0 {
-		maxTokens = DefaultMaxTokens
-	}
-	return &summarize.LLM{Model: m, Instructions: cfg.Instructions, MaxTokens: maxTokens, Counter: counter}, nil
-}

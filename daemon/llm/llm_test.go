@@ -156,7 +156,10 @@ func (a *apiServer) config() llm.Config {
 func providers() []string { return []string{llm.ProviderOpenAI, llm.ProviderAnthropic} }
 
 func setup(t *testing.T) {
-	t.Setenv("HOME", t.TempDir())
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home)
+	t.Setenv("APPDATA", t.TempDir())
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	t.Setenv("COMPACTD_TEST_KEY", testKey)
@@ -201,7 +204,7 @@ func TestSummarizePromptAndReply(t *testing.T) {
 			srv := newAPIServer(t, p)
 			cfg := srv.config()
 			cfg.Instructions = "Also list every Jira ticket id mentioned."
-			s, err := llm.NewSummarizer(cfg, nil)
+			s, err := newSummarizer(cfg, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -362,7 +365,7 @@ func TestFailures(t *testing.T) {
 				srv.reply = f.reply(srv)
 				cfg := srv.config()
 				cfg.Timeout = 300 * time.Millisecond
-				s, err := llm.NewSummarizer(cfg, nil)
+				s, err := newSummarizer(cfg, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -397,7 +400,7 @@ func TestNoNetworkWithoutModel(t *testing.T) {
 	setup(t)
 	srv := newAPIServer(t, llm.ProviderOpenAI)
 	// No model: extractive, and nothing reaches the server even with a base URL.
-	s, err := llm.NewSummarizer(llm.Config{BaseURL: srv.srv.URL}, nil)
+	s, err := newSummarizer(llm.Config{BaseURL: srv.srv.URL}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,7 +411,7 @@ func TestNoNetworkWithoutModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A configured model: constructing it opens no connection either.
-	if _, err := llm.NewSummarizer(srv.config(), nil); err != nil {
+	if _, err := newSummarizer(srv.config(), nil); err != nil {
 		t.Fatal(err)
 	}
 	if n := srv.conns.Load(); n != 0 {
@@ -464,4 +467,22 @@ func TestMaxCompletionTokensField(t *testing.T) {
 	if body["max_completion_tokens"] != float64(99) || body["max_tokens"] != nil {
 		t.Errorf("body = %v", body)
 	}
+}
+
+// newSummarizer is the summarizer a configuration asks for, as the jobs
+// build it (daemon/jobs/summarizer.go): a model-backed one when a model is
+// configured, else the offline extractive summarizer.
+func newSummarizer(cfg llm.Config, counter summarize.TokenCounter, opts ...llm.Option) (summarize.Summarizer, error) {
+	if !cfg.Configured() {
+		return &summarize.Extractive{Counter: counter}, nil
+	}
+	m, err := llm.New(cfg, opts...)
+	if err != nil {
+		return nil, err
+	}
+	maxTokens := cfg.MaxTokens
+	if maxTokens <= 0 {
+		maxTokens = llm.DefaultMaxTokens
+	}
+	return &summarize.LLM{Model: m, Instructions: cfg.Instructions, MaxTokens: maxTokens, Counter: counter}, nil
 }

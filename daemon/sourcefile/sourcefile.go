@@ -14,9 +14,10 @@ import (
 	"io/fs"
 	"os"
 	"strings"
-	"syscall"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/compactd/compactd/daemon/platform"
 )
 
 // MaxDecompressed bounds what one compressed transcript may decompress
@@ -81,7 +82,7 @@ func describeMode(m fs.FileMode) string {
 // for a pipe after a Stat is caught too. O_NONBLOCK does not change how a
 // regular file reads.
 func OpenRegular(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	f, err := platform.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 
 	_ "github.com/compactd/compactd/compaction/format/all"
 	"github.com/compactd/compactd/compaction/sessiongen"
+	"github.com/compactd/compactd/daemon/platform/platformtest"
 )
 
 func compress(t *testing.T, data []byte) []byte {
@@ -128,7 +128,7 @@ func TestDecompressedSizeCap(t *testing.T) {
 func TestRefusesNonRegularFiles(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "session.jsonl")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := platformtest.Mkfifo(fifo); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
 	folder := filepath.Join(dir, "folder.jsonl")
@@ -142,7 +142,7 @@ func TestRefusesNonRegularFiles(t *testing.T) {
 		{device, "a character device, not a regular file"},
 	} {
 		if c.path == fifo+".zst" {
-			syscall.Mkfifo(c.path, 0o600)
+			platformtest.Mkfifo(c.path)
 		}
 		done := make(chan error, 3)
 		go func() {

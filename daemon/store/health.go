@@ -9,11 +9,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/compactd/compactd/daemon/platform"
 )
 
 // A store can be unusable in ways SQLite reports tersely ("database disk
@@ -27,6 +28,10 @@ var ErrDamaged = errors.New("the store is damaged")
 // ErrUnwritable marks a store that cannot be written (read-only file or
 // folder, or a folder that cannot be created).
 var ErrUnwritable = errors.New("the store cannot be written")
+
+// ErrBusy is the Kind of a StoreError for a store another writer held
+// for longer than busyTimeout: nothing is wrong with it; try again.
+var ErrBusy = errors.New("the store is busy")
 
 // StoreError is an unusable store: Path names it, Fix says what to do.
 type StoreError struct {
@@ -109,6 +114,9 @@ func explain(path string, err error) error {
 	case sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM, sqlite3.SQLITE_AUTH:
 		return &StoreError{Path: path, Cause: "cannot be opened (" + sqliteMessage(err) + ")",
 			Fix: fmt.Sprintf("check that %s and its folder are readable and writable by you, %s", path, elsewhereFix()), Kind: ErrUnwritable, Err: err}
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		return &StoreError{Path: path, Cause: fmt.Sprintf("was busy: another compactd (a server or a command) held it for writing for more than %s", busyTimeout),
+			Fix: "nothing was recorded or changed; try again in a moment", Kind: ErrBusy, Err: err}
 	case sqlite3.SQLITE_FULL:
 		return &StoreError{Path: path, Cause: "cannot grow: the disk is full", Fix: "free some space, or point --store (or COMPACTD_STORE) at another disk", Err: err}
 	case sqlite3.SQLITE_IOERR:
@@ -201,7 +209,7 @@ func fixSidecarModes(path string) error {
 		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o600 == 0o600 {
 			continue
 		}
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+		if platform.OwnedByOther(fi) {
 			return &StoreError{Path: path, Cause: fmt.Sprintf("has a %s file owned by another user with mode %04o", suffix, fi.Mode().Perm()),
 				Fix: fmt.Sprintf("give %s back to yourself with mode 600, %s", p, elsewhereFix()), Kind: ErrUnwritable}
 		}

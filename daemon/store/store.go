@@ -10,10 +10,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
-	"syscall"
+	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/compactd/compactd/daemon/platform"
 )
 
 // applicationID marks a database as compactd's ("cmpd"), so a foreign
@@ -22,6 +25,12 @@ const applicationID = 0x636d7064
 
 // sqliteHeader opens every SQLite database file.
 var sqliteHeader = []byte("SQLite format 3\x00")
+
+// busyTimeout is how long a writer waits for another to finish (SQLite's
+// busy_timeout): every write transaction holds the store for lookups and
+// inserts only — what they insert is prepared before — so a wait this
+// long means something held it far longer than any of compactd's own.
+const busyTimeout = 10 * time.Second
 
 // Store is an open compactd database. It is safe for concurrent use; SQLite
 // serializes writers across processes (busy_timeout waits for the lock).
@@ -40,14 +49,29 @@ type Store struct {
 }
 
 // DefaultPath resolves where the store lives: COMPACTD_STORE, else
-// $XDG_STATE_HOME/compactd/compactd.db, else $HOME/.local/state/compactd/compactd.db.
+// $XDG_STATE_HOME/compactd/compactd.db, else on Windows
+// %LOCALAPPDATA%\compactd\compactd.db (local, not roaming: a database is
+// not copied between machines), else $HOME/.local/state/compactd/compactd.db.
 // getenv is passed in so commands and tests control the environment.
 func DefaultPath(getenv func(string) string) (string, error) {
+	return defaultPath(getenv, runtime.GOOS)
+}
+
+func defaultPath(getenv func(string) string, goos string) (string, error) {
 	if p := getenv("COMPACTD_STORE"); p != "" {
 		return p, nil
 	}
 	if d := getenv("XDG_STATE_HOME"); d != "" {
 		return filepath.Join(d, "compactd", "compactd.db"), nil
+	}
+	if goos == "windows" {
+		if d := getenv("LOCALAPPDATA"); d != "" {
+			return filepath.Join(d, "compactd", "compactd.db"), nil
+		}
+		if h := getenv("USERPROFILE"); h != "" {
+			return filepath.Join(h, "AppData", "Local", "compactd", "compactd.db"), nil
+		}
+		return "", errors.New("cannot locate the store: set LOCALAPPDATA, XDG_STATE_HOME or COMPACTD_STORE, or pass --store")
 	}
 	if h := getenv("HOME"); h != "" {
 		return filepath.Join(h, ".local", "state", "compactd", "compactd.db"), nil
@@ -76,7 +100,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	// Create the file ourselves so it starts as 0600: SQLite gives the -wal
 	// and -shm files the database file's permissions.
-	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
+	f, err := platform.OpenFile(abs, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, explain(abs, fmt.Errorf("open store %s: %w", abs, err))
 	}
@@ -98,7 +122,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 
 	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(FULL)")
 	q.Add("_pragma", "foreign_keys(1)")
@@ -118,7 +142,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // checkHeader refuses a non-empty file that is not an SQLite database before
 // SQLite gets a chance to treat it as one.
 func checkHeader(path string) error {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := platform.OpenFile(path, os.O_RDONLY, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -165,18 +189,26 @@ func (s *Store) LocksDir() string { return filepath.Join(s.Dir(), "locks") }
 func (s *Store) DB() *sql.DB { return s.db }
 
 // tx runs fn in one transaction (BEGIN IMMEDIATE, so writers queue up front
-// instead of failing on upgrade).
-func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+// instead of failing on upgrade). The transaction ends however fn does:
+// one left open by a panic (which the job recovers) held the store's
+// write lock, in every process, for as long as this one lived.
+func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) (err error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store %s: begin: %w", s.path, err)
 	}
+	committed := false
+	defer func() {
+		if !committed {
+			tx.Rollback()
+		}
+	}()
 	if err := fn(tx); err != nil {
-		tx.Rollback()
 		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store %s: commit: %w", s.path, err)
 	}
+	committed = true
 	return nil
 }

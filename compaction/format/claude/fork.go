@@ -27,6 +27,7 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 	if w.ts == "" {
 		w.ts = time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
 	}
+	w.sidechain, w.agentID = ownThread(src)
 	if v.Cut || len(v.Summaries) > 0 {
 		w.boundary(opts.TokensBefore)
 	}
@@ -99,6 +100,25 @@ type forkWriter struct {
 	keepIDs bool
 	// lastRec is the last source record written, -1 before any.
 	lastRec int
+	// sidechain is set when the source is a subagent's own thread (every
+	// row a sidechain, agentId naming the agent): the rows the fork adds
+	// belong to it too, or Claude Code and the parser would take them for
+	// a main thread of their own and the kept rows for a side branch.
+	sidechain bool
+	agentID   string
+}
+
+// ownThread reports whether src is a subagent's own thread, and its agent.
+func ownThread(src *transcript.Transcript) (bool, string) {
+	st, ok := src.State.(*state)
+	if !ok || st.mainThread > 0 || st.lastSide < 0 {
+		return false, ""
+	}
+	var row struct {
+		AgentID string `json:"agentId"`
+	}
+	json.Unmarshal(src.Records[st.lastSide].Raw, &row)
+	return true, row.AgentID
 }
 
 func (w *forkWriter) emit(o *jsonx.Object) {
@@ -127,7 +147,10 @@ func (w *forkWriter) chain(o *jsonx.Object) {
 func (w *forkWriter) base(typ string) *jsonx.Object {
 	o := &jsonx.Object{}
 	o.SetRaw("parentUuid", json.RawMessage("null"))
-	_ = o.Set("isSidechain", false)
+	_ = o.Set("isSidechain", w.sidechain)
+	if w.agentID != "" {
+		_ = o.Set("agentId", w.agentID)
+	}
 	_ = o.Set("userType", "external")
 	_ = o.Set("cwd", w.meta.Cwd)
 	_ = o.Set("sessionId", w.session)

@@ -3,6 +3,7 @@ package claude
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/compactd/compactd/compaction/format"
@@ -51,6 +52,20 @@ func (s *state) clone() *state {
 	return &c
 }
 
+// Detach implements format.Trimmer: the nodes and maps successive
+// transcripts share, copied.
+func (Codec) Detach(t *transcript.Transcript) *transcript.Transcript {
+	st, ok := t.State.(*state)
+	if !ok {
+		return format.Detached(t, t.State)
+	}
+	c := st.clone()
+	c.nodes = slices.Clone(st.nodes)
+	c.byUUID = maps.Clone(st.byUUID)
+	c.toolNames = maps.Clone(st.toolNames)
+	return format.Detached(t, c)
+}
+
 func (s *state) lookup(uuid string) (int, bool) {
 	i, ok := s.byUUID[uuid]
 	if !ok || i >= len(s.nodes) || s.nodes[i].uuid != uuid {
@@ -86,8 +101,11 @@ func (c Codec) append(prev *transcript.Transcript, tail []byte, whole bool) (*tr
 	}
 	base := prev.Size
 	if n := bytes.Count(consume, []byte{'\n'}); n > 1024 {
-		// Room for every line up front: growing by doubling copied the
-		// records and nodes of a million-line file over and over.
+		// Room for every record up front: growing by doubling copied the
+		// records and nodes of a million-line file over and over. Lines
+		// under 64 bytes are no row Claude Code writes: a run of them
+		// joins into few records (jsonl.Runs), so they get no room.
+		n = min(n, len(consume)/64)
 		t.Records = slices.Grow(t.Records, n)
 		st.nodes = slices.Grow(st.nodes, n)
 	}
@@ -96,17 +114,29 @@ func (c Codec) append(prev *transcript.Transcript, tail []byte, whole bool) (*tr
 		rec transcript.Record
 		ln  *line
 		err error
+		k   int
 	}
+	runs := jsonl.NewRuns(consume, base)
 	fr, consumed := jsonl.SplitParallel(*pf, consume, base, oldLen, pf.Lines(oldLen), func(k int, l jsonl.Line) decoded {
 		n, rec, ln, err := decodeLine(l.Raw, oldLen+k)
-		return decoded{n, rec, ln, err}
-	}, func(l jsonl.Line, d decoded) bool {
+		return decoded{n, rec, ln, err, k}
+	}, func(l jsonl.Line, d decoded) jsonl.Verdict {
 		idx := len(t.Records)
 		n, rec, ln, err := d.n, d.rec, d.ln, d.err
 		if err != nil && !l.Terminated {
-			return false // a write in progress: keep it for Write, do not consume it
+			return jsonl.Wait // a write in progress: keep it for Write, do not consume it
 		}
 		rec.Start, rec.End = l.Start, l.End
+		// A row of a type Claude Code does not write with no uuid is in
+		// no thread: only its session fields (note) are read from it.
+		inert := err != nil || n.kind == transcript.RecordUnknown && n.uuid == ""
+		if runs.Join(t, l, &rec, inert) {
+			if err == nil {
+				st.note(idx-1, &n, ln)
+			}
+			return jsonl.Join
+		}
+		jsonl.Renumber(n.msg, oldLen+d.k, idx) // lines joined before it moved it up
 		t.Records = append(t.Records, rec)
 		st.nodes = append(st.nodes, n)
 		if err != nil {
@@ -115,8 +145,9 @@ func (c Codec) append(prev *transcript.Transcript, tail []byte, whole bool) (*tr
 		} else {
 			st.note(idx, &n, ln)
 		}
-		return true
+		return jsonl.Take
 	})
+	runs.Finish(t)
 	t.Size = base + int64(consumed)
 	if len(t.Records) == oldLen && len(fr.Pending) == 0 && len(fr.Seps) == len(pf.Seps) && bytes.Equal(fr.Lead, pf.Lead) {
 		// Nothing new: hand back an equal transcript.

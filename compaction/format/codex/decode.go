@@ -526,6 +526,9 @@ func instructionsText(m *sessionMeta) string {
 }
 
 func parseTime(s string) time.Time {
+	if s == "" {
+		return time.Time{} // every line is timed: a failed Parse allocates its error
+	}
 	t, _ := time.Parse(time.RFC3339Nano, s)
 	return t
 }

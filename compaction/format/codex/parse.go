@@ -3,8 +3,10 @@ package codex
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"slices"
 
+	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/format/internal/jsonl"
 	"github.com/compactd/compactd/compaction/transcript"
 )
@@ -36,6 +38,18 @@ type call struct {
 func (s *state) clone() *state {
 	c := *s
 	return &c
+}
+
+// Detach implements format.Trimmer: the map successive transcripts
+// share, copied.
+func (Codec) Detach(t *transcript.Transcript) *transcript.Transcript {
+	st, ok := t.State.(*state)
+	if !ok {
+		return format.Detached(t, t.State)
+	}
+	c := st.clone()
+	c.calls = maps.Clone(st.calls)
+	return format.Detached(t, c)
 }
 
 func empty() *transcript.Transcript {
@@ -91,26 +105,40 @@ func (c Codec) append(prev *transcript.Transcript, tail []byte, whole bool) (*tr
 	type result struct {
 		d   decoded
 		err error
+		k   int
 	}
+	runs := jsonl.NewRuns(consume, prev.Size)
 	fr, consumed := jsonl.SplitParallel(*pf, consume, prev.Size, oldLen, pf.Lines(oldLen), func(k int, l jsonl.Line) result {
 		d, err := decodeLine(l.Raw, oldLen+k)
-		return result{d, err}
-	}, func(l jsonl.Line, r result) bool {
+		return result{d, err, k}
+	}, func(l jsonl.Line, r result) jsonl.Verdict {
 		idx := len(t.Records)
 		d, err := r.d, r.err
 		if err != nil && !l.Terminated {
-			return false // a write in progress: keep it for Write, do not consume it
+			return jsonl.Wait // a write in progress: keep it for Write, do not consume it
 		}
 		d.rec.Start, d.rec.End = l.Start, l.End
+		// A line of a type Codex does not write with no id: apply reads
+		// nothing from it.
+		if runs.Join(t, l, &d.rec, err != nil || d.rec.Kind == transcript.RecordUnknown && d.rec.ID == "") {
+			return jsonl.Join
+		}
+		if predicted := oldLen + r.k; predicted != idx {
+			jsonl.Renumber(d.msg, predicted, idx)
+			for i := range d.replacement {
+				jsonl.Renumber(&d.replacement[i], predicted, idx)
+			}
+		}
 		t.Records = append(t.Records, d.rec)
 		if err != nil {
 			t.Skipped++
 			t.Problems = append(t.Problems, transcript.Problem{Record: idx, Line: l.Number, Message: fmt.Sprintf("line %d: %v", l.Number, err)})
-			return true
+			return jsonl.Take
 		}
 		st.apply(&b, t, idx, &d)
-		return true
+		return jsonl.Take
 	})
+	runs.Finish(t)
 	t.Size = prev.Size + int64(consumed)
 	if len(t.Records) == oldLen && len(fr.Pending) == 0 && len(fr.Seps) == len(pf.Seps) && bytes.Equal(fr.Lead, pf.Lead) {
 		// Nothing new: hand back an equal transcript.

@@ -66,7 +66,7 @@ func (c Codec) Parse(src []byte) (*transcript.Transcript, error) {
 		t.Frame = &frame{doc: src, session: session}
 	} else {
 		touched := map[int]int{} // request index → last line that touched it
-		fr, _ := (jsonl.Frame{}).Split(src, 0, 0, 0, func(l jsonl.Line) bool {
+		fr, _ := (jsonl.Frame{}).Split(src, 0, 0, 0, func(l jsonl.Line) jsonl.Verdict {
 			idx := len(t.Records)
 			rec := transcript.Record{Start: l.Start, End: l.End, Raw: l.Raw, Kind: transcript.RecordMeta}
 			var op struct {
@@ -107,7 +107,7 @@ func (c Codec) Parse(src []byte) (*transcript.Transcript, error) {
 				}
 			}
 			t.Records = append(t.Records, rec)
-			return true
+			return jsonl.Take
 		})
 		if len(t.Records) > 0 && t.Skipped == len(t.Records) {
 			return nil, fmt.Errorf("not a Copilot Chat session log: no line is an operation (%s)", t.Problems[0].Message)

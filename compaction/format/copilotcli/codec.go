@@ -50,8 +50,10 @@ type eventData struct {
 	ReasoningText string  `json:"reasoningText"`
 	Model         string  `json:"model"`
 	NewModel      string  `json:"newModel"`
-	Title         string  `json:"title"`
-	ToolRequests  []struct {
+	// CurrentModel is session.shutdown's model.
+	CurrentModel string `json:"currentModel"`
+	Title        string `json:"title"`
+	ToolRequests []struct {
 		ToolCallID string          `json:"toolCallId"`
 		Name       string          `json:"name"`
 		Arguments  json.RawMessage `json:"arguments"`
@@ -191,6 +193,9 @@ func (s *state) apply(t *transcript.Transcript, rec *transcript.Record, idx int,
 			}
 		}
 		msg(transcript.RoleTool, transcript.OriginToolResult, []transcript.Part{p})
+		if d.Model != "" {
+			s.meta.Model = d.Model // the model that asked for the call
+		}
 	case "session.compaction_complete":
 		rec.Kind = transcript.RecordMarker
 		if (d.Success == nil || *d.Success) && d.SummaryContent != "" {
@@ -211,12 +216,20 @@ func (s *state) apply(t *transcript.Transcript, rec *transcript.Record, idx int,
 		if d.CurrentTokens > 0 {
 			s.setUsage(t, &transcript.Usage{Total: d.CurrentTokens})
 		}
+		if d.CurrentModel != "" {
+			s.meta.Model = d.CurrentModel
+		}
 	default:
 		rec.Kind = transcript.RecordUnknown
 		if metaEvents[ev.Type] {
 			rec.Kind = transcript.RecordMeta
 		}
 		switch ev.Type {
+		case "session.resume":
+			// A resumed session names the model it resumes with.
+			if m := cmp.Or(d.SelectedModel, d.Model); m != "" {
+				s.meta.Model = m
+			}
 		case "session.start":
 			s.meta.SessionID = d.SessionID
 			s.meta.AgentVersion = d.CopilotVersion

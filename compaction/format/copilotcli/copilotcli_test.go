@@ -1,6 +1,7 @@
 package copilotcli
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -103,4 +104,41 @@ func FuzzParseCopilotCLI(f *testing.F) {
 	f.Add(formattest.Read(f, session))
 	f.Add([]byte(`{"type":"assistant.usage","data":{"inputTokens":5}}` + "\n" + `{"type":"session.compaction_complete","data":{"summaryContent":"s"}}` + "\n"))
 	f.Fuzz(func(t *testing.T, src []byte) { formattest.ParseAndFork(t, Codec{}, "events.jsonl", src) })
+}
+
+// TestModelWhereCopilotNamesIt is issue 23's item 5: a Copilot CLI 1.0
+// session whose model (claude-sonnet-4.6) is named only where later
+// releases put it — session.resume's selectedModel, the model of a tool
+// execution, session.shutdown's currentModel — was gauged as the format's
+// default model. Each place names the model, the last one wins.
+func TestModelWhereCopilotNamesIt(t *testing.T) {
+	event := func(typ, id string, data map[string]any) string {
+		b, err := json.Marshal(map[string]any{"type": typ, "id": id, "timestamp": "2026-10-02T08:00:00.000Z", "parentId": nil, "data": data})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b) + "\n"
+	}
+	start := event("session.start", "e1", map[string]any{"sessionId": "6a1f0e2d-3c4b-4a59-8d7e-0f1e2d3c4b5a", "copilotVersion": "1.0.52", "context": map[string]any{"cwd": "/home/ada/calc"}})
+	prompt := event("user.message", "e3", map[string]any{"content": "Run the tests."})
+	call := event("assistant.message", "e4", map[string]any{"messageId": "m1", "content": "", "toolRequests": []any{map[string]any{"toolCallId": "toolu_01", "name": "bash", "arguments": map[string]any{"command": "go test ./..."}}}})
+	answer := event("assistant.message", "e6", map[string]any{"messageId": "m2", "content": "All tests pass."})
+	cases := map[string]string{
+		"session.resume": start + event("session.resume", "e2", map[string]any{"selectedModel": "claude-sonnet-4.6"}) + prompt + call + answer,
+		"tool.execution_complete": start + prompt + call +
+			event("tool.execution_complete", "e5", map[string]any{"toolCallId": "toolu_01", "success": true, "model": "claude-sonnet-4.6", "result": map[string]any{"content": "ok"}}) + answer,
+		"session.shutdown": start + prompt + call + answer + event("session.shutdown", "e7", map[string]any{"currentModel": "claude-sonnet-4.6", "currentTokens": 15000}),
+	}
+	for where, src := range cases {
+		tr, err := Codec{}.Parse([]byte(src))
+		if err != nil {
+			t.Fatalf("%s: %v", where, err)
+		}
+		if tr.Meta.Model != "claude-sonnet-4.6" {
+			t.Errorf("%s: model %q, want claude-sonnet-4.6", where, tr.Meta.Model)
+		}
+		if r := gauge.Resolve(tr, gauge.Options{}); r.Model != "claude-sonnet-4.6" || !r.Known {
+			t.Errorf("%s: gauged as %s (known %v)", where, r.Model, r.Known)
+		}
+	}
 }

@@ -122,8 +122,11 @@ func (lines) AppendLines(prev *transcript.Transcript, data []byte) *transcript.T
 		if err != nil {
 			n = node{}
 		}
+		// At idx, not at the end: a line joined to the record before it
+		// (an unknown one with no uuid, see jsonl.Runs) leaves its node
+		// where the next record's goes.
 		st.pad(idx)
-		st.nodes = append(st.nodes, n)
+		st.nodes = append(st.nodes[:idx], n)
 		if n.uuid != "" {
 			parentIdx := -1
 			if i, ok := st.lookup(n.parent); ok {
@@ -138,6 +141,7 @@ func (lines) AppendLines(prev *transcript.Transcript, data []byte) *transcript.T
 		return err
 	})
 	st.pad(len(t.Records))
+	st.nodes = st.nodes[:len(t.Records)]
 	t.State = st
 	t.Meta = st.meta
 	switch {

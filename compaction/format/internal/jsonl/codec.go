@@ -90,28 +90,41 @@ func Decode[T any](t *transcript.Transcript, data []byte, lines int, apply func(
 	if pf == nil {
 		pf = &Frame{}
 	}
-	fr, consumed := pf.Split(data, t.Size, len(t.Records), lines, func(l Line) bool {
+	runs := NewRuns(data, t.Size)
+	fr, consumed := pf.Split(data, t.Size, len(t.Records), lines, func(l Line) Verdict {
 		var v T
 		err := json.Unmarshal(l.Raw, &v)
 		if err != nil && !l.Terminated {
-			return false // a write in progress
+			return Wait // a write in progress
 		}
 		idx := len(t.Records)
 		rec := transcript.Record{Start: l.Start, End: l.End, Raw: l.Raw}
 		if err == nil && bytes.TrimSpace(l.Raw)[0] != '{' {
 			err = fmt.Errorf("not a JSON object") // null: it unmarshals into anything
 		}
+		// A line apply never saw, or one it found to be of a type it
+		// does not know with no ID, left nothing by record: it may join
+		// the one before (apply is called with the index the line
+		// would take, and must leave nothing naming it for such a line).
+		inert := err != nil
 		if err == nil {
 			err = apply(idx, &rec, &v)
+			inert = err == nil && rec.Kind == transcript.RecordUnknown && rec.ID == ""
 		}
 		if err != nil {
 			rec.Kind, rec.Err = transcript.RecordMalformed, err.Error()
+		}
+		if runs.Join(t, l, &rec, inert) {
+			return Join
+		}
+		if err != nil {
 			t.Skipped++
 			t.Problems = append(t.Problems, transcript.Problem{Record: idx, Line: l.Number, Message: fmt.Sprintf("line %d: %v", l.Number, err)})
 		}
 		t.Records = append(t.Records, rec)
-		return true
+		return Take
 	})
+	runs.Finish(t)
 	t.Size += int64(consumed)
 	t.Frame = &fr
 	// Every consumed line ends with a newline but a last one Parse took
@@ -144,10 +157,20 @@ func WriteRecords(t *transcript.Transcript) []byte {
 
 // Rewrite renders t's records with its frame, each record's bytes replaced
 // by what edit returns for it (nil: kept as they are). It is Renew for a
-// line codec whose session id lives in some of its lines.
+// line codec whose session id lives in some of its lines. A record of
+// joined lines (see Runs) goes to edit a line at a time, each with the
+// record's index and kind.
 func Rewrite(t *transcript.Transcript, edit func(i int, r transcript.Record) ([]byte, error)) ([]byte, error) {
 	recs := slices.Clone(t.Records)
 	for i := range recs {
+		if bytes.IndexByte(recs[i].Raw, '\n') >= 0 {
+			raw, err := rewriteJoined(i, recs[i], edit)
+			if err != nil {
+				return nil, err
+			}
+			recs[i].Raw = raw
+			continue
+		}
 		raw, err := edit(i, recs[i])
 		if err != nil {
 			return nil, err
@@ -187,4 +210,26 @@ func HeadObjects[T any](head []byte, visit func(v *T) bool) bool {
 		}
 	}
 	return true
+}
+
+// rewriteJoined is Rewrite for a record of joined lines.
+func rewriteJoined(i int, r transcript.Record, edit func(i int, r transcript.Record) ([]byte, error)) ([]byte, error) {
+	out := make([]byte, 0, len(r.Raw))
+	var err error
+	eachLine(r.Raw, func(line []byte) {
+		if err != nil {
+			return
+		}
+		one := r
+		one.Raw = line
+		var raw []byte
+		if raw, err = edit(i, one); raw == nil {
+			raw = line
+		}
+		if len(out) > 0 {
+			out = append(out, '\n')
+		}
+		out = append(out, raw...)
+	})
+	return out, err
 }

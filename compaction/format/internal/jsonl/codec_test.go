@@ -14,7 +14,8 @@ type testLine struct {
 }
 
 // decodeAll appends each chunk in turn, as a tailer does, and returns the
-// last transcript: records of type "bad" are refused by apply.
+// last transcript: records of type "bad" are refused by apply, those of
+// type "u" are of a type it does not know.
 func decodeAll(chunks ...string) *transcript.Transcript {
 	t := &transcript.Transcript{Frame: &Frame{}}
 	lines := 0
@@ -22,6 +23,9 @@ func decodeAll(chunks ...string) *transcript.Transcript {
 		t = Continue(t)
 		lines = Decode(t, []byte(c), lines, func(idx int, rec *transcript.Record, v *testLine) error {
 			rec.Type = v.Type
+			if v.Type == "u" {
+				rec.Kind = transcript.RecordUnknown
+			}
 			if v.Type == "bad" {
 				return errors.New("a bad record")
 			}
@@ -38,11 +42,14 @@ func TestDecodeKeepsBadLinesAsProblems(t *testing.T) {
 	for _, r := range tr.Records {
 		kinds = append(kinds, r.Kind)
 	}
+	// The two lines that do not decode are one record (see Runs); the
+	// line apply refused is one of its own: apply may have read it.
 	m := transcript.RecordMalformed
-	if want := []transcript.RecordKind{transcript.RecordMessage, m, m, m, transcript.RecordMessage}; !slices.Equal(kinds, want) {
+	if want := []transcript.RecordKind{transcript.RecordMessage, m, m, transcript.RecordMessage}; !slices.Equal(kinds, want) {
 		t.Fatalf("kinds %v, want %v", kinds, want)
 	}
-	if tr.Skipped != 3 || tr.Problems[1].Message != "line 3: not a JSON object" || tr.Problems[2].Line != 4 || tr.Records[3].Type != "bad" {
+	if tr.Skipped != 2 || !strings.HasPrefix(tr.Problems[0].Message, "line 2: ") || !strings.HasSuffix(tr.Problems[0].Message, "; line 3 is not a record either") ||
+		tr.Problems[1].Message != "line 4: a bad record" || tr.Problems[1].Line != 4 || tr.Records[2].Type != "bad" || string(tr.Records[1].Raw) != "not json\nnull" {
 		t.Fatalf("problems %+v", tr.Problems)
 	}
 	// The unterminated last line does not decode: a write in progress.
@@ -174,5 +181,44 @@ func TestHeadObjects(t *testing.T) {
 	seen = nil
 	if !HeadObjects([]byte(strings.Repeat("{\"type\":\"a\"}\n", 30)), visit) || len(seen) != 20 {
 		t.Fatalf("saw %d lines of a long head, want 20", len(seen))
+	}
+}
+
+// Unknown lines next to each other join into one record; a blank line, a
+// known line or the end of a read ends the run. Line numbers, Write and
+// Rewrite see every line.
+func TestDecodeJoinsUnknownLines(t *testing.T) {
+	u := `{"type":"u"}` + "\n"
+	src := `{"type":"a"}` + "\n" + u + u + u + "\n" + u + `{"type":"a"}` + "\n" + u + u + "not json\n"
+	whole := decodeAll(src)
+	var raws []string
+	for _, r := range whole.Records {
+		raws = append(raws, string(r.Raw))
+	}
+	uu := strings.TrimSuffix(u, "\n")
+	want := []string{`{"type":"a"}`, uu + "\n" + uu + "\n" + uu, uu, `{"type":"a"}`, uu + "\n" + uu, "not json"}
+	if !slices.Equal(raws, want) {
+		t.Fatalf("records %q, want %q", raws, want)
+	}
+	if got := string(WriteRecords(whole)); got != src {
+		t.Fatalf("write %q", got)
+	}
+	// Cut inside the runs: the problem after them names the same line.
+	cut := len(`{"type":"a"}`+"\n") + 2*len(u)
+	pieces := decodeAll(src[:cut], src[cut:])
+	if len(pieces.Records) != len(whole.Records)+1 || pieces.Problems[0].Line != 10 || whole.Problems[0].Line != 10 {
+		t.Fatalf("%d records in pieces, problems %+v and %+v", len(pieces.Records), pieces.Problems, whole.Problems)
+	}
+	if f := pieces.Frame.(*Frame); f.Lines(len(pieces.Records)) != 10 {
+		t.Fatalf("the frame covers %d lines, want 10", f.Lines(len(pieces.Records)))
+	}
+	out, err := Rewrite(whole, func(i int, r transcript.Record) ([]byte, error) {
+		if string(r.Raw) == uu {
+			return []byte(`{"type":"U"}`), nil
+		}
+		return nil, nil
+	})
+	if err != nil || string(out) != strings.ReplaceAll(src, uu, `{"type":"U"}`) {
+		t.Fatalf("rewrite %q, %v", out, err)
 	}
 }

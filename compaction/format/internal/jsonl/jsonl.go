@@ -14,8 +14,9 @@ import (
 	"bytes"
 	"runtime"
 	"slices"
-	"sync"
 	"sync/atomic"
+
+	"github.com/sourcegraph/conc"
 
 	"github.com/compactd/compactd/compaction/transcript"
 )
@@ -31,6 +32,9 @@ type Frame struct {
 	Seps []Separator
 	// Pending is an incomplete last line that was seen but not consumed.
 	Pending []byte
+	// Joined counts the lines that were joined to the record before them
+	// (see Runs): a record then covers several lines.
+	Joined int
 }
 
 // A Separator is the bytes written after record After instead of "\n":
@@ -77,9 +81,10 @@ func (f Frame) Unterminated(rec int) Frame {
 }
 
 // Lines counts the source lines the frame and records records cover: one
-// per record plus every blank line the frame holds.
+// per record, one per line joined to a record, and every blank line the
+// frame holds.
 func (f *Frame) Lines(records int) int {
-	n := records + bytes.Count(f.Lead, newline)
+	n := records + f.Joined + bytes.Count(f.Lead, newline)
 	last := map[int][]byte{}
 	for _, sp := range f.Seps {
 		last[sp.After] = sp.Bytes
@@ -105,17 +110,32 @@ type Line struct {
 	Terminated bool
 }
 
+// A Verdict is what a Split callback makes of a line.
+type Verdict uint8
+
+const (
+	// Wait refuses an unterminated line the codec cannot decode (a write
+	// in progress): it becomes Pending and is not consumed.
+	Wait Verdict = iota
+	// Take makes the line a record of its own.
+	Take
+	// Join says the codec joined the line to the record before it (see
+	// Runs): no new record, the frame counts the line in Joined.
+	Join
+)
+
 // Split walks the lines of data, which begins at byte base of the source,
 // after records records and lines lines. Blank lines fold into the frame.
-// Every other line goes to record, which returns false to refuse an
-// unterminated line it cannot decode (a write in progress): that line,
-// like an unterminated blank one, becomes Pending and is not consumed.
-// Split returns the new frame and the number of bytes of data consumed.
+// Every other line goes to record, which answers Take, Join, or Wait to
+// refuse an unterminated line it cannot decode (a write in progress):
+// that line, like an unterminated blank one, becomes Pending and is not
+// consumed. Split returns the new frame and the number of bytes of data
+// consumed.
 //
 // Codecs that tail a file pass only complete lines (see CompleteLines);
 // Parse passes everything so that a last line without a newline is a
 // record when it decodes.
-func (f Frame) Split(data []byte, base int64, records, lines int, record func(Line) bool) (Frame, int) {
+func (f Frame) Split(data []byte, base int64, records, lines int, record func(Line) Verdict) (Frame, int) {
 	f.Pending = nil
 	// A run of blank lines is folded into its separator once, when the
 	// run ends: extending line by line copied the separator and the list
@@ -167,15 +187,20 @@ func (f Frame) Split(data []byte, base int64, records, lines int, record func(Li
 		}
 		endRun(off)
 		l := Line{Raw: raw, Start: base + int64(off), End: base + int64(off+end), Number: lines, Terminated: terminated}
-		if !record(l) {
+		v := record(l)
+		if v == Wait {
 			f.Pending = raw
 			break
 		}
-		if !terminated {
-			f = f.Unterminated(records)
-			ownSeps = true
+		if v == Join {
+			f.Joined++
+		} else {
+			if !terminated {
+				f = f.Unterminated(records)
+				ownSeps = true
+			}
+			records++
 		}
-		records++
 		off, consumed = next, next
 	}
 	endRun(consumed)
@@ -249,42 +274,45 @@ const decodeWindow = 1 << 14
 // its line (it runs concurrently, and for lines Split never hands on, like
 // an undecodable unterminated last line); k is the line's place among
 // the non-blank lines of data (0 first), so records+k is the record it
-// becomes if record accepts it. record gets the line's decoded value and
-// answers as it does for Split.
-func SplitParallel[T any](f Frame, data []byte, base int64, records, lines int, decode func(k int, l Line) T, record func(Line, T) bool) (Frame, int) {
+// becomes if record takes it and joined none before it (a codec that
+// joins lines renumbers what it decoded ahead: see Renumber). record gets
+// the line's decoded value and answers as it does for Split.
+func SplitParallel[T any](f Frame, data []byte, base int64, records, lines int, decode func(k int, l Line) T, record func(Line, T) Verdict) (Frame, int) {
 	if len(data) < parallelBytes || runtime.GOMAXPROCS(0) < 2 {
 		k := 0
-		return f.Split(data, base, records, lines, func(l Line) bool {
+		return f.Split(data, base, records, lines, func(l Line) Verdict {
 			v := decode(k, l)
 			k++
 			return record(l, v)
 		})
 	}
-	// Find the non-blank lines as Split will (their numbers and offsets do
-	// not matter to decode beyond Raw and Terminated, which are the same).
-	var pre []Line
-	for off := 0; off < len(data); {
-		end := bytes.IndexByte(data[off:], '\n')
-		terminated := end >= 0
-		if !terminated {
-			end = len(data) - off
+	// The non-blank lines are found a window at a time, as Split will
+	// find them (their numbers and offsets do not matter to decode
+	// beyond Raw and Terminated, which are the same), and decoded just
+	// before record needs them: finding every line first held a Line a
+	// line (56 MB for 13 MB of tiny lines), decoding them all first held
+	// every decoded value at once (1.4 GB).
+	pre := make([]Line, 0, decodeWindow)
+	out := make([]T, decodeWindow)
+	scan := 0 // where the next line to find starts
+	decodeNext := func(lo int) {
+		pre = pre[:0]
+		for scan < len(data) && len(pre) < decodeWindow {
+			end := bytes.IndexByte(data[scan:], '\n')
+			terminated := end >= 0
+			if !terminated {
+				end = len(data) - scan
+			}
+			raw := data[scan : scan+end : scan+end]
+			if !IsBlank(raw) {
+				pre = append(pre, Line{Raw: raw, Start: base + int64(scan), End: base + int64(scan+end), Terminated: terminated})
+			}
+			scan += end + 1
 		}
-		raw := data[off : off+end : off+end]
-		if !IsBlank(raw) {
-			pre = append(pre, Line{Raw: raw, Start: base + int64(off), End: base + int64(off+end), Terminated: terminated})
-		}
-		off += end + 1
-	}
-	// Lines are decoded a window at a time, just before record needs
-	// them: decoding all of them first held every decoded value at once
-	// (half a kilobyte a line; 1.4 GB at peak for 13 MB of tiny lines).
-	window := min(len(pre), decodeWindow)
-	out := make([]T, window)
-	workers := min(runtime.GOMAXPROCS(0), max(1, window/16))
-	decodeFrom := func(lo int) {
-		n := min(window, len(pre)-lo)
+		n := len(pre)
+		workers := min(runtime.GOMAXPROCS(0), max(1, n/16))
 		var next atomic.Int64
-		var wg sync.WaitGroup
+		var wg conc.WaitGroup // a codec's panic reaches the caller, where a job recovers it
 		const batch = 32
 		for range workers {
 			wg.Go(func() {
@@ -294,19 +322,19 @@ func SplitParallel[T any](f Frame, data []byte, base int64, records, lines int, 
 						return
 					}
 					for i := i0; i < min(i0+batch, n); i++ {
-						out[i] = decode(lo+i, pre[lo+i])
+						out[i] = decode(lo+i, pre[i])
 					}
 				}
 			})
 		}
 		wg.Wait()
 	}
-	decodeFrom(0)
+	decodeNext(0)
 	k, lo := 0, 0
-	return f.Split(data, base, records, lines, func(l Line) bool {
-		if k-lo == window {
-			lo += window
-			decodeFrom(lo)
+	return f.Split(data, base, records, lines, func(l Line) Verdict {
+		if k-lo == len(pre) {
+			lo += len(pre)
+			decodeNext(lo)
 		}
 		v := out[k-lo]
 		var zero T

@@ -16,12 +16,12 @@ import (
 // is valid JSON or terminated.
 func split(src []byte, f Frame, base int64, recs []transcript.Record) (Frame, []transcript.Record, int) {
 	lines := f.Lines(len(recs))
-	f, n := f.Split(src, base, len(recs), lines, func(l Line) bool {
+	f, n := f.Split(src, base, len(recs), lines, func(l Line) Verdict {
 		if !l.Terminated && !json.Valid(l.Raw) {
-			return false
+			return Wait
 		}
 		recs = append(recs, transcript.Record{Raw: l.Raw, Start: l.Start, End: l.End})
-		return true
+		return Take
 	})
 	return f, recs, n
 }
@@ -75,9 +75,9 @@ func TestLineNumbers(t *testing.T) {
 	src := "\n{}\n\n\nbad\n{}\n"
 	var numbers []int
 	f := Frame{}
-	f.Split([]byte(src), 0, 0, 0, func(l Line) bool {
+	f.Split([]byte(src), 0, 0, 0, func(l Line) Verdict {
 		numbers = append(numbers, l.Number)
-		return true
+		return Take
 	})
 	if !slices.Equal(numbers, []int{2, 5, 6}) {
 		t.Errorf("line numbers %v, want [2 5 6]", numbers)
@@ -186,18 +186,18 @@ func TestSplitParallelEqualsSplit(t *testing.T) {
 	run := func(parallel bool) (Frame, int, []string) {
 		var got []string
 		k := 0
-		record := func(l Line, v string) bool {
+		record := func(l Line, v string) Verdict {
 			if strings.HasSuffix(v, ":bad") && !l.Terminated {
-				return false
+				return Wait
 			}
 			got = append(got, fmt.Sprintf("%s@%d-%d#%d", v, l.Start, l.End, l.Number))
-			return true
+			return Take
 		}
 		if parallel {
 			f, n := SplitParallel(Frame{}, src.Bytes(), 100, 0, 0, decode, record)
 			return f, n, got
 		}
-		f, n := Frame{}.Split(src.Bytes(), 100, 0, 0, func(l Line) bool {
+		f, n := Frame{}.Split(src.Bytes(), 100, 0, 0, func(l Line) Verdict {
 			v := decode(k, l)
 			k++
 			return record(l, v)

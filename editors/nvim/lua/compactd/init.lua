@@ -215,10 +215,10 @@ function M.unwrap_result(r)
   return r
 end
 
--- version_id: history entries name their id `id` (protocol) or `version` (store).
+-- version_id: a history entry's label (lsp/testdata/commands/compactd.history.json).
 function M.version_id(v)
   if type(v) ~= 'table' then return nil end
-  return v.id or v.version
+  return v.version
 end
 
 -- execute(command, args, callback): runs a compactd.* command on the server with one
@@ -308,7 +308,7 @@ end
 function M.format_history(result)
   local lines = {}
   for _, v in ipairs((type(result) == 'table' and result.versions) or {}) do
-    local list = v.strategies or v.pipeline
+    local list = v.pipeline
     local strategies = type(list) == 'table' and table.concat(list, ',') or tostring(list or '')
     lines[#lines + 1] = ('%s\tparent %s\t%s\t%s → %s tokens\t%s\t%s'):format(tostring(M.version_id(v)), tostring(v.parent or '-'),
       tostring(v.created or ''), tostring(v.tokensBefore or '?'), tostring(v.tokensAfter or '?'), strategies,
@@ -350,7 +350,7 @@ function M.restore(version, callback)
   return M.execute('compactd.restore', { version = tonumber(version) or version }, function(err, r)
     if not err then
       notify(('restored version %s'):format(tostring(version)))
-      if type(r) == 'table' then open_file(r.forkPath or r.path, false) end
+      if type(r) == 'table' then open_file(r.path, false) end
       vim.cmd('checktime')
     end
     if callback then callback(err, r) end
@@ -390,7 +390,6 @@ end
 
 function M.diff(from, to, callback)
   return M.execute('compactd.diff', { from = tonumber(from) or from, to = tonumber(to) or to }, function(err, r)
-    if not err and type(r) == 'table' then open_file(r.reportPath or r.diffPath or r.path, true) end
     if callback then callback(err, r) end
   end)
 end

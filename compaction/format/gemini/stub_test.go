@@ -1,0 +1,144 @@
+package gemini
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The two files Gemini CLI 0.61.0 left for one session resumed a minute
+// after it began (testdata/SOURCES.md).
+const (
+	twoFilesID   = "11111111-2222-4333-8444-555555555555"
+	twoFilesReal = "testdata/two-files/session-2026-11-26T00-57-11111111.jsonl"
+	twoFilesStub = "testdata/two-files/session-2026-11-26T00-58-11111111.jsonl"
+)
+
+func line(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b) + "\n"
+}
+
+func TestIsStub(t *testing.T) {
+	read := func(p string) string {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	stub := read(twoFilesStub)
+	header := line(t, map[string]any{"sessionId": twoFilesID, "projectHash": "abc", "startTime": "2026-11-26T00:58:04.121Z", "lastUpdated": "2026-11-26T00:58:04.121Z", "kind": "main"})
+	user := func(text string) map[string]any {
+		return map[string]any{"id": "m1", "timestamp": "2026-11-26T00:58:04.123Z", "type": "user", "content": []any{map[string]any{"text": text}}}
+	}
+	cases := []struct {
+		name, data, id string
+		want           bool
+	}{
+		{"the stub Gemini CLI left", stub, twoFilesID, true},
+		{"the session's real file", read(twoFilesReal), twoFilesID, false},
+		{"the stub, for another session id", stub, "11111111-0000-4000-8000-000000000000", false},
+		{"a header alone", header, twoFilesID, true},
+		{"a header, then a slash command", header + line(t, user("/stats")), twoFilesID, true},
+		{"a header, then hook context in a string", header + line(t, map[string]any{"id": "h", "type": "user", "content": "  <hook_context>x</hook_context>"}), twoFilesID, true},
+		{"a header and lastUpdated", header + line(t, map[string]any{"$set": map[string]any{"lastUpdated": "2026-11-26T00:59:00Z"}}), twoFilesID, true},
+		{"a prompt", header + line(t, user("fix the bug")), twoFilesID, false},
+		{"a prompt in a $set", header + line(t, map[string]any{"$set": map[string]any{"messages": []any{user("fix the bug")}}}), twoFilesID, false},
+		{"an image", header + line(t, map[string]any{"id": "i", "type": "user", "content": []any{map[string]any{"inlineData": map[string]any{"mimeType": "image/png", "data": "AA=="}}}}), twoFilesID, false},
+		{"a model message", header + line(t, map[string]any{"id": "g", "type": "gemini", "content": ""}), twoFilesID, false},
+		{"an error shown to the user", header + line(t, map[string]any{"id": "e", "type": "error", "content": "quota exceeded"}), twoFilesID, false},
+		{"a summary", header + line(t, map[string]any{"$set": map[string]any{"summary": "Refactor the parser"}}), twoFilesID, false},
+		{"a patch naming another session", header + line(t, map[string]any{"$set": map[string]any{"sessionId": "22222222-2222-4222-8222-222222222222"}}), twoFilesID, false},
+		{"a rewind", header + line(t, map[string]any{"$rewindTo": "m1"}), twoFilesID, false},
+		{"a damaged line", header + "{\"$set\":\n", twoFilesID, false},
+		{"no header", line(t, user("/stats")), twoFilesID, false},
+		{"empty", "", twoFilesID, false},
+		{"a legacy document", line(t, map[string]any{"sessionId": twoFilesID, "projectHash": "abc", "messages": []any{}}), twoFilesID, true},
+		{"too large to be one", header + strings.Repeat(" \n", StubMaxBytes), twoFilesID, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := IsStub([]byte(c.data), c.id); got != c.want {
+				t.Errorf("IsStub = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestMaySessionFile(t *testing.T) {
+	for name, want := range map[string]bool{
+		filepath.Base(twoFilesReal):                     true,
+		filepath.Base(twoFilesStub):                     true,
+		"session-2026-11-26T00-58-11111111.json":        true,
+		"session-2026-11-26T00-58-11111112.jsonl":       false,
+		"session-2026-11-26T00-58-11111111.jsonl.bak":   false,
+		"checkpoint-2026-11-26T00-58-11111111.jsonl":    false,
+		"session-2026-11-26T00-58-11111111.compactd-v2": false,
+	} {
+		if got := MaySessionFile(name, twoFilesID); got != want {
+			t.Errorf("MaySessionFile(%q) = %v, want %v", name, got, want)
+		}
+	}
+	if MaySessionFile("session-x-1111111.jsonl", "1111111") {
+		t.Error("an id shorter than 8 characters names no files")
+	}
+}
+
+func TestSweepTakes(t *testing.T) {
+	read := func(p string) []byte {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	header := line(t, map[string]any{"sessionId": twoFilesID, "projectHash": "abc", "kind": "main"})
+	cases := []struct {
+		name string
+		data []byte
+		want bool
+	}{
+		{"the stub Gemini CLI left", read(twoFilesStub), true},
+		{"a recording", read(twoFilesReal), false},
+		{"a recording Gemini CLI 0.61 resumed", read("testdata/v0.61-resumed-session.jsonl"), false},
+		{"a legacy document", read("testdata/legacy-session.json"), false},
+		{"a subagent's", []byte(line(t, map[string]any{"sessionId": twoFilesID, "projectHash": "abc", "kind": "subagent"}) + line(t, map[string]any{"id": "u", "type": "user", "content": "go"})), true},
+		{"an error only", []byte(header + line(t, map[string]any{"id": "e", "type": "error", "content": "quota"})), true},
+		{"a model message with text", []byte(header + line(t, map[string]any{"id": "g", "type": "gemini", "content": "Hi"})), false},
+		{"a model message, empty", []byte(header + line(t, map[string]any{"id": "g", "type": "gemini", "content": ""})), true},
+		{"a prompt, then replaced by a $set of context", []byte(header + line(t, map[string]any{"id": "u", "type": "user", "content": "go"}) +
+			line(t, map[string]any{"$set": map[string]any{"messages": []any{map[string]any{"id": "c", "type": "user", "content": "<session_context>x"}}}})), true},
+		{"no project", []byte(line(t, map[string]any{"sessionId": twoFilesID}) + line(t, map[string]any{"id": "u", "type": "user", "content": "go"})), true},
+		{"not JSON", []byte("hello\n"), true},
+	}
+	for _, c := range cases {
+		if got := SweepTakes(c.data); got != c.want {
+			t.Errorf("%s: SweepTakes = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// FuzzStub holds IsStub to what it is for: a file it calls a stub (which
+// compactd removes) is one Gemini CLI's sweep deletes anyway — it holds
+// no message Gemini CLI resumes.
+func FuzzStub(f *testing.F) {
+	for _, p := range []string{twoFilesStub, twoFilesReal, "testdata/v0.61-resumed-session.jsonl"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if IsStub(data, twoFilesID) && !SweepTakes(data) {
+			t.Fatalf("IsStub holds a file Gemini CLI keeps:\n%s", data)
+		}
+	})
+}

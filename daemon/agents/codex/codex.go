@@ -1,0 +1,55 @@
+// Package codex is what compactd knows of Codex CLI (codec:
+// compaction/format/codex).
+package codex
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+
+	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/agents"
+)
+
+func init() { agents.Register(Agent) }
+
+// Agent is Codex CLI. It keeps every project's rollouts in one dated tree,
+// some compressed (rollout-….jsonl.zst); a rollout belongs to the
+// workspace when its session_meta's cwd is in a workspace folder.
+var Agent = &agents.Agent{
+	Name: "codex", Setting: "codex", Command: "codex",
+	Formats: []transcript.Format{transcript.FormatCodex},
+	Roots: func(env agents.Env, folders []string) []agents.Root {
+		return agents.Shared(folders, SessionsDir(env))
+	},
+	Session:   agents.StartedIn(func(base string) bool { return strings.HasPrefix(base, "rollout-") && agents.JSONL(base) }, Cwd),
+	Threshold: threshold,
+}
+
+// SessionsDir holds every Codex rollout, of every project:
+// $CODEX_HOME (else ~/.codex)/sessions.
+func SessionsDir(env agents.Env) string {
+	return filepath.Join(env.Or(env.CodexHome, ".codex"), "sessions")
+}
+
+// Cwd returns the cwd a rollout's session_meta (its first line) names.
+func Cwd(path string) (string, bool) {
+	line, ok := agents.FirstLine(path)
+	if !ok {
+		return "", false
+	}
+	var rec struct {
+		Type    string `json:"type"`
+		Cwd     string `json:"cwd"`
+		Payload struct {
+			Cwd string `json:"cwd"`
+		} `json:"payload"`
+	}
+	if json.Unmarshal(line, &rec) != nil {
+		return "", false
+	}
+	if rec.Payload.Cwd != "" {
+		return rec.Payload.Cwd, true
+	}
+	return rec.Cwd, rec.Cwd != ""
+}

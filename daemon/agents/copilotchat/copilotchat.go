@@ -1,0 +1,82 @@
+// Package copilotchat is what compactd knows of GitHub Copilot Chat in VS
+// Code (codec: compaction/format/copilotchat).
+package copilotchat
+
+import (
+	"encoding/json"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/agents"
+	"github.com/compactd/compactd/daemon/sourcefile"
+)
+
+func init() { agents.Register(Agent) }
+
+// Agent is Copilot Chat: VS Code keeps a workspace's chats in the
+// chatSessions folder of that workspace's workspaceStorage entry.
+var Agent = &agents.Agent{
+	Name: "copilot-chat", Setting: "copilot_chat",
+	Formats: []transcript.Format{transcript.FormatCopilotChat},
+	Roots:   roots,
+	Session: func(path string, _ []string) bool {
+		ext := strings.ToLower(filepath.Ext(sourcefile.PlainName(path)))
+		return (ext == ".jsonl" || ext == ".json") && filepath.Base(filepath.Dir(path)) == "chatSessions"
+	},
+}
+
+// WorkspaceStorage lists the workspaceStorage folders of VS Code and its
+// builds (Insiders, VSCodium, Cursor, code-server).
+func WorkspaceStorage(env agents.Env) []string {
+	var out []string
+	for _, app := range []string{"Code", "Code - Insiders", "VSCodium", "Cursor"} {
+		out = append(out, filepath.Join(env.ConfigDir(), app, "User", "workspaceStorage"))
+	}
+	return append(out, filepath.Join(env.DataDir(), "code-server", "User", "workspaceStorage"))
+}
+
+// roots are the chatSessions folders of the workspaceStorage entries whose
+// workspace.json names one of the folders.
+func roots(env agents.Env, folders []string) []agents.Root {
+	var out []agents.Root
+	for _, storage := range WorkspaceStorage(env) {
+		entries, err := os.ReadDir(storage)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if !e.IsDir() {
+				continue
+			}
+			entry := filepath.Join(storage, e.Name())
+			if folder, ok := workspaceFolder(entry); ok && slices.Contains(folders, folder) {
+				out = append(out, agents.Root{Dir: filepath.Join(entry, "chatSessions")})
+			}
+		}
+	}
+	return out
+}
+
+// workspaceFolder returns the folder a workspaceStorage entry belongs to:
+// workspace.json's folder URI.
+func workspaceFolder(storage string) (string, bool) {
+	b, err := os.ReadFile(filepath.Join(storage, "workspace.json"))
+	if err != nil {
+		return "", false
+	}
+	var w struct {
+		Folder string `json:"folder"`
+	}
+	if json.Unmarshal(b, &w) != nil || !strings.HasPrefix(w.Folder, "file://") {
+		return "", false
+	}
+	p := strings.TrimPrefix(w.Folder, "file://")
+	if u, err := url.PathUnescape(p); err == nil {
+		p = u
+	}
+	return filepath.Clean(p), true
+}

@@ -1,0 +1,36 @@
+// Package cursor is what compactd knows of Cursor's agent (codec:
+// compaction/format/cursor).
+package cursor
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/agents"
+)
+
+func init() { agents.Register(Agent) }
+
+// Agent is Cursor's agent (the CLI and the editor's agent share the
+// transcripts).
+var Agent = &agents.Agent{
+	Name: "cursor", Setting: "cursor", Command: "cursor-agent",
+	Formats: []transcript.Format{transcript.FormatCursorAgent},
+	Roots: func(env agents.Env, folders []string) []agents.Root {
+		out := make([]agents.Root, 0, len(folders))
+		for _, f := range folders {
+			project := ProjectDir(env, f)
+			out = append(out, agents.Root{Dir: filepath.Join(project, "agent-transcripts"), Scope: project})
+		}
+		return out
+	},
+	Session: func(path string, _ []string) bool { return agents.JSONL(path) },
+}
+
+// ProjectDir is Cursor's folder for a project: ~/.cursor/projects/<the
+// path without its leading separator, every character but letters and
+// digits as '-'>; its agent-transcripts/<id>/<id>.jsonl are the sessions.
+func ProjectDir(env agents.Env, folder string) string {
+	return filepath.Join(env.Home, ".cursor", "projects", strings.TrimLeft(agents.Slug(folder), "-"))
+}

@@ -1,0 +1,90 @@
+package lsp
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/compactd/compactd/compaction/format/formattest"
+	"github.com/compactd/compactd/daemon"
+)
+
+// TestCommandResultsGolden pins the JSON every command answers, as the
+// client receives it (testdata/commands/<command>.json; -update rewrites
+// them): the names the VS Code extension and the Neovim plugin read. The
+// temporary folders, times, hashes and generated ids are replaced by
+// placeholders.
+func TestCommandResultsGolden(t *testing.T) {
+	home := testEnv(t)
+	c, ws, path := openAgentCompacted(t)
+	u := pathURI(path)
+
+	run := func(command string, args map[string]any) json.RawMessage {
+		t.Helper()
+		args["uri"] = u
+		var raw json.RawMessage
+		if err := c.call(protocol.MethodWorkspaceExecuteCommand, map[string]any{"command": command, "arguments": []any{args}}, &raw); err != nil {
+			t.Fatalf("%s: %v", command, err)
+		}
+		return raw
+	}
+	golden := func(command string, raw json.RawMessage) {
+		t.Helper()
+		var out bytes.Buffer
+		if err := json.Indent(&out, normalize(raw, ws, home), "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		out.WriteByte('\n')
+		formattest.Golden(t, filepath.Join("commands", command+".json"), out.Bytes())
+	}
+
+	golden(cmdDryRun, run(cmdDryRun, map[string]any{"keepLast": 1}))
+	golden(cmdCompact, run(cmdCompact, map[string]any{"keepLast": 1}))
+	hist := run(cmdHistory, map[string]any{})
+	golden(cmdHistory, hist)
+	var h CommandResult[daemon.History]
+	if err := json.Unmarshal(hist, &h); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Result.Versions) < 2 {
+		t.Fatalf("history: %s", hist)
+	}
+	// The stored versions (v1, v2, …; the agent's own compactions a1, …
+	// are listed too but have no content of their own to diff).
+	var stored []string
+	for _, v := range h.Result.Versions {
+		if strings.HasPrefix(v.Label, "v") {
+			stored = append(stored, v.Label)
+		}
+	}
+	first, last := stored[0], stored[len(stored)-1]
+	golden(cmdDiff, run(cmdDiff, map[string]any{"from": first, "to": last}))
+	golden(cmdRestore, run(cmdRestore, map[string]any{"version": first}))
+	golden(cmdRestoreBeforeAgent, run(cmdRestoreBeforeAgent, map[string]any{}))
+	golden(cmdRecompactAgent, run(cmdRecompactAgent, map[string]any{"keepLast": 1}))
+	golden(cmdCompactInPlace, run(cmdCompactInPlace, map[string]any{"keepLast": 1}))
+}
+
+var (
+	timestamps = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)|\b\d{8}T\d{6}(\.\d+)?`)
+	hashes     = regexp.MustCompile(`\b[0-9a-f]{64}\b`)
+	uuids      = regexp.MustCompile(`\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
+)
+
+// normalize replaces what differs from run to run.
+func normalize(raw json.RawMessage, ws, home string) []byte {
+	s := string(raw)
+	for dir, name := range map[string]string{ws: "<workspace>", home: "<home>"} {
+		s = strings.ReplaceAll(s, string(pathURI(dir)), "file://"+name)
+		s = strings.ReplaceAll(s, dir, name)
+	}
+	s = timestamps.ReplaceAllString(s, "<time>")
+	s = hashes.ReplaceAllString(s, "<sha256>")
+	s = uuids.ReplaceAllString(s, "<uuid>")
+	return []byte(s)
+}

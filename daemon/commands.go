@@ -115,8 +115,9 @@ func (d *Daemon) jobRequest(req CompactRequest, dryRun bool) jobs.Request {
 	}
 }
 
-// JobRequest is the job a compaction request runs (for tests and the
-// table that holds every surface to the same options).
+// JobRequest is the job a compaction request runs: the pipeline its
+// configuration and overrides give (lsp asks it whether tangents will be
+// removed, and so must be confirmed first).
 func (d *Daemon) JobRequest(req CompactRequest) jobs.Request { return d.jobRequest(req, false) }
 
 // Compact compacts a transcript into a fork (or in place), the pipeline

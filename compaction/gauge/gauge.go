@@ -1,5 +1,5 @@
 // Package gauge computes the calibrated context gauge of a transcript
-// (DESIGN.md §4): the last usage the provider's API reported, plus our BPE
+// (ARCHITECTURE.md, "Counting tokens"): the last usage the provider's API reported, plus our BPE
 // estimate of every message after it; where no usage was recorded, the
 // estimate alone. It also measures the estimator's error against the
 // reported figure and gives per-turn figures for hovers and code lenses.

@@ -10,10 +10,12 @@
 // The daemon, the configuration's [watch] switches and the jobs iterate
 // the registry; none of them names an agent.
 //
-// It must not import the daemon, its config or lsp.
+// It must not import the daemon, its config or lsp (sourcefile, which reads
+// transcripts safely, is all it uses of the daemon).
 package agents
 
 import (
+	"bufio"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -21,6 +23,7 @@ import (
 	"sync"
 
 	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
 // An Agent is everything compactd knows of one agent.
@@ -199,6 +202,44 @@ func Slug(abs string) string {
 		}
 	}
 	return string(b)
+}
+
+// StartedIn is the Session check of an agent that keeps every project's
+// sessions together: a file named like one of its sessions (named gets the
+// name without a compression suffix) that started in a workspace folder
+// (cwd reads which folder from the session).
+func StartedIn(named func(base string) bool, cwd func(path string) (string, bool)) func(path string, folders []string) bool {
+	return func(path string, folders []string) bool {
+		if !named(filepath.Base(sourcefile.PlainName(path))) {
+			return false
+		}
+		dir, ok := cwd(path)
+		return ok && InFolders(dir, folders)
+	}
+}
+
+// FirstLine is the first line of a session (decompressed), up to 4 MiB: a
+// session's metadata line carries the system prompt, a few tens of KB.
+func FirstLine(path string) ([]byte, bool) {
+	f, err := sourcefile.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64<<10)
+	line, err := r.ReadSlice('\n')
+	if err != nil && len(line) == 0 {
+		return nil, false
+	}
+	if err == bufio.ErrBufferFull {
+		buf := append([]byte(nil), line...)
+		for err == bufio.ErrBufferFull && len(buf) < 4<<20 {
+			line, err = r.ReadSlice('\n')
+			buf = append(buf, line...)
+		}
+		line = buf
+	}
+	return line, true
 }
 
 // JSONL reports whether path is a plain (not compressed) .jsonl file.

@@ -195,6 +195,22 @@ func (s *Store) RecordVersion(ctx context.Context, nv NewVersion) (v Version, re
 	}
 	pipeline, _ := json.Marshal(append([]string{}, nv.Pipeline...))
 	hash := ContentHash(nv.Content)
+	prefix := ""
+	if nv.Kind == KindSource {
+		// The last read of this source: a transcript that grew is
+		// recorded as what it added. A hint: read before the write
+		// transaction, like all of the content's preparing.
+		err := s.db.QueryRowContext(ctx,
+			`SELECT content_hash FROM versions WHERE conversation_id = ? AND kind = ? AND source_path = ? ORDER BY id DESC LIMIT 1`,
+			nv.Conversation.ID, KindSource, nv.SourcePath).Scan(&prefix)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return Version{}, false, fmt.Errorf("record version of %s in store %s: %w", nv.SourcePath, s.path, err)
+		}
+	}
+	prepared, err := prepareContent(ctx, s.db, nv.Content, nv.Cuts, prefix, hash)
+	if err != nil {
+		return Version{}, false, fmt.Errorf("record version of %s in store %s: %w", nv.SourcePath, s.path, err)
+	}
 	var id int64
 	err = s.tx(ctx, func(tx *sql.Tx) error {
 		if nv.Kind == KindSource {
@@ -209,18 +225,7 @@ func (s *Store) RecordVersion(ctx context.Context, nv NewVersion) (v Version, re
 				return err
 			}
 		}
-		prefix := ""
-		if nv.Kind == KindSource {
-			// The last read of this source: a transcript that grew is
-			// recorded as what it added.
-			err := tx.QueryRowContext(ctx,
-				`SELECT content_hash FROM versions WHERE conversation_id = ? AND kind = ? AND source_path = ? ORDER BY id DESC LIMIT 1`,
-				nv.Conversation.ID, KindSource, nv.SourcePath).Scan(&prefix)
-			if err != nil && !errors.Is(err, sql.ErrNoRows) {
-				return err
-			}
-		}
-		if _, err := putContent(ctx, tx, nv.Content, nv.Cuts, prefix, hash); err != nil {
+		if _, err := prepared.put(ctx, tx); err != nil {
 			return err
 		}
 		var n int

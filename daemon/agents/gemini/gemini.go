@@ -3,7 +3,6 @@
 package gemini
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/agents"
-	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
 func init() { agents.Register(Agent) }
@@ -87,13 +85,8 @@ func ProjectHash(folder string) string {
 // projectHash reads the projectHash a session's first record names (a
 // .json session is one document that starts with it).
 func projectHash(path string) (string, bool) {
-	f, err := sourcefile.OpenRegular(path) // never blocks on a pipe
-	if err != nil {
-		return "", false
-	}
-	defer f.Close()
-	line, err := bufio.NewReaderSize(f, 64<<10).ReadSlice('\n')
-	if err != nil && len(line) == 0 {
+	line, ok := agents.FirstLine(path)
+	if !ok {
 		return "", false
 	}
 	var rec struct {

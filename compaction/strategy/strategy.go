@@ -163,6 +163,13 @@ func Run(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, opts 
 		}
 		rep.Steps = append(rep.Steps, steps...)
 	}
+	if opts.Budget > 0 {
+		st, err := r.step(StrategyFit, r.fitBudget)
+		if err != nil {
+			return nil, nil, err
+		}
+		rep.Steps = append(rep.Steps, st)
+	}
 	if st := r.sanitize(); st.EventsRemoved > 0 || st.TokensSaved != 0 {
 		rep.Steps = append(rep.Steps, st)
 	}

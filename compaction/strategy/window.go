@@ -88,7 +88,7 @@ func (r *run) bridgeCut(cut, turns, removed int, removedSrc []int) {
 						// Named once it is needed: rendering the span costs its size.
 						text, named = recall.Placeholder(text, r.recallMessages(removedSrc)), true
 					}
-					p := transcript.Part{Kind: transcript.PartText, Text: text, Ref: m.Parts[0].Ref, Changed: true}
+					p := transcript.Part{Kind: transcript.PartText, Text: text, Ref: standInRef(m), Changed: true}
 					n := r.counter.Part(&p)
 					switch {
 					case n < r.msgTokens(k)-tokens.MessageOverhead, !r.alternation && n+tokens.MessageOverhead <= removed:
@@ -106,6 +106,19 @@ func (r *run) bridgeCut(cut, turns, removed int, removedSrc []int) {
 		}
 		prev = i
 	}
+}
+
+// standInRef is where a stand-in replacing m's content is written: over
+// one of its text blocks when it has one, since a codec rewrites a text
+// block as text but may keep a tool block (Anthropic's server_tool_use)
+// as it was.
+func standInRef(m *transcript.Message) transcript.Ref {
+	for _, p := range m.Parts {
+		if p.Kind == transcript.PartText {
+			return p.Ref
+		}
+	}
+	return m.Parts[0].Ref
 }
 
 func (r *run) slidingWindow() (int, error) {

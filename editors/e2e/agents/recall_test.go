@@ -136,6 +136,34 @@ var geminiRecall = recallAgent{
 	},
 }
 
+// qwenRecall is Qwen Code, which defers MCP tools behind tool_search and
+// tool_call yet runs a direct call by the tool's full name.
+var qwenRecall = recallAgent{
+	agent: agent{
+		name: "qwen", command: "qwen", label: "Qwen Code", timeout: 2 * time.Minute,
+		configure: qwenAgent.configure,
+		newID:     uuid,
+		first: func(sb *sandbox, id, prompt string) []string {
+			return []string{"--auth-type", "openai", "-m", newAgentModel, "--yolo", "--session-id", id, prompt}
+		},
+		resume: func(sb *sandbox, id, prompt string) []string {
+			return []string{"--auth-type", "openai", "-m", newAgentModel, "--yolo", "--resume", id, prompt}
+		},
+		session: func(t *testing.T, sb *sandbox, id string) string {
+			return filepath.Join(sb.home, ".qwen", "projects", claudeSlug(sb.project), "chats", id+".jsonl")
+		},
+		idOf: func(t *testing.T, path string) string { return strings.TrimSuffix(filepath.Base(path), ".jsonl") },
+	},
+	prepare: func(t *testing.T, sb *sandbox) {},
+	payload: func(it modelserver.Item) (string, error) {
+		if len(it.Blocks) != 1 {
+			return "", fmt.Errorf("want one text part, got %d: %q", len(it.Blocks), it.Blocks)
+		}
+		return it.Blocks[0], nil
+	},
+	original: func(it modelserver.Item) string { return it.Text },
+}
+
 func writeJSONFile(t *testing.T, path string, v any) {
 	t.Helper()
 	b, err := json.MarshalIndent(v, "", "  ")
@@ -159,7 +187,7 @@ func writeJSONFile(t *testing.T, path string, v any) {
 func TestRealAgentsRecall(t *testing.T) {
 	enabled(t)
 	bin := compactdBin(t)
-	for _, a := range []recallAgent{claudeRecall, codexRecall, geminiRecall} {
+	for _, a := range []recallAgent{claudeRecall, codexRecall, geminiRecall, qwenRecall} {
 		t.Run(a.name, func(t *testing.T) {
 			t.Parallel()
 			runRecall(t, a, bin)
@@ -275,7 +303,9 @@ func runRecall(t *testing.T, a recallAgent, bin string) {
 	if !within(st.Tokens, want, 0.01) {
 		t.Errorf("context_status says %d tokens of %s; the last reported usage is %d (bar: ±1%%)", st.Tokens, st.Path, want)
 	}
-	report("%s %s: recall %d bytes byte for byte; context_status %d vs reported %d (%+.2f%%)", a.label, version, len(got), st.Tokens, want, 100*float64(st.Tokens-want)/float64(want))
+	line := fmt.Sprintf("%s %s: recall %d bytes byte for byte; context_status %d vs reported %d (%+.2f%%)", a.label, version, len(got), st.Tokens, want, 100*float64(st.Tokens-want)/float64(want))
+	t.Log(line)
+	report("%s", line)
 
 	// Uninstalling leaves the agent's config as the install found it.
 	sb.run(t, time.Minute, bin, "mcp", "uninstall", a.name)

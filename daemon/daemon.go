@@ -19,6 +19,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/jobs"
@@ -486,11 +487,33 @@ func (d *Daemon) refresh(path string) error {
 			d.markActive(path, fi.ModTime())
 		}
 		d.emit(tr)
+		if snap := tr.snap.Load(); snap != nil {
+			d.protect(path, snap.Format)
+		}
 		d.savings.schedule(path)
 		d.enforceBudget(tr, false)
 		d.enforceColdBudget(tr, false)
 	}
 	return nil
+}
+
+// protect runs the agent's Protect (see agents.Agent) on a session that
+// changed, when compactd forked it or wrote it: Gemini CLI, resuming a
+// session, leaves a stub with which its next start of any other session
+// — a fork's resume too — deletes the session. The stub is settled once
+// the agent writes the session itself, which is the change seen here.
+// Sessions compactd never touched are left to the agent.
+func (d *Daemon) protect(path string, f transcript.Format) {
+	a := agents.ByFormat(f)
+	if a == nil || a.Protect == nil || d.opts.Jobs == nil || d.opts.Jobs.Store == nil || d.ctx == nil {
+		return // not started: commands run by an editor start it first
+	}
+	if _, known, err := d.opts.Jobs.Store.FindConversation(d.ctx, path, ""); err != nil || !known {
+		return
+	}
+	for _, note := range a.Protect(path) {
+		d.log.Info("protected a session from its agent's cleanup", "path", path, "note", note)
+	}
 }
 
 // enforceBudget lets the least recently changed hot transcripts go cold

@@ -46,6 +46,7 @@ var Agent = &agents.Agent{
 		}
 		return false
 	},
+	Protect: protect,
 }
 
 // ProjectHash is how Gemini CLI names a project in its records: the

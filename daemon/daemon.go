@@ -497,21 +497,22 @@ func (d *Daemon) refresh(path string) error {
 	return nil
 }
 
-// protect runs the agent's Protect (see agents.Agent) on a session that
-// changed, when compactd forked it or wrote it: Gemini CLI, resuming a
-// session, leaves a stub with which its next start of any other session
-// — a fork's resume too — deletes the session. The stub is settled once
-// the agent writes the session itself, which is the change seen here.
-// Sessions compactd never touched are left to the agent.
+// protect runs the agent's Protect (see agents.Agent) when one of its
+// files changed: Gemini CLI, resuming a session, leaves a stub with which
+// its next start of any other session — a fork's resume too — deletes the
+// session; the stub is done once Gemini CLI wrote its last line, which is
+// a change seen here. Only sessions compactd forked or wrote are
+// protected; the others are left to the agent.
 func (d *Daemon) protect(path string, f transcript.Format) {
 	a := agents.ByFormat(f)
 	if a == nil || a.Protect == nil || d.opts.Jobs == nil || d.opts.Jobs.Store == nil || d.ctx == nil {
 		return // not started: commands run by an editor start it first
 	}
-	if _, known, err := d.opts.Jobs.Store.FindConversation(d.ctx, path, ""); err != nil || !known {
-		return
+	known := func(p string) bool {
+		_, ok, err := d.opts.Jobs.Store.FindConversation(d.ctx, p, "")
+		return err == nil && ok
 	}
-	for _, note := range a.Protect(path) {
+	for _, note := range a.Protect(path, known) {
 		d.log.Info("protected a session from its agent's cleanup", "path", path, "note", note)
 	}
 }

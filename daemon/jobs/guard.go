@@ -10,7 +10,7 @@ import (
 // its agent's Protect, with what it did as notes for the user.
 func guardSource(f transcript.Format, path string) []string {
 	if a := agents.ByFormat(f); a != nil && a.Protect != nil {
-		return a.Protect(path)
+		return a.Protect(path, func(p string) bool { return p == path })
 	}
 	return nil
 }

@@ -113,4 +113,38 @@ func TestTheDaemonKeepsGeminiFromDeletingWhatCompactdForked(t *testing.T) {
 	if _, err := os.Stat(forked); err != nil {
 		t.Fatal(err)
 	}
+
+	// Gemini CLI resumes the session again: the stub gets its header as
+	// the process starts and the session's file its turn; removed now, the
+	// stub's last line would come back as a file with no header. It stays
+	// until that line is written, and goes then.
+	running := filepath.Join(chats, "session-2026-11-26T01-13-11111111.jsonl")
+	full, _ := os.ReadFile(forkedStubSource(t))
+	full = []byte(strings.ReplaceAll(string(full), "5f1d55a628da01b680e0cf976ce6deb2bf2039a2977c55a9cf131a4be44506b8", gemini.ProjectHash(ws)))
+	header, last, _ := strings.Cut(string(full), "\n")
+	os.WriteFile(running, []byte(header+"\n"), 0o644)
+	appendTurn(t, forked)
+	if _, err := d.Refresh(forked); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(running); err != nil {
+		t.Fatalf("a stub Gemini CLI is still writing was removed: %v", err)
+	}
+	f, _ := os.OpenFile(running, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(last)
+	f.Close()
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(running); os.IsNotExist(err) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the stub is still there once Gemini CLI wrote its last line")
+		}
+		d.Refresh(running) // the watcher may not have seen the write yet
+	}
+}
+
+func forkedStubSource(t *testing.T) string {
+	return "../../jobs/testdata/gemini-two-files/session-2026-11-26T00-58-11111111.jsonl"
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/jobs"
@@ -44,6 +45,10 @@ type Compaction struct {
 	Message string `json:"message"`
 	// Open is the file worth showing: the fork, the dry-run report.
 	Open string `json:"open,omitempty"`
+	// Economics, for a dry run of a priced model, is what compacting now
+	// costs once, saves per turn and after how many turns it pays back,
+	// and whether the cache is already cold.
+	Economics *pricing.Economics `json:"economics,omitempty"`
 	// The job's result, embedded by value: the wire's encoder
 	// (segmentio/encoding, under jsonrpc2) drops the omitempty fields of
 	// an embedded pointer.
@@ -110,8 +115,9 @@ func (d *Daemon) jobRequest(req CompactRequest, dryRun bool) jobs.Request {
 	}
 }
 
-// JobRequest is the job a compaction request runs (for tests and the
-// table that holds every surface to the same options).
+// JobRequest is the job a compaction request runs: the pipeline its
+// configuration and overrides give (lsp asks it whether tangents will be
+// removed, and so must be confirmed first).
 func (d *Daemon) JobRequest(req CompactRequest) jobs.Request { return d.jobRequest(req, false) }
 
 // Compact compacts a transcript into a fork (or in place), the pipeline
@@ -150,6 +156,11 @@ func (d *Daemon) compact(ctx context.Context, req CompactRequest, dryRun bool) (
 	case res.DryRun:
 		out.Message = fmt.Sprintf("dry run: compaction would save %s tokens (%s → %s); nothing was written", Short(saved), Short(res.TokensBefore), Short(res.TokensAfter))
 		out.Open = res.ReportPath
+		if snap := d.Snapshot(req.Path); snap != nil {
+			if out.Economics = snap.Insight.Economics(snap.Tokens, saved, d.Now()); out.Economics != nil && saved > 0 {
+				out.Message += "; " + out.Economics.Line
+			}
+		}
 	case req.InPlace:
 		out.Message = fmt.Sprintf("compacted in place: %s → %s tokens (saved %s); the previous content is version %s", Short(res.TokensBefore), Short(res.TokensAfter), Short(saved), res.Parent)
 		_, _ = d.Refresh(req.Path) // the gauge follows the rewritten file at once

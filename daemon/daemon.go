@@ -18,6 +18,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/agents"
@@ -31,6 +32,14 @@ type Options struct {
 	// Folders are the workspace folders (absolute paths).
 	Folders []string
 	Env     agents.Env
+	// Getenv is the environment the agents are taken to run with, for
+	// the settings they read from it (CLAUDE_AUTOCOMPACT_PCT_OVERRIDE, …):
+	// the daemon's own, as the editor started it from the user's session.
+	// nil reads none (tests stay hermetic).
+	Getenv func(string) string
+	// Now is the clock (nil: the system's): how long a session has been
+	// idle decides whether its cache went cold.
+	Now func() time.Time
 	// Config are the configuration's layers above the files: the
 	// editor's settings and the server's flags (SetClientSettings
 	// replaces the editor's).
@@ -175,6 +184,13 @@ func New(opts Options) (*Daemon, error) {
 		}
 	}
 	d.ix = &indexer{forced: opts.Counter, counters: newCounterSet(opts.CountCache), cache: opts.CountCache, registry: tokens.NewRegistry(), settings: d.settingsFor, log: d.log, overhead: opts.Overhead}
+	th := &thresholds{env: opts.Env, getenv: opts.Getenv, now: time.Now}
+	if d.opts.Now == nil {
+		d.opts.Now = time.Now
+	}
+	d.ix.threshold = func(path string, t *transcript.Transcript, r gauge.Resolved) *gauge.AutoCompact {
+		return th.of(path, t, r, d.folderOf(path))
+	}
 	if _, err := d.ix.fallback(); err != nil {
 		return nil, err
 	}
@@ -187,6 +203,9 @@ func New(opts Options) (*Daemon, error) {
 	d.savingsIx = &indexer{counters: newCounterSet(opts.CountCache), registry: d.ix.registry, settings: d.settingsFor, log: d.log, serial: true}
 	return d, nil
 }
+
+// Now is the daemon's clock.
+func (d *Daemon) Now() time.Time { return d.opts.Now() }
 
 // Folders returns the workspace folders.
 func (d *Daemon) Folders() []string {

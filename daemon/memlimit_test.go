@@ -1,12 +1,13 @@
 package daemon
 
 import (
-	"github.com/compactd/compactd/daemon/agents"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"testing"
+
+	"github.com/compactd/compactd/daemon/agents"
 
 	"github.com/compactd/compactd/daemon/jobs"
 	"github.com/compactd/compactd/daemon/store"
@@ -50,7 +51,7 @@ func TestNoMemoryLimitLiftsNothing(t *testing.T) {
 func TestACompactionRunsWithoutTheLimit(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	dir := t.TempDir()
-	for _, k := range []string{"HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME"} {
+	for _, k := range []string{"HOME", "USERPROFILE", "APPDATA", "LOCALAPPDATA", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME"} {
 		t.Setenv(k, filepath.Join(dir, "home", k))
 	}
 	src, err := os.ReadFile("testdata/claude-mcp-overhead.jsonl")

@@ -2,13 +2,14 @@ package lsp
 
 import (
 	"encoding/json"
-	"github.com/compactd/compactd/daemon"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/compactd/compactd/daemon"
 
 	"go.lsp.dev/protocol"
 
@@ -119,7 +120,11 @@ func TestAutoCompaction(t *testing.T) {
 			if fork == path {
 				fork = files[1]
 			}
-			if !strings.Contains(string(raw), fork) {
+			var shown protocol.ShowMessageParams
+			if err := json.Unmarshal(raw, &shown); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(shown.Message, fork) {
 				t.Fatalf("the announcement does not name the fork %s: %s", fork, raw)
 			}
 			if got, _ := os.ReadFile(path); string(got) != string(data) {

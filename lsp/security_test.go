@@ -3,13 +3,15 @@ package lsp
 import (
 	"crypto/sha256"
 	"fmt"
-	"github.com/compactd/compactd/daemon"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/compactd/compactd/daemon"
+	"github.com/compactd/compactd/daemon/platform/platformtest"
 
 	"go.lsp.dev/protocol"
 
@@ -47,6 +49,7 @@ func treeDigest(t *testing.T, root string) map[string]string {
 // nothing is written on either side of the link. A link that stays
 // inside the workspace works for forks and is never written through.
 func TestSymlinksEscapingTheWorkspace(t *testing.T) {
+	platformtest.NeedSymlinks(t)
 	testEnv(t)
 	ws, outside := t.TempDir(), t.TempDir()
 	real := filepath.Join(outside, "real.jsonl")

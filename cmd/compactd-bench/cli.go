@@ -1,5 +1,3 @@
-//go:build linux
-
 package main
 
 // The cli section measures the commands a user types on a large Claude

@@ -1,5 +1,3 @@
-//go:build linux
-
 package main
 
 // Bench sessions built from real ones: the Claude Code sessions of the

@@ -1,5 +1,3 @@
-//go:build linux
-
 package main
 
 import (
@@ -11,10 +9,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/compactd/compactd/compaction/sessiongen"
+	"github.com/compactd/compactd/daemon/platform/platformtest"
 )
 
 // The hostile section: the command line against files that used to cost
@@ -77,15 +75,15 @@ const launchArg = "-launch-measured"
 func launch(args []string) int {
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = dieWithParent()
 	err := cmd.Run()
 	if cmd.ProcessState == nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+	if peak, ok := platformtest.PeakRSS(cmd.ProcessState); ok {
 		out := os.NewFile(3, "measure")
-		fmt.Fprintf(out, "%d %d %d\n", ru.Maxrss, cmd.ProcessState.UserTime().Nanoseconds(), cmd.ProcessState.SystemTime().Nanoseconds())
+		fmt.Fprintf(out, "%d %d %d\n", peak>>10, cmd.ProcessState.UserTime().Nanoseconds(), cmd.ProcessState.SystemTime().Nanoseconds())
 		out.Close()
 	}
 	return cmd.ProcessState.ExitCode()

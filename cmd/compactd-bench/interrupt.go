@@ -1,5 +1,3 @@
-//go:build linux
-
 package main
 
 import (
@@ -16,6 +14,7 @@ import (
 	"time"
 
 	"github.com/compactd/compactd/compaction/sessiongen"
+	"github.com/compactd/compactd/daemon/platform/platformtest"
 )
 
 // The interrupt section: issue 16's "every command ends within 2 s of
@@ -56,14 +55,11 @@ func benchInterrupt(ctx context.Context, cfg *config) ([]row, error) {
 	if len(locks) != 1 {
 		return nil, fmt.Errorf("locks after one compaction: %v; want the conversation's one", locks)
 	}
-	lf, err := os.OpenFile(locks[0], os.O_RDWR, 0)
+	unlock, err := platformtest.LockFile(locks[0])
 	if err != nil {
 		return nil, err
 	}
-	defer lf.Close()
-	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX); err != nil {
-		return nil, err
-	}
+	defer unlock()
 	big := filepath.Join(dir, "big.jsonl")
 	var b bytes.Buffer
 	b.Write(original)

@@ -1,5 +1,3 @@
-//go:build linux
-
 package main
 
 // The lsp section measures compactd serve the way an editor sees it: the

@@ -1,5 +1,3 @@
-//go:build linux
-
 // Command compactd-bench is `make bench`: it measures every performance
 // figure compactd promises and prints them in one Markdown table, each
 // beside its anchor (the bar it must meet) with a verdict.
@@ -10,8 +8,8 @@
 // register(section{...}); a section returns rows. Rows that have a bar
 // (ratios, equalities) print first, raw timings after.
 //
-// It runs on Linux only: its bars are Linux figures, read from rusage
-// (peak RSS of each command), flock and Pdeathsig.
+// Its bars are Linux figures and it runs on Linux: each command's peak RSS
+// comes from rusage through a launcher that reports on file descriptor 3.
 package main
 
 import (

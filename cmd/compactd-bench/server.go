@@ -1,5 +1,3 @@
-//go:build linux
-
 package main
 
 // The server section measures compactd serve over stdio, as an editor

@@ -1,5 +1,3 @@
-//go:build linux
-
 package main
 
 // The workspace section measures compactd serve the way a user's editor

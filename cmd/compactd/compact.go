@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/compactd/compactd/compaction/facts"
 	_ "github.com/compactd/compactd/compaction/format/all" // every codec
@@ -243,7 +244,7 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	w := windowOf(before, res)
+	w := windowOf(before, res, e.clock())
 	if *asJSON {
 		return writeJSON(e.stdout, struct {
 			*jobs.Result
@@ -271,9 +272,13 @@ type compactWindow struct {
 	Why           string           `json:"why,omitempty"`
 	Cost          *pricing.Figures `json:"cost"`
 	SavingPerTurn *pricing.Saving  `json:"savingPerTurn"`
+	// Economics is what compacting now costs once (the kept context
+	// written to the cache), saves per turn, and after how many turns it
+	// pays back; whether the cache is already cold. nil without a price.
+	Economics *pricing.Economics `json:"economics"`
 }
 
-func windowOf(f *figures, res *jobs.Result) *compactWindow {
+func windowOf(f *figures, res *jobs.Result, now time.Time) *compactWindow {
 	if f == nil || f.breakdown.Inside != res.TokensBefore {
 		// Counted differently (another model's encoding): no figure
 		// rather than a wrong one.
@@ -289,6 +294,7 @@ func windowOf(f *figures, res *jobs.Result) *compactWindow {
 	if f.price != nil {
 		s := f.price.PerTurnSaving(f.gauge.Tokens, saved)
 		w.SavingPerTurn = &s
+		w.Economics = f.economics(w.Tokens-w.After, now)
 	}
 	return w
 }
@@ -316,6 +322,9 @@ func printWindow(out io.Writer, f *figures, w *compactWindow) {
 	}
 	if line := costLine(f, f.gauge.Tokens-w.After); line != "" {
 		fmt.Fprintln(out, line)
+	}
+	if e := w.Economics; e != nil {
+		fmt.Fprintln(out, "economics: "+e.Line)
 	}
 }
 

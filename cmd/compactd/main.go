@@ -31,6 +31,17 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	// now is the clock (nil: the system's); tests set it to say how long
+	// a session has been idle.
+	now func() time.Time
+}
+
+// clock is the time now.
+func (e *env) clock() time.Time {
+	if e.now != nil {
+		return e.now()
+	}
+	return time.Now()
 }
 
 // usageError marks errors caused by how the command was called (exit 2).

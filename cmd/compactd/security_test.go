@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/compactd/compactd/daemon/platform/platformtest"
 )
 
 // sandbox is one temp tree holding everything a command may touch: the
@@ -34,7 +36,7 @@ func newSandbox(t *testing.T) *sandbox {
 		envs: map[string]string{},
 	}
 	for k, v := range map[string]string{
-		"HOME": sb.home, "XDG_STATE_HOME": filepath.Join(root, "state"), "XDG_CONFIG_HOME": filepath.Join(sb.home, ".config"),
+		"HOME": sb.home, "USERPROFILE": sb.home, "APPDATA": filepath.Join(sb.home, "AppData", "Roaming"), "LOCALAPPDATA": filepath.Join(sb.home, "AppData", "Local"), "XDG_STATE_HOME": filepath.Join(root, "state"), "XDG_CONFIG_HOME": filepath.Join(sb.home, ".config"),
 		"XDG_CACHE_HOME": filepath.Join(sb.home, ".cache"), "XDG_DATA_HOME": filepath.Join(sb.home, ".local", "share"),
 		"CLAUDE_CONFIG_DIR": filepath.Join(sb.home, ".claude"), "CODEX_HOME": filepath.Join(sb.home, ".codex"),
 		"COMPACTD_STORE": filepath.Join(sb.storeDir, "compactd.db"),
@@ -135,6 +137,7 @@ func TestCommandsWriteOnlyBesideTheTranscriptAndTheStore(t *testing.T) {
 
 // (b) a symlinked transcript or an escaping fork folder is refused.
 func TestCommandsRefuseToWriteThroughSymlinks(t *testing.T) {
+	platformtest.NeedSymlinks(t)
 	sb := newSandbox(t)
 	target, orig := writeSession(t, sb.sibling, "real.jsonl", 10, 4)
 	link := filepath.Join(sb.proj, "chat.jsonl")
@@ -161,6 +164,9 @@ func TestCommandsRefuseToWriteThroughSymlinks(t *testing.T) {
 
 // (c) the store is private: 0600 files, 0700 folder.
 func TestStoreIsPrivate(t *testing.T) {
+	if !platformtest.PermissionBits {
+		t.Skip("skip: Windows has no Unix permission bits; the store is private by the ACLs of the user's profile folder")
+	}
 	sb := newSandbox(t)
 	path, _ := writeSession(t, sb.proj, "chat.jsonl", 12, 4)
 	if code, _, stderr := runCLI(t, sb.envs, "compact", path); code != 0 {

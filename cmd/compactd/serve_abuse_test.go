@@ -23,13 +23,18 @@ import (
 
 // buildServe builds the compactd binary once per test binary run (the
 // build cache makes it quick); tests that spawn it skip under -short.
+// COMPACTD_SERVE_RACE=1 builds it with the race detector (make stress).
 var buildServe = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "compactd-serve-test-")
 	if err != nil {
 		return "", err
 	}
 	bin := filepath.Join(dir, "compactd")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
+	args := []string{"build", "-o", bin}
+	if os.Getenv("COMPACTD_SERVE_RACE") == "1" {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command("go", append(args, ".")...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build: %v\n%s", err, out)
 	}
@@ -236,7 +241,8 @@ func peakRSS(t *testing.T, pid int) int64 {
 func serveEnv(t *testing.T) (map[string]string, string) {
 	home := t.TempDir()
 	envs := map[string]string{
-		"HOME": home, "XDG_STATE_HOME": filepath.Join(home, "state"), "XDG_CONFIG_HOME": filepath.Join(home, "config"),
+		"HOME": home, "USERPROFILE": home, "APPDATA": filepath.Join(home, "appdata"), "LOCALAPPDATA": filepath.Join(home, "localappdata"),
+		"XDG_STATE_HOME": filepath.Join(home, "state"), "XDG_CONFIG_HOME": filepath.Join(home, "config"),
 		"XDG_CACHE_HOME": filepath.Join(home, "cache"), "XDG_DATA_HOME": filepath.Join(home, "data"),
 		"CLAUDE_CONFIG_DIR": filepath.Join(home, "claude"), "CODEX_HOME": filepath.Join(home, "codex"),
 		"COMPACTD_STORE": filepath.Join(home, "store", "compactd.db"),

@@ -30,7 +30,7 @@ func TestServeLifecycle(t *testing.T) {
 	}{{"shutdown then exit", true, 0}, {"exit alone", false, 1}} {
 		t.Run(tc.name, func(t *testing.T) {
 			home := t.TempDir()
-			vars := map[string]string{"HOME": home, "XDG_STATE_HOME": filepath.Join(home, "state"),
+			vars := map[string]string{"HOME": home, "USERPROFILE": home, "APPDATA": filepath.Join(home, "appdata"), "LOCALAPPDATA": filepath.Join(home, "localappdata"), "XDG_STATE_HOME": filepath.Join(home, "state"),
 				"CLAUDE_CONFIG_DIR": filepath.Join(home, "claude"), "CODEX_HOME": filepath.Join(home, "codex")}
 			for k, v := range vars {
 				t.Setenv(k, v)

@@ -44,7 +44,7 @@ func TestStatuslineRealPayload(t *testing.T) {
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
-	want := "195k / 200k · 97 % critical │ outside 192k · assistant text 1.8k · tool results 1.4k (mcp__github__get_issue 1.4k) │ $0.141 so far · next turn $0.058 │ compaction can't help: 98 % is outside the transcript\n"
+	want := "195k / 200k · 97 % critical │ auto-compacts at 167k (default), due now │ outside 192k · assistant text 1.8k · tool results 1.4k (mcp__github__get_issue 1.4k) │ $0.141 so far · next turn $0.058 │ compaction can't help: 98 % is outside the transcript\n"
 	if out != want {
 		t.Fatalf("statusline\n got %q\nwant %q", out, want)
 	}
@@ -63,11 +63,18 @@ func TestStatuslineRealPayload(t *testing.T) {
 // line on a failing command), exit 0; wrong usage exits 2.
 func TestStatuslineBadInput(t *testing.T) {
 	envs := isolatedEnv(t)
+	transcriptJSON := func(path string) string {
+		b, err := json.Marshal(map[string]string{"transcript_path": path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
 	cases := []struct{ name, stdin, want string }{
 		{"not JSON", "hello", "compactd: stdin is not Claude Code's statusline JSON"},
 		{"no transcript yet", `{"hook_event_name":"Status","session_id":"x","model":{"id":"claude-opus-4-7"}}`, "compactd: no transcript yet"},
-		{"missing transcript", `{"transcript_path":"` + filepath.Join(envs["HOME"], "gone.jsonl") + `"}`, "compactd: read " + filepath.Join(envs["HOME"], "gone.jsonl")},
-		{"not a transcript", `{"transcript_path":"` + filepath.Join("testdata", "gauge", "notes.txt") + `"}`, "is not a recognized transcript"},
+		{"missing transcript", transcriptJSON(filepath.Join(envs["HOME"], "gone.jsonl")), "compactd: read " + filepath.Join(envs["HOME"], "gone.jsonl")},
+		{"not a transcript", transcriptJSON(filepath.Join("testdata", "gauge", "notes.txt")), "is not a recognized transcript"},
 	}
 	for _, c := range cases {
 		out, _, code := runStatuslineCLI(t, []byte(c.stdin))

@@ -24,7 +24,7 @@ func runCLI(t *testing.T, envs map[string]string, args ...string) (int, string, 
 func isolatedEnv(t *testing.T) map[string]string {
 	root := t.TempDir()
 	m := map[string]string{}
-	for _, k := range []string{"HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME"} {
+	for _, k := range []string{"HOME", "USERPROFILE", "APPDATA", "LOCALAPPDATA", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME"} {
 		m[k] = filepath.Join(root, strings.ToLower(k))
 		t.Setenv(k, m[k])
 	}

@@ -63,6 +63,13 @@ func insertSession(t *testing.T, w interface {
 	}
 }
 
+// The folders sessions started in, as the agent writes them on this OS
+// (opencode records the native path).
+var (
+	calcDir  = filepath.Join(string(filepath.Separator)+"home", "ada", "calc")
+	otherDir = filepath.Join(string(filepath.Separator)+"home", "ada", "other")
+)
+
 func itoa(n int64) string {
 	b, _ := json.Marshal(n)
 	return string(b)
@@ -70,18 +77,18 @@ func itoa(n int64) string {
 
 func TestExportReadsAsAnOpencodeSession(t *testing.T) {
 	path, w := agentDB(t)
-	insertSession(t, w, "ses_1", "/home/ada/calc", 3)
-	insertSession(t, w, "ses_2", "/home/ada/other", 1)
+	insertSession(t, w, "ses_1", calcDir, 3)
+	insertSession(t, w, "ses_2", otherDir, 1)
 	db, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	ss, err := db.Sessions(t.Context(), []string{"/home/ada/calc"})
+	ss, err := db.Sessions(t.Context(), []string{calcDir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ss) != 1 || ss[0].ID != "ses_1" || ss[0].Directory != "/home/ada/calc" {
+	if len(ss) != 1 || ss[0].ID != "ses_1" || ss[0].Directory != calcDir {
 		t.Fatalf("sessions in the workspace: %+v", ss)
 	}
 	out, err := db.Export(t.Context(), "ses_1")
@@ -93,7 +100,7 @@ func TestExportReadsAsAnOpencodeSession(t *testing.T) {
 	if err != nil {
 		t.Fatalf("export does not parse: %v\n%s", err, out)
 	}
-	if len(tr.Messages) != 6 || tr.Meta.SessionID != "ses_1" || tr.Meta.Cwd != "/home/ada/calc" || tr.Skipped != 0 {
+	if len(tr.Messages) != 6 || tr.Meta.SessionID != "ses_1" || tr.Meta.Cwd != calcDir || tr.Skipped != 0 {
 		t.Fatalf("parsed %d messages, meta %+v, skipped %d", len(tr.Messages), tr.Meta, tr.Skipped)
 	}
 	if u := tr.Messages[5].Usage; u == nil || u.ContextTokens() != 1002 {
@@ -114,7 +121,7 @@ func formatCodec() (opencode.Codec, bool) {
 // holds a read open while the agent commits: the agent is not blocked.
 func TestReadsBesideAnOpenWriteTransaction(t *testing.T) {
 	path, w := agentDB(t)
-	insertSession(t, w, "ses_1", "/home/ada/calc", 2)
+	insertSession(t, w, "ses_1", calcDir, 2)
 	db, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +135,7 @@ func TestReadsBesideAnOpenWriteTransaction(t *testing.T) {
 	// The agent's write lock is held from here until the commit below, so
 	// a read that waited for it could only end in SQLITE_BUSY after the
 	// busy timeout: reads that succeed did not wait.
-	insertSession(t, tx, "ses_2", "/home/ada/calc", 1)
+	insertSession(t, tx, "ses_2", calcDir, 1)
 	ss, err := db.Sessions(ctx, nil)
 	if err != nil {
 		t.Fatalf("read beside an open write transaction: %v", err)
@@ -157,7 +164,7 @@ func TestReadsBesideAnOpenWriteTransaction(t *testing.T) {
 	if err := rtx.QueryRow(`SELECT count(*) FROM part`).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
-	insertSession(t, w, "ses_3", "/home/ada/calc", 1)
+	insertSession(t, w, "ses_3", calcDir, 1)
 	rtx.Rollback()
 
 	// A write through compactd's connection is refused: it is read-only.

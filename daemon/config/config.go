@@ -11,12 +11,11 @@ package config
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -162,9 +161,16 @@ func Default() *Config {
 }
 
 // UserFile returns the user config path: $XDG_CONFIG_HOME/compactd/config.toml,
-// falling back to $HOME/.config.
+// else on Windows %APPDATA%\compactd\config.toml, else ~/.config/compactd/config.toml.
 func UserFile() (string, error) {
 	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" && runtime.GOOS == "windows" {
+		d, err := os.UserConfigDir() // %APPDATA%
+		if err != nil {
+			return "", fmt.Errorf("find the user config: %w", err)
+		}
+		dir = d
+	}
 	if dir == "" {
 		home, err := os.UserHomeDir()
 		if err != nil {
@@ -177,28 +183,12 @@ func UserFile() (string, error) {
 
 // Load reads defaults, the user file and the workspace file file (a
 // .compactd.toml, see Nearest; either may be absent, "" skips it) and
-// validates the result: a file that does not is an error (the CLI's).
+// validates the result: unlike Resolve, a file that does not validate is
+// an error (the CLI's: it stops rather than run with other settings).
 func Load(file string) (*Config, error) {
-	c := Default()
-	user, err := UserFile()
+	c, err := Resolve(file, Layers{Files: true})
 	if err != nil {
 		return nil, err
-	}
-	files := []string{user}
-	if file != "" {
-		files = append(files, file)
-	}
-	for _, f := range files {
-		b, err := readRegular(f)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read config %s: %w", f, err)
-		}
-		if err := c.ApplyTOML(f, b); err != nil {
-			return nil, err
-		}
 	}
 	return c, nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ func isolate(t *testing.T) (userFile, workspace string) {
 	t.Helper()
 	home, xdg := t.TempDir(), t.TempDir()
 	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home)
 	t.Setenv("XDG_CONFIG_HOME", xdg)
 	userFile = filepath.Join(xdg, "compactd", "config.toml")
 	if err := os.MkdirAll(filepath.Dir(userFile), 0o755); err != nil {
@@ -113,10 +115,17 @@ func TestLoadDefaultsWithoutFiles(t *testing.T) {
 }
 
 func TestHomeFallback(t *testing.T) {
-	home := t.TempDir()
+	home, appData := t.TempDir(), t.TempDir()
 	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home)
+	t.Setenv("APPDATA", appData)
 	t.Setenv("XDG_CONFIG_HOME", "")
+	// Where each OS keeps a user's settings: ~/.config on Linux and macOS
+	// (as CLI tools do there), %APPDATA% on Windows.
 	dir := filepath.Join(home, ".config", "compactd")
+	if runtime.GOOS == "windows" {
+		dir = filepath.Join(appData, "compactd")
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -76,8 +76,9 @@ func agentVersions(src *source, list []format.AgentCompaction) []store.Version {
 
 // AgentCompactions lists the history labels of the compactions the agent
 // recorded in path ("a1", …), oldest first.
-func (r *Runner) AgentCompactions(ctx context.Context, path string) ([]string, error) {
-	path, err := absPath(path)
+func (r *Runner) AgentCompactions(ctx context.Context, path string) (_ []string, err error) {
+	defer r.recovered(&err, "list the agent's compactions of "+path)
+	path, err = absPath(path)
 	if err != nil {
 		return nil, err
 	}
@@ -145,6 +146,7 @@ func (r *Runner) readBeforeAgent(path, label string) (*beforeAgent, error) {
 // file is recorded first, and the restored conversation as its child.
 func (r *Runner) RestoreBeforeAgent(ctx context.Context, path, label string) (_ *RestoreResult, err error) {
 	defer func() { err = r.Store.Explain(err) }()
+	defer r.recovered(&err, "restore "+path+" before "+label)
 	if path, err = absPath(path); err != nil {
 		return nil, err
 	}
@@ -156,7 +158,7 @@ func (r *Runner) RestoreBeforeAgent(ctx context.Context, path, label string) (_ 
 	if err != nil {
 		return nil, err
 	}
-	lock, err := lockConversation(ctx, r.Store.LocksDir(), conv.Key)
+	lock, err := r.lockConversation(ctx, conv.Key)
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +262,7 @@ func (r *Runner) recompactAgent(ctx context.Context, path string, req Request) (
 		return nil, err
 	}
 	report(req.Progress, "lock", 5)
-	lock, err := lockConversation(ctx, r.Store.LocksDir(), conv.Key)
+	lock, err := r.lockConversation(ctx, conv.Key)
 	if err != nil {
 		return nil, err
 	}
@@ -316,7 +318,7 @@ func (r *Runner) recompactAgent(ctx context.Context, path string, req Request) (
 		SourcePath: path, SourceHash: beforeVersion.ContentHash, Format: string(b.src.codec.Format()),
 		Pipeline: pipelineNames(req.Options), Options: req.Options, Report: recorded,
 		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, ForkPath: target,
-		Content: out.data, Cuts: recordCuts(out.t), Created: r.now(),
+		Content: out.data, Cuts: recordCuts(out.t), Created: r.now(), Recalls: out.recalls,
 	})
 	if err != nil {
 		return nil, err

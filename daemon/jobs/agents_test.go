@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -73,7 +74,11 @@ func TestOpenCodeForkIsAnExportToImport(t *testing.T) {
 	if res.Format != "opencode" || !strings.HasPrefix(res.Session, "ses_") || res.Session == "ses_df6018d8cffeeRX164hLZrrQC7" {
 		t.Fatalf("result %+v", res)
 	}
-	want := "cd /home/ada/calc && opencode import " + res.ForkPath + " && opencode --session " + res.Session
+	fork := res.ForkPath
+	if runtime.GOOS == "windows" {
+		fork = "'" + fork + "'" // C:\… holds characters a shell would read
+	}
+	want := "cd /home/ada/calc && opencode import " + fork + " && opencode --session " + res.Session
 	if res.Resume != want {
 		t.Fatalf("resume %q, want %q", res.Resume, want)
 	}

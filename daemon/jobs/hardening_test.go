@@ -12,6 +12,7 @@ import (
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/platform/platformtest"
 	"github.com/compactd/compactd/daemon/store"
 )
 
@@ -122,6 +123,9 @@ func TestReadOnlyFileAndFolder(t *testing.T) {
 		t.Errorf("restore over a read-only file: err = %v", err)
 	}
 
+	if !platformtest.ReadOnlyFolders {
+		t.Skip("skip the read-only folder: on Windows a folder's read-only attribute does not keep files from being created in it (only an ACL does)")
+	}
 	rodir := filepath.Join(root, "ro-dir")
 	path2, orig2 := claudeSession(t, rodir, 32, 6)
 	os.Chmod(rodir, 0o555)
@@ -151,6 +155,7 @@ func TestReadOnlyFileAndFolder(t *testing.T) {
 // read but never written through; a fork folder that is a link leaving the
 // workspace is refused.
 func TestSymlinksAreNotWrittenThrough(t *testing.T) {
+	platformtest.NeedSymlinks(t)
 	root := isolate(t)
 	ctx := context.Background()
 	r := realRunner(t)

@@ -22,7 +22,7 @@ import (
 func isolate(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	for _, k := range []string{"HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME"} {
+	for _, k := range []string{"HOME", "USERPROFILE", "APPDATA", "LOCALAPPDATA", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME"} {
 		t.Setenv(k, filepath.Join(root, strings.ToLower(k)))
 	}
 	t.Setenv("COMPACTD_STORE", filepath.Join(root, "state", "compactd.db"))

@@ -156,7 +156,10 @@ func (a *apiServer) config() llm.Config {
 func providers() []string { return []string{llm.ProviderOpenAI, llm.ProviderAnthropic} }
 
 func setup(t *testing.T) {
-	t.Setenv("HOME", t.TempDir())
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home)
+	t.Setenv("APPDATA", t.TempDir())
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	t.Setenv("COMPACTD_TEST_KEY", testKey)
@@ -230,8 +233,9 @@ func TestSummarizePromptAndReply(t *testing.T) {
 			if req.Body["model"] != "test-model" {
 				t.Errorf("model = %v", req.Body["model"])
 			}
-			// The prompt: all five directives, custom instructions appended after them.
-			for _, d := range []string{"goal and environment", "error message, every command run and its outcome", "Decisions that were made and why", "resolved and what remains open", "Who said what"} {
+			// The prompt: the execution frontier's sections and the other
+			// directives, custom instructions appended after them.
+			for _, d := range []string{"Goal:", "Done:", "Remaining:", "Next action:", "Files touched", "Commands that work", "Open errors", "Decisions that were made and why", "Who said what"} {
 				if !strings.Contains(req.System, d) {
 					t.Errorf("system prompt lacks directive %q", d)
 				}

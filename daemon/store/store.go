@@ -10,7 +10,9 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
+	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
@@ -23,6 +25,12 @@ const applicationID = 0x636d7064
 
 // sqliteHeader opens every SQLite database file.
 var sqliteHeader = []byte("SQLite format 3\x00")
+
+// busyTimeout is how long a writer waits for another to finish (SQLite's
+// busy_timeout): every write transaction holds the store for lookups and
+// inserts only — what they insert is prepared before — so a wait this
+// long means something held it far longer than any of compactd's own.
+const busyTimeout = 10 * time.Second
 
 // Store is an open compactd database. It is safe for concurrent use; SQLite
 // serializes writers across processes (busy_timeout waits for the lock).
@@ -41,14 +49,29 @@ type Store struct {
 }
 
 // DefaultPath resolves where the store lives: COMPACTD_STORE, else
-// $XDG_STATE_HOME/compactd/compactd.db, else $HOME/.local/state/compactd/compactd.db.
+// $XDG_STATE_HOME/compactd/compactd.db, else on Windows
+// %LOCALAPPDATA%\compactd\compactd.db (local, not roaming: a database is
+// not copied between machines), else $HOME/.local/state/compactd/compactd.db.
 // getenv is passed in so commands and tests control the environment.
 func DefaultPath(getenv func(string) string) (string, error) {
+	return defaultPath(getenv, runtime.GOOS)
+}
+
+func defaultPath(getenv func(string) string, goos string) (string, error) {
 	if p := getenv("COMPACTD_STORE"); p != "" {
 		return p, nil
 	}
 	if d := getenv("XDG_STATE_HOME"); d != "" {
 		return filepath.Join(d, "compactd", "compactd.db"), nil
+	}
+	if goos == "windows" {
+		if d := getenv("LOCALAPPDATA"); d != "" {
+			return filepath.Join(d, "compactd", "compactd.db"), nil
+		}
+		if h := getenv("USERPROFILE"); h != "" {
+			return filepath.Join(h, "AppData", "Local", "compactd", "compactd.db"), nil
+		}
+		return "", errors.New("cannot locate the store: set LOCALAPPDATA, XDG_STATE_HOME or COMPACTD_STORE, or pass --store")
 	}
 	if h := getenv("HOME"); h != "" {
 		return filepath.Join(h, ".local", "state", "compactd", "compactd.db"), nil
@@ -99,7 +122,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 
 	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(FULL)")
 	q.Add("_pragma", "foreign_keys(1)")
@@ -166,18 +189,26 @@ func (s *Store) LocksDir() string { return filepath.Join(s.Dir(), "locks") }
 func (s *Store) DB() *sql.DB { return s.db }
 
 // tx runs fn in one transaction (BEGIN IMMEDIATE, so writers queue up front
-// instead of failing on upgrade).
-func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+// instead of failing on upgrade). The transaction ends however fn does:
+// one left open by a panic (which the job recovers) held the store's
+// write lock, in every process, for as long as this one lived.
+func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) (err error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store %s: begin: %w", s.path, err)
 	}
+	committed := false
+	defer func() {
+		if !committed {
+			tx.Rollback()
+		}
+	}()
 	if err := fn(tx); err != nil {
-		tx.Rollback()
 		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store %s: commit: %w", s.path, err)
 	}
+	committed = true
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/daemon/platform/platformtest"
 )
 
 func openTemp(t *testing.T) *Store {
@@ -26,26 +27,44 @@ func openTemp(t *testing.T) *Store {
 }
 
 func TestDefaultPath(t *testing.T) {
+	j := filepath.Join
+	x, st, h, local, profile := j("x", "s.db"), j("st"), j("h"), j("local"), j("profile")
 	tests := []struct {
+		goos string
 		env  map[string]string
 		want string
 	}{
-		{map[string]string{"COMPACTD_STORE": "/x/s.db", "XDG_STATE_HOME": "/st", "HOME": "/h"}, "/x/s.db"},
-		{map[string]string{"XDG_STATE_HOME": "/st", "HOME": "/h"}, "/st/compactd/compactd.db"},
-		{map[string]string{"HOME": "/h"}, "/h/.local/state/compactd/compactd.db"},
+		{"linux", map[string]string{"COMPACTD_STORE": x, "XDG_STATE_HOME": st, "HOME": h}, x},
+		{"linux", map[string]string{"XDG_STATE_HOME": st, "HOME": h}, j(st, "compactd", "compactd.db")},
+		{"linux", map[string]string{"HOME": h}, j(h, ".local", "state", "compactd", "compactd.db")},
+		{"darwin", map[string]string{"HOME": h}, j(h, ".local", "state", "compactd", "compactd.db")},
+		{"windows", map[string]string{"COMPACTD_STORE": x, "LOCALAPPDATA": local}, x},
+		{"windows", map[string]string{"XDG_STATE_HOME": st, "LOCALAPPDATA": local}, j(st, "compactd", "compactd.db")},
+		// Windows has no HOME of its own (Git Bash sets one): the store
+		// goes where Windows keeps programs' local data.
+		{"windows", map[string]string{"LOCALAPPDATA": local, "HOME": h, "USERPROFILE": profile}, j(local, "compactd", "compactd.db")},
+		{"windows", map[string]string{"USERPROFILE": profile, "HOME": h}, j(profile, "AppData", "Local", "compactd", "compactd.db")},
 	}
 	for _, tt := range tests {
-		got, err := DefaultPath(func(k string) string { return tt.env[k] })
+		got, err := defaultPath(func(k string) string { return tt.env[k] }, tt.goos)
 		if err != nil || got != tt.want {
-			t.Errorf("DefaultPath(%v) = %q, %v; want %q", tt.env, got, err, tt.want)
+			t.Errorf("%s: defaultPath(%v) = %q, %v; want %q", tt.goos, tt.env, got, err, tt.want)
 		}
 	}
-	if _, err := DefaultPath(func(string) string { return "" }); err == nil {
-		t.Error("DefaultPath with no environment: want an error")
+	for _, goos := range []string{"linux", "darwin", "windows"} {
+		if _, err := defaultPath(func(string) string { return "" }, goos); err == nil {
+			t.Errorf("%s: defaultPath with no environment: want an error", goos)
+		}
+	}
+	if got, err := DefaultPath(func(k string) string { return map[string]string{"COMPACTD_STORE": x}[k] }); got != x || err != nil {
+		t.Errorf("DefaultPath = %q, %v; want %q", got, err, x)
 	}
 }
 
 func TestOpenCreatesPrivateWALStore(t *testing.T) {
+	if !platformtest.PermissionBits {
+		t.Skip("skip: Windows has no Unix permission bits; the store is private by the ACLs of the user's profile folder")
+	}
 	s := openTemp(t)
 	ctx := context.Background()
 	var mode string

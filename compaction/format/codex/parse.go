@@ -3,8 +3,10 @@ package codex
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"slices"
 
+	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/format/internal/jsonl"
 	"github.com/compactd/compactd/compaction/transcript"
 )
@@ -39,6 +41,18 @@ type call struct {
 func (s *state) clone() *state {
 	c := *s
 	return &c
+}
+
+// Detach implements format.Trimmer: the map successive transcripts
+// share, copied.
+func (Codec) Detach(t *transcript.Transcript) *transcript.Transcript {
+	st, ok := t.State.(*state)
+	if !ok {
+		return format.Detached(t, t.State)
+	}
+	c := st.clone()
+	c.calls = maps.Clone(st.calls)
+	return format.Detached(t, c)
 }
 
 func empty() *transcript.Transcript {

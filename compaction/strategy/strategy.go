@@ -65,6 +65,12 @@ type Options struct {
 	// ConfirmAllTangents approves every tangent the classifier names in
 	// this run (the CLI's --remove-tangents).
 	ConfirmAllTangents bool `json:",omitempty"`
+
+	// Recall names what each placeholder and summary replaces (a
+	// recall.Book's Handle): the stand-in carries the handle, and the
+	// caller keeps the content under it for the agent to recall. nil
+	// writes no handles.
+	Recall func(content string) string `json:"-"`
 }
 
 // ToolHint says how compaction treats one tool's calls.

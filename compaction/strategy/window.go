@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/compactd/compactd/compaction/recall"
 	"github.com/compactd/compactd/compaction/summarize"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
@@ -32,6 +33,7 @@ func (r *run) snapCut(turns []transcript.Turn, cut int) int {
 func (r *run) cutBefore(cut int) bool {
 	any := false
 	turns, removed := 0, 0
+	var removedSrc []int
 	for i := 0; i < cut && i < len(r.msgs); i++ {
 		if r.protected[i] || r.gone[i] {
 			continue
@@ -41,11 +43,12 @@ func (r *run) cutBefore(cut int) bool {
 		}
 		removed += r.msgTokens(i)
 		r.gone[i] = true
+		removedSrc = append(removedSrc, r.srcIdx[i])
 		any = true
 	}
 	if any {
 		r.cut = true
-		r.bridgeCut(cut, turns, removed)
+		r.bridgeCut(cut, turns, removed, removedSrc)
 	}
 	return any
 }
@@ -61,7 +64,9 @@ func (r *run) cutBefore(cut int) bool {
 // the stand-in would cost more; elsewhere the stand-in is written whenever
 // the cut saves more than it costs, and the seam is left as it is when the
 // cut was too small to pay for it.
-func (r *run) bridgeCut(cut, turns, removed int) {
+//
+// The stand-in names the recall handle of the messages the cut removed.
+func (r *run) bridgeCut(cut, turns, removed int, removedSrc []int) {
 	text := placeholderPrefix + "the rest of this turn was removed]"
 	switch {
 	case turns == 1:
@@ -69,6 +74,7 @@ func (r *run) bridgeCut(cut, turns, removed int) {
 	case turns > 1:
 		text = placeholderPrefix + fmt.Sprintf("%d earlier turns removed]", turns)
 	}
+	named := false
 	prev := -1
 	for i := 0; i <= cut && i < len(r.msgs); i++ {
 		if r.gone[i] {
@@ -78,6 +84,10 @@ func (r *run) bridgeCut(cut, turns, removed int) {
 			for k := i - 1; k > prev; k-- {
 				if r.msgs[k].Role != r.msgs[i].Role && r.msgs[k].Role != transcript.RoleTool && len(r.msgs[k].Parts) > 0 {
 					m := &r.msgs[k]
+					if !named {
+						// Named once it is needed: rendering the span costs its size.
+						text, named = recall.Placeholder(text, r.recallMessages(removedSrc)), true
+					}
 					p := transcript.Part{Kind: transcript.PartText, Text: text, Ref: standInRef(m), Changed: true}
 					n := r.counter.Part(&p)
 					switch {
@@ -306,10 +316,14 @@ func (r *run) summarize() (int, error) {
 		return 0, nil
 	}
 	r.cut = true
+	text := sum.Text
+	if h := r.recallSpan(r.srcIdx[0], anchor); h != "" {
+		text = strings.TrimRight(text, "\n") + "\n\n" + recall.SummaryNote(h)
+	}
 	r.summaries = append(r.summaries, anchoredSummary{
-		Summary: transcript.Summary{Text: sum.Text, FromTurn: from, ToTurn: to},
+		Summary: transcript.Summary{Text: text, FromTurn: from, ToTurn: to},
 		anchor:  anchor,
-		tokens:  r.counter.Text(sum.Text),
+		tokens:  r.counter.Text(text),
 	})
 	return 0, nil
 }

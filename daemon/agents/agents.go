@@ -59,6 +59,15 @@ type Agent struct {
 	// Imports says the agent keeps sessions in a database compactd never
 	// writes: a fork is an export the agent imports (Command import FILE).
 	Imports bool
+	// Protect keeps the agent's own cleanup from deleting a session
+	// compactd forked or wrote: Gemini CLI deletes a session with the
+	// stubs its --resume leaves beside it when any other session starts.
+	// path is a file of the agent's that changed (or a session forked);
+	// known reports whether compactd forked or wrote a session file. It
+	// removes what holds nothing of the conversation and returns notes for
+	// the user, naming what it could not remove. nil for agents that need
+	// nothing.
+	Protect func(path string, known func(session string) bool) []string
 
 	// Cwd finds the folder a session at path ran in when its transcript
 	// does not record it (Gemini CLI names the project only by a hash);

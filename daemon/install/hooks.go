@@ -183,7 +183,7 @@ func pluginChanges(dir string, s Server, remove bool) ([]Change, error) {
 		if err != nil {
 			return nil, err
 		}
-		c := Change{Agent: "claude", Scope: ScopeUser, Path: path, Before: before, After: []byte(files[name]), Mode: mode}
+		c := Change{Agent: "claude", Scope: ScopeUser, Path: path, Before: before, After: []byte(files[name]), Mode: mode, Prune: dir}
 		if remove {
 			c.After = nil
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/jobs"
@@ -45,6 +46,10 @@ type Compaction struct {
 	Message string `json:"message"`
 	// Open is the file worth showing: the fork, the dry-run report.
 	Open string `json:"open,omitempty"`
+	// Economics, for a dry run of a priced model, is what compacting now
+	// costs once, saves per turn and after how many turns it pays back,
+	// and whether the cache is already cold.
+	Economics *pricing.Economics `json:"economics,omitempty"`
 	// The job's result, embedded by value: the wire's encoder
 	// (segmentio/encoding, under jsonrpc2) drops the omitempty fields of
 	// an embedded pointer.
@@ -155,6 +160,11 @@ func (d *Daemon) compact(ctx context.Context, req CompactRequest, dryRun bool) (
 	case res.DryRun:
 		out.Message = fmt.Sprintf("dry run: compaction would save %s tokens (%s → %s); nothing was written", Short(saved), Short(res.TokensBefore), Short(res.TokensAfter))
 		out.Open = res.ReportPath
+		if snap := d.Snapshot(req.Path); snap != nil {
+			if out.Economics = snap.Insight.Economics(snap.Tokens, saved, d.Now()); out.Economics != nil && saved > 0 {
+				out.Message += "; " + out.Economics.Line
+			}
+		}
 	case req.InPlace:
 		out.Message = fmt.Sprintf("compacted in place: %s → %s tokens (saved %s); the previous content is version %s", Short(res.TokensBefore), Short(res.TokensAfter), Short(saved), res.Parent)
 		_, _ = d.Refresh(req.Path) // the gauge follows the rewritten file at once

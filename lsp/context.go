@@ -54,6 +54,9 @@ type ContextDryRun struct {
 	After         int             `json:"after"`
 	Why           string          `json:"why,omitempty"`
 	SavingPerTurn *pricing.Saving `json:"savingPerTurn,omitempty"`
+	// Economics is what compacting now costs once, saves per turn and
+	// after how many turns it pays back; whether the cache is cold.
+	Economics *pricing.Economics `json:"economics,omitempty"`
 }
 
 func (s *Server) contextView(ctx context.Context, params json.RawMessage) (any, error) {
@@ -66,7 +69,7 @@ func (s *Server) contextView(ctx context.Context, params json.RawMessage) (any, 
 	if d == nil || snap == nil {
 		return nil, fmt.Errorf("%s is not a transcript compactd tracks", uriPath(p.URI))
 	}
-	res := &ContextResult{Gauge: gaugeOf(snap, d.Active()), Turns: make([]ContextTurn, len(snap.Turns))}
+	res := &ContextResult{Gauge: gaugeOf(snap, d.Active(), d.Now()), Turns: make([]ContextTurn, len(snap.Turns))}
 	for i, t := range snap.Turns {
 		res.Turns[i] = ContextTurn{Index: t.Index, Tokens: t.Tokens, Cumulative: t.Cumulative, StartLine: t.StartLine, Prompt: t.Prompt}
 	}
@@ -85,7 +88,7 @@ func (s *Server) contextView(ctx context.Context, params json.RawMessage) (any, 
 	}
 	saved := dr.TokensBefore - dr.TokensAfter
 	cd := &ContextDryRun{Strategies: dr.Strategies, TokensBefore: dr.TokensBefore, TokensAfter: dr.TokensAfter,
-		After: snap.Tokens - saved, SavingPerTurn: snap.Insight.SavingPerTurn(snap.Tokens, saved)}
+		After: snap.Tokens - saved, SavingPerTurn: snap.Insight.SavingPerTurn(snap.Tokens, saved), Economics: snap.Insight.Economics(snap.Tokens, saved, d.Now())}
 	if b := snap.Insight.Breakdown; b != nil {
 		cd.Why = b.WhyLittle(saved)
 	}

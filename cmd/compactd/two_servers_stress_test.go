@@ -219,6 +219,7 @@ type stressTally struct {
 	busy                           int // answers that say the store was locked
 	panicked                       int // answers that report a panic
 	lines                          int
+	slowest                        time.Duration
 }
 
 func (s *stressTally) note(f func()) {
@@ -297,9 +298,12 @@ func TestStressTwoServersOneStore(t *testing.T) {
 				reqID := id
 				params := fmt.Sprintf(`{"command":%q,"arguments":[{"uri":%q}]}`, cmd, string(uri.File(sess.path)))
 				wg.Go(func() {
+					sent := time.Now()
 					rep, why := r.call(reqID, "workspace/executeCommand", params, answerWithin)
+					took := time.Since(sent)
 					tally.note(func() {
 						tally.requests++
+						tally.slowest = max(tally.slowest, took)
 						switch {
 						case why != "":
 							tally.unanswered++
@@ -360,8 +364,12 @@ func TestStressTwoServersOneStore(t *testing.T) {
 		refusals = append(refusals, fmt.Sprintf("%d× %s", n, k))
 	}
 	sort.Strings(refusals)
-	t.Logf("%d rounds in %v under %d busy processes: %d requests, %d answered (%d refused), %d unanswered within %s; %d panics (%d reported), %d server exits, %d data races; store busy: %d answers, %d log lines; %d lines appended, %d lost; refusals: %s",
-		rounds, elapsed.Round(time.Second), runtime.NumCPU(), tally.requests, tally.answered, len(refusals), tally.unanswered, answerWithin,
+	refused := 0
+	for _, n := range tally.refusals {
+		refused += n
+	}
+	t.Logf("%d rounds in %v under %d busy processes: %d requests, %d answered (%d refused), %d unanswered within %s (slowest answer %v); %d panics (%d reported), %d server exits, %d data races; store busy: %d answers, %d log lines; %d lines appended, %d lost; refusals: %s",
+		rounds, elapsed.Round(time.Second), runtime.NumCPU(), tally.requests, tally.answered, refused, tally.unanswered, answerWithin, tally.slowest.Round(100*time.Millisecond),
 		panics+tally.panicked, tally.panicked, exits, races, tally.busy, busyLogs, tally.lines, lost, strings.Join(refusals, "; "))
 	if tally.panicked > 0 {
 		t.Errorf("%d commands answered with a panic", tally.panicked)
@@ -391,7 +399,24 @@ func stressLost(t *testing.T, storePath string, written map[string][]string) int
 	if probs, err := st.IntegrityCheck(ctx); err != nil || len(probs) > 0 {
 		t.Fatalf("store integrity after the run: %v %v", probs, err)
 	}
-	var seen bytes.Buffer
+	// The markers each version and transcript holds, read once each:
+	// searching all of them for every marker took minutes.
+	seen := map[string]bool{}
+	note := func(b []byte) {
+		for {
+			i := bytes.Index(b, []byte("appended-"))
+			if i < 0 {
+				return
+			}
+			b = b[i:]
+			end := bytes.IndexFunc(b, func(r rune) bool { return r != '-' && (r < 'a' || r > 'z') && (r < '0' || r > '9') })
+			if end < 0 {
+				end = len(b)
+			}
+			seen[string(b[:end])] = true
+			b = b[end:]
+		}
+	}
 	vs, err := st.AllVersions(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -401,7 +426,7 @@ func stressLost(t *testing.T, storePath string, written map[string][]string) int
 		if err != nil {
 			t.Fatalf("%s does not read back: %v", v.Label, err)
 		}
-		seen.Write(b)
+		note(b)
 	}
 	lost := 0
 	for path, markers := range written {
@@ -409,8 +434,9 @@ func stressLost(t *testing.T, storePath string, written map[string][]string) int
 		if err != nil {
 			t.Fatal(err)
 		}
+		note(final)
 		for _, m := range markers {
-			if !bytes.Contains(final, []byte(m)) && !bytes.Contains(seen.Bytes(), []byte(m)) {
+			if !seen[m] {
 				lost++
 			}
 		}

@@ -158,7 +158,7 @@ func (r *Runner) RestoreBeforeAgent(ctx context.Context, path, label string) (_ 
 	if err != nil {
 		return nil, err
 	}
-	lock, err := lockConversation(ctx, r.Store.LocksDir(), conv.Key)
+	lock, err := r.lockConversation(ctx, conv.Key)
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +262,7 @@ func (r *Runner) recompactAgent(ctx context.Context, path string, req Request) (
 		return nil, err
 	}
 	report(req.Progress, "lock", 5)
-	lock, err := lockConversation(ctx, r.Store.LocksDir(), conv.Key)
+	lock, err := r.lockConversation(ctx, conv.Key)
 	if err != nil {
 		return nil, err
 	}
@@ -318,7 +318,7 @@ func (r *Runner) recompactAgent(ctx context.Context, path string, req Request) (
 		SourcePath: path, SourceHash: beforeVersion.ContentHash, Format: string(b.src.codec.Format()),
 		Pipeline: pipelineNames(req.Options), Options: req.Options, Report: recorded,
 		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, ForkPath: target,
-		Content: out.data, Cuts: recordCuts(out.t), Created: r.now(),
+		Content: out.data, Cuts: recordCuts(out.t), Created: r.now(), Recalls: out.recalls,
 	})
 	if err != nil {
 		return nil, err

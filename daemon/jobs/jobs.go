@@ -46,6 +46,9 @@ type Runner struct {
 	// Log, when set, gets what a job that panicked was doing and where
 	// (the job itself answers a PanicError).
 	Log *slog.Logger
+	// LockWait is how long a job waits for another on its conversation
+	// before answering ErrConversationBusy; 0 is DefaultLockWait.
+	LockWait time.Duration
 
 	countersOnce sync.Once
 	counters     *tokens.CounterSet

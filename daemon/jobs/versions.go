@@ -139,7 +139,7 @@ func (r *Runner) Restore(ctx context.Context, path, label string, inPlace bool) 
 	if err := r.Store.CheckSound(ctx); err != nil {
 		return nil, untouched(path, err)
 	}
-	lock, err := lockConversation(ctx, r.Store.LocksDir(), conv.Key)
+	lock, err := r.lockConversation(ctx, conv.Key)
 	if err != nil {
 		return nil, err
 	}

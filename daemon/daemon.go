@@ -114,6 +114,8 @@ type ScanProgress struct {
 // Daemon watches and indexes transcripts. Its methods are safe for
 // concurrent use.
 type Daemon struct {
+	// ledgers caches the agents' compaction ledgers (ledger.go).
+	ledgers ledgers
 	opts Options
 	log  *slog.Logger
 	ix   *indexer

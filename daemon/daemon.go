@@ -508,11 +508,34 @@ func (d *Daemon) refresh(path string) error {
 			d.markActive(path, fi.ModTime())
 		}
 		d.emit(tr)
+		if snap := tr.snap.Load(); snap != nil {
+			d.protect(path, snap.Format)
+		}
 		d.savings.schedule(path)
 		d.enforceBudget(tr, false)
 		d.enforceColdBudget(tr, false)
 	}
 	return nil
+}
+
+// protect runs the agent's Protect (see agents.Agent) when one of its
+// files changed: Gemini CLI, resuming a session, leaves a stub with which
+// its next start of any other session — a fork's resume too — deletes the
+// session; the stub is done once Gemini CLI wrote its last line, which is
+// a change seen here. Only sessions compactd forked or wrote are
+// protected; the others are left to the agent.
+func (d *Daemon) protect(path string, f transcript.Format) {
+	a := agents.ByFormat(f)
+	if a == nil || a.Protect == nil || d.opts.Jobs == nil || d.opts.Jobs.Store == nil || d.ctx == nil {
+		return // not started: commands run by an editor start it first
+	}
+	known := func(p string) bool {
+		_, ok, err := d.opts.Jobs.Store.FindConversation(d.ctx, p, "")
+		return err == nil && ok
+	}
+	for _, note := range a.Protect(path, known) {
+		d.log.Info("protected a session from its agent's cleanup", "path", path, "note", note)
+	}
 }
 
 // enforceBudget lets the least recently changed hot transcripts go cold

@@ -9,6 +9,7 @@ import (
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/pricing"
+	"github.com/compactd/compactd/compaction/recall"
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/config"
@@ -185,6 +186,7 @@ func (d *Daemon) DryRunTurns(ctx context.Context, path string) (*DryRunTurns, er
 	}
 	opts := d.settingsFor(tr.path).CompactOptions(snap.Window, config.Overrides{})
 	opts.Counts, opts.NoRetention = known, true
+	opts.Recall = recall.NewBook(nil).Handle // as a compaction writes its placeholders
 	v, rep, err := strategy.Run(ctx, t, c, opts)
 	if err != nil {
 		return nil, fmt.Errorf("dry run of %s: %w", path, err)

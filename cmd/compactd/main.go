@@ -82,7 +82,9 @@ func main() {
 		fmt.Fprintf(os.Stderr, "compactd: stopped by %v before the command finished; nothing half-written replaced any file\n", sig)
 		os.Exit(code)
 	}()
+	stopProfile := startProfile(os.Getenv)
 	code := run(ctx, &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:])
+	stopProfile()
 	signal.Stop(sigs)
 	os.Exit(code)
 }

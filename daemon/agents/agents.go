@@ -59,6 +59,15 @@ type Agent struct {
 	// Imports says the agent keeps sessions in a database compactd never
 	// writes: a fork is an export the agent imports (Command import FILE).
 	Imports bool
+	// Protect keeps the agent's own cleanup from deleting a session
+	// compactd forked or wrote: Gemini CLI deletes a session with the
+	// stubs its --resume leaves beside it when any other session starts.
+	// path is a file of the agent's that changed (or a session forked);
+	// known reports whether compactd forked or wrote a session file. It
+	// removes what holds nothing of the conversation and returns notes for
+	// the user, naming what it could not remove. nil for agents that need
+	// nothing.
+	Protect func(path string, known func(session string) bool) []string
 
 	// Cwd finds the folder a session at path ran in when its transcript
 	// does not record it (Gemini CLI names the project only by a hash);
@@ -68,11 +77,11 @@ type Agent struct {
 	// settings and environment as the agent does (threshold.go); nil when
 	// compactd does not know how this agent decides.
 	Threshold Threshold
-	// Hooks is how compactd installs itself as the agent's compaction
-	// (issue 25); nil until supported.
+	// Hooks is where compactd hooks into the agent's own compaction
+	// (issue 25); nil when it cannot.
 	Hooks *Hooks
 	// MCP is where the agent reads MCP servers, so it can recall what a
-	// compaction dropped (issue 25); nil until supported.
+	// compaction dropped (issue 25); nil when it reads none.
 	MCP *MCP
 }
 
@@ -88,16 +97,35 @@ type Root struct {
 	Scope string
 }
 
-// Hooks are the agent's hook configuration (issue 25).
+// Hooks is how compactd hooks into the agent's own compaction (issue 25):
+// the settings file that holds its hooks, per scope.
 type Hooks struct {
-	// Files are the agent's settings files that hold its hooks.
-	Files func(env Env) []string
+	// User is the user-wide settings file; Project a project folder's
+	// ("" when the agent has none).
+	User    func(env Env) string
+	Project func(folder string) string
 }
 
-// MCP is the agent's MCP server configuration (issue 25).
+// MCP is where and how the agent reads its MCP servers (issue 25), so
+// `compactd mcp install` can add compactd's (and take it out again).
 type MCP struct {
-	// Files are the agent's files that list MCP servers.
-	Files func(env Env) []string
+	// User is the user-wide file; Project a project folder's.
+	User    func(env Env) string
+	Project func(folder string) string
+	// Key is the path to the object (table) of servers in the file:
+	// ["mcpServers"], Codex's ["mcp_servers"], opencode's ["mcp"].
+	Key []string
+	// TOML marks a TOML file (Codex); the others are JSON, comments
+	// allowed.
+	TOML bool
+	// Entry is compactd's entry under Key: command and args start its MCP
+	// server, env are variables it needs. A JSON file's entry is any value
+	// encoding/json writes; a TOML file's an agentconf.TOMLTable.
+	Entry func(command string, args []string, env map[string]string) any
+	// Env names the variables that locate the agent's sessions, which the
+	// entry passes on when they are set: agents start MCP servers with a
+	// few variables only.
+	Env []string
 }
 
 // ClientSetting is the agent's switch as editors send it: Setting in

@@ -330,7 +330,7 @@ func (r *Runner) recompactAgent(ctx context.Context, path string, req Request) (
 		SourcePath: path, SourceHash: beforeVersion.ContentHash, Format: string(b.src.codec.Format()),
 		Pipeline: pipelineNames(req.Options), Options: req.Options, Report: recorded,
 		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, ForkPath: target,
-		Content: out.data, Cuts: recordCuts(out.t), Created: r.now(),
+		Content: out.data, Cuts: recordCuts(out.t), Created: r.now(), Recalls: out.recalls,
 	})
 	if err != nil {
 		return nil, err

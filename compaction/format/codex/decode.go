@@ -62,6 +62,14 @@ type tokenUsage struct {
 type compacted struct {
 	Message            string          `json:"message"`
 	ReplacementHistory json.RawMessage `json:"replacement_history"`
+	// Window ids (Codex 0.146 on): a record whose window_id is not the
+	// window before it opens a new context window — with Codex's
+	// experimental context management (the model's new_context tool) one
+	// that starts "without summarizing conversation history", so without a
+	// message or a replacement history.
+	WindowID         string `json:"window_id"`
+	PreviousWindowID string `json:"previous_window_id"`
+	WindowNumber     int    `json:"window_number"`
 }
 
 // item is the part of a response item the codec reads; everything else

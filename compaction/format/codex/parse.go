@@ -26,6 +26,9 @@ type state struct {
 	// sawMeta is set by the first session_meta: later ones (a forked
 	// rollout copies its parent's) describe other sessions.
 	sawMeta bool
+	// window is the context window the history belongs to (the window_id
+	// of the last compacted record that named one).
+	window string
 	// trimmed messages lost their parts to Trim.
 	trimmed int
 }
@@ -201,8 +204,14 @@ func (s *state) apply(b *builder, t *transcript.Transcript, idx int, d *decoded)
 		s.applyEvent(b, d.event)
 	case d.compaction != nil:
 		// The history is replaced wholesale; the base instructions are
-		// sent with every request and stay.
-		if !hasReplacement(d.compaction) && d.compaction.Message == "" {
+		// sent with every request and stay. A new context window starts
+		// from them alone when the record carries nothing else.
+		c := d.compaction
+		newWindow := c.WindowID != "" && c.WindowID != s.window && (s.window != "" || c.PreviousWindowID != "" || c.WindowNumber > 1)
+		if c.WindowID != "" {
+			s.window = c.WindowID
+		}
+		if !hasReplacement(c) && c.Message == "" && !newWindow {
 			return // a marker that states nothing: the history stands
 		}
 		msgs := make([]transcript.Message, 0, len(d.replacement)+1)

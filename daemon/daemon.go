@@ -116,9 +116,9 @@ type ScanProgress struct {
 type Daemon struct {
 	// ledgers caches the agents' compaction ledgers (ledger.go).
 	ledgers ledgers
-	opts Options
-	log  *slog.Logger
-	ix   *indexer
+	opts    Options
+	log     *slog.Logger
+	ix      *indexer
 	// savingsIx reads cold transcripts again for dry-run savings.
 	savingsIx *indexer
 

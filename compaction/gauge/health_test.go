@@ -8,7 +8,9 @@ import (
 
 func TestHealthOf(t *testing.T) {
 	t0 := time.Date(2026, 11, 26, 1, 7, 37, 0, time.UTC)
-	at := func(d time.Duration, after int) CompactionPoint { return CompactionPoint{At: t0.Add(d), Before: 20_000, After: after} }
+	at := func(d time.Duration, after int) CompactionPoint {
+		return CompactionPoint{At: t0.Add(d), Before: 20_000, After: after}
+	}
 	tests := []struct {
 		name    string
 		points  []CompactionPoint

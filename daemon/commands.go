@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/daemon/config"
@@ -63,10 +64,13 @@ type Restored struct {
 	jobs.RestoreResult
 }
 
-// History lists a conversation's stored versions.
+// History lists a conversation's stored versions, and the agent's own
+// compactions with what each lost (the loss ledger) and their health.
 type History struct {
 	Message string `json:"message"`
 	jobs.History
+	AgentCompactions []jobs.AgentLoss `json:"agentCompactions"`
+	Health           *gauge.Health    `json:"health,omitempty"`
 }
 
 // Diff is the unified line diff of two versions.
@@ -185,7 +189,12 @@ func (d *Daemon) History(ctx context.Context, path string) (*History, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &History{Message: fmt.Sprintf("%d stored versions of this conversation", len(h.Versions)), History: *h}, nil
+	out := &History{Message: fmt.Sprintf("%d stored versions of this conversation", len(h.Versions)), History: *h, AgentCompactions: []jobs.AgentLoss{}}
+	if l, err := d.AgentLedger(ctx, path); err == nil && len(l.Compactions) > 0 {
+		out.AgentCompactions, out.Health = l.Compactions, &l.Health
+		out.Message += "; " + l.Message
+	}
+	return out, nil
 }
 
 // HasVersions reports whether the conversation at path has stored

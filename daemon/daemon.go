@@ -114,9 +114,11 @@ type ScanProgress struct {
 // Daemon watches and indexes transcripts. Its methods are safe for
 // concurrent use.
 type Daemon struct {
-	opts Options
-	log  *slog.Logger
-	ix   *indexer
+	// ledgers caches the agents' compaction ledgers (ledger.go).
+	ledgers ledgers
+	opts    Options
+	log     *slog.Logger
+	ix      *indexer
 	// savingsIx reads cold transcripts again for dry-run savings.
 	savingsIx *indexer
 

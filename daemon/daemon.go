@@ -114,9 +114,11 @@ type ScanProgress struct {
 // Daemon watches and indexes transcripts. Its methods are safe for
 // concurrent use.
 type Daemon struct {
-	opts Options
-	log  *slog.Logger
-	ix   *indexer
+	// ledgers caches the agents' compaction ledgers (ledger.go).
+	ledgers ledgers
+	opts    Options
+	log     *slog.Logger
+	ix      *indexer
 	// savingsIx reads cold transcripts again for dry-run savings.
 	savingsIx *indexer
 
@@ -150,6 +152,8 @@ type Daemon struct {
 	closeOnce  sync.Once
 	// dbs renders the sessions agents keep in databases.
 	dbs agentDBs
+	// versioned holds the transcripts known to have stored versions.
+	versioned sync.Map
 }
 
 // New returns a daemon; Start begins watching.

@@ -112,6 +112,18 @@ local function handlers()
       if default_progress then return default_progress(err, result, ctx, cfg) end
     end,
     ['window/showDocument'] = show_document,
+    -- The agent compacted a watched conversation on its own: say what its summary lost, and
+    -- how to get it back (the notification's two actions are :CompactdRestoreBeforeAgent and
+    -- :CompactdRecompactAgent with its version).
+    ['compactd/agentCompaction'] = function(_, note)
+      if type(note) ~= 'table' or type(note.compaction) ~= 'table' then return end
+      M.agent_compactions[#M.agent_compactions + 1] = note
+      local v = tostring(note.compaction.compaction or '')
+      local level = (type(note.health) == 'table' and note.health.loop) and vim.log.levels.WARN or vim.log.levels.INFO
+      notify(('%s\n  :CompactdRestoreBeforeAgent %s  (Restore from before) · :CompactdRecompactAgent %s  (Re-compact with compactd)')
+        :format(tostring(note.message or ''), v, v), level)
+      vim.cmd('redrawstatus!')
+    end,
   }
   return vim.tbl_extend('force', h, config.handlers or {})
 end
@@ -135,6 +147,9 @@ local function capabilities()
   local caps = vim.lsp.protocol.make_client_capabilities()
   caps.window = caps.window or {}
   caps.window.showDocument = { support = true }
+  -- The plugin shows compactd/agentCompaction itself (the server then sends no
+  -- window/showMessageRequest for it, whose default handler would block on inputlist()).
+  caps.experimental = vim.tbl_deep_extend('force', caps.experimental or {}, { compactd = { agentCompaction = true } })
   return vim.tbl_deep_extend('force', caps, config.capabilities or {})
 end
 
@@ -315,6 +330,19 @@ function M.format_history(result)
       tostring(v.forkPath or ''))
   end
   if #lines == 0 then lines[1] = 'no versions yet: compact the conversation first' end
+  -- The agent's own compactions, each with what its summary lost (<CR> on one restores the
+  -- conversation before it).
+  local agent = type(result) == 'table' and result.agentCompactions or nil
+  if type(agent) == 'table' and #agent > 0 then
+    lines[#lines + 1] = ''
+    lines[#lines + 1] = "the agent's own compactions:"
+    for _, c in ipairs(agent) do
+      lines[#lines + 1] = ('%s	line %d	%s'):format(tostring(c.compaction), (tonumber(c.line) or 0) + 1, tostring(c.summary or ''))
+    end
+    if type(result.health) == 'table' and result.health.loop then
+      lines[#lines + 1] = '⚠ ' .. tostring(result.health.warning or '')
+    end
+  end
   return lines
 end
 
@@ -359,8 +387,8 @@ end
 
 -- restore_before_agent(version): the conversation as it was before the agent's own
 -- compaction version ('a1', 'a2', …; the last when nil), as a new session.
-function M.restore_before_agent(version, callback)
-  local args = {}
+function M.restore_before_agent(version, callback, uri)
+  local args = { uri = uri }
   if version ~= nil and version ~= '' then args.version = version end
   return M.execute('compactd.restoreBeforeAgentCompaction', args, function(err, r)
     if not err and type(r) == 'table' then
@@ -373,8 +401,8 @@ end
 
 -- recompact_agent(version): that history compacted by compactd, compared with the
 -- agent's own summary.
-function M.recompact_agent(version, callback)
-  local args = {}
+function M.recompact_agent(version, callback, uri)
+  local args = { uri = uri }
   if version ~= nil and version ~= '' then args.version = version end
   return M.execute('compactd.recompactAgentCompaction', args, function(err, r)
     if not err and type(r) == 'table' then
@@ -398,7 +426,10 @@ end
 --   vim.o.statusline = "%f %=%{v:lua.require'compactd'.statusline()}"
 function M.statusline()
   local ok, s = pcall(function()
-    local text = gauge.text(gauge.for_buffer(0))
+    local g = gauge.for_buffer(0)
+    local text = gauge.text(g)
+    local mark = gauge.mark(g)
+    if text ~= '' and mark ~= '' then text = text .. ' · ' .. mark end
     local job = gauge.progress_text()
     if job ~= '' then text = (text ~= '' and (text .. ' · ') or '') .. job end
     return text
@@ -493,6 +524,30 @@ function M.setup(opts)
     callback = function() vim.cmd('redrawstatus') end,
   })
   return M
+end
+
+-- agent_compactions are the compactd/agentCompaction notifications received, oldest first:
+-- {uri, format, compaction = {compaction = 'a2', summary, lost = {...}, line, ...}, health, message, actions}.
+M.agent_compactions = {}
+
+-- agent_action(note, i): run action i (1 Restore from before, 2 Re-compact with compactd) of
+-- a compactd/agentCompaction notification, on the conversation it names (default: the last
+-- notification's first action).
+function M.agent_action(note, i, callback)
+  note = note or M.agent_compactions[#M.agent_compactions]
+  if type(note) ~= 'table' or type(note.compaction) ~= 'table' then
+    notify('the agent has not compacted a watched conversation yet', vim.log.levels.WARN)
+    return false
+  end
+  local run = (i or 1) == 2 and M.recompact_agent or M.restore_before_agent
+  return run(note.compaction.compaction, callback, note.uri)
+end
+
+-- mark() is where the agent compacts by itself, for the statusline() conversation:
+-- 'auto 167k' ('auto off' when switched off; '' when unknown).
+function M.mark()
+  local ok, s = pcall(function() return gauge.mark(gauge.for_buffer(0)) end)
+  return ok and s or ''
 end
 
 -- Test hook: forget every gauge (the client stays).

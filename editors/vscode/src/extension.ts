@@ -365,7 +365,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     },
     initialize() {},
     getState: () => ({ kind: 'static' }),
-    dispose() {},
+    clear() {},
   });
 
   const contextView = new ContextViewProvider(

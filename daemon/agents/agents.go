@@ -15,6 +15,7 @@ package agents
 
 import (
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -199,13 +200,20 @@ func Shared(folders []string, dir string) []Root {
 // Slug is the folder name Claude Code and Qwen Code give a project: the
 // absolute path with every character but ASCII letters and digits as '-'.
 func Slug(abs string) string {
-	b := []byte(abs)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
-			b[i] = '-'
+	// The agents compute it in JavaScript (path.replace(/[^a-zA-Z0-9]/g,
+	// "-")), one '-' per UTF-16 code unit: "ë" is one, an emoji two.
+	var b strings.Builder
+	for _, c := range abs {
+		switch {
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9':
+			b.WriteRune(c)
+		case c > 0xFFFF:
+			b.WriteString("--")
+		default:
+			b.WriteByte('-')
 		}
 	}
-	return string(b)
+	return b.String()
 }
 
 // JSONL reports whether path is a plain (not compressed) .jsonl file.
@@ -219,4 +227,39 @@ func ShellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// FileURIPath returns the path a file:// URI names, as the OS that wrote
+// it spells it: VS Code on Windows writes file:///c%3A/Users/ada/calc for
+// C:\Users\ada\calc, which comes back with its drive letter and
+// backslashes whatever OS reads it.
+func FileURIPath(uri string) (string, bool) {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" {
+		return "", false
+	}
+	p := u.Path
+	if isDrivePath(strings.TrimPrefix(p, "/")) {
+		return strings.ReplaceAll(strings.TrimPrefix(p, "/"), "/", `\`), true
+	}
+	if u.Host != "" && u.Host != "localhost" { // a UNC path: file://server/share/x
+		return `\\` + u.Host + strings.ReplaceAll(p, "/", `\`), true
+	}
+	return filepath.Clean(filepath.FromSlash(p)), p != ""
+}
+
+// isDrivePath reports whether p starts with a Windows drive ("C:", "c:/").
+func isDrivePath(p string) bool {
+	return len(p) >= 2 && p[1] == ':' && (p[0] >= 'a' && p[0] <= 'z' || p[0] >= 'A' && p[0] <= 'Z') &&
+		(len(p) == 2 || p[2] == '/' || p[2] == '\\')
+}
+
+// SamePath reports whether a and b name the same folder or file: on
+// Windows regardless of case and of / or \ (filepath.Rel knows both).
+func SamePath(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	rel, err := filepath.Rel(a, b)
+	return err == nil && rel == "."
 }

@@ -69,6 +69,8 @@ local attached = vim.wait(20000, function()
 end, 50)
 check('the plugin started the server and shows a gauge: ' .. compactd.statusline(), attached)
 check('the server is the binary the build made', compactd.server_cmd()[1] == vim.env.E2E_BUILT_BIN, vim.inspect(compactd.server_cmd()))
+local messages = vim.fn.execute('messages')
+check('the server took the settings (no "settings were ignored")', messages:find('ignored', 1, true) == nil, messages)
 vim.cmd('checkhealth compactd')
 local health = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
 check(':checkhealth compactd names the built binary and its version',

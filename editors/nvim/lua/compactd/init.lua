@@ -141,7 +141,9 @@ end
 -- ({gauge = {warn, contextWindow, ...}, compact = {...}, ...}). The server rejects unknown keys,
 -- so nothing else goes in.
 function M.server_settings(settings)
-  return vim.deepcopy(settings or {})
+  -- An empty Lua table encodes as a JSON array ([]), which the server refuses as settings.
+  if settings == nil or next(settings) == nil then return vim.empty_dict() end
+  return vim.deepcopy(settings)
 end
 
 -- The client's capabilities, plus window/showDocument, which this plugin handles itself:

@@ -30,6 +30,8 @@ type Health struct {
 	Store       StoreStatus          `json:"store"`
 	Folders     []string             `json:"folders"`
 	Watching    []daemon.WatchedRoot `json:"watching"`
+	// Watch is the watcher's use of its descriptor bound (macOS, BSD).
+	Watch daemon.WatchStats `json:"watch"`
 	Transcripts int                  `json:"transcripts"`
 	ScanDone    bool                 `json:"scanDone"`
 }
@@ -45,6 +47,7 @@ func (s *Server) health(ctx context.Context, _ json.RawMessage) (any, error) {
 	}
 	h.Folders = append(h.Folders, d.Folders()...)
 	h.Watching = d.WatchedRoots()
+	h.Watch = d.WatchStats()
 	h.Transcripts = len(d.Snapshots())
 	select {
 	case <-d.ScanDone():

@@ -18,8 +18,10 @@ import (
 	"net/url"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf16"
 
 	"github.com/compactd/compactd/compaction/transcript"
 )
@@ -200,20 +202,31 @@ func Shared(folders []string, dir string) []Root {
 // Slug is the folder name Claude Code and Qwen Code give a project: the
 // absolute path with every character but ASCII letters and digits as '-'.
 func Slug(abs string) string {
-	// The agents compute it in JavaScript (path.replace(/[^a-zA-Z0-9]/g,
-	// "-")), one '-' per UTF-16 code unit: "ë" is one, an emoji two.
-	var b strings.Builder
-	for _, c := range abs {
-		switch {
-		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9':
-			b.WriteRune(c)
-		case c > 0xFFFF:
-			b.WriteString("--")
-		default:
-			b.WriteByte('-')
+	// Claude Code computes it in JavaScript (2.1.330: path.replace(
+	// /[^a-zA-Z0-9]/g, "-")), one '-' per UTF-16 code unit: "é" is one,
+	// an emoji two. Past 200 units it keeps the first 200 and appends the
+	// base-36 absolute value of the path's Java-style string hash, which
+	// long Windows paths reach.
+	units := utf16.Encode([]rune(abs))
+	b := make([]byte, len(units))
+	var hash int32
+	for i, c := range units {
+		hash = hash<<5 - hash + int32(c)
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			b[i] = byte(c)
+		} else {
+			b[i] = '-'
 		}
 	}
-	return b.String()
+	const maxSlug = 200
+	if len(b) <= maxSlug {
+		return string(b)
+	}
+	h := int64(hash)
+	if h < 0 {
+		h = -h
+	}
+	return string(b[:maxSlug]) + "-" + strconv.FormatInt(h, 36)
 }
 
 // JSONL reports whether path is a plain (not compressed) .jsonl file.

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/compactd/compactd/daemon/agents"
@@ -41,7 +42,8 @@ func TestSessionFoldersPerOS(t *testing.T) {
 
 // Claude Code and Qwen Code name a project's folder by its path with every
 // character but letters and digits as '-': C:\Users\ada\calc is
-// C--Users-ada-calc, as real Windows sessions show.
+// C--Users-ada-calc, as real Windows sessions show; the expectations are
+// what Claude Code's own function (from its 2.1.330 bundle) returns.
 func TestSlugOfAWindowsPath(t *testing.T) {
 	for path, want := range map[string]string{
 		`C:\Users\ada\calc`:     "C--Users-ada-calc",
@@ -49,6 +51,10 @@ func TestSlugOfAWindowsPath(t *testing.T) {
 		"/home/ada/calc":        "-home-ada-calc",
 		`C:\Users\Zoë\Projekte`: "C--Users-Zo--Projekte",
 		"/home/ada/🚀":           "-home-ada---",
+		// Past 200 characters: the first 200 and the base-36 hash of the
+		// path, as Claude Code 2.1.330's own function gives it.
+		`C:\Users\ada\Documents\Projects\` + strings.Repeat("verylongfoldername", 12) + `\src`: "C--Users-ada-Documents-Projects-" +
+			strings.Repeat("verylongfoldername", 9) + "verylo-9x472r",
 	} {
 		if got := agents.Slug(path); got != want {
 			t.Errorf("Slug(%q) = %q, want %q", path, got, want)

@@ -147,13 +147,17 @@ func TestWatchBoundWithThousandsOfTranscripts(t *testing.T) {
 	}
 	// Its folder is polled: the first append is found by polling.
 	appendTo(lines[third : 2*third])
-	mid := rec.wait(t, func(ev Event) bool { return ev.Path == active && ev.Snapshot != nil && ev.Snapshot.Tokens > before.Tokens })
+	mid := rec.wait(t, func(ev Event) bool {
+		return ev.Path == active && ev.Snapshot != nil && ev.Snapshot.Tokens > before.Tokens
+	})
 	if d.WatchStats().LiveFiles == 0 {
 		t.Fatalf("the changed transcript is not watched on its own: %+v", d.WatchStats())
 	}
 	// Then it is watched: the next append arrives through the watch.
 	appendTo(lines[2*third:])
-	rec.wait(t, func(ev Event) bool { return ev.Path == active && ev.Snapshot != nil && ev.Snapshot.Tokens > mid.Snapshot.Tokens })
+	rec.wait(t, func(ev Event) bool {
+		return ev.Path == active && ev.Snapshot != nil && ev.Snapshot.Tokens > mid.Snapshot.Tokens
+	})
 	if st := d.WatchStats(); st.Descriptors > bound {
 		t.Errorf("after the appends: %+v; want at most %d descriptors", st, bound)
 	}

@@ -26,14 +26,14 @@ type StoreStatus struct {
 
 // Health is the compactd/health result.
 type Health struct {
-	Version     string               `json:"version"`
-	Store       StoreStatus          `json:"store"`
-	Folders     []string             `json:"folders"`
-	Watching    []daemon.WatchedRoot `json:"watching"`
+	Version  string               `json:"version"`
+	Store    StoreStatus          `json:"store"`
+	Folders  []string             `json:"folders"`
+	Watching []daemon.WatchedRoot `json:"watching"`
 	// Watch is the watcher's use of its descriptor bound (macOS, BSD).
-	Watch daemon.WatchStats `json:"watch"`
-	Transcripts int                  `json:"transcripts"`
-	ScanDone    bool                 `json:"scanDone"`
+	Watch       daemon.WatchStats `json:"watch"`
+	Transcripts int               `json:"transcripts"`
+	ScanDone    bool              `json:"scanDone"`
 }
 
 func (s *Server) health(ctx context.Context, _ json.RawMessage) (any, error) {

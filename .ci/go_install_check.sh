@@ -29,4 +29,5 @@ if ! (cd "$tmp" && go install "$mod/cmd/compactd@$version") >"$tmp/log" 2>&1; th
   echo "go install: FAIL go install $mod/cmd/compactd@$version"; cat "$tmp/log"; exit 1
 fi
 out=$("$tmp/bin/compactd" version)
+case $out in *"module $version"*) ;; *) echo "go install: FAIL compactd version says \"$out\", not module $version"; exit 1;; esac
 echo "go install: ok   go install $mod/cmd/compactd@$version → $out ($(( $(date +%s)-start )) s)"

@@ -2,8 +2,8 @@
 # The Windows CLI end to end under Wine, on a copy of the example workspace: gauge, dry run,
 # compact (a fork), compact --in-place while another Windows process holds the transcript
 # open (as an editor or a viewer does, without delete sharing), restore, history, diff and
-# doctor. Every path compactd.exe sees is a Windows path (Z:\...), and HOME, USERPROFILE,
-# APPDATA, LOCALAPPDATA and the store point into a temp folder.
+# doctor. Every path compactd.exe sees is a Windows path (Z:\...), and the store and the
+# agents' folders point into a temp folder.
 # Usage: cli_e2e.sh   (builds compactd.exe for windows/amd64; installs Wine when missing)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -57,7 +57,9 @@ export HOME USERPROFILE APPDATA LOCALAPPDATA XDG_CONFIG_HOME XDG_STATE_HOME XDG_
 HOME=$(win "$home") USERPROFILE=$(win "$home") APPDATA=$(win "$home/AppData/Roaming") LOCALAPPDATA=$(win "$home/AppData/Local")
 unset XDG_CONFIG_HOME XDG_STATE_HOME XDG_CACHE_HOME XDG_DATA_HOME
 export CLAUDE_CONFIG_DIR=$(win "$home/.claude") CODEX_HOME=$(win "$home/.codex")
-unset COMPACTD_STORE
+# Wine gives a Windows program its own USERPROFILE, APPDATA and LOCALAPPDATA (the prefix's
+# profile) whatever the Unix environment says, so the store is named explicitly.
+export COMPACTD_STORE; COMPACTD_STORE=$(win "$tmp/store/compactd.db")
 cd "$tmp/workspace"
 main=$(win "$tmp/workspace/claude/session.jsonl")
 fail=0 pass=0
@@ -110,6 +112,6 @@ check "restore --in-place v1" restore --in-place "$main" v1
 [ "$(sha256sum claude/session.jsonl | cut -d' ' -f1)" = "$orig_sum" ] ||
   { fail=$((fail+1)); echo "wine cli: FAIL restore v1 did not bring the original back byte for byte"; }
 check "doctor" doctor
-expect "doctor" "$(win "$home/AppData/Local")"
+expect "doctor" "$COMPACTD_STORE"
 echo "wine cli: $pass passed, $fail failed ($(( $(date +%s)-start )) s)"
 [ "$fail" -eq 0 ]

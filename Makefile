@@ -71,10 +71,13 @@ fuzz:
 ## stress: 1,000 kill -9 trials and 1,000 compactions under a concurrent appender; the
 ## reliability suite (chaos_test.go, *_stress_test.go) at length: damaged and unusable
 ## stores, pipes, loops, sparse giants, a 600 MB line, a million lines, interrupts, two
-## servers and CLIs on one store with an appender, SIGKILL of every writing command.
+## servers and CLIs on one store with an appender, SIGKILL of every writing command;
+## then the two-servers-one-store scenario (100 rounds under as many busy processes as
+## cores) once more with the servers built with the race detector.
 ## `make unit` runs each of these once (the short form).
 stress:
 	COMPACTD_STRESS=1 $(GO) test -v -count=1 -timeout 150m -run 'Crash|ConcurrentAppend|Stress|Chaos|DamagedStore|StoreUnavailable|OddFiles|Recover' ./daemon/... ./cmd/... ./lsp/...
+	COMPACTD_STRESS=1 COMPACTD_SERVE_RACE=1 $(GO) test -race -v -count=1 -timeout 150m -run 'TestStressTwoServersOneStore' ./cmd/compactd/
 
 ## bench: every performance figure beside its bar (see README "Performance").
 bench: build

@@ -95,17 +95,7 @@ func addTurn(t *testing.T, w execer, session string, n, total int) {
 
 func newAgentDaemon(t *testing.T, ws, home string, settings map[string]any) (*Daemon, *recorder) {
 	t.Helper()
-	rec := &recorder{ch: make(chan struct{}, 1)}
-	d, err := New(Options{Folders: []string{ws}, Env: agents.Env{Home: home}, OnChange: rec.add, Config: config.Layers{Client: settingsJSON(t, settings)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	<-d.ScanDone()
-	return d, rec
+	return startDaemon(t, Options{Folders: []string{ws}, Env: agents.Env{Home: home}, Config: config.Layers{Client: settingsJSON(t, settings)}})
 }
 
 // TestDatabaseSessionsOfTheWorkspace: the sessions opencode and Kilo keep

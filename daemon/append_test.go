@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"fmt"
-	"github.com/compactd/compactd/daemon/agents"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -10,6 +9,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/compactd/compactd/daemon/agents"
 
 	"github.com/compactd/compactd/compaction/sessiongen"
 	"github.com/compactd/compactd/compaction/tokens"

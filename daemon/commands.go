@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/compactd/compactd/compaction/gauge"
+	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/jobs"
@@ -44,6 +46,10 @@ type Compaction struct {
 	Message string `json:"message"`
 	// Open is the file worth showing: the fork, the dry-run report.
 	Open string `json:"open,omitempty"`
+	// Economics, for a dry run of a priced model, is what compacting now
+	// costs once, saves per turn and after how many turns it pays back,
+	// and whether the cache is already cold.
+	Economics *pricing.Economics `json:"economics,omitempty"`
 	// The job's result, embedded by value: the wire's encoder
 	// (segmentio/encoding, under jsonrpc2) drops the omitempty fields of
 	// an embedded pointer.
@@ -57,10 +63,13 @@ type Restored struct {
 	jobs.RestoreResult
 }
 
-// History lists a conversation's stored versions.
+// History lists a conversation's stored versions, and the agent's own
+// compactions with what each lost (the loss ledger) and their health.
 type History struct {
 	Message string `json:"message"`
 	jobs.History
+	AgentCompactions []jobs.AgentLoss `json:"agentCompactions"`
+	Health           *gauge.Health    `json:"health,omitempty"`
 }
 
 // Diff is the unified line diff of two versions.
@@ -110,8 +119,9 @@ func (d *Daemon) jobRequest(req CompactRequest, dryRun bool) jobs.Request {
 	}
 }
 
-// JobRequest is the job a compaction request runs (for tests and the
-// table that holds every surface to the same options).
+// JobRequest is the job a compaction request runs: the pipeline its
+// configuration and overrides give (lsp asks it whether tangents will be
+// removed, and so must be confirmed first).
 func (d *Daemon) JobRequest(req CompactRequest) jobs.Request { return d.jobRequest(req, false) }
 
 // Compact compacts a transcript into a fork (or in place), the pipeline
@@ -150,6 +160,11 @@ func (d *Daemon) compact(ctx context.Context, req CompactRequest, dryRun bool) (
 	case res.DryRun:
 		out.Message = fmt.Sprintf("dry run: compaction would save %s tokens (%s → %s); nothing was written", Short(saved), Short(res.TokensBefore), Short(res.TokensAfter))
 		out.Open = res.ReportPath
+		if snap := d.Snapshot(req.Path); snap != nil {
+			if out.Economics = snap.Insight.Economics(snap.Tokens, saved, d.Now()); out.Economics != nil && saved > 0 {
+				out.Message += "; " + out.Economics.Line
+			}
+		}
 	case req.InPlace:
 		out.Message = fmt.Sprintf("compacted in place: %s → %s tokens (saved %s); the previous content is version %s", Short(res.TokensBefore), Short(res.TokensAfter), Short(saved), res.Parent)
 		_, _ = d.Refresh(req.Path) // the gauge follows the rewritten file at once
@@ -170,7 +185,12 @@ func (d *Daemon) History(ctx context.Context, path string) (*History, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &History{Message: fmt.Sprintf("%d stored versions of this conversation", len(h.Versions)), History: *h}, nil
+	out := &History{Message: fmt.Sprintf("%d stored versions of this conversation", len(h.Versions)), History: *h, AgentCompactions: []jobs.AgentLoss{}}
+	if l, err := d.AgentLedger(ctx, path); err == nil && len(l.Compactions) > 0 {
+		out.AgentCompactions, out.Health = l.Compactions, &l.Health
+		out.Message += "; " + l.Message
+	}
+	return out, nil
 }
 
 // Versions counts the stored versions of the conversation at path.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/compactd/compactd/daemon/agents"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/compactd/compactd/daemon/agents"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -69,15 +70,7 @@ func codexDaemon(t *testing.T, ws, home string, logged *warnings, before func(da
 	if before != nil {
 		before(day)
 	}
-	d, err := New(Options{Folders: []string{ws}, Env: agents.Env{Home: home, CodexHome: codexHome}, Logger: slog.New(logged)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	<-d.ScanDone()
+	d, _ := startDaemon(t, Options{Folders: []string{ws}, Env: agents.Env{Home: home, CodexHome: codexHome}, Logger: slog.New(logged)})
 	return d, day
 }
 

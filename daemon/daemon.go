@@ -18,7 +18,9 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/jobs"
@@ -30,6 +32,14 @@ type Options struct {
 	// Folders are the workspace folders (absolute paths).
 	Folders []string
 	Env     agents.Env
+	// Getenv is the environment the agents are taken to run with, for
+	// the settings they read from it (CLAUDE_AUTOCOMPACT_PCT_OVERRIDE, …):
+	// the daemon's own, as the editor started it from the user's session.
+	// nil reads none (tests stay hermetic).
+	Getenv func(string) string
+	// Now is the clock (nil: the system's): how long a session has been
+	// idle decides whether its cache went cold.
+	Now func() time.Time
 	// Config are the configuration's layers above the files: the
 	// editor's settings and the server's flags (SetClientSettings
 	// replaces the editor's).
@@ -119,9 +129,11 @@ type ScanProgress struct {
 // Daemon watches and indexes transcripts. Its methods are safe for
 // concurrent use.
 type Daemon struct {
-	opts Options
-	log  *slog.Logger
-	ix   *indexer
+	// ledgers caches the agents' compaction ledgers (ledger.go).
+	ledgers ledgers
+	opts    Options
+	log     *slog.Logger
+	ix      *indexer
 	// savingsIx reads cold transcripts again for dry-run savings.
 	savingsIx *indexer
 
@@ -195,6 +207,13 @@ func New(opts Options) (*Daemon, error) {
 		}
 	}
 	d.ix = &indexer{forced: opts.Counter, counters: newCounterSet(opts.CountCache), cache: opts.CountCache, registry: tokens.NewRegistry(), settings: d.settingsFor, log: d.log, overhead: opts.Overhead}
+	th := &thresholds{env: opts.Env, getenv: opts.Getenv, now: time.Now}
+	if d.opts.Now == nil {
+		d.opts.Now = time.Now
+	}
+	d.ix.threshold = func(path string, t *transcript.Transcript, r gauge.Resolved) *gauge.AutoCompact {
+		return th.of(path, t, r, d.folderOf(path))
+	}
 	if _, err := d.ix.fallback(); err != nil {
 		return nil, err
 	}
@@ -207,6 +226,9 @@ func New(opts Options) (*Daemon, error) {
 	d.savingsIx = &indexer{counters: newCounterSet(opts.CountCache), registry: d.ix.registry, settings: d.settingsFor, log: d.log, serial: true}
 	return d, nil
 }
+
+// Now is the daemon's clock.
+func (d *Daemon) Now() time.Time { return d.opts.Now() }
 
 // Folders returns the workspace folders.
 func (d *Daemon) Folders() []string {
@@ -508,11 +530,34 @@ func (d *Daemon) refresh(path string) error {
 			d.markActive(path, fi.ModTime())
 		}
 		d.emit(tr)
+		if snap := tr.snap.Load(); snap != nil {
+			d.protect(path, snap.Format)
+		}
 		d.savings.schedule(path)
 		d.enforceBudget(tr, false)
 		d.enforceColdBudget(tr, false)
 	}
 	return nil
+}
+
+// protect runs the agent's Protect (see agents.Agent) when one of its
+// files changed: Gemini CLI, resuming a session, leaves a stub with which
+// its next start of any other session — a fork's resume too — deletes the
+// session; the stub is done once Gemini CLI wrote its last line, which is
+// a change seen here. Only sessions compactd forked or wrote are
+// protected; the others are left to the agent.
+func (d *Daemon) protect(path string, f transcript.Format) {
+	a := agents.ByFormat(f)
+	if a == nil || a.Protect == nil || d.opts.Jobs == nil || d.opts.Jobs.Store == nil || d.ctx == nil {
+		return // not started: commands run by an editor start it first
+	}
+	known := func(p string) bool {
+		_, ok, err := d.opts.Jobs.Store.FindConversation(d.ctx, p, "")
+		return err == nil && ok
+	}
+	for _, note := range a.Protect(path, known) {
+		d.log.Info("protected a session from its agent's cleanup", "path", path, "note", note)
+	}
 }
 
 // enforceBudget lets the least recently changed hot transcripts go cold

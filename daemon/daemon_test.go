@@ -2,12 +2,13 @@ package daemon
 
 import (
 	"fmt"
-	"github.com/compactd/compactd/daemon/agents"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/compactd/compactd/daemon/agents"
 
 	_ "github.com/compactd/compactd/compaction/format/all"
 	"github.com/compactd/compactd/compaction/sessiongen"
@@ -116,12 +117,21 @@ func (r *recorder) wait(t *testing.T, pred func(Event) bool) Event {
 
 func newTestDaemon(t *testing.T, ws string) (*Daemon, *recorder) {
 	t.Helper()
-	home := t.TempDir()
+	return startDaemon(t, Options{Folders: []string{ws}})
+}
+
+// startDaemon starts a daemon (its home a temporary folder unless opts
+// names one), records its events, and waits for its cold scan.
+func startDaemon(t *testing.T, opts Options) (*Daemon, *recorder) {
+	t.Helper()
 	rec := &recorder{ch: make(chan struct{}, 1)}
-	d, err := New(Options{
-		Folders: []string{ws}, Env: agents.Env{Home: home},
-		OnChange: rec.add,
-	})
+	if opts.Env == (agents.Env{}) {
+		opts.Env = agents.Env{Home: t.TempDir()}
+	}
+	if opts.OnChange == nil {
+		opts.OnChange = rec.add
+	}
+	d, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/jobs"
 	"github.com/compactd/compactd/daemon/platform"
 	"github.com/compactd/compactd/daemon/sourcefile"
 )
@@ -211,6 +212,18 @@ var errNotTranscript = errors.New("not a transcript")
 func (tr *tracked) update(ix *indexer) (changed bool, err error) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
+	defer func() {
+		if err != nil && errors.As(err, new(*jobs.PanicError)) {
+			// A codec's bug on this file: it is read again whole at its
+			// next change, and the server goes on.
+			tr.t, tr.counts, tr.parts, tr.same, tr.stats, tr.countedWith = nil, nil, nil, 0, transcript.Stats{}, ""
+			tr.skip, tr.long, tr.tally = nil, nil, gauge.Tally{}
+			tr.parsed.Store(false)
+			tr.hot.Store(false)
+			changed = false
+		}
+	}()
+	defer jobs.Recovered(&err, "read "+tr.path, ix.log)
 	fi, err := os.Stat(tr.path)
 	if err != nil {
 		return false, fmt.Errorf("stat %s: %w", tr.path, err)
@@ -581,11 +594,34 @@ func tight[T any](s []T) []T {
 func (tr *tracked) publish(ix *indexer, fi fs.FileInfo) {
 	tr.seq++
 	s := buildSnapshot(tr, ix, ix.settings(tr.path), fi.Size())
-	if prev := tr.snap.Load(); prev != nil && prev.Savings != nil {
+	prev := tr.snap.Load()
+	if prev != nil && prev.Savings != nil {
 		s.Savings = prev.Savings // stale estimates beat none while recomputing
+	}
+	if prev != nil && prev.Size <= s.Size {
+		s.AgentCompacted = tr.newSummary(prev.Size)
 	}
 	s.SavingsPending = true
 	tr.snap.Store(s)
+}
+
+// newSummary is the byte where the last agent-compaction summary among the
+// messages that changed begins, when it begins at or after from (in the
+// bytes appended since the previous snapshot); -1 when there is none.
+// Only the changed messages are read: an append costs what it adds.
+func (tr *tracked) newSummary(from int64) int64 {
+	t := tr.t
+	at := int64(-1)
+	for i := min(tr.same, len(t.Messages)); i < len(t.Messages); i++ {
+		m := &t.Messages[i]
+		if m.Origin != transcript.OriginSummary || len(m.Records) == 0 {
+			continue
+		}
+		if r := m.Records[0]; r >= 0 && r < len(t.Records) && t.Records[r].Start >= from {
+			at = t.Records[r].Start
+		}
+	}
+	return at
 }
 
 // rebuild re-derives the snapshot (new settings) without touching the
@@ -628,6 +664,12 @@ func buildSnapshot(tr *tracked, ix *indexer, set *resolved, size int64) *Snapsho
 	if opts.ContextWindow == 0 && len(set.windows) > 0 {
 		opts.ContextWindow = longestPrefix(set.windows, gauge.Resolve(t, opts).Model)
 	}
+	if ix.threshold != nil {
+		// The agent computes its point from the model's window as it
+		// knows it, not from a window compactd's settings impose.
+		agentView := gauge.Resolve(t, gauge.Options{Model: set.Gauge.Model, Registry: ix.registry, Stats: &tr.stats})
+		opts.AutoCompact = ix.threshold(tr.path, t, agentView)
+	}
 	// Live needs only the counts after the last reported usage: the
 	// append path stays independent of the transcript's length.
 	g := gauge.Live(t, tr.counts[min(gauge.TailStart(t), len(tr.counts)):], opts)
@@ -638,15 +680,15 @@ func buildSnapshot(tr *tracked, ix *indexer, set *resolved, size int64) *Snapsho
 	s := &Snapshot{
 		Path: tr.path, Format: t.Format, Model: g.Model, Window: g.ContextWindow,
 		Tokens: g.Tokens, Ratio: g.Ratio, Level: Level(g.Level), Source: string(g.Source), Approx: g.Approx,
-		UpdatedAt: time.Now(), Size: size, Messages: len(t.Messages), Problems: t.Skipped + len(tr.long),
+		UpdatedAt: time.Now(), Size: size, Messages: len(t.Messages), Problems: t.Skipped + len(tr.long), AgentCompacted: -1,
 		Seq: tr.seq, lineStarts: tr.lineStarts, naturalWindow: natural,
 	}
 	if tr.skip != nil {
 		s.Problems++
 	}
 	s.Status = tr.status()
+	s.AutoCompact = g.AutoCompact
 	if g.ContextWindow > 0 {
-		s.AutoCompactAt = float64(g.AutoCompactAt) / float64(g.ContextWindow)
 		s.CriticalAt = float64(g.CriticalAt) / float64(g.ContextWindow)
 	}
 	s.Turns = turnInfos(tr, s)
@@ -773,6 +815,7 @@ type indexer struct {
 	settings func(path string) *resolved
 	log      interface {
 		Debug(msg string, args ...any)
+		Error(msg string, args ...any)
 	}
 	// serial reads in pieces small enough for the codecs to decode on one
 	// core and counts on one: the background estimates leave the other
@@ -784,6 +827,9 @@ type indexer struct {
 	puts chan cachePut
 	// overhead looks up a fork's inherited overhead (Options.Overhead).
 	overhead func(path string) (int, bool)
+	// threshold is the agent's own compaction point for the session at
+	// path (thresholds.of); nil leaves the gauge its typical figure.
+	threshold func(path string, t *transcript.Transcript, r gauge.Resolved) *gauge.AutoCompact
 }
 
 type cachePut struct {

@@ -52,3 +52,4 @@ func BenchmarkAppend(b *testing.B) {
 type discard struct{}
 
 func (discard) Debug(string, ...any) {}
+func (discard) Error(string, ...any) {}

@@ -1,10 +1,11 @@
 package daemon
 
 import (
-	"github.com/compactd/compactd/daemon/agents"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/compactd/compactd/daemon/agents"
 
 	"github.com/compactd/compactd/compaction/sessiongen"
 	"github.com/compactd/compactd/compaction/tokens"

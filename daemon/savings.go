@@ -14,6 +14,7 @@ import (
 
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/gauge"
+	"github.com/compactd/compactd/compaction/recall"
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
@@ -74,6 +75,8 @@ func StrategySavings(counters *tokens.CounterSet) SavingsFunc {
 			}
 			opts := in.Options
 			opts.Strategies, opts.Counts, opts.NoRetention = []string{name}, counts, true
+			// Placeholders name their recall handles, as a compaction writes them.
+			opts.Recall = recall.NewBook(nil).Handle
 			_, rep, err := strategy.Run(ctx, t, c, opts)
 			if err != nil || rep == nil {
 				failed = append(failed, fmt.Sprintf("%s: %v", name, err))
@@ -280,7 +283,7 @@ func (w *savingsWorker) compute(ctx context.Context, path string) {
 	set := w.d.settingsFor(path)
 	in.Strategies = savingsStrategies(set.Compact.Strategies)
 	in.Options = set.CompactOptions(in.Options.Window, config.Overrides{})
-	savings, err := w.fn(ctx, in)
+	savings, err := w.estimate(ctx, path, in)
 	if ctx.Err() != nil {
 		return
 	}
@@ -302,6 +305,13 @@ func (w *savingsWorker) compute(ctx context.Context, path string) {
 	// A dry run over a large transcript leaves garbage of its size.
 	w.d.freeSoon()
 	w.d.enforceBudget(nil, false)
+}
+
+// estimate runs the estimates of path: a panic in them is a failed
+// estimate (and a line in the log), never the server's end.
+func (w *savingsWorker) estimate(ctx context.Context, path string, in SavingsInput) (_ map[string]int, err error) {
+	defer jobs.Recovered(&err, "estimate the savings of "+path, w.d.log)
+	return w.fn(ctx, in)
 }
 
 // errNotInUse is why a cold transcript gets no new estimates: reading it
@@ -437,7 +447,11 @@ func (d *Daemon) Parsed(path string) *jobs.Parsed {
 	if !ok || tr.t == nil || !tr.hot.Load() || tr.skip != nil || len(tr.long) > 0 || sourcefile.Compressed(path) {
 		return nil
 	}
-	return &jobs.Parsed{Transcript: readerCopy(tr.t), Codec: trimmer, Parts: slices.Clone(tr.parts), CounterID: tr.countedWith}
+	// Detached: the job appends to it what the file gained since, while
+	// the index goes on appending to its own; the two chains sharing the
+	// codec's maps and arrays was a data race that could end the server
+	// (concurrent map writes) or corrupt either parse.
+	return &jobs.Parsed{Transcript: trimmer.Detach(tr.t), Codec: trimmer, Parts: slices.Clone(tr.parts), CounterID: tr.countedWith}
 }
 
 // JobRunning holds the background estimates back while a command runs

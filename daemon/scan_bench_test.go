@@ -3,7 +3,6 @@ package daemon
 import (
 	"flag"
 	"fmt"
-	"github.com/compactd/compactd/daemon/agents"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/compactd/compactd/daemon/agents"
 
 	"github.com/compactd/compactd/compaction/sessiongen"
 	"github.com/compactd/compactd/compaction/tokens"

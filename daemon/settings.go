@@ -34,7 +34,7 @@ type configs struct {
 	mu     sync.Mutex
 	layers config.Layers
 	byFile map[string]*resolved
-	// nearest maps a folder to its workspace file.
+	// nearest maps a folder to the workspace file nearest above it.
 	nearest map[string]string
 	// reported are the files whose errors were reported.
 	reported map[string]bool
@@ -52,9 +52,21 @@ func (d *Daemon) Config(path string) *config.Config {
 }
 
 // workspaceFile is the .compactd.toml that applies to path: the nearest
-// above it, else the nearest above the workspace folder it belongs to.
+// above it, else the nearest above the workspace folder it belongs to
+// (config.Nearest's rule, with the lookups cached per folder: the watcher
+// asks on every new file).
 func (d *Daemon) workspaceFile(path string) string {
-	dir := filepath.Dir(path)
+	if f := d.nearestAbove(filepath.Dir(path)); f != "" {
+		return f
+	}
+	if folder := d.folderOf(path); folder != "" {
+		return d.nearestAbove(folder)
+	}
+	return ""
+}
+
+// nearestAbove is the .compactd.toml nearest above dir, dir included.
+func (d *Daemon) nearestAbove(dir string) string {
 	c := &d.cfg
 	c.mu.Lock()
 	f, ok := c.nearest[dir]
@@ -62,7 +74,7 @@ func (d *Daemon) workspaceFile(path string) string {
 	if ok {
 		return f
 	}
-	f = config.Nearest(path, d.folderOf(path))
+	f = config.Nearest("", dir)
 	c.mu.Lock()
 	if c.nearest == nil {
 		c.nearest = map[string]string{}
@@ -74,7 +86,7 @@ func (d *Daemon) workspaceFile(path string) string {
 
 // folderConfig is the configuration of a workspace folder.
 func (d *Daemon) folderConfig(folder string) *resolved {
-	return d.resolvedFile(config.Nearest("", folder))
+	return d.resolvedFile(d.nearestAbove(folder))
 }
 
 func (d *Daemon) resolvedFile(file string) *resolved {
@@ -105,23 +117,27 @@ func (d *Daemon) resolvedFile(file string) *resolved {
 // ConfigErrors resolves the configuration of every workspace folder and
 // returns what was left out of them, nil when everything applied.
 func (d *Daemon) ConfigErrors() error {
-	c := &d.cfg
-	var errs []error
-	for _, f := range d.Folders() {
-		file := config.Nearest("", f)
-		c.mu.Lock()
-		layers := c.layers
-		c.mu.Unlock()
-		if _, err := config.Resolve(file, layers); err != nil {
-			errs = append(errs, err)
+	files := []string{""} // no folder: the user's file and the editor's settings
+	if folders := d.Folders(); len(folders) > 0 {
+		files = files[:0]
+		for _, f := range folders {
+			files = append(files, d.nearestAbove(f))
 		}
 	}
-	if len(d.Folders()) == 0 {
-		c.mu.Lock()
-		layers := c.layers
-		c.mu.Unlock()
-		if _, err := config.Resolve("", layers); err != nil {
+	c := &d.cfg
+	c.mu.Lock()
+	layers := c.layers
+	c.mu.Unlock()
+	var errs []error
+	for _, file := range files {
+		if _, err := config.Resolve(file, layers); err != nil {
 			errs = append(errs, err)
+			c.mu.Lock()
+			if c.reported == nil {
+				c.reported = map[string]bool{}
+			}
+			c.reported[file] = true // the caller says it; resolving it later must not again
+			c.mu.Unlock()
 		}
 	}
 	return errors.Join(errs...)
@@ -164,7 +180,9 @@ func (d *Daemon) reconfigure(old map[string]*resolved) {
 }
 
 // folderOf is the workspace folder path belongs to: the folder holding
-// it, else the folder whose agent root holds it, else the first folder.
+// it, else the one whose agent folder holds it (Claude Code's project
+// folder of that workspace folder); for an agent that keeps every
+// project together, and for files elsewhere, the first folder.
 func (d *Daemon) folderOf(path string) string {
 	folders := d.Folders()
 	for _, f := range folders {
@@ -172,10 +190,18 @@ func (d *Daemon) folderOf(path string) string {
 			return f
 		}
 	}
-	for _, r := range d.roots() {
-		if len(r.folders) > 0 && agents.Within(path, r.dir) {
-			return r.folders[0]
+	var holders []string
+	for _, f := range folders {
+		for _, a := range agents.All() {
+			for _, r := range d.agentRoots(a, []string{f}) {
+				if (agents.Within(path, r.Dir) || agents.Within(path, r.Scope)) && !slices.Contains(holders, f) {
+					holders = append(holders, f)
+				}
+			}
 		}
+	}
+	if len(holders) == 1 {
+		return holders[0]
 	}
 	if len(folders) > 0 {
 		return folders[0]

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -23,8 +24,9 @@ type Snapshot struct {
 	Source string
 	// Approx: part of the count was estimated (long unbroken runs).
 	Approx bool
-	// AutoCompactAt is the agent's own compaction point (ratio), 0 if unknown.
-	AutoCompactAt float64
+	// AutoCompact is where the agent compacts by itself, read from its
+	// settings as the agent reads them; nil when unknown.
+	AutoCompact *gauge.AutoCompact
 	// CriticalAt is the ratio at which the level becomes critical.
 	CriticalAt float64
 	UpdatedAt  time.Time
@@ -48,6 +50,11 @@ type Snapshot struct {
 	Status string
 	// Insight is what fills the window and what it costs (insight.go).
 	Insight Insight
+	// AgentCompacted is the byte where an agent compaction this snapshot
+	// brought begins (its summary's record, appended since the previous
+	// snapshot); -1 when it brought none. The first snapshot of a file
+	// brings none: compactions already there are history, not news.
+	AgentCompacted int64
 
 	// lineStarts[i] is the byte offset where line i begins.
 	lineStarts []int64
@@ -59,7 +66,7 @@ type Snapshot struct {
 // (for transcripts whose parsed form was evicted).
 func (s *Snapshot) withSettings(set *resolved, seq uint64) *Snapshot {
 	next := *s
-	next.Seq, next.UpdatedAt = seq, time.Now()
+	next.Seq, next.UpdatedAt, next.AgentCompacted = seq, time.Now(), -1
 	w := s.naturalWindow
 	if set.Gauge.ContextWindow > 0 {
 		w = set.Gauge.ContextWindow
@@ -73,13 +80,15 @@ func (s *Snapshot) withSettings(set *resolved, seq uint64) *Snapshot {
 	next.Ratio = float64(s.Tokens) / float64(w)
 	next.Insight = s.Insight.withWindow(w)
 	next.CriticalAt = set.Gauge.Critical
-	if s.AutoCompactAt > 0 && s.AutoCompactAt < next.CriticalAt {
-		next.CriticalAt = s.AutoCompactAt
+	warnAt := set.Gauge.Warn
+	if at := s.AutoCompactAt(); at > 0 {
+		next.CriticalAt = min(next.CriticalAt, at)
+		warnAt = min(warnAt, at*0.9)
 	}
 	switch {
 	case next.Ratio >= next.CriticalAt:
 		next.Level = LevelCritical
-	case next.Ratio >= set.Gauge.Warn:
+	case next.Ratio >= warnAt:
 		next.Level = LevelWarn
 	default:
 		next.Level = LevelOK
@@ -128,6 +137,18 @@ func (s *Snapshot) TurnAtLine(line int) (TurnInfo, bool) {
 	}
 	return s.Turns[i-1], true
 }
+
+// AutoCompactAt is where the agent compacts as a ratio of the window, 0
+// when unknown or off.
+func (s *Snapshot) AutoCompactAt() float64 {
+	if s.AutoCompact == nil || s.AutoCompact.At <= 0 || s.Window <= 0 {
+		return 0
+	}
+	return float64(s.AutoCompact.At) / float64(s.Window)
+}
+
+// Mark is the agent's compaction point as views show it; nil when unknown.
+func (s *Snapshot) Mark() *gauge.Mark { return gauge.MarkOf(s.AutoCompact, s.Tokens, s.Window) }
 
 // Text renders the gauge for a status bar: "156k / 200k · 78 %".
 func (s *Snapshot) Text() string { return GaugeText(s.Tokens, s.Window) }

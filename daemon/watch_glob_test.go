@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/compactd/compactd/compaction/sessiongen"
-	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/config"
 )
 
@@ -24,20 +23,7 @@ func writeTranscript(t *testing.T, path string) {
 // startWith starts a daemon on ws with the editor's settings.
 func startWith(t *testing.T, ws string, settings map[string]any) (*Daemon, *recorder) {
 	t.Helper()
-	rec := &recorder{ch: make(chan struct{}, 1)}
-	d, err := New(Options{
-		Folders: []string{ws}, Env: agents.Env{Home: t.TempDir()}, OnChange: rec.add,
-		Config: config.Layers{Files: true, Client: settingsJSON(t, settings)},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	<-d.ScanDone()
-	return d, rec
+	return startDaemon(t, Options{Folders: []string{ws}, Config: config.Layers{Files: true, Client: settingsJSON(t, settings)}})
 }
 
 // TestGlobsMatchAsDoublestar: [watch] globs are doublestar patterns: "**"

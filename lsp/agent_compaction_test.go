@@ -1,12 +1,13 @@
 package lsp
 
 import (
-	"github.com/compactd/compactd/daemon"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/compactd/compactd/daemon"
 
 	"go.lsp.dev/protocol"
 )
@@ -17,20 +18,8 @@ import (
 // new session beside it and open it.
 func TestAgentCompactionActions(t *testing.T) {
 	testEnv(t)
-	ws := t.TempDir()
-	src, err := os.ReadFile("testdata/claude-two-compact-boundaries.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(ws, "8e7d6c5b-4a39-4281-9f0e-1d2c3b4a5968.jsonl")
-	if err := os.WriteFile(path, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	c, ws, path := openAgentCompacted(t)
 	u := pathURI(path)
-	c := startServer(t, Options{Daemon: daemon.Options{Jobs: openJobs(t)}})
-	c.initialize(ws, nil)
-	c.notify(protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1}})
-	c.waitNote(0, methodGauge, gaugeFor(u), 10*time.Second)
 
 	var actions []protocol.CodeAction
 	if err := c.call(protocol.MethodTextDocumentCodeAction, &protocol.CodeActionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}, &actions); err != nil {
@@ -71,4 +60,27 @@ func TestAgentCompactionActions(t *testing.T) {
 	if res.Open == "" || !strings.Contains(res.Message, "the agent's summary kept") {
 		t.Fatalf("re-compact a1: %+v", res)
 	}
+}
+
+// openAgentCompacted starts a server with a store on a workspace holding a
+// Claude Code session the agent compacted twice, opened in the editor.
+func openAgentCompacted(t *testing.T) (c *client, ws, path string) {
+	t.Helper()
+	ws = t.TempDir()
+	src, err := os.ReadFile("testdata/claude-two-compact-boundaries.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path = filepath.Join(ws, "8e7d6c5b-4a39-4281-9f0e-1d2c3b4a5968.jsonl")
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	u := pathURI(path)
+	// A fixed clock: results say how long the session has been idle.
+	now := func() time.Time { return time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC) }
+	c = startServer(t, Options{Daemon: daemon.Options{Jobs: openJobs(t), Now: now}})
+	c.initialize(ws, nil)
+	c.notify(protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1}})
+	c.waitNote(0, methodGauge, gaugeFor(u), 10*time.Second)
+	return c, ws, path
 }

@@ -3,12 +3,10 @@ package lsp
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -23,20 +21,8 @@ import (
 // placeholders.
 func TestCommandResultsGolden(t *testing.T) {
 	home := testEnv(t)
-	ws := t.TempDir()
-	src, err := os.ReadFile("testdata/claude-two-compact-boundaries.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(ws, "8e7d6c5b-4a39-4281-9f0e-1d2c3b4a5968.jsonl")
-	if err := os.WriteFile(path, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	c, ws, path := openAgentCompacted(t)
 	u := pathURI(path)
-	c := startServer(t, Options{Daemon: daemon.Options{Jobs: openJobs(t)}})
-	c.initialize(ws, nil)
-	c.notify(protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1}})
-	c.waitNote(0, methodGauge, gaugeFor(u), 10*time.Second)
 
 	run := func(command string, args map[string]any) json.RawMessage {
 		t.Helper()

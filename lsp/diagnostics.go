@@ -6,6 +6,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/daemon"
 )
 
@@ -21,9 +22,15 @@ func (s *Server) publishDiagnostics(u protocol.DocumentURI, snap *daemon.Snapsho
 	if snap != nil && snap.Level != daemon.LevelOK {
 		diags = append(diags, diagnosticFor(snap))
 	}
+	s.mu.Lock()
+	if snap == nil {
+		delete(s.ledgerDiags, u)
+	}
+	diags = append(diags, s.ledgerDiags[u]...)
+	s.mu.Unlock()
 	key := ""
-	if len(diags) > 0 {
-		key = fmt.Sprint(diags[0].Severity, diags[0].Message)
+	for _, d := range diags {
+		key += fmt.Sprint(d.Severity, d.Range.Start.Line, d.Message)
 	}
 	s.mu.Lock()
 	prev, had := s.diagSent[u]
@@ -48,8 +55,8 @@ func diagnosticFor(snap *daemon.Snapshot) protocol.Diagnostic {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Context window %d %% full (%s tokens of %s, %s)", int(snap.Ratio*100+0.5),
 		daemon.Short(snap.Tokens), daemon.Short(snap.Window), sourceWords(snap.Source))
-	if snap.AutoCompactAt > 0 {
-		fmt.Fprintf(&b, "; %s compacts by itself at %.1f %%", snap.Format, snap.AutoCompactAt*100)
+	if m := snap.Mark(); m != nil {
+		b.WriteString("; " + markWords(snap, m))
 	}
 	if n := snap.AutoSavings(); n > 0 {
 		fmt.Fprintf(&b, ". Compacting would save about %s tokens (%d %% of the window).", daemon.Short(n), int(float64(n)*100/float64(snap.Window)+0.5))
@@ -67,4 +74,19 @@ func sourceWords(source string) string {
 		return "reported usage plus estimate"
 	}
 	return "estimated"
+}
+
+// markWords says where the agent compacts by itself: "claude-code
+// auto-compacts at 140k (env), 16k from now", "codex auto-compaction off
+// (user settings)".
+func markWords(snap *daemon.Snapshot, m *gauge.Mark) string {
+	s := string(snap.Format) + " " + m.Text
+	switch {
+	case m.Disabled || m.At == 0:
+	case m.Buffer > 0:
+		s += ", " + daemon.Short(m.Buffer) + " from now"
+	default:
+		s += ": past it, the agent compacts before its next request"
+	}
+	return s
 }

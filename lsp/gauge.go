@@ -37,10 +37,14 @@ type Gauge struct {
 	// Approx: part of the count was estimated (very long unbroken runs).
 	Approx bool `json:"approx,omitempty"`
 	// SavingsPending: the savings are being recomputed for new content.
-	SavingsPending bool    `json:"savingsPending,omitempty"`
-	AutoCompactAt  float64 `json:"autoCompactAt,omitempty"`
-	Turns          int     `json:"turns"`
-	Text           string  `json:"text"`
+	SavingsPending bool `json:"savingsPending,omitempty"`
+	// AutoCompactAt is where the agent compacts by itself, as a ratio of
+	// the window (0: unknown or off); AutoCompact says where, how far
+	// ahead and why: the window's mark.
+	AutoCompactAt float64     `json:"autoCompactAt,omitempty"`
+	AutoCompact   *gauge.Mark `json:"autoCompact,omitempty"`
+	Turns         int         `json:"turns"`
+	Text          string      `json:"text"`
 	// Removed: the transcript is gone; drop its gauge.
 	Removed bool `json:"removed,omitempty"`
 	// Status says in one sentence what compactd could not read of the
@@ -63,9 +67,13 @@ type Gauge struct {
 	// would save on every later turn.
 	Cost          *pricing.Figures `json:"cost,omitempty"`
 	SavingPerTurn *pricing.Saving  `json:"savingPerTurn,omitempty"`
+	// Economics is what compacting now with the auto pipeline costs once,
+	// saves per turn, after how many turns it pays back, and whether the
+	// cache is already cold.
+	Economics *pricing.Economics `json:"economics,omitempty"`
 }
 
-func gaugeOf(snap *daemon.Snapshot, active string) Gauge {
+func gaugeOf(snap *daemon.Snapshot, active string, now time.Time) Gauge {
 	savings := snap.Savings
 	if savings == nil {
 		savings = map[string]int{}
@@ -74,7 +82,7 @@ func gaugeOf(snap *daemon.Snapshot, active string) Gauge {
 		URI: pathURI(snap.Path), Format: string(snap.Format), Model: snap.Model,
 		ContextWindow: snap.Window, Tokens: snap.Tokens, Ratio: snap.Ratio, Level: string(snap.Level),
 		Source: snap.Source, Approx: snap.Approx, Active: snap.Path == active, UpdatedAt: snap.UpdatedAt,
-		Savings: savings, SavingsPending: snap.SavingsPending, AutoCompactAt: snap.AutoCompactAt, Status: snap.Status,
+		Savings: savings, SavingsPending: snap.SavingsPending, AutoCompactAt: snap.AutoCompactAt(), AutoCompact: snap.Mark(), Status: snap.Status,
 		Turns: len(snap.Turns), Text: snap.Text(),
 	}
 	in := snap.Insight
@@ -85,6 +93,7 @@ func gaugeOf(snap *daemon.Snapshot, active string) Gauge {
 	g.Cost = in.Cost
 	if auto := snap.AutoSavings(); auto >= 0 {
 		g.SavingPerTurn = in.SavingPerTurn(snap.Tokens, auto)
+		g.Economics = in.Economics(snap.Tokens, auto, now)
 	}
 	return g
 }
@@ -98,13 +107,16 @@ func (s *Server) onChange(ev daemon.Event) {
 		s.publishDiagnostics(pathURI(ev.Path), nil)
 		return
 	}
-	active := ""
+	active, now := "", time.Now()
 	if d := s.currentDaemon(); d != nil {
-		active = d.Active()
+		active, now = d.Active(), d.Now()
 	}
 	s.gaugesSent.Add(1)
-	s.notify(methodGauge, gaugeOf(ev.Snapshot, active))
+	s.notify(methodGauge, gaugeOf(ev.Snapshot, active, now))
 	s.publishDiagnostics(pathURI(ev.Path), ev.Snapshot)
+	if ev.Snapshot.AgentCompacted >= 0 {
+		s.agentCompacted(ev.Snapshot)
+	}
 	s.auto.Observe(s.ctx, ev.Snapshot)
 	s.autoChecked.Add(1)
 }
@@ -117,7 +129,7 @@ func (s *Server) gauges(ctx context.Context, _ json.RawMessage) (any, error) {
 	}
 	active := d.Active()
 	for _, snap := range d.Snapshots() {
-		out = append(out, gaugeOf(snap, active))
+		out = append(out, gaugeOf(snap, active, d.Now()))
 	}
 	return out, nil
 }

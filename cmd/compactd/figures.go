@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/jobs"
 	"github.com/compactd/compactd/daemon/sourcefile"
@@ -26,6 +29,23 @@ type figures struct {
 	// cost is nil when the model has no price.
 	cost  *pricing.Figures
 	price *pricing.Price
+	// lastResponse is when the last response the gauge counts from came
+	// (zero when unknown): the provider's cache was last warmed then.
+	lastResponse time.Time
+}
+
+// economics prices compacting saved tokens out of the window now; nil
+// without a price.
+func (f *figures) economics(saved int, now time.Time) *pricing.Economics {
+	if f == nil || f.price == nil {
+		return nil
+	}
+	idle := time.Duration(-1)
+	if !f.lastResponse.IsZero() {
+		idle = max(now.Sub(f.lastResponse), 0)
+	}
+	e := f.price.Economics(f.gauge.Tokens, saved, idle)
+	return &e
 }
 
 // measureOptions say how figures are computed.
@@ -38,6 +58,41 @@ type measureOptions struct {
 	// counted are counts a job already made; used when they were made
 	// with the counter the figures need.
 	counted jobs.Counted
+	// path is the transcript's file; agentWindow the window the agent
+	// reports it runs with, 0 when it does not say.
+	path        string
+	agentWindow int
+	// agent, when set, reads the agent's own settings for where it
+	// compacts by itself; nil leaves the gauge its typical figure.
+	agent *agentSettings
+}
+
+// agentSettings are where the agents' settings are read from: their homes
+// and the environment they run with (this process's: compactd statusline
+// runs as Claude Code's child, compactd gauge from the user's shell).
+type agentSettings struct {
+	env    agents.Env
+	getenv func(string) string
+}
+
+func agentSettingsOf(e *env) *agentSettings {
+	return &agentSettings{env: agents.EnvFromOS(e.getenv), getenv: e.getenv}
+}
+
+// threshold is the agent's own compaction point for the session at path,
+// t resolved as r.
+func (a *agentSettings) threshold(path string, t *transcript.Transcript, r gauge.Resolved) *gauge.AutoCompact {
+	if a == nil {
+		return nil
+	}
+	agent := agents.ByFormat(t.Format)
+	abs, _ := filepath.Abs(path)
+	cwd := agent.SessionCwd(a.env, abs, t.Meta.Cwd)
+	if cwd == "" {
+		cwd = workingDir()
+	}
+	return agent.AutoCompact(agents.Query{Env: a.env, Getenv: a.getenv, Cwd: cwd,
+		Model: r.Model, Window: r.ContextWindow, WindowSource: r.WindowSource})
 }
 
 // readTranscript reads, detects and parses one transcript. A file no codec
@@ -77,7 +132,18 @@ func measure(ctx context.Context, t *transcript.Transcript, o measureOptions) (*
 			return nil, err
 		}
 	}
+	if o.gauge.AutoCompact == nil {
+		// The agent computes its point from the model's window as it
+		// knows it (Claude Code's status line payload says which), not
+		// from a window compactd's settings or flags impose.
+		agentView := o.gauge
+		agentView.ContextWindow = o.agentWindow
+		o.gauge.AutoCompact = o.agent.threshold(o.path, t, gauge.Resolve(t, agentView))
+	}
 	f := &figures{gauge: gauge.Compute(t, counts, o.gauge)}
+	if at := f.gauge.ReportedAt; at >= 0 && at < len(t.Messages) {
+		f.lastResponse = t.Messages[at].Timestamp
+	}
 	topts := gauge.TallyOptions{Images: resolved.Info.Provider.ImagePricing(), CountText: counter.Text}
 	if p, ok := o.prices.Lookup(f.gauge.Model); ok {
 		f.price = &p

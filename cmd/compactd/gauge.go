@@ -65,6 +65,10 @@ type gaugeRow struct {
 	// Overhead is, for a fork compactd wrote, what its source's gauge held
 	// beyond the transcript; Tokens includes it (the figure is an estimate).
 	Overhead int `json:"overhead,omitempty"`
+	// AutoCompact is where the agent compacts by itself, read from its
+	// settings as the agent reads them: the mark on the bar, the tokens
+	// left before it, where the setting came from; null when unknown.
+	AutoCompact *gauge.Mark `json:"autoCompact"`
 }
 
 func runGauge(ctx context.Context, e *env, args []string) error {
@@ -73,12 +77,13 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 	detail := fs.Bool("breakdown", false, "under each line, what fills the window and what it costs")
 	model := fs.String("model", "", "count for this model instead of the transcript's")
 	window := fs.Int("window", 0, "context window in tokens (overrides the model's)")
+	session := fs.String("session", "", "opencode and Kilo: gauge only this session of the database")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) == 0 {
-		return usagef("usage: compactd gauge [--json] [--breakdown] [--model M] [--window N] PATH...")
+		return usagef("usage: compactd gauge [--json] [--breakdown] [--model M] [--window N] [--session ID] PATH...")
 	}
 	if *window < 0 {
 		return usagef("--window must be a positive number of tokens, not %d", *window)
@@ -87,6 +92,7 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 		gauge: gauge.Options{Model: *model, ContextWindow: *window, Registry: tokens.NewRegistry()},
 		// Files of one model share a counter (and its cache).
 		counters: tokens.NewCounterSet(tokens.WithCache(tokens.NewMemoryCache(0))),
+		agent:    agentSettingsOf(e),
 	}
 	var rows []gaugeRow
 	var all []*figures
@@ -96,7 +102,19 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 	var paths []string
 	for _, path := range pos {
 		if !daemon.IsAgentDatabase(path) {
+			if *session != "" {
+				return usagef("--session names a session of an agent's database (opencode.db, kilo.db); %s is not one", path)
+			}
 			paths = append(paths, path)
+			continue
+		}
+		if *session != "" {
+			rendered, err := daemon.RenderDatabaseSession(ctx, agents.EnvFromOS(e.getenv), path, *session)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			paths = append(paths, rendered)
 			continue
 		}
 		rendered, err := daemon.RenderDatabase(ctx, agents.EnvFromOS(e.getenv), path, nil)
@@ -113,7 +131,7 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 	for _, path := range paths {
 		cfg := loadConfig(e, path)
 		opts.prices, opts.keepLast = cfg.PriceTable(), cfg.CompactOptions(0, config.Overrides{}).KeepLast
-		opts.gauge.Overhead = 0
+		opts.gauge.Overhead, opts.path = 0, path
 		if abs, err := filepath.Abs(path); err == nil {
 			opts.gauge.Overhead, _ = overhead(abs)
 		}
@@ -175,6 +193,7 @@ func rowOf(path string, f *figures) gaugeRow {
 		Reach:              f.breakdown.Reach(),
 		Cost:               f.cost,
 		Overhead:           g.Overhead,
+		AutoCompact:        g.Mark(),
 	}
 }
 
@@ -221,6 +240,9 @@ func printGauges(w io.Writer, rows []gaugeRow, figs []*figures, detail bool) {
 		if r.WindowNote != "" {
 			notes = append(notes, r.WindowNote)
 		}
+		if m := r.AutoCompact; m != nil {
+			notes = append(notes, markNote(m))
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s / %s\t%.1f%%\t%s\t(%s)\n",
 			r.Path, r.Format, r.Model, tokens.Thousands(r.Tokens), tokens.Thousands(r.ContextWindow), 100*r.Ratio, r.Level, strings.Join(notes, ", "))
 		if detail {
@@ -229,4 +251,16 @@ func printGauges(w io.Writer, rows []gaugeRow, figs []*figures, detail bool) {
 		}
 	}
 	tw.Flush()
+}
+
+// markNote is the agent's compaction point in a gauge line's notes:
+// "auto-compacts at 140k (env), 16k left".
+func markNote(m *gauge.Mark) string {
+	switch {
+	case m.Disabled || m.At == 0:
+		return m.Text
+	case m.Buffer > 0:
+		return m.Text + ", " + shortTokens(m.Buffer) + " left"
+	}
+	return m.Text + ", due now"
 }

@@ -87,7 +87,7 @@ func TestGaugeJSONKeyOrder(t *testing.T) {
 	if code != 0 {
 		t.Fatal(code)
 	}
-	want := []string{"path", "format", "model", "contextWindow", "windowSource", "tokens", "ratio", "level", "source", "turns", "messages", "toolCalls", "skippedRecords", "estimateError", "approx", "estimateErrorSpans", "estimateErrorNote", "breakdown", "reach", "cost"}
+	want := []string{"path", "format", "model", "contextWindow", "windowSource", "tokens", "ratio", "level", "source", "turns", "messages", "toolCalls", "skippedRecords", "estimateError", "approx", "estimateErrorSpans", "estimateErrorNote", "breakdown", "reach", "cost", "autoCompact"}
 	var objects []json.RawMessage
 	if err := json.Unmarshal([]byte(out), &objects); err != nil || len(objects) != 1 {
 		t.Fatalf("output %q: %v", out, err)
@@ -122,7 +122,7 @@ func TestGaugeText(t *testing.T) {
 	if strings.Count(out, "\n") != 1 {
 		t.Fatalf("want one line, got %q", out)
 	}
-	for _, want := range []string{gaugeFixture("claude-session.jsonl"), "claude-code", "claude-sonnet-4-5-20250929", " / 200,000", "%", " ok ", "(reported+estimate)"} {
+	for _, want := range []string{gaugeFixture("claude-session.jsonl"), "claude-code", "claude-sonnet-4-5-20250929", " / 200,000", "%", " ok ", "(reported+estimate, auto-compacts at 167k (default), 130k left)"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("line %q lacks %q", line, want)
 		}

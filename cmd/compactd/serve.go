@@ -79,7 +79,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	opts := lsp.Options{
 		Logger: logger,
 		Daemon: daemon.Options{
-			Env: agents.EnvFromOS(e.getenv),
+			Env:    agents.EnvFromOS(e.getenv),
+			Getenv: e.getenv,
 			// The server's flags win over every configuration layer.
 			Config: config.Layers{Files: true, LogLevel: *logLevel, StorePath: *storePath},
 			Memory: memory,
@@ -107,6 +108,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		} else {
 			defer st.Close()
 			opts.Daemon.Jobs = jobs.New(st)
+			opts.Daemon.Jobs.Log = logger
 			opts.Daemon.Overhead = func(path string) (int, bool) { return jobs.StoreOverhead(ctx, st, path) }
 			// Counts survive restarts: a restart re-tokenizes nothing.
 			tc := st.NewTokenCache(1 << 14) // ~4 MB in memory; the store holds the rest

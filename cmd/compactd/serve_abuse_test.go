@@ -23,13 +23,18 @@ import (
 
 // buildServe builds the compactd binary once per test binary run (the
 // build cache makes it quick); tests that spawn it skip under -short.
+// COMPACTD_SERVE_RACE=1 builds it with the race detector (make stress).
 var buildServe = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "compactd-serve-test-")
 	if err != nil {
 		return "", err
 	}
 	bin := filepath.Join(dir, "compactd")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
+	args := []string{"build", "-o", bin}
+	if os.Getenv("COMPACTD_SERVE_RACE") == "1" {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command("go", append(args, ".")...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build: %v\n%s", err, out)
 	}

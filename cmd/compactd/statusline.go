@@ -91,14 +91,21 @@ func statusline(ctx context.Context, e *env, color bool) (string, error) {
 		counters: tokens.NewCounterSet(),
 		prices:   cfg.PriceTable(),
 		keepLast: cfg.CompactOptions(0, config.Overrides{}).KeepLast,
+		// Claude Code runs the status line as its child: this
+		// environment is the agent's, its settings' env included.
+		agent: agentSettingsOf(e),
+		path:  in.TranscriptPath,
 	}
 	// Claude Code knows the model and the window it runs with (the 1M
 	// window included); the user's settings still win.
 	if opts.gauge.Model == "" {
 		opts.gauge.Model = in.Model.ID
 	}
-	if opts.gauge.ContextWindow == 0 && in.ContextWindow != nil && in.ContextWindow.Size > 0 {
-		opts.gauge.ContextWindow = in.ContextWindow.Size
+	if in.ContextWindow != nil && in.ContextWindow.Size > 0 {
+		opts.agentWindow = in.ContextWindow.Size
+		if opts.gauge.ContextWindow == 0 {
+			opts.gauge.ContextWindow = in.ContextWindow.Size
+		}
 	}
 	f, err := measure(ctx, t, opts)
 	if err != nil {
@@ -121,6 +128,9 @@ func statusText(f *figures, color bool) string {
 		head = "\x1b[" + code + "m" + head + "\x1b[0m"
 	}
 	parts := []string{head}
+	if m := g.Mark(); m != nil {
+		parts = append(parts, markNote(m))
+	}
 	if brief := b.Brief(3); brief != "" {
 		parts = append(parts, brief)
 	}

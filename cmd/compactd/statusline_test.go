@@ -44,7 +44,7 @@ func TestStatuslineRealPayload(t *testing.T) {
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
-	want := "195k / 200k · 97 % critical │ outside 192k · assistant text 1.8k · tool results 1.4k (mcp__github__get_issue 1.4k) │ $0.141 so far · next turn $0.058 │ compaction can't help: 98 % is outside the transcript\n"
+	want := "195k / 200k · 97 % critical │ auto-compacts at 167k (default), due now │ outside 192k · assistant text 1.8k · tool results 1.4k (mcp__github__get_issue 1.4k) │ $0.141 so far · next turn $0.058 │ compaction can't help: 98 % is outside the transcript\n"
 	if out != want {
 		t.Fatalf("statusline\n got %q\nwant %q", out, want)
 	}

@@ -8,6 +8,7 @@ package format
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -72,8 +73,10 @@ type AgentCompaction struct {
 	// Trigger is "auto" or "manual" when the agent recorded it.
 	Trigger string
 	// TokensBefore is the context size the agent recorded before it; 0
-	// when none.
+	// when none. TokensAfter is the one it recorded right after (Claude
+	// Code's postTokens); 0 when none.
 	TokensBefore int
+	TokensAfter  int
 	Timestamp    time.Time
 	// Summary is the agent's summary text; "" when it wrote none (a
 	// microcompact only clears tool results).
@@ -137,6 +140,25 @@ type Trimmer interface {
 	// the parts of. Figures carried from one append to the next resume
 	// from there, never from a message whose parts may be gone.
 	Floor(t *transcript.Transcript) int
+	// Detach returns t for another holder: equal to t, sharing nothing
+	// that Append or Trim writes with t or the transcripts appended from
+	// it (successive transcripts share their lists' arrays and the
+	// codec's maps). Appends to the copy and to t may then run on two
+	// goroutines. The caller must hold t alone while Detach copies it.
+	Detach(t *transcript.Transcript) *transcript.Transcript
+}
+
+// Detached is t with its record, message, problem and turn lists copied
+// and state as its State: what a Trimmer's Detach returns around a copy
+// of its state.
+func Detached(t *transcript.Transcript, state any) *transcript.Transcript {
+	c := *t
+	c.Records = slices.Clone(t.Records)
+	c.Messages = slices.Clone(t.Messages)
+	c.Problems = slices.Clone(t.Problems)
+	c.Turns = slices.Clone(t.Turns)
+	c.State = state
+	return &c
 }
 
 // ErrTrimmed is returned (wrapped) by Append on a trimmed transcript when

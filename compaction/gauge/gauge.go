@@ -1,5 +1,5 @@
 // Package gauge computes the calibrated context gauge of a transcript
-// (DESIGN.md §4): the last usage the provider's API reported, plus our BPE
+// (ARCHITECTURE.md, "Counting tokens"): the last usage the provider's API reported, plus our BPE
 // estimate of every message after it; where no usage was recorded, the
 // estimate alone. It also measures the estimator's error against the
 // reported figure and gives per-turn figures for hovers and code lenses.
@@ -55,9 +55,11 @@ type Options struct {
 	// Warn and Critical are the level thresholds as fractions of the
 	// window; 0 means DefaultWarn and DefaultCritical.
 	Warn, Critical float64
-	// AutoCompact is the agent's own auto-compact ratio; 0 takes the
-	// format's from the registry, a negative value ignores it.
-	AutoCompact float64
+	// AutoCompact is where the agent compacts on its own, as its agent
+	// folder read it from the agent's settings (daemon/agents); nil takes
+	// the format's typical ratio from the registry, a value that is not
+	// Known ignores the agent's point.
+	AutoCompact *AutoCompact
 	// Overhead is what the API counted beyond the transcript of the source
 	// a fork was compacted from (system prompt, tool definitions, memory
 	// files: the source's last reported usage minus our count of what it
@@ -223,8 +225,11 @@ type Gauge struct {
 	EstimateErrorSpans int
 	EstimateErrorNote  string
 	// WarnAt, CriticalAt and AutoCompactAt are token thresholds;
-	// AutoCompactAt is 0 when the agent's point is unknown.
+	// AutoCompactAt is 0 when the agent's point is unknown or it does not
+	// compact by itself.
 	WarnAt, CriticalAt, AutoCompactAt int
+	// AutoCompact is where the agent compacts and why; nil when unknown.
+	AutoCompact *AutoCompact
 	// Turns counts the turns a person began with a prompt: not the
 	// preamble an agent injects before the first one (system prompt,
 	// environment context, instructions), nor a compaction's summary.
@@ -332,16 +337,22 @@ func base(t *transcript.Transcript, opts Options) Gauge {
 	if crit <= 0 {
 		crit = DefaultCritical
 	}
-	auto := opts.AutoCompact
-	if auto == 0 {
-		auto = reg.Format(t.Format).AutoCompactRatio
-	}
 	w := float64(g.ContextWindow)
 	g.WarnAt, g.CriticalAt = int(warn*w), int(crit*w)
-	if auto > 0 {
-		g.AutoCompactAt = int(auto * w)
-		// Warn before the agent compacts by itself.
-		g.CriticalAt = min(g.CriticalAt, g.AutoCompactAt)
+	auto := opts.AutoCompact
+	if auto == nil {
+		auto = typical(reg.Format(t.Format).AutoCompactRatio, g.ContextWindow)
+	}
+	if auto.Known() {
+		g.AutoCompact = auto
+	}
+	if auto != nil && auto.At > 0 {
+		g.AutoCompactAt = auto.At
+		// Critical from where the agent compacts by itself, warn a tenth
+		// before it (the agent's point may be far below the fixed
+		// fractions: a 40 % override).
+		g.CriticalAt = min(g.CriticalAt, auto.At)
+		g.WarnAt = min(g.WarnAt, auto.At-auto.At/10)
 	}
 	return g
 }

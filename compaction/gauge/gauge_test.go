@@ -176,7 +176,7 @@ func TestLevels(t *testing.T) {
 		{"critical at 90%", transcript.FormatOpenAIChat, 180_000, Options{}, LevelCritical},
 		{"claude code compacts at 83.5%", transcript.FormatClaudeCode, 168_000, Options{}, LevelCritical},
 		{"below claude's point", transcript.FormatClaudeCode, 166_000, Options{}, LevelWarn},
-		{"auto-compact ignored", transcript.FormatClaudeCode, 168_000, Options{AutoCompact: -1}, LevelWarn},
+		{"auto-compact ignored", transcript.FormatClaudeCode, 168_000, Options{AutoCompact: &AutoCompact{}}, LevelWarn},
 		{"custom thresholds", transcript.FormatOpenAIChat, 100_000, Options{Warn: 0.4, Critical: 0.6}, LevelWarn},
 		{"custom critical", transcript.FormatOpenAIChat, 130_000, Options{Warn: 0.4, Critical: 0.6}, LevelCritical},
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"sync"
+	"sync/atomic"
+
+	"github.com/sourcegraph/conc"
 
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
@@ -29,14 +31,19 @@ func CountTranscript(ctx context.Context, t *transcript.Transcript, c *tokens.Co
 	for i := range t.Messages {
 		out.parts[i] = make([]int, len(t.Messages[i].Parts))
 	}
+	// Messages are claimed from a shared index, and a panic in a worker
+	// reaches the caller (conc), where a job recovers it: a worker that
+	// ended must not leave a feeder waiting on it.
 	workers := runtime.GOMAXPROCS(0)
-	var wg sync.WaitGroup
-	next := make(chan int, 256)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
+	var next atomic.Int64
+	var wg conc.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= len(t.Messages) {
+					return
+				}
 				m := &t.Messages[i]
 				for j := range m.Parts {
 					n := c.CountPart(&m.Parts[j])
@@ -44,22 +51,11 @@ func CountTranscript(ctx context.Context, t *transcript.Transcript, c *tokens.Co
 					out.approx[i] = out.approx[i] || n.Approx
 				}
 			}
-		}()
+		})
 	}
-	var err error
-feed:
-	for i := range t.Messages {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			err = ctx.Err()
-			break feed
-		}
-	}
-	close(next)
 	wg.Wait()
-	if err != nil {
-		return nil, fmt.Errorf("count tokens: %w", err)
+	if next.Load() < int64(len(t.Messages)) && ctx.Err() != nil {
+		return nil, fmt.Errorf("count tokens: %w", ctx.Err())
 	}
 	return out, nil
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/sourcegraph/conc"
+
 	"github.com/compactd/compactd/compaction/facts"
 	"github.com/compactd/compactd/compaction/summarize"
 	"github.com/compactd/compactd/compaction/tokens"
@@ -36,7 +38,7 @@ type Options struct {
 	SummarizeThreshold float64
 	// BufferTurns are the recent turns summarize leaves verbatim (at least
 	// KeepLast); they shrink towards KeepLast when they alone exceed the
-	// threshold. 0 means 4.
+	// threshold. 0 means 4; a negative value none (beyond KeepLast).
 	BufferTurns int
 	// Events is how many trailing messages sliding-window keeps; 0 means 40.
 	Events int
@@ -63,6 +65,12 @@ type Options struct {
 	// ConfirmAllTangents approves every tangent the classifier names in
 	// this run (the CLI's --remove-tangents).
 	ConfirmAllTangents bool `json:",omitempty"`
+
+	// Recall names what each placeholder and summary replaces (a
+	// recall.Book's Handle): the stand-in carries the handle, and the
+	// caller keeps the content under it for the agent to recall. nil
+	// writes no handles.
+	Recall func(content string) string `json:"-"`
 }
 
 // ToolHint says how compaction treats one tool's calls.
@@ -138,10 +146,10 @@ func Run(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, opts 
 	}
 	// The source's key facts do not depend on the steps: extract them on
 	// another core while the steps run.
-	var want chan []facts.Fact
+	var want []facts.Fact
+	var extracting conc.WaitGroup // a panic there reaches this goroutine
 	if !opts.NoRetention {
-		want = make(chan []facts.Fact, 1)
-		go func() { want <- facts.Extract(t.Messages) }()
+		extracting.Go(func() { want = facts.Extract(t.Messages) })
 	}
 	r := newRun(ctx, t, c, counts, opts)
 	rep := &Report{TokensBefore: r.total(), MessagesBefore: len(t.Messages)}
@@ -155,6 +163,13 @@ func Run(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, opts 
 		}
 		rep.Steps = append(rep.Steps, steps...)
 	}
+	if opts.Budget > 0 {
+		st, err := r.step(StrategyFit, r.fitBudget)
+		if err != nil {
+			return nil, nil, err
+		}
+		rep.Steps = append(rep.Steps, st)
+	}
 	if st := r.sanitize(); st.EventsRemoved > 0 || st.TokensSaved != 0 {
 		rep.Steps = append(rep.Steps, st)
 	}
@@ -163,8 +178,9 @@ func Run(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, opts 
 	rep.MessagesAfter = len(v.Messages)
 	rep.Notes = r.notes
 	rep.Tangents = r.tangents
-	if want != nil {
-		rep.Retention = retainFacts(<-want, t.Messages, v)
+	if !opts.NoRetention {
+		extracting.Wait()
+		rep.Retention = retainFacts(want, t.Messages, v)
 	}
 	return v, rep, nil
 }

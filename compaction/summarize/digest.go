@@ -4,7 +4,8 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
-	"sync"
+
+	"github.com/sourcegraph/conc"
 
 	"github.com/compactd/compactd/compaction/facts"
 	"github.com/compactd/compactd/compaction/internal/match"
@@ -33,6 +34,10 @@ type fileUse struct {
 	actions []string
 	counts  map[string]int
 	turn    int
+	// last is the turn of the latest action and lastAction what it was:
+	// the file's last known state.
+	last       int
+	lastAction string
 }
 
 func (f *fileUse) add(action string) {
@@ -48,6 +53,7 @@ func (f *fileUse) add(action string) {
 type commandUse struct {
 	cmd      string
 	turn     int
+	last     int // turn of the latest run
 	runs     int
 	failures int
 	lastOK   bool
@@ -149,10 +155,11 @@ func isTask(s string) bool     { return match.MayHold(s, taskWords) && reTask.Ma
 func digestOf(msgs []transcript.Message, firstTurn int) *digest {
 	// The key facts are read beside the digest, on another core: neither
 	// needs the other until the outline.
-	keyFacts := make(chan []facts.Fact, 1)
-	go func() { keyFacts <- facts.Extract(msgs) }()
+	var keyFacts []facts.Fact
+	var extracting conc.WaitGroup // a panic there reaches this goroutine
+	extracting.Go(func() { keyFacts = facts.Extract(msgs) })
 	d := &digest{files: map[string]*fileUse{}, commands: map[string]*commandUse{}, seen: map[string]bool{}, mentioned: scanAllMentions(msgs)}
-	defer func() { d.facts = <-keyFacts }()
+	defer func() { extracting.Wait(); d.facts = keyFacts }()
 	calls := map[string]pendingCall{}
 	turns := transcript.BuildTurns(msgs)
 	for ti, t := range turns {
@@ -291,7 +298,7 @@ func scanAllMentions(msgs []transcript.Message) map[string]mentioned {
 	}
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(texts)/64))
 	found := make([]mentioned, len(texts))
-	var wg sync.WaitGroup
+	var wg conc.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(texts); i += workers {
@@ -381,6 +388,9 @@ func (d *digest) file(path, action string, turn int) {
 		d.fileOrder = append(d.fileOrder, path)
 	}
 	f.add(action)
+	if action != "mentioned" || f.lastAction == "" {
+		f.last, f.lastAction = turn, action
+	}
 }
 
 // Tool families by lower-cased name, across agents (Claude Code, Codex,
@@ -424,6 +434,7 @@ func (d *digest) toolCall(turn int, p *transcript.Part) pendingCall {
 			d.commandOrder = append(d.commandOrder, cmd)
 		}
 		u.runs++
+		u.last = turn
 		u.pending = true
 		for _, pf := range facts.PatchFiles(cmd) {
 			d.file(pf.Path, pf.Action, turn)

@@ -11,7 +11,7 @@
 // The counts are the library's, token for token (and OpenAI's tiktoken's
 // on the reference table and the benchmark transcript).
 // Around the BPE it adds what a daemon watching multi-hundred-megabyte
-// transcripts needs (DESIGN.md §4):
+// transcripts needs (ARCHITECTURE.md, "Counting tokens"):
 //
 //   - texts are never handed to the BPE whole: large texts are cut into
 //     pieces of at most MaxPiece bytes at exact split points (after a newline

@@ -2,8 +2,9 @@ package tokens
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
+
+	"github.com/sourcegraph/conc"
 
 	"github.com/compactd/compactd/compaction/transcript"
 )
@@ -27,12 +28,12 @@ func (c *Counter) parallelCtx(ctx context.Context, n int, fn func(i int)) error 
 		}
 		return nil
 	}
+	// A panic in fn reaches the caller (conc), where a job recovers it,
+	// instead of ending the process from a worker goroutine.
 	var next atomic.Int64
-	var wg sync.WaitGroup
+	var wg conc.WaitGroup
 	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for ctx.Err() == nil {
 				i := int(next.Add(1) - 1)
 				if i >= n {
@@ -40,7 +41,7 @@ func (c *Counter) parallelCtx(ctx context.Context, n int, fn func(i int)) error 
 				}
 				fn(i)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	return ctx.Err()

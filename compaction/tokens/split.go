@@ -2,8 +2,8 @@ package tokens
 
 import "unicode/utf8"
 
-// Limits of what is handed to the BPE in one call. See DESIGN.md §4 for the
-// measurements behind them.
+// Limits of what is handed to the BPE in one call. See ARCHITECTURE.md
+// ("Counting tokens") for the measurements behind them.
 const (
 	// MaxPiece bounds one BPE call, so a big text is counted in parallel
 	// pieces. (It also kept pkoukk/tiktoken-go, which this package used to

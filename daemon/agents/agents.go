@@ -10,10 +10,12 @@
 // The daemon, the configuration's [watch] switches and the jobs iterate
 // the registry; none of them names an agent.
 //
-// It must not import the daemon, its config or lsp.
+// It must not import the daemon, its config or lsp (sourcefile, which reads
+// transcripts safely, is all it uses of the daemon).
 package agents
 
 import (
+	"bufio"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -24,6 +26,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
 // An Agent is everything compactd knows of one agent.
@@ -59,15 +62,29 @@ type Agent struct {
 	// Imports says the agent keeps sessions in a database compactd never
 	// writes: a fork is an export the agent imports (Command import FILE).
 	Imports bool
+	// Protect keeps the agent's own cleanup from deleting a session
+	// compactd forked or wrote: Gemini CLI deletes a session with the
+	// stubs its --resume leaves beside it when any other session starts.
+	// path is a file of the agent's that changed (or a session forked);
+	// known reports whether compactd forked or wrote a session file. It
+	// removes what holds nothing of the conversation and returns notes for
+	// the user, naming what it could not remove. nil for agents that need
+	// nothing.
+	Protect func(path string, known func(session string) bool) []string
 
-	// Threshold is where the agent's own auto-compaction threshold is
-	// configured (issue 24); nil until known.
-	Threshold *Threshold
-	// Hooks is how compactd installs itself as the agent's compaction
-	// (issue 25); nil until supported.
+	// Cwd finds the folder a session at path ran in when its transcript
+	// does not record it (Gemini CLI names the project only by a hash);
+	// nil when transcripts always do.
+	Cwd func(env Env, path string) string
+	// Threshold computes where the agent compacts by itself, reading its
+	// settings and environment as the agent does (threshold.go); nil when
+	// compactd does not know how this agent decides.
+	Threshold Threshold
+	// Hooks is where compactd hooks into the agent's own compaction
+	// (issue 25); nil when it cannot.
 	Hooks *Hooks
 	// MCP is where the agent reads MCP servers, so it can recall what a
-	// compaction dropped (issue 25); nil until supported.
+	// compaction dropped (issue 25); nil when it reads none.
 	MCP *MCP
 }
 
@@ -83,28 +100,35 @@ type Root struct {
 	Scope string
 }
 
-// Threshold is the agent's own auto-compaction trigger and where the
-// agent reads it (issue 24 fills it in per agent).
-type Threshold struct {
-	// Setting names the agent's configuration key ("autoCompactThreshold").
-	Setting string
-	// Files are the agent's configuration files that may set it.
-	Files func(env Env) []string
-	// Default is the agent's built-in trigger, as a fraction of the window
-	// (0 when it is a token count or unknown).
-	Default float64
-}
-
-// Hooks are the agent's hook configuration (issue 25).
+// Hooks is how compactd hooks into the agent's own compaction (issue 25):
+// the settings file that holds its hooks, per scope.
 type Hooks struct {
-	// Files are the agent's settings files that hold its hooks.
-	Files func(env Env) []string
+	// User is the user-wide settings file; Project a project folder's
+	// ("" when the agent has none).
+	User    func(env Env) string
+	Project func(folder string) string
 }
 
-// MCP is the agent's MCP server configuration (issue 25).
+// MCP is where and how the agent reads its MCP servers (issue 25), so
+// `compactd mcp install` can add compactd's (and take it out again).
 type MCP struct {
-	// Files are the agent's files that list MCP servers.
-	Files func(env Env) []string
+	// User is the user-wide file; Project a project folder's.
+	User    func(env Env) string
+	Project func(folder string) string
+	// Key is the path to the object (table) of servers in the file:
+	// ["mcpServers"], Codex's ["mcp_servers"], opencode's ["mcp"].
+	Key []string
+	// TOML marks a TOML file (Codex); the others are JSON, comments
+	// allowed.
+	TOML bool
+	// Entry is compactd's entry under Key: command and args start its MCP
+	// server, env are variables it needs. A JSON file's entry is any value
+	// encoding/json writes; a TOML file's an agentconf.TOMLTable.
+	Entry func(command string, args []string, env map[string]string) any
+	// Env names the variables that locate the agent's sessions, which the
+	// entry passes on when they are set: agents start MCP servers with a
+	// few variables only.
+	Env []string
 }
 
 // ClientSetting is the agent's switch as editors send it: Setting in
@@ -227,6 +251,44 @@ func Slug(abs string) string {
 		h = -h
 	}
 	return string(b[:maxSlug]) + "-" + strconv.FormatInt(h, 36)
+}
+
+// StartedIn is the Session check of an agent that keeps every project's
+// sessions together: a file named like one of its sessions (named gets the
+// name without a compression suffix) that started in a workspace folder
+// (cwd reads which folder from the session).
+func StartedIn(named func(base string) bool, cwd func(path string) (string, bool)) func(path string, folders []string) bool {
+	return func(path string, folders []string) bool {
+		if !named(filepath.Base(sourcefile.PlainName(path))) {
+			return false
+		}
+		dir, ok := cwd(path)
+		return ok && InFolders(dir, folders)
+	}
+}
+
+// FirstLine is the first line of a session (decompressed), up to 4 MiB: a
+// session's metadata line carries the system prompt, a few tens of KB.
+func FirstLine(path string) ([]byte, bool) {
+	f, err := sourcefile.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64<<10)
+	line, err := r.ReadSlice('\n')
+	if err != nil && len(line) == 0 {
+		return nil, false
+	}
+	if err == bufio.ErrBufferFull {
+		buf := append([]byte(nil), line...)
+		for err == bufio.ErrBufferFull && len(buf) < 4<<20 {
+			line, err = r.ReadSlice('\n')
+			buf = append(buf, line...)
+		}
+		line = buf
+	}
+	return line, true
 }
 
 // JSONL reports whether path is a plain (not compressed) .jsonl file.

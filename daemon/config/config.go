@@ -11,10 +11,8 @@ package config
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -185,28 +183,12 @@ func UserFile() (string, error) {
 
 // Load reads defaults, the user file and the workspace file file (a
 // .compactd.toml, see Nearest; either may be absent, "" skips it) and
-// validates the result: a file that does not is an error (the CLI's).
+// validates the result: unlike Resolve, a file that does not validate is
+// an error (the CLI's: it stops rather than run with other settings).
 func Load(file string) (*Config, error) {
-	c := Default()
-	user, err := UserFile()
+	c, err := Resolve(file, Layers{Files: true})
 	if err != nil {
 		return nil, err
-	}
-	files := []string{user}
-	if file != "" {
-		files = append(files, file)
-	}
-	for _, f := range files {
-		b, err := readRegular(f)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read config %s: %w", f, err)
-		}
-		if err := c.ApplyTOML(f, b); err != nil {
-			return nil, err
-		}
 	}
 	return c, nil
 }

@@ -12,6 +12,7 @@
 // file; or a model whose summaries the store archives so each span is
 // summarized once).
 //
-// It may import compaction/, daemon/store, daemon/config and daemon/llm;
+// It may import compaction/, daemon/store, daemon/config, daemon/agents
+// (resume and import commands) and daemon/llm;
 // it must not import lsp/ or cmd/.
 package jobs

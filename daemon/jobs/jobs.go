@@ -6,7 +6,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"github.com/compactd/compactd/compaction/gauge"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
@@ -42,6 +43,12 @@ type Runner struct {
 	// LLMOptions are passed to llm.New when a request's summarize settings
 	// name a model (tests point the client elsewhere).
 	LLMOptions []llm.Option
+	// Log, when set, gets what a job that panicked was doing and where
+	// (the job itself answers a PanicError).
+	Log *slog.Logger
+	// LockWait is how long a job waits for another on its conversation
+	// before answering ErrConversationBusy; 0 is DefaultLockWait.
+	LockWait time.Duration
 
 	countersOnce sync.Once
 	counters     *tokens.CounterSet

@@ -97,7 +97,9 @@ func (r *Runner) sourceOverhead(ctx context.Context, path string, t *transcript.
 // when compactd wrote it (a fork, or a file compacted in place): what its
 // source's gauge held beyond the transcript. ok is false for files compactd
 // did not write, or wrote without a measured overhead.
-func (r *Runner) ForkOverhead(ctx context.Context, path string) (int, bool) {
+func (r *Runner) ForkOverhead(ctx context.Context, path string) (n int, ok bool) {
+	var err error
+	defer r.recovered(&err, "read the recorded overhead of "+path)
 	return StoreOverhead(ctx, r.Store, path)
 }
 

@@ -54,6 +54,7 @@ func (r *Runner) findConversationOf(ctx context.Context, path string, src *sourc
 // History lists every version of path's conversation.
 func (r *Runner) History(ctx context.Context, path string) (_ *History, err error) {
 	defer func() { err = r.Store.Explain(err) }()
+	defer r.recovered(&err, "list the versions of "+path)
 	path, err = absPath(path)
 	if err != nil {
 		return nil, err
@@ -111,6 +112,7 @@ type RestoreResult struct {
 // conversation as it was before that compaction, as a new session.
 func (r *Runner) Restore(ctx context.Context, path, label string, inPlace bool) (_ *RestoreResult, err error) {
 	defer func() { err = untouched(path, r.Store.Explain(err)) }()
+	defer r.recovered(&err, "restore "+label+" of "+path)
 	path, err = absPath(path)
 	if err != nil {
 		return nil, err
@@ -137,7 +139,7 @@ func (r *Runner) Restore(ctx context.Context, path, label string, inPlace bool) 
 	if err := r.Store.CheckSound(ctx); err != nil {
 		return nil, untouched(path, err)
 	}
-	lock, err := lockConversation(ctx, r.Store.LocksDir(), conv.Key)
+	lock, err := r.lockConversation(ctx, conv.Key)
 	if err != nil {
 		return nil, err
 	}
@@ -276,6 +278,7 @@ func (r *Runner) restoreFork(ctx context.Context, conv store.Conversation, v sto
 // Diff renders a readable per-turn diff between two versions.
 func (r *Runner) Diff(ctx context.Context, path, from, to string) (_ string, err error) {
 	defer func() { err = r.Store.Explain(err) }()
+	defer r.recovered(&err, "diff "+from+" and "+to+" of "+path)
 	path, err = absPath(path)
 	if err != nil {
 		return "", err
@@ -347,9 +350,9 @@ const staleTempAge = time.Minute
 func (d *DoctorReport) OK() bool { return len(d.Integrity) == 0 }
 
 // Doctor checks the store.
-func (r *Runner) Doctor(ctx context.Context) (*DoctorReport, error) {
+func (r *Runner) Doctor(ctx context.Context) (_ *DoctorReport, err error) {
+	defer r.recovered(&err, "check the store")
 	d := &DoctorReport{StorePath: r.Store.Path()}
-	var err error
 	if d.Integrity, err = r.Store.IntegrityCheck(ctx); err != nil {
 		return nil, err
 	}

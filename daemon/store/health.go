@@ -29,6 +29,10 @@ var ErrDamaged = errors.New("the store is damaged")
 // folder, or a folder that cannot be created).
 var ErrUnwritable = errors.New("the store cannot be written")
 
+// ErrBusy is the Kind of a StoreError for a store another writer held
+// for longer than busyTimeout: nothing is wrong with it; try again.
+var ErrBusy = errors.New("the store is busy")
+
 // StoreError is an unusable store: Path names it, Fix says what to do.
 type StoreError struct {
 	Path  string
@@ -110,6 +114,9 @@ func explain(path string, err error) error {
 	case sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM, sqlite3.SQLITE_AUTH:
 		return &StoreError{Path: path, Cause: "cannot be opened (" + sqliteMessage(err) + ")",
 			Fix: fmt.Sprintf("check that %s and its folder are readable and writable by you, %s", path, elsewhereFix()), Kind: ErrUnwritable, Err: err}
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		return &StoreError{Path: path, Cause: fmt.Sprintf("was busy: another compactd (a server or a command) held it for writing for more than %s", busyTimeout),
+			Fix: "nothing was recorded or changed; try again in a moment", Kind: ErrBusy, Err: err}
 	case sqlite3.SQLITE_FULL:
 		return &StoreError{Path: path, Cause: "cannot grow: the disk is full", Fix: "free some space, or point --store (or COMPACTD_STORE) at another disk", Err: err}
 	case sqlite3.SQLITE_IOERR:

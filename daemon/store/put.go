@@ -103,8 +103,46 @@ func splitPatches(b []byte) ([][]byte, error) {
 type record struct {
 	body, patch []byte
 	sum         [32]byte
-	id          int64
-	data        []byte // compressed body, when it must be inserted
+	// id is the stored body's blob id: found, inserted, or -1-j for the
+	// same body as record j of this content.
+	id   int64
+	data []byte // compressed body, when it must be inserted
+}
+
+// A querier reads the store: the database outside a transaction, or a
+// transaction.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
+}
+
+// A preparedContent is a content ready to be stored: its records
+// normalized and hashed, the bodies already stored found, the others
+// compressed, its patch chunks encoded. Preparing is the CPU-heavy half
+// of storing, and it needs no lock: blobs and contents are only ever
+// added, so what it found stays true. Done inside the write transaction
+// it held the store's write lock for seconds on a large session, and
+// under load the other writers' busy timeout ran out (SQLITE_BUSY on a
+// token cache flush, a failed compaction in the other server).
+type preparedContent struct {
+	hash string
+	size int
+	// stored says the content was stored already.
+	stored  bool
+	baseIDs []int64
+	recs    []record
+	// chunks are the content's patch chunks; nil when no record has a
+	// patch (and none of the prefix's had).
+	chunks []patchChunkPlan
+}
+
+// A patchChunkPlan is one patch chunk: a stored blob's id, or the chunk
+// to store.
+type patchChunkPlan struct {
+	id   int64
+	size int
+	sum  [32]byte
+	data []byte // compressed
 }
 
 // putContent stores b, whose records start at cuts, and returns b's
@@ -117,20 +155,26 @@ type record struct {
 // records are taken as they are stored and only the rest is read, so
 // recording a transcript that grew costs what it grew.
 func putContent(ctx context.Context, tx *sql.Tx, b []byte, cuts []int64, prefix, h string) (string, error) {
-	base, err := prefixOf(ctx, tx, b, prefix)
+	p, err := prepareContent(ctx, tx, b, cuts, prefix, h)
 	if err != nil {
 		return "", err
+	}
+	return p.put(ctx, tx)
+}
+
+// prepareContent does what putContent does before writing (see
+// preparedContent), reading through q.
+func prepareContent(ctx context.Context, q querier, b []byte, cuts []int64, prefix, h string) (*preparedContent, error) {
+	base, err := prefixOf(ctx, q, b, prefix)
+	if err != nil {
+		return nil, err
 	}
 	if h == "" {
 		h = ContentHash(b)
 	}
-	var one int
-	err = tx.QueryRowContext(ctx, `SELECT 1 FROM contents WHERE hash = ?`, h).Scan(&one)
-	if err == nil {
-		return h, nil
-	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return "", fmt.Errorf("look up content: %w", err)
+	p := &preparedContent{hash: h, size: len(b)}
+	if p.stored, err = contentStored(ctx, q, h); err != nil || p.stored {
+		return p, err
 	}
 
 	// Normalize and hash the records after the prefix, on every core.
@@ -145,14 +189,11 @@ func putContent(ctx context.Context, tx *sql.Tx, b []byte, cuts []int64, prefix,
 		}
 		recs[i] = record{body: body, patch: patch, sum: sha256.Sum256(body)}
 	})
-	if err := storeBodies(ctx, tx, recs); err != nil {
-		return "", err
+	if err := findBodies(ctx, q, recs); err != nil {
+		return nil, err
 	}
+	p.baseIDs, p.recs = base.ids, recs
 
-	ids := append(base.ids[:len(base.ids):len(base.ids)], make([]int64, 0, len(recs))...)
-	for _, r := range recs {
-		ids = append(ids, r.id)
-	}
 	// Patches: the prefix's full chunks as stored, the rest rebuilt.
 	var chunkIDs []int64
 	var tail [][]byte
@@ -161,9 +202,9 @@ func putContent(ctx context.Context, tx *sql.Tx, b []byte, cuts []int64, prefix,
 		if base.chunkIDs != nil {
 			chunkIDs = append(chunkIDs, base.chunkIDs[:full]...)
 			if len(base.chunkIDs) > full {
-				ps, err := readPatchChunk(ctx, tx, base.chunkIDs[full])
+				ps, err := readPatchChunk(ctx, q, base.chunkIDs[full])
 				if err != nil {
-					return "", err
+					return nil, err
 				}
 				tail = ps
 			}
@@ -180,18 +221,60 @@ func putContent(ctx context.Context, tx *sql.Tx, b []byte, cuts []int64, prefix,
 		tail = append(tail, r.patch)
 		anyPatch = anyPatch || r.patch != nil
 	}
-	var patchList []byte
 	if anyPatch {
-		if chunkIDs, err = storePatchChunks(ctx, tx, chunkIDs, tail, len(ids)); err != nil {
-			return "", err
+		if p.chunks, err = planPatchChunks(ctx, q, chunkIDs, tail, len(base.ids)+len(recs)); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+func contentStored(ctx context.Context, q querier, h string) (bool, error) {
+	var one int
+	err := q.QueryRowContext(ctx, `SELECT 1 FROM contents WHERE hash = ?`, h).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("look up content: %w", err)
+	}
+	return true, nil
+}
+
+// put writes what p prepared: the bodies and patch chunks stored since
+// it was prepared are found again (another writer may have added them),
+// the others inserted, then the content row.
+func (p *preparedContent) put(ctx context.Context, tx *sql.Tx) (string, error) {
+	if p.stored {
+		return p.hash, nil
+	}
+	if stored, err := contentStored(ctx, tx, p.hash); err != nil || stored {
+		return p.hash, err
+	}
+	if err := insertBodies(ctx, tx, p.recs); err != nil {
+		return "", err
+	}
+	ids := append(p.baseIDs[:len(p.baseIDs):len(p.baseIDs)], make([]int64, 0, len(p.recs))...)
+	for _, r := range p.recs {
+		ids = append(ids, r.id)
+	}
+	var patchList []byte
+	if p.chunks != nil {
+		chunkIDs := make([]int64, len(p.chunks))
+		for k := range p.chunks {
+			id, err := insertBlob(ctx, tx, &p.chunks[k])
+			if err != nil {
+				return "", fmt.Errorf("store patches: %w", err)
+			}
+			chunkIDs[k] = id
 		}
 		patchList = encodeIDs(chunkIDs)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO contents(hash, size, segments, patches) VALUES (?, ?, ?, ?)`,
-		h, len(b), encodeIDs(ids), patchList); err != nil {
+		p.hash, p.size, encodeIDs(ids), patchList); err != nil {
 		return "", fmt.Errorf("store content: %w", err)
 	}
-	return h, nil
+	return p.hash, nil
 }
 
 // prefixBase is a stored content b extends.
@@ -203,13 +286,13 @@ type prefixBase struct {
 }
 
 // prefixOf loads the stored content prefix when b starts with its bytes.
-func prefixOf(ctx context.Context, tx *sql.Tx, b []byte, prefix string) (prefixBase, error) {
+func prefixOf(ctx context.Context, q querier, b []byte, prefix string) (prefixBase, error) {
 	if prefix == "" {
 		return prefixBase{}, nil
 	}
 	var size int64
 	var segs, patches []byte
-	err := tx.QueryRowContext(ctx, `SELECT size, segments, patches FROM contents WHERE hash = ?`, prefix).Scan(&size, &segs, &patches)
+	err := q.QueryRowContext(ctx, `SELECT size, segments, patches FROM contents WHERE hash = ?`, prefix).Scan(&size, &segs, &patches)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && (size > int64(len(b)) || size == 0)) {
 		return prefixBase{}, nil
 	}
@@ -243,10 +326,11 @@ func segmentsFrom(b []byte, cuts []int64, from int64) [][]byte {
 	return segments(b[from:], cs)
 }
 
-// storeBodies finds each record's body among the stored blobs, inserting
-// (compressed on every core) the ones missing, and sets the records' ids.
-func storeBodies(ctx context.Context, tx *sql.Tx, recs []record) error {
-	find, err := tx.PrepareContext(ctx, `SELECT id FROM blobs WHERE hash = ?`)
+// findBodies finds each record's body among the stored blobs and
+// compresses (on every core) the ones missing; a body a record before it
+// in this content has too gets that record's index (-1-j).
+func findBodies(ctx context.Context, q querier, recs []record) error {
+	find, err := q.PrepareContext(ctx, `SELECT id FROM blobs WHERE hash = ?`)
 	if err != nil {
 		return err
 	}
@@ -273,18 +357,41 @@ func storeBodies(ctx context.Context, tx *sql.Tx, recs []record) error {
 		r := &recs[missing[k]]
 		r.data = compress(r.body)
 	})
+	return nil
+}
+
+// insertBodies stores the bodies findBodies compressed (unless another
+// writer stored them since) and sets every record's id.
+func insertBodies(ctx context.Context, tx *sql.Tx, recs []record) error {
+	find, err := tx.PrepareContext(ctx, `SELECT id FROM blobs WHERE hash = ?`)
+	if err != nil {
+		return err
+	}
+	defer find.Close()
 	insert, err := tx.PrepareContext(ctx, `INSERT INTO blobs(hash, size, data, codec) VALUES (?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
 	defer insert.Close()
-	for _, i := range missing {
+	for i := range recs {
 		r := &recs[i]
-		res, err := insert.ExecContext(ctx, r.sum[:], len(r.body), r.data, codecZstd)
-		if err != nil {
-			return fmt.Errorf("store segment: %w", err)
+		if r.data == nil {
+			continue
 		}
-		r.id, _ = res.LastInsertId()
+		if i%1024 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		switch err := find.QueryRowContext(ctx, r.sum[:]).Scan(&r.id); {
+		case err == nil:
+		case errors.Is(err, sql.ErrNoRows):
+			res, err := insert.ExecContext(ctx, r.sum[:], len(r.body), r.data, codecZstd)
+			if err != nil {
+				return fmt.Errorf("store segment: %w", err)
+			}
+			r.id, _ = res.LastInsertId()
+		default:
+			return fmt.Errorf("look up segment: %w", err)
+		}
 		r.data = nil
 	}
 	for i := range recs {
@@ -295,57 +402,75 @@ func storeBodies(ctx context.Context, tx *sql.Tx, recs []record) error {
 	return nil
 }
 
-// storePatchChunks stores the patch chunks not already known: chunkIDs
-// holds the ids of the leading chunks kept as stored (-1 for one to
-// build from scratch: all its patches empty), tail the patches of the
-// records after them, n the content's record count.
-func storePatchChunks(ctx context.Context, tx *sql.Tx, chunkIDs []int64, tail [][]byte, n int) ([]int64, error) {
-	put := func(ps [][]byte) (int64, error) {
+// planPatchChunks plans the content's patch chunks: chunkIDs holds the
+// ids of the leading chunks kept as stored (-1 for one to build from
+// scratch: all its patches empty), tail the patches of the records after
+// them, n the content's record count. Chunks already stored are found;
+// the others are compressed, to be inserted.
+func planPatchChunks(ctx context.Context, q querier, chunkIDs []int64, tail [][]byte, n int) ([]patchChunkPlan, error) {
+	var plans []patchChunkPlan
+	plan := func(ps [][]byte) error {
 		enc := encodePatches(ps)
-		sum := sha256.Sum256(enc)
-		var id int64
-		err := tx.QueryRowContext(ctx, `SELECT id FROM blobs WHERE hash = ?`, sum[:]).Scan(&id)
-		if err == nil {
-			return id, nil
+		c := patchChunkPlan{size: len(enc), sum: sha256.Sum256(enc)}
+		err := q.QueryRowContext(ctx, `SELECT id FROM blobs WHERE hash = ?`, c.sum[:]).Scan(&c.id)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			c.data = compress(enc)
+		case err != nil:
+			return fmt.Errorf("look up patches: %w", err)
 		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return 0, fmt.Errorf("look up patches: %w", err)
-		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO blobs(hash, size, data, codec) VALUES (?, ?, ?, ?)`, sum[:], len(enc), compress(enc), codecZstd)
-		if err != nil {
-			return 0, fmt.Errorf("store patches: %w", err)
-		}
-		return res.LastInsertId()
+		plans = append(plans, c)
+		return nil
 	}
-	for k, id := range chunkIDs {
-		if id < 0 {
-			var err error
-			if chunkIDs[k], err = put(make([][]byte, patchChunk)); err != nil {
-				return nil, err
-			}
+	for _, id := range chunkIDs {
+		if id >= 0 {
+			plans = append(plans, patchChunkPlan{id: id})
+			continue
+		}
+		if err := plan(make([][]byte, patchChunk)); err != nil {
+			return nil, err
 		}
 	}
 	for len(tail) > 0 {
 		size := min(patchChunk, len(tail))
-		id, err := put(tail[:size])
-		if err != nil {
+		if err := plan(tail[:size]); err != nil {
 			return nil, err
 		}
-		chunkIDs = append(chunkIDs, id)
 		tail = tail[size:]
 	}
-	if want := (n + patchChunk - 1) / patchChunk; len(chunkIDs) != want {
-		return nil, fmt.Errorf("store patches: %d chunks for %d records", len(chunkIDs), n)
+	if want := (n + patchChunk - 1) / patchChunk; len(plans) != want {
+		return nil, fmt.Errorf("store patches: %d chunks for %d records", len(plans), n)
 	}
-	return chunkIDs, nil
+	return plans, nil
+}
+
+// insertBlob returns the id of c's blob, inserting it unless it is
+// stored (found when planned, or by another writer since).
+func insertBlob(ctx context.Context, tx *sql.Tx, c *patchChunkPlan) (int64, error) {
+	if c.data == nil {
+		return c.id, nil
+	}
+	var id int64
+	err := tx.QueryRowContext(ctx, `SELECT id FROM blobs WHERE hash = ?`, c.sum[:]).Scan(&id)
+	if err == nil {
+		return id, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return 0, err
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO blobs(hash, size, data, codec) VALUES (?, ?, ?, ?)`, c.sum[:], c.size, c.data, codecZstd)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
 }
 
 // readPatchChunk reads one stored chunk of patches.
-func readPatchChunk(ctx context.Context, tx *sql.Tx, id int64) ([][]byte, error) {
+func readPatchChunk(ctx context.Context, q querier, id int64) ([][]byte, error) {
 	var n int64
 	var data []byte
 	var codec int
-	if err := tx.QueryRowContext(ctx, `SELECT size, data, codec FROM blobs WHERE id = ?`, id).Scan(&n, &data, &codec); err != nil {
+	if err := q.QueryRowContext(ctx, `SELECT size, data, codec FROM blobs WHERE id = ?`, id).Scan(&n, &data, &codec); err != nil {
 		return nil, fmt.Errorf("read patches %d: %w", id, err)
 	}
 	b, err := inflate(data, codec, n)

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
@@ -24,6 +25,12 @@ const applicationID = 0x636d7064
 
 // sqliteHeader opens every SQLite database file.
 var sqliteHeader = []byte("SQLite format 3\x00")
+
+// busyTimeout is how long a writer waits for another to finish (SQLite's
+// busy_timeout): every write transaction holds the store for lookups and
+// inserts only — what they insert is prepared before — so a wait this
+// long means something held it far longer than any of compactd's own.
+const busyTimeout = 10 * time.Second
 
 // Store is an open compactd database. It is safe for concurrent use; SQLite
 // serializes writers across processes (busy_timeout waits for the lock).
@@ -115,7 +122,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 
 	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(FULL)")
 	q.Add("_pragma", "foreign_keys(1)")
@@ -182,18 +189,26 @@ func (s *Store) LocksDir() string { return filepath.Join(s.Dir(), "locks") }
 func (s *Store) DB() *sql.DB { return s.db }
 
 // tx runs fn in one transaction (BEGIN IMMEDIATE, so writers queue up front
-// instead of failing on upgrade).
-func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+// instead of failing on upgrade). The transaction ends however fn does:
+// one left open by a panic (which the job recovers) held the store's
+// write lock, in every process, for as long as this one lived.
+func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) (err error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store %s: begin: %w", s.path, err)
 	}
+	committed := false
+	defer func() {
+		if !committed {
+			tx.Rollback()
+		}
+	}()
 	if err := fn(tx); err != nil {
-		tx.Rollback()
 		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store %s: commit: %w", s.path, err)
 	}
+	committed = true
 	return nil
 }

@@ -69,6 +69,10 @@ type TokenCache struct {
 
 	mu      sync.Mutex
 	pending map[tokens.Key]tokens.Count
+	// flushAt is how many pending counts make Put flush: flushEvery, or
+	// flushEvery more than were left by a flush that failed (not one try
+	// per Put while the store is busy).
+	flushAt int
 	// err is the last write failure; caching is best effort, so it is kept
 	// for Flush to return rather than breaking counting.
 	err error
@@ -80,7 +84,7 @@ const flushEvery = 1024
 // NewTokenCache returns a cache backed by s, remembering up to memEntries
 // counts in memory (0 = tokens' default).
 func (s *Store) NewTokenCache(memEntries int) *TokenCache {
-	return &TokenCache{store: s, mem: tokens.NewMemoryCache(memEntries), pending: map[tokens.Key]tokens.Count{}}
+	return &TokenCache{store: s, mem: tokens.NewMemoryCache(memEntries), pending: map[tokens.Key]tokens.Count{}, flushAt: flushEvery}
 }
 
 var _ tokens.Cache = (*TokenCache)(nil)
@@ -112,14 +116,19 @@ func (c *TokenCache) Put(k tokens.Key, n tokens.Count) {
 	c.mem.Put(k, n)
 	c.mu.Lock()
 	c.pending[k] = n
-	full := len(c.pending) >= flushEvery
+	full := len(c.pending) >= c.flushAt
 	c.mu.Unlock()
 	if full {
 		c.Flush(context.Background())
 	}
 }
 
-// Flush writes queued counts to the store.
+// maxPending bounds the counts kept for a later flush when one fails.
+const maxPending = 16 * flushEvery
+
+// Flush writes queued counts to the store. Counts a failed write could
+// not store (the store busy with another compactd's write, say) stay
+// queued for the next flush, up to maxPending.
 func (c *TokenCache) Flush(ctx context.Context) error {
 	c.mu.Lock()
 	batch := c.pending
@@ -128,6 +137,19 @@ func (c *TokenCache) Flush(ctx context.Context) error {
 	if err := c.store.PutTokens(ctx, batch); err != nil {
 		c.mu.Lock()
 		c.err = err
+		for k, n := range batch {
+			if len(c.pending) >= maxPending {
+				break
+			}
+			if _, newer := c.pending[k]; !newer {
+				c.pending[k] = n
+			}
+		}
+		c.flushAt = len(c.pending) + flushEvery
+		c.mu.Unlock()
+	} else {
+		c.mu.Lock()
+		c.flushAt = flushEvery
 		c.mu.Unlock()
 	}
 	c.mu.Lock()

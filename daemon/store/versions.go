@@ -76,6 +76,9 @@ type NewVersion struct {
 	Content []byte
 	Cuts    []int64
 	Created time.Time
+	// Recalls are the contents the version's placeholders and summaries
+	// name by handle; they are stored with it.
+	Recalls []RecallContent
 }
 
 // UnknownVersionError is returned when a label names no version.
@@ -195,6 +198,26 @@ func (s *Store) RecordVersion(ctx context.Context, nv NewVersion) (v Version, re
 	}
 	pipeline, _ := json.Marshal(append([]string{}, nv.Pipeline...))
 	hash := ContentHash(nv.Content)
+	prefix := ""
+	if nv.Kind == KindSource {
+		// The last read of this source: a transcript that grew is
+		// recorded as what it added. A hint: read before the write
+		// transaction, like all of the content's preparing.
+		err := s.db.QueryRowContext(ctx,
+			`SELECT content_hash FROM versions WHERE conversation_id = ? AND kind = ? AND source_path = ? ORDER BY id DESC LIMIT 1`,
+			nv.Conversation.ID, KindSource, nv.SourcePath).Scan(&prefix)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return Version{}, false, fmt.Errorf("record version of %s in store %s: %w", nv.SourcePath, s.path, err)
+		}
+	}
+	recalls, err := packRecalls(nv.Recalls)
+	if err != nil {
+		return Version{}, false, fmt.Errorf("record version of %s in store %s: %w", nv.SourcePath, s.path, err)
+	}
+	prepared, err := prepareContent(ctx, s.db, nv.Content, nv.Cuts, prefix, hash)
+	if err != nil {
+		return Version{}, false, fmt.Errorf("record version of %s in store %s: %w", nv.SourcePath, s.path, err)
+	}
 	var id int64
 	err = s.tx(ctx, func(tx *sql.Tx) error {
 		if nv.Kind == KindSource {
@@ -209,18 +232,7 @@ func (s *Store) RecordVersion(ctx context.Context, nv NewVersion) (v Version, re
 				return err
 			}
 		}
-		prefix := ""
-		if nv.Kind == KindSource {
-			// The last read of this source: a transcript that grew is
-			// recorded as what it added.
-			err := tx.QueryRowContext(ctx,
-				`SELECT content_hash FROM versions WHERE conversation_id = ? AND kind = ? AND source_path = ? ORDER BY id DESC LIMIT 1`,
-				nv.Conversation.ID, KindSource, nv.SourcePath).Scan(&prefix)
-			if err != nil && !errors.Is(err, sql.ErrNoRows) {
-				return err
-			}
-		}
-		if _, err := putContent(ctx, tx, nv.Content, nv.Cuts, prefix, hash); err != nil {
+		if _, err := prepared.put(ctx, tx); err != nil {
 			return err
 		}
 		var n int
@@ -241,8 +253,10 @@ func (s *Store) RecordVersion(ctx context.Context, nv NewVersion) (v Version, re
 		if err != nil {
 			return err
 		}
-		id, err = res.LastInsertId()
-		return err
+		if id, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		return putRecalls(ctx, tx, id, recalls, nv.Created)
 	})
 	if err != nil {
 		return Version{}, false, fmt.Errorf("record version of %s in store %s: %w", nv.SourcePath, s.path, err)

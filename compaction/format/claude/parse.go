@@ -3,6 +3,7 @@ package claude
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/compactd/compactd/compaction/format"
@@ -49,6 +50,20 @@ type state struct {
 func (s *state) clone() *state {
 	c := *s
 	return &c
+}
+
+// Detach implements format.Trimmer: the nodes and maps successive
+// transcripts share, copied.
+func (Codec) Detach(t *transcript.Transcript) *transcript.Transcript {
+	st, ok := t.State.(*state)
+	if !ok {
+		return format.Detached(t, t.State)
+	}
+	c := st.clone()
+	c.nodes = slices.Clone(st.nodes)
+	c.byUUID = maps.Clone(st.byUUID)
+	c.toolNames = maps.Clone(st.toolNames)
+	return format.Detached(t, c)
 }
 
 func (s *state) lookup(uuid string) (int, bool) {

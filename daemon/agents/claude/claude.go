@@ -18,8 +18,9 @@ var Agent = &agents.Agent{
 	Roots: func(env agents.Env, folders []string) []agents.Root {
 		return agents.PerFolder(folders, func(f string) string { return ProjectDir(env, f) })
 	},
-	Session: func(path string, _ []string) bool { return agents.JSONL(path) },
-	Resume:  func(_, session string) string { return "claude --resume " + agents.ShellQuote(session) },
+	Session:   func(path string, _ []string) bool { return agents.JSONL(path) },
+	Resume:    func(_, session string) string { return "claude --resume " + agents.ShellQuote(session) },
+	Threshold: threshold,
 }
 
 // ProjectDir is where Claude Code keeps the sessions of folder:

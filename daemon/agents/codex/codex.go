@@ -3,14 +3,12 @@
 package codex
 
 import (
-	"bufio"
 	"encoding/json"
 	"path/filepath"
 	"strings"
 
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/agents"
-	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
 func init() { agents.Register(Agent) }
@@ -24,14 +22,8 @@ var Agent = &agents.Agent{
 	Roots: func(env agents.Env, folders []string) []agents.Root {
 		return agents.Shared(folders, SessionsDir(env))
 	},
-	Session: func(path string, folders []string) bool {
-		base := filepath.Base(sourcefile.PlainName(path))
-		if !strings.HasPrefix(base, "rollout-") || !agents.JSONL(base) {
-			return false
-		}
-		cwd, ok := Cwd(path)
-		return ok && agents.InFolders(cwd, folders)
-	},
+	Session:   agents.StartedIn(func(base string) bool { return strings.HasPrefix(base, "rollout-") && agents.JSONL(base) }, Cwd),
+	Threshold: threshold,
 }
 
 // SessionsDir holds every Codex rollout, of every project:
@@ -40,28 +32,11 @@ func SessionsDir(env agents.Env) string {
 	return filepath.Join(env.Or(env.CodexHome, ".codex"), "sessions")
 }
 
-// Cwd returns the cwd a rollout's session_meta names, reading only the
-// first line (bounded: session_meta carries the system prompt, a few tens
-// of KB).
+// Cwd returns the cwd a rollout's session_meta (its first line) names.
 func Cwd(path string) (string, bool) {
-	f, err := sourcefile.Open(path)
-	if err != nil {
+	line, ok := agents.FirstLine(path)
+	if !ok {
 		return "", false
-	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 64<<10)
-	line, err := r.ReadSlice('\n')
-	if err != nil && len(line) == 0 {
-		return "", false
-	}
-	if err == bufio.ErrBufferFull {
-		// A huge first line: read on, up to 4 MiB, to get the whole object.
-		buf := append([]byte(nil), line...)
-		for err == bufio.ErrBufferFull && len(buf) < 4<<20 {
-			line, err = r.ReadSlice('\n')
-			buf = append(buf, line...)
-		}
-		line = buf
 	}
 	var rec struct {
 		Type    string `json:"type"`

@@ -25,13 +25,7 @@ var Agent = &agents.Agent{
 	Roots: func(env agents.Env, folders []string) []agents.Root {
 		return agents.Shared(folders, SessionsDir(env))
 	},
-	Session: func(path string, folders []string) bool {
-		if filepath.Base(sourcefile.PlainName(path)) != "events.jsonl" {
-			return false
-		}
-		cwd, ok := Cwd(path)
-		return ok && agents.InFolders(cwd, folders)
-	},
+	Session: agents.StartedIn(func(base string) bool { return base == "events.jsonl" }, Cwd),
 }
 
 // SessionsDir holds Copilot CLI's sessions: $COPILOT_HOME (else

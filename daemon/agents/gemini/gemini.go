@@ -3,16 +3,15 @@
 package gemini
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/agents"
-	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
 func init() { agents.Register(Agent) }
@@ -46,6 +45,35 @@ var Agent = &agents.Agent{
 		}
 		return false
 	},
+	Cwd:       projectOf,
+	Threshold: threshold,
+	Protect:   protect,
+}
+
+// projectOf is the project folder of a session at
+// ~/.gemini/tmp/<name>/chats/…: the folder ~/.gemini/projects.json maps to
+// <name> ({"projects": {"/abs/folder": "name"}}), "" when none does.
+func projectOf(env agents.Env, path string) string {
+	name := filepath.Base(filepath.Dir(filepath.Dir(path)))
+	if filepath.Base(filepath.Dir(path)) != "chats" {
+		return ""
+	}
+	data, err := os.ReadFile(filepath.Join(env.Home, ".gemini", "projects.json"))
+	if err != nil {
+		return ""
+	}
+	var p struct {
+		Projects map[string]string `json:"projects"`
+	}
+	if json.Unmarshal(data, &p) != nil {
+		return ""
+	}
+	for folder, n := range p.Projects {
+		if n == name {
+			return folder
+		}
+	}
+	return ""
 }
 
 // ProjectHash is how Gemini CLI names a project in its records: the
@@ -58,13 +86,8 @@ func ProjectHash(folder string) string {
 // projectHash reads the projectHash a session's first record names (a
 // .json session is one document that starts with it).
 func projectHash(path string) (string, bool) {
-	f, err := sourcefile.OpenRegular(path) // never blocks on a pipe
-	if err != nil {
-		return "", false
-	}
-	defer f.Close()
-	line, err := bufio.NewReaderSize(f, 64<<10).ReadSlice('\n')
-	if err != nil && len(line) == 0 {
+	line, ok := agents.FirstLine(path)
+	if !ok {
 		return "", false
 	}
 	var rec struct {

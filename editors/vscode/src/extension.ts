@@ -82,34 +82,47 @@ export function serverSettings(): Record<string, unknown> {
   return protocolSettings();
 }
 
+/**
+ * A setting's value where the user set it (folder, workspace or user settings), else undefined: the
+ * extension's defaults are not sent, so a `.compactd.toml` decides what the user did not set here.
+ */
+function explicit<T>(c: vscode.WorkspaceConfiguration, key: string): T | undefined {
+  const i = c.inspect<T>(key);
+  return i?.workspaceFolderValue ?? i?.workspaceValue ?? i?.globalValue;
+}
+
 function protocolSettings(): Record<string, unknown> {
   const c = vscode.workspace.getConfiguration('compactd');
+  const get = <T>(key: string) => explicit<T>(c, key);
+  const strategies = get<string[]>('compact.strategies');
   return {
     gauge: {
-      warn: c.get<number>('gauge.warn'),
-      critical: c.get<number>('gauge.critical'),
-      model: c.get<string>('gauge.model') || undefined,
-      contextWindow: c.get<number>('gauge.contextWindow') || undefined,
+      warn: get<number>('gauge.warn'),
+      critical: get<number>('gauge.critical'),
+      model: get<string>('gauge.model') || undefined,
+      contextWindow: get<number>('gauge.contextWindow') || undefined,
     },
     compact: {
-      strategies: c.get<string[]>('compact.strategies')?.length ? c.get<string[]>('compact.strategies') : undefined,
-      keepLast: c.get<number>('compact.keepLast'),
+      strategies: strategies?.length ? strategies : undefined,
+      keepLast: get<number>('compact.keepLast'),
+      turns: get<number>('compact.turns') || undefined,
     },
     watch: {
-      workspace: c.get<boolean>('watch.workspace'),
-      claude: c.get<boolean>('watch.claude'),
-      codex: c.get<boolean>('watch.codex'),
-      qwen: c.get<boolean>('watch.qwen'),
-      opencode: c.get<boolean>('watch.opencode'),
-      kilo: c.get<boolean>('watch.kilo'),
-      copilotCli: c.get<boolean>('watch.copilotCli'),
-      cursor: c.get<boolean>('watch.cursor'),
-      copilotChat: c.get<boolean>('watch.copilotChat'),
-      globs: c.get<string[]>('watch.globs'),
-      exclude: c.get<string[]>('watch.exclude'),
+      workspace: get<boolean>('watch.workspace'),
+      claude: get<boolean>('watch.claude'),
+      codex: get<boolean>('watch.codex'),
+      qwen: get<boolean>('watch.qwen'),
+      opencode: get<boolean>('watch.opencode'),
+      kilo: get<boolean>('watch.kilo'),
+      copilotCli: get<boolean>('watch.copilotCli'),
+      cursor: get<boolean>('watch.cursor'),
+      copilotChat: get<boolean>('watch.copilotChat'),
+      gemini: get<boolean>('watch.gemini'),
+      globs: get<string[]>('watch.globs'),
+      exclude: get<string[]>('watch.exclude'),
     },
-    log: { level: c.get<string>('log.level') },
-    store: { path: c.get<string>('store.path') || undefined },
+    log: { level: get<string>('log.level') },
+    store: { path: get<string>('store.path') || undefined },
   };
 }
 

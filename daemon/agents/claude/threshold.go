@@ -1,0 +1,295 @@
+package claude
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/compactd/compactd/compaction/gauge"
+	"github.com/compactd/compactd/daemon/agents"
+)
+
+// Claude Code 2.1.330's auto-compaction, as its code computes it
+// (/work/notes/agents-research.md §1.1, checked against nine runs):
+//
+//	W = the auto-compact window: CLAUDE_CODE_AUTO_COMPACT_WINDOW, else the
+//	    autoCompactWindow setting (per model under modelSettings, else top
+//	    level), else the model's window; never above the model's window
+//	E = W − min(the model's max output, 20,000)
+//	T = E − 13,000, or with CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=P (0 < P ≤ 100)
+//	    min(⌊E × P/100⌋, E − 13,000)
+//
+// It compacts before the next request once the context reaches T. The
+// percentage is enforced only when the window is set (env or setting):
+// with the window left to the model ("auto"), 2.1.330 ignores it.
+// DISABLE_AUTO_COMPACT, DISABLE_COMPACT or autoCompactEnabled: false turn
+// auto-compaction off. Every settings file's "env" object is copied into
+// the environment at start, over the launch environment.
+const (
+	outputReserve   = 20_000
+	autoBuffer      = 13_000
+	minCompactWin   = 100_000
+	envPct          = "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"
+	envWindow       = "CLAUDE_CODE_AUTO_COMPACT_WINDOW"
+	envDisableAuto  = "DISABLE_AUTO_COMPACT"
+	envDisableAll   = "DISABLE_COMPACT"
+	settingEnabled  = "autoCompactEnabled"
+	settingWindow   = "autoCompactWindow"
+	settingPerModel = "modelSettings"
+)
+
+// settingsFiles are Claude Code's settings in increasing precedence
+// (userSettings, projectSettings, localSettings, policySettings); the
+// --settings flag's file sits between local and policy but is not known
+// outside the process.
+func settingsFiles(q agents.Query) []agents.SettingsFile {
+	user := filepath.Join(q.Env.Or(q.Env.ClaudeConfigDir, ".claude"), "settings.json")
+	files := []agents.SettingsFile{q.ReadSettings("user settings", user)}
+	if q.Cwd != "" {
+		project := filepath.Join(q.Cwd, ".claude", "settings.json")
+		// Claude Code skips the project file when it is the user's
+		// (started in the home folder).
+		if filepath.Clean(project) != filepath.Clean(user) {
+			files = append(files, q.ReadSettings("project settings", project))
+		}
+		files = append(files, q.ReadSettings("local settings", filepath.Join(q.Cwd, ".claude", "settings.local.json")))
+	}
+	files = append(files, q.ReadSettings("managed settings", ManagedSettings(q.Env)))
+	return files
+}
+
+// ManagedSettings is the administrators' settings file, which beats every
+// other.
+func ManagedSettings(env agents.Env) string {
+	return env.SystemPath(
+		"/etc/claude-code/managed-settings.json",
+		"/Library/Application Support/ClaudeCode/managed-settings.json",
+		`C:\Program Files\ClaudeCode\managed-settings.json`)
+}
+
+// GlobalConfig is Claude Code's own state file (~/.claude.json, or inside
+// CLAUDE_CONFIG_DIR when set): legacy settings such as autoCompactEnabled
+// and an env object live there too.
+func GlobalConfig(env agents.Env) string {
+	if env.ClaudeConfigDir != "" {
+		return filepath.Join(env.ClaudeConfigDir, ".claude.json")
+	}
+	return filepath.Join(env.Home, ".claude.json")
+}
+
+// envValue is a variable as the agent sees it, with where it was set.
+type envValue struct {
+	value string
+	from  gauge.Setting
+}
+
+// environment applies the settings' env objects over the launch
+// environment, as Claude Code does at start: ~/.claude.json, then user,
+// project, local and managed settings, each overriding the one before.
+func environment(q agents.Query, global agents.SettingsFile, files []agents.SettingsFile) map[string]envValue {
+	out := map[string]envValue{}
+	for _, name := range []string{envPct, envWindow, envDisableAuto, envDisableAll} {
+		if v := q.Var(name); v != "" {
+			out[name] = envValue{v, gauge.Setting{Name: name, Value: v, Source: "env"}}
+		}
+	}
+	for _, f := range append([]agents.SettingsFile{global}, files...) {
+		env, _ := f.Values["env"].(map[string]any)
+		for _, name := range []string{envPct, envWindow, envDisableAuto, envDisableAll} {
+			v, ok := env[name]
+			if !ok {
+				continue
+			}
+			s := agents.ValueText(v)
+			out[name] = envValue{s, gauge.Setting{Name: "env." + name, Value: s, Source: f.Source, File: f.Path}}
+		}
+	}
+	return out
+}
+
+// truthy is how Claude Code reads a boolean variable.
+func truthy(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
+}
+
+// threshold is Claude Code's effective auto-compaction point.
+func threshold(q agents.Query) gauge.AutoCompact {
+	files := settingsFiles(q)
+	global := q.ReadSettings("global config", GlobalConfig(q.Env))
+	env := environment(q, global, files)
+	var notes []string
+	for _, f := range append([]agents.SettingsFile{global}, files...) {
+		if f.Err != nil {
+			notes = append(notes, "Claude Code would refuse "+f.Path+": "+f.Err.Error())
+		}
+	}
+	note := func() string { return strings.Join(notes, "; ") }
+
+	// Switched off?
+	if v, ok := env[envDisableAll]; ok && truthy(v.value) {
+		return gauge.AutoCompact{Disabled: true, Source: v.from.Source, Settings: []gauge.Setting{v.from}, Note: note()}
+	}
+	if v, ok := env[envDisableAuto]; ok && v.value != "" {
+		return gauge.AutoCompact{Disabled: true, Source: v.from.Source, Settings: []gauge.Setting{v.from}, Note: note()}
+	}
+	if s, ok := lastSetting(files, settingEnabled); ok {
+		if b, isBool := s.value.(bool); isBool && !b {
+			return gauge.AutoCompact{Disabled: true, Source: s.from.Source, Settings: []gauge.Setting{s.from}, Note: note()}
+		}
+	} else if v, ok := global.Values[settingEnabled].(bool); ok && !v {
+		from := global.Setting(settingEnabled, v)
+		return gauge.AutoCompact{Disabled: true, Source: from.Source, Settings: []gauge.Setting{from}, Note: note()}
+	}
+
+	modelWindow := q.Window
+	if modelWindow <= 0 {
+		modelWindow = 200_000
+	}
+	var used []gauge.Setting
+	w, windowSet := modelWindow, false
+	if v, ok := env[envWindow]; ok {
+		if n, why := parseWindow(v.value); n > 0 {
+			if why != "" {
+				notes = append(notes, why)
+			}
+			w, windowSet = min(n, modelWindow), true
+			used = append(used, v.from)
+		} else {
+			notes = append(notes, fmt.Sprintf("%s=%q is not a size Claude Code uses (%s)", envWindow, v.value, why))
+		}
+	}
+	if !windowSet {
+		if s, ok := windowSetting(files, q.Model); ok {
+			if n, isNum := agents.Number(s.value); isNum && n >= minCompactWin && n == math.Trunc(n) {
+				w, windowSet = min(int(n), modelWindow), true
+				used = append(used, s.from)
+			} else if str, _ := s.value.(string); str != "auto" {
+				notes = append(notes, fmt.Sprintf("%s = %s in %s is not a window Claude Code accepts (at least 100000, or \"auto\")", s.from.Name, s.from.Value, s.from.File))
+			}
+		}
+	}
+	e := w - min(maxOutput(q.Model), outputReserve)
+	t := e - autoBuffer
+	effective := fmt.Sprintf("%s = %s window − %s output reserve", gauge.Short(e), gauge.Short(w), gauge.Short(w-e))
+	rule := fmt.Sprintf("%s − %s buffer (%s)", gauge.Short(e), gauge.Short(autoBuffer), effective)
+	if v, ok := env[envPct]; ok {
+		pct, err := strconv.ParseFloat(strings.TrimSpace(v.value), 64)
+		switch {
+		case err != nil || math.IsNaN(pct) || pct <= 0 || pct > 100:
+			notes = append(notes, fmt.Sprintf("%s=%q is ignored: Claude Code takes a percentage above 0 and at most 100", envPct, v.value))
+		case !windowSet:
+			notes = append(notes, fmt.Sprintf("%s=%s is ignored: Claude Code 2.1.330 applies it only with %s or the %s setting set", envPct, v.value, envWindow, settingWindow))
+		default:
+			byPct := int(math.Floor(float64(e) * pct / 100))
+			rule = fmt.Sprintf("min(%s %% × %s, %s − %s buffer) (%s)", agents.ValueText(pct), gauge.Short(e), gauge.Short(e), gauge.Short(autoBuffer), effective)
+			t = min(byPct, t)
+			used = append(used, v.from)
+		}
+	}
+	ac := gauge.AutoCompact{At: max(t, 0), Source: "default", Settings: used, Rule: rule, Note: note()}
+	if w != modelWindow {
+		ac.Window = w
+	}
+	if len(used) > 0 {
+		ac.Source = used[len(used)-1].Source
+	}
+	return ac
+}
+
+// parseWindow reads CLAUDE_CODE_AUTO_COMPACT_WINDOW as Claude Code does:
+// an integer, or with a k (thousands) or m (millions) suffix; below
+// 100,000 it is raised to 100,000. why says what was wrong or changed.
+func parseWindow(s string) (int, string) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	mult := 1.0
+	switch {
+	case strings.HasSuffix(s, "k"):
+		mult, s = 1e3, strings.TrimSuffix(s, "k")
+	case strings.HasSuffix(s, "m"):
+		mult, s = 1e6, strings.TrimSuffix(s, "m")
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, "not a number"
+	}
+	n := f * mult
+	if n < 1 || n != math.Trunc(n) {
+		return 0, "not a whole number of tokens"
+	}
+	if n < minCompactWin {
+		return minCompactWin, fmt.Sprintf("%s=%s is below 100,000; Claude Code raises it to 100,000", envWindow, agents.ValueText(n))
+	}
+	return int(n), ""
+}
+
+// setting is a settings value and where it was read.
+type setting struct {
+	value any
+	from  gauge.Setting
+}
+
+// lastSetting is the top-level key from the file of highest precedence
+// that sets it.
+func lastSetting(files []agents.SettingsFile, key string) (setting, bool) {
+	for i := len(files) - 1; i >= 0; i-- {
+		if v, ok := files[i].Values[key]; ok {
+			return setting{v, files[i].Setting(key, v)}, true
+		}
+	}
+	return setting{}, false
+}
+
+// windowSetting is autoCompactWindow for model: modelSettings["<model>"]
+// first, then the top-level value, each from the file of highest
+// precedence that has it.
+func windowSetting(files []agents.SettingsFile, model string) (setting, bool) {
+	for _, name := range modelKeys(model) {
+		for i := len(files) - 1; i >= 0; i-- {
+			per, _ := files[i].Values[settingPerModel].(map[string]any)
+			entry, _ := per[name].(map[string]any)
+			if v, ok := entry[settingWindow]; ok {
+				return setting{v, files[i].Setting(settingPerModel+"."+name+"."+settingWindow, v)}, true
+			}
+		}
+	}
+	return lastSetting(files, settingWindow)
+}
+
+// modelKeys are the names modelSettings may list a model under: as the
+// session names it, and without its date suffix and "[1m]".
+func modelKeys(model string) []string {
+	if model == "" {
+		return nil
+	}
+	keys := []string{model}
+	base := strings.TrimSuffix(model, "[1m]")
+	if i := strings.LastIndexByte(base, '-'); i > 0 && len(base)-i-1 == 8 {
+		if _, err := strconv.Atoi(base[i+1:]); err == nil {
+			base = base[:i]
+		}
+	}
+	if base != model {
+		keys = append(keys, base)
+	}
+	return keys
+}
+
+// maxOutput is the model's largest answer: every current Claude model's is
+// at least the 20,000 Claude Code reserves; the Claude 3 generation's were
+// smaller.
+func maxOutput(model string) int {
+	m := strings.ToLower(model)
+	switch {
+	case strings.Contains(m, "claude-3-5-"), strings.Contains(m, "claude-3.5-"):
+		return 8_192
+	case strings.Contains(m, "claude-3-") && !strings.Contains(m, "claude-3-7"):
+		return 4_096
+	}
+	return outputReserve
+}

@@ -1,0 +1,114 @@
+package daemon
+
+import (
+	"os"
+	"sync"
+	"time"
+
+	"github.com/compactd/compactd/compaction/gauge"
+	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/agents"
+)
+
+// thresholdRecheck is how often a cached threshold's settings files are
+// checked for changes: a snapshot is built on every append, and reading
+// an agent's five settings files each time would cost more than the
+// append.
+const thresholdRecheck = time.Second
+
+// thresholds caches each session's auto-compaction point by what it
+// depends on, and reads the agent's settings again only when one of the
+// files it read (or found missing) changed.
+type thresholds struct {
+	env    agents.Env
+	getenv func(string) string
+	now    func() time.Time
+
+	mu sync.Mutex
+	m  map[thresholdKey]*thresholdEntry
+}
+
+type thresholdKey struct {
+	agent, cwd, model, windowSource string
+	window                          int
+}
+
+type thresholdEntry struct {
+	value   *gauge.AutoCompact
+	files   map[string]fileStamp
+	checked time.Time
+}
+
+// fileStamp is what a settings file was when read; a missing file has the
+// zero stamp.
+type fileStamp struct {
+	size int64
+	mod  time.Time
+}
+
+func stampOf(path string) fileStamp {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileStamp{}
+	}
+	return fileStamp{fi.Size(), fi.ModTime()}
+}
+
+// of returns the agent's threshold for the session at path, t resolved as
+// r (in folder when it does not say where it runs), nil when compactd does not read that agent's
+// settings.
+func (th *thresholds) of(path string, t *transcript.Transcript, r gauge.Resolved, folder string) *gauge.AutoCompact {
+	a := agents.ByFormat(t.Format)
+	if a == nil || a.Threshold == nil {
+		return nil
+	}
+	cwd := a.SessionCwd(th.env, path, t.Meta.Cwd)
+	if cwd == "" {
+		cwd = folder
+	}
+	key := thresholdKey{agent: a.Name, cwd: cwd, model: r.Model, window: r.ContextWindow, windowSource: r.WindowSource}
+	now := th.now()
+	th.mu.Lock()
+	e := th.m[key]
+	if e != nil && now.Sub(e.checked) < thresholdRecheck {
+		th.mu.Unlock()
+		return e.value
+	}
+	th.mu.Unlock()
+	if e != nil && !changed(e.files) {
+		th.mu.Lock()
+		e.checked = now
+		th.mu.Unlock()
+		return e.value
+	}
+	files := map[string]fileStamp{}
+	var mu sync.Mutex
+	q := agents.Query{Env: th.env, Getenv: th.getenv, Cwd: cwd, Model: r.Model, Window: r.ContextWindow, WindowSource: r.WindowSource,
+		ReadFile: func(path string) ([]byte, error) {
+			mu.Lock()
+			files[path] = stampOf(path)
+			mu.Unlock()
+			return os.ReadFile(path)
+		}}
+	value := a.AutoCompact(q)
+	th.mu.Lock()
+	if th.m == nil {
+		th.m = map[thresholdKey]*thresholdEntry{}
+	}
+	if len(th.m) > 4096 { // sessions of many models and folders: start over
+		clear(th.m)
+	}
+	th.m[key] = &thresholdEntry{value: value, files: files, checked: now}
+	th.mu.Unlock()
+	return value
+}
+
+// changed reports whether any file differs from its stamp.
+func changed(files map[string]fileStamp) bool {
+	for path, st := range files {
+		if stampOf(path) != st {
+			return true
+		}
+	}
+	return false
+}

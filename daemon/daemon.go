@@ -169,6 +169,8 @@ type Daemon struct {
 	closeOnce  sync.Once
 	// dbs renders the sessions agents keep in databases.
 	dbs agentDBs
+	// versioned holds the transcripts known to have stored versions.
+	versioned sync.Map
 }
 
 // New returns a daemon; Start begins watching.

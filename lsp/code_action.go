@@ -60,9 +60,9 @@ func (s *Server) codeAction(ctx context.Context, params json.RawMessage) (any, e
 		// A short bound: the store answers in microseconds; a busy one
 		// must not stall the lightbulb.
 		vctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
-		n, err := d.Versions(vctx, snap.Path)
+		has, err := d.HasVersions(vctx, snap.Path)
 		cancel()
-		if err == nil && n > 0 {
+		if err == nil && has {
 			add("Restore version…", cmdRestore, protocol.Source, nil, false)
 		}
 		// The agent compaction a diagnostic names: its two actions first.

@@ -100,3 +100,78 @@ func TestBudgetUsesItsRoom(t *testing.T) {
 		t.Errorf("auto alone takes %d tokens; with a budget of %d it took %d", bare.TokensAfter, budget, rep.TokensAfter)
 	}
 }
+
+// cursorSession is shaped like Cursor's agent transcripts, which record
+// the assistant's tool calls and never their results.
+func cursorSession() *transcript.Transcript {
+	b := newBuilder(transcript.FormatCursorAgent)
+	for turn := range 6 {
+		b.prompt(fmt.Sprintf("Step %d: refactor pkg/step%d.go", turn, turn))
+		for k := range 3 {
+			b.ids++
+			b.add(transcript.RoleAssistant, transcript.OriginAgent,
+				transcript.Part{Kind: transcript.PartReasoning, Text: strings.Repeat("thinking about the refactor ", 40)},
+				text1(fmt.Sprintf("Reading pkg/step%d.go part %d", turn, k)),
+				transcript.Part{Kind: transcript.PartToolCall, ToolCallID: fmt.Sprintf("c%d", b.ids), ToolName: "read_file", Args: fmt.Sprintf(`{"target_file":"pkg/step%d.go"}`, turn)})
+		}
+		b.say(fmt.Sprintf("Step %d is done.", turn))
+	}
+	return b.build()
+}
+
+// TestToolCallsWithoutResultsSurvive: on Cursor transcripts the sanitize
+// pass used to drop every tool call (none has a result); a call its source
+// never answered is not compaction's to repair.
+func TestToolCallsWithoutResultsSurvive(t *testing.T) {
+	src := cursorSession()
+	calls := len(callIDs(transcript.NewView(src), transcript.PartToolCall))
+	for _, opts := range []Options{{}, {Strategies: []string{StrategyStripReasoning}}, {Strategies: []string{StrategyTurnWindow}, Turns: 2}} {
+		v, rep := run1(t, src, opts)
+		got := len(callIDs(v, transcript.PartToolCall))
+		want := calls
+		if opts.Strategies != nil && opts.Strategies[0] == StrategyTurnWindow {
+			want = 6 // the two turns kept, three calls each
+		}
+		if got != want {
+			t.Errorf("%v: %d tool calls kept, want %d (steps %+v)", opts.Strategies, got, want, rep.Steps)
+		}
+	}
+}
+
+// TestPipelineOrderIsFree: turn-window before extractive used to leave
+// nothing to summarize (the window had cut it); the summary reads the
+// source, so both orders keep what the window cut, summarized.
+func TestPipelineOrderIsFree(t *testing.T) {
+	src := agentSession()
+	c := counter(t)
+	for _, order := range [][]string{{StrategyTurnWindow, StrategyExtractive}, {StrategyExtractive, StrategyTurnWindow}} {
+		v, rep := run1(t, src, Options{Strategies: order, Turns: 2, BufferTurns: 2, Summarizer: &summarize.Extractive{Counter: c}})
+		if len(v.Summaries) != 1 {
+			t.Fatalf("%v: %d summaries (notes %q)", order, len(v.Summaries), rep.Notes)
+		}
+		for _, want := range []string{"double-counts refunds", "settleBatch0"} {
+			if !strings.Contains(v.Summaries[0].Text, want) {
+				t.Errorf("%v: the summary lacks %q from the turns the window cut:\n%s", order, want, v.Summaries[0].Text)
+			}
+		}
+	}
+}
+
+// TestBufferTurnsNone: a negative BufferTurns (buffer_turns = 0 in the
+// configuration) keeps only the keep-last turns verbatim; zero is the
+// default of four.
+func TestBufferTurnsNone(t *testing.T) {
+	src := agentSession()
+	c := counter(t)
+	turns := transcript.BuildTurns(src.Messages)
+	for _, tc := range []struct{ buffer, verbatim int }{{-1, 1}, {0, 4}, {2, 2}} {
+		v, _ := run1(t, src, Options{Strategies: []string{StrategyExtractive}, BufferTurns: tc.buffer, KeepLast: 1, Summarizer: &summarize.Extractive{Counter: c}})
+		if len(v.Summaries) != 1 {
+			t.Fatalf("buffer %d: no summary", tc.buffer)
+		}
+		after := v.Messages[v.Summaries[0].Before:]
+		if got := len(transcript.BuildTurns(after)); got != tc.verbatim {
+			t.Errorf("buffer %d: %d turns verbatim after the summary, want %d (of %d)", tc.buffer, got, tc.verbatim, len(turns))
+		}
+	}
+}

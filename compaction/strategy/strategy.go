@@ -38,7 +38,7 @@ type Options struct {
 	SummarizeThreshold float64
 	// BufferTurns are the recent turns summarize leaves verbatim (at least
 	// KeepLast); they shrink towards KeepLast when they alone exceed the
-	// threshold. 0 means 4.
+	// threshold. 0 means 4; a negative value none (beyond KeepLast).
 	BufferTurns int
 	// Events is how many trailing messages sliding-window keeps; 0 means 40.
 	Events int

@@ -204,8 +204,10 @@ func (r *run) cutForBudget(turns []transcript.Turn, budget int) int {
 }
 
 // summarize archives everything older than the buffer turns into one
-// summary placed where history was cut. A failed or blank summary skips the
-// step with a note: compaction never fails for want of a summary.
+// summary placed where history was cut. It reads the history as the source
+// has it, so a window that cut turns first leaves them summarized, not
+// lost: pipeline order is free. A failed or blank summary skips the step
+// with a note: compaction never fails for want of a summary.
 func (r *run) summarize() (int, error) {
 	if r.opts.Summarizer == nil {
 		r.note("summarize skipped: no summarizer is configured")
@@ -214,7 +216,10 @@ func (r *run) summarize() (int, error) {
 	turns := r.turns()
 	keep := r.keepLast
 	buffer := r.opts.BufferTurns
-	if buffer <= 0 {
+	switch {
+	case buffer < 0:
+		buffer = 0
+	case buffer == 0:
 		buffer = 4
 	}
 	if buffer < keep {
@@ -227,37 +232,59 @@ func (r *run) summarize() (int, error) {
 			buffer--
 		}
 	}
-	if buffer >= len(turns) {
-		r.note("summarize skipped: only %d turns, all within the %d recent turns kept verbatim", len(turns), buffer)
-		return 0, nil
-	}
 	cut := len(r.msgs)
-	if buffer > 0 {
+	if buffer > 0 && buffer < len(turns) {
 		cut = turns[len(turns)-buffer].Start
 	}
 	cut = r.snapCut(turns, cut)
-	if cut <= 0 {
-		return 0, nil
+	if buffer >= len(turns) || cut <= 0 {
+		if !r.cut || len(r.summaries) > 0 {
+			r.note("summarize skipped: only %d turns, all within the %d recent turns kept verbatim", len(turns), buffer)
+			return 0, nil
+		}
+		// An earlier step cut history and kept these turns: summarize what
+		// it cut, before the first message it did not protect.
+		cut = r.firstUnprotected()
 	}
-	var archived []transcript.Message
-	for i := 0; i < cut; i++ {
-		archived = append(archived, r.msgs[i])
+	anchor := len(r.src.Messages)
+	if cut < len(r.msgs) {
+		anchor = r.srcIdx[cut]
+	}
+	archived := r.src.Messages[:anchor]
+	if len(archived) == 0 {
+		return 0, nil
 	}
 	srcTurns := r.src.Turns
 	if len(srcTurns) == 0 {
 		srcTurns = transcript.BuildTurns(r.src.Messages)
 	}
-	from := transcript.TurnOf(srcTurns, r.srcIdx[0])
-	to, anchor := len(srcTurns), len(r.src.Messages)
+	to := len(srcTurns)
 	if cut < len(r.msgs) {
-		anchor = r.srcIdx[cut]
 		to = transcript.TurnOf(srcTurns, anchor)
 	}
-	if from < 0 {
-		from = 0
+	from := 0
+	// What the span costs in the source: a summary is worth writing only
+	// well under it.
+	span := 0
+	for i := range anchor {
+		span += tokens.MessageOverhead
+		for _, n := range r.counts.parts[i] {
+			span += n
+		}
+	}
+	budget := r.opts.SummaryBudget
+	if budget <= 0 {
+		budget = min(summarize.DefaultExtractiveBudget, max(300, span/4))
+	}
+	var following []transcript.Message
+	for i := cut; i < len(r.msgs); i++ {
+		if !r.gone[i] {
+			following = append(following, r.msgs[i])
+		}
 	}
 	sum, err := r.opts.Summarizer.Summarize(r.ctx, summarize.Request{
-		Messages: archived, FromTurn: from, ToTurn: to, Budget: r.opts.SummaryBudget,
+		Messages: archived, FromTurn: from, ToTurn: max(to, from+1), Budget: budget,
+		Following: following, Cwd: r.src.Meta.Cwd,
 	})
 	name := r.opts.Summarizer.Name()
 	switch {
@@ -268,14 +295,20 @@ func (r *run) summarize() (int, error) {
 		r.note("summarize skipped: %s returned a blank summary", name)
 		return 0, nil
 	}
-	// Cut, then measure what actually went: the cut may bring a removed
-	// message back as a stand-in to keep roles alternating. A summary that
-	// would not make the view smaller is not worth its loss; undo the cut.
-	before := r.liveTokens(cut)
+	// Cut, then measure what went since the source: the cut may bring a
+	// removed message back as a stand-in to keep roles alternating. A
+	// summary that would not make the view smaller than the source's span
+	// is not worth its loss; undo the cut.
 	undo := r.snapshot(cut)
 	wasCut := r.cut
+	before := r.liveTokens(cut)
 	r.cutBefore(cut)
 	saved := before - r.liveTokens(cut)
+	if wasCut && len(r.summaries) == 0 {
+		// An earlier step cut this history without a summary: the summary
+		// stands for that too.
+		saved = span - r.liveTokens(cut)
+	}
 	if sumTokens := r.counter.Text(sum.Text) + tokens.MessageOverhead; sumTokens >= saved {
 		undo()
 		r.cut = wasCut
@@ -293,6 +326,17 @@ func (r *run) summarize() (int, error) {
 		tokens:  r.counter.Text(text),
 	})
 	return 0, nil
+}
+
+// firstUnprotected is the index of the first message a strategy may
+// remove, len(msgs) when none.
+func (r *run) firstUnprotected() int {
+	for i := range r.msgs {
+		if !r.gone[i] && !r.protected[i] {
+			return i
+		}
+	}
+	return len(r.msgs)
 }
 
 // liveTokens counts the messages before index end that are still in the view.

@@ -51,6 +51,11 @@ func (s *Server) codeAction(ctx context.Context, params json.RawMessage) (any, e
 		})
 	}
 	add("Compact conversation", cmdCompact, protocol.QuickFix, ours, len(ours) > 0)
+	if knee := d.KneeBudget(snap.Path); knee > 0 {
+		arg = map[string]any{"uri": string(p.TextDocument.URI), "budget": knee}
+	}
+	add("Compact to fit…", cmdCompactToFit, protocol.QuickFix, nil, false)
+	arg = map[string]any{"uri": string(p.TextDocument.URI)}
 	add("Dry-run compaction", cmdDryRun, protocol.QuickFix, nil, false)
 	add("Compact conversation in place", cmdCompactInPlace, protocol.Source, nil, false)
 	if unavailable == nil {

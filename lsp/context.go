@@ -8,6 +8,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/compactd/compactd/compaction/pricing"
+	"github.com/compactd/compactd/compaction/strategy"
 )
 
 // compactd/context is what the editors' context views draw: the gauge
@@ -57,6 +58,9 @@ type ContextDryRun struct {
 	// Economics is what compacting now costs once, saves per turn and
 	// after how many turns it pays back; whether the cache is cold.
 	Economics *pricing.Economics `json:"economics,omitempty"`
+	// TradeOff is the same compaction at a few budgets — what each takes
+	// and keeps — the knee marked, for "Compact to fit…".
+	TradeOff []strategy.TradePoint `json:"tradeOff,omitempty"`
 }
 
 func (s *Server) contextView(ctx context.Context, params json.RawMessage) (any, error) {
@@ -87,7 +91,7 @@ func (s *Server) contextView(ctx context.Context, params json.RawMessage) (any, 
 		}
 	}
 	saved := dr.TokensBefore - dr.TokensAfter
-	cd := &ContextDryRun{Strategies: dr.Strategies, TokensBefore: dr.TokensBefore, TokensAfter: dr.TokensAfter,
+	cd := &ContextDryRun{Strategies: dr.Strategies, TokensBefore: dr.TokensBefore, TokensAfter: dr.TokensAfter, TradeOff: dr.TradeOff,
 		After: snap.Tokens - saved, SavingPerTurn: snap.Insight.SavingPerTurn(snap.Tokens, saved), Economics: snap.Insight.Economics(snap.Tokens, saved, d.Now())}
 	if b := snap.Insight.Breakdown; b != nil {
 		cd.Why = b.WhyLittle(saved)

@@ -162,19 +162,18 @@ func findViolations(msgs []transcript.Message, src *transcript.Transcript, x *so
 			lastAssistant = i
 		}
 	}
-	// A call its source never answered is not compaction's doing: Cursor's
-	// agent transcripts record tool calls and never their results.
-	answeredInSource := map[string]bool{}
+	// A transcript that records no result at all records calls alone
+	// (Cursor's agent transcripts): an unanswered call is how its agent
+	// writes them, not something compaction broke.
+	recordsResults := false
 	for i := range src.Messages {
 		for _, p := range src.Messages[i].Parts {
-			if p.Kind == transcript.PartToolResult && p.ToolCallID != "" {
-				answeredInSource[p.ToolCallID] = true
-			}
+			recordsResults = recordsResults || p.Kind == transcript.PartToolResult
 		}
 	}
 	for _, id := range order {
 		c := calls[id]
-		if c.answered || pendingAtEnd(msgs, c.msg) || !answeredInSource[id] {
+		if c.answered || pendingAtEnd(msgs, c.msg) || !recordsResults {
 			continue
 		}
 		out = append(out, violation{kind: violDanglingCall, msg: c.msg, part: c.part, detail: id})

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 
+	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/daemon/config"
@@ -62,10 +64,13 @@ type Restored struct {
 	jobs.RestoreResult
 }
 
-// History lists a conversation's stored versions.
+// History lists a conversation's stored versions, and the agent's own
+// compactions with what each lost (the loss ledger) and their health.
 type History struct {
 	Message string `json:"message"`
 	jobs.History
+	AgentCompactions []jobs.AgentLoss `json:"agentCompactions"`
+	Health           *gauge.Health    `json:"health,omitempty"`
 }
 
 // Diff is the unified line diff of two versions.
@@ -145,6 +150,9 @@ func (d *Daemon) compact(ctx context.Context, req CompactRequest, dryRun bool) (
 	if err != nil {
 		return nil, err
 	}
+	if !res.DryRun {
+		d.recordVersioned(req.Path, res.ForkPath)
+	}
 	saved := res.TokensBefore - res.TokensAfter
 	out := &Compaction{Result: *res}
 	switch {
@@ -181,16 +189,39 @@ func (d *Daemon) History(ctx context.Context, path string) (*History, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &History{Message: fmt.Sprintf("%d stored versions of this conversation", len(h.Versions)), History: *h}, nil
+	out := &History{Message: fmt.Sprintf("%d stored versions of this conversation", len(h.Versions)), History: *h, AgentCompactions: []jobs.AgentLoss{}}
+	if l, err := d.AgentLedger(ctx, path); err == nil && len(l.Compactions) > 0 {
+		out.AgentCompactions, out.Health = l.Compactions, &l.Health
+		out.Message += "; " + l.Message
+	}
+	return out, nil
 }
 
-// Versions counts the stored versions of the conversation at path.
-func (d *Daemon) Versions(ctx context.Context, path string) (int, error) {
+// HasVersions reports whether the conversation at path has stored
+// versions (what the lightbulb's "Restore version…" needs). The
+// transcripts this session compacted or restored are known to; the others
+// are asked of the store.
+func (d *Daemon) HasVersions(ctx context.Context, path string) (bool, error) {
+	if _, ok := d.versioned.Load(filepath.Clean(path)); ok {
+		return true, nil
+	}
 	h, err := d.History(ctx, path)
 	if err != nil {
-		return 0, err
+		return false, err
 	}
-	return len(h.Versions), nil
+	if len(h.Versions) > 0 {
+		d.versioned.Store(filepath.Clean(path), true)
+	}
+	return len(h.Versions) > 0, nil
+}
+
+// recordVersioned remembers paths as having stored versions.
+func (d *Daemon) recordVersioned(paths ...string) {
+	for _, p := range paths {
+		if p != "" {
+			d.versioned.Store(filepath.Clean(p), true)
+		}
+	}
 }
 
 // Restore writes a stored version (or, for "a1", the conversation before
@@ -209,6 +240,7 @@ func (d *Daemon) Restore(ctx context.Context, path, version string, inPlace bool
 	if err != nil {
 		return nil, err
 	}
+	d.recordVersioned(path, res.Path)
 	out := &Restored{Message: fmt.Sprintf("restored version %s as a new transcript", res.Version), Open: res.Path, RestoreResult: *res}
 	if jobs.IsAgentLabel(res.Version) {
 		out.Message = fmt.Sprintf("restored the conversation before the agent's compaction %s as a new session", res.Version)

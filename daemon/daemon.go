@@ -94,6 +94,21 @@ type Options struct {
 	// (a 150 MB Claude Code session, or a few hundred small ones): what
 	// they keep in fact is about half what the budget counts.
 	ColdBytes int64
+	// WatchDescriptors bounds the file descriptors the watcher holds.
+	// macOS and the BSDs watch with kqueue, which holds one for every
+	// watched folder and every file in it, against a per-process limit
+	// of 256 by default: past the bound, folders are polled instead
+	// (PollInterval) and the transcripts that change there are watched
+	// one by one. 0 is the OS's default (a quarter of RLIMIT_NOFILE
+	// with kqueue, no bound with inotify and on Windows, whose watches
+	// hold no descriptor per file); negative means no bound.
+	WatchDescriptors int
+	// PollInterval is how often folders beyond the watch bound (or that
+	// the OS refused to watch) are looked at; 0 means 2 s.
+	PollInterval time.Duration
+	// watchPerEntry counts a folder's entries in its cost as kqueue does,
+	// whatever the OS (tests of the bound run on Linux).
+	watchPerEntry bool
 }
 
 // An Event says a transcript changed.
@@ -114,9 +129,11 @@ type ScanProgress struct {
 // Daemon watches and indexes transcripts. Its methods are safe for
 // concurrent use.
 type Daemon struct {
-	opts Options
-	log  *slog.Logger
-	ix   *indexer
+	// ledgers caches the agents' compaction ledgers (ledger.go).
+	ledgers ledgers
+	opts    Options
+	log     *slog.Logger
+	ix      *indexer
 	// savingsIx reads cold transcripts again for dry-run savings.
 	savingsIx *indexer
 
@@ -129,6 +146,8 @@ type Daemon struct {
 	ignored map[string]int64 // path → size at which detection failed
 	timers  map[string]*time.Timer
 	watched map[string]bool
+	// wb accounts the watcher's descriptors (watchbound.go).
+	wb watchBudget
 	// rootCache holds the agents' roots until addRoots looks again.
 	rootCache map[string][]agents.Root
 
@@ -150,6 +169,8 @@ type Daemon struct {
 	closeOnce  sync.Once
 	// dbs renders the sessions agents keep in databases.
 	dbs agentDBs
+	// versioned holds the transcripts known to have stored versions.
+	versioned sync.Map
 }
 
 // New returns a daemon; Start begins watching.
@@ -169,6 +190,9 @@ func New(opts Options) (*Daemon, error) {
 	if opts.SavingsDelay <= 0 {
 		opts.SavingsDelay = 300 * time.Millisecond
 	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = 2 * time.Second
+	}
 	d := &Daemon{
 		opts: opts, log: opts.Logger,
 		cfg:      configs{layers: opts.Config},
@@ -178,6 +202,7 @@ func New(opts Options) (*Daemon, error) {
 		watched:  map[string]bool{},
 		scanDone: make(chan struct{}),
 	}
+	d.wb = newWatchBudget(opts.WatchDescriptors, opts.watchPerEntry)
 	for _, f := range opts.Folders {
 		if abs, err := filepath.Abs(f); err == nil {
 			d.folders = append(d.folders, filepath.Clean(abs))
@@ -224,6 +249,7 @@ func (d *Daemon) Start(ctx context.Context) error {
 	d.ctx, d.cancel = context.WithCancel(ctx)
 	d.savings = newSavingsWorker(d)
 	d.wg.Go(func() { d.watchLoop() })
+	d.wg.Go(func() { d.pollLoop() })
 	d.wg.Go(func() { d.savings.run(d.ctx) })
 	if d.ix.puts != nil {
 		d.wg.Go(func() { d.ix.writeCache(d.ctx) })

@@ -7,8 +7,10 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/strategy"
+	"github.com/compactd/compactd/daemon/jobs"
 )
 
 // compactd/context is what the editors' context views draw: the gauge
@@ -32,6 +34,11 @@ type ContextResult struct {
 	// missing when it was.
 	DryRun      *ContextDryRun `json:"dryRun,omitempty"`
 	DryRunError string         `json:"dryRunError,omitempty"`
+	// AgentCompactions are the agent's own compactions of the
+	// conversation, each with its figures and what it lost; Health how
+	// they went together (a loop).
+	AgentCompactions []jobs.AgentLoss `json:"agentCompactions"`
+	Health           *gauge.Health    `json:"health,omitempty"`
 }
 
 // ContextTurn is one turn's bar.
@@ -76,6 +83,10 @@ func (s *Server) contextView(ctx context.Context, params json.RawMessage) (any, 
 	res := &ContextResult{Gauge: gaugeOf(snap, d.Active(), d.Now()), Turns: make([]ContextTurn, len(snap.Turns))}
 	for i, t := range snap.Turns {
 		res.Turns[i] = ContextTurn{Index: t.Index, Tokens: t.Tokens, Cumulative: t.Cumulative, StartLine: t.StartLine, Prompt: t.Prompt}
+	}
+	res.AgentCompactions = []jobs.AgentLoss{}
+	if l, err := d.AgentLedger(ctx, snap.Path); err == nil && len(l.Compactions) > 0 {
+		res.AgentCompactions, res.Health = l.Compactions, &l.Health
 	}
 	if !p.DryRun {
 		return res, nil

@@ -114,6 +114,9 @@ func (s *Server) onChange(ev daemon.Event) {
 	s.gaugesSent.Add(1)
 	s.notify(methodGauge, gaugeOf(ev.Snapshot, active, now))
 	s.publishDiagnostics(pathURI(ev.Path), ev.Snapshot)
+	if ev.Snapshot.AgentCompacted >= 0 {
+		s.agentCompacted(ev.Snapshot)
+	}
 	s.auto.Observe(s.ctx, ev.Snapshot)
 	s.autoChecked.Add(1)
 }

@@ -1,5 +1,3 @@
-//go:build linux
-
 package main
 
 // The shapes section holds the 100 MB compaction bars (compact ≤ 3 s,

@@ -17,10 +17,13 @@ package agents
 import (
 	"bufio"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf16"
 
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/sourcefile"
@@ -223,13 +226,31 @@ func Shared(folders []string, dir string) []Root {
 // Slug is the folder name Claude Code and Qwen Code give a project: the
 // absolute path with every character but ASCII letters and digits as '-'.
 func Slug(abs string) string {
-	b := []byte(abs)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+	// Claude Code computes it in JavaScript (2.1.330: path.replace(
+	// /[^a-zA-Z0-9]/g, "-")), one '-' per UTF-16 code unit: "é" is one,
+	// an emoji two. Past 200 units it keeps the first 200 and appends the
+	// base-36 absolute value of the path's Java-style string hash, which
+	// long Windows paths reach.
+	units := utf16.Encode([]rune(abs))
+	b := make([]byte, len(units))
+	var hash int32
+	for i, c := range units {
+		hash = hash<<5 - hash + int32(c)
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			b[i] = byte(c)
+		} else {
 			b[i] = '-'
 		}
 	}
-	return string(b)
+	const maxSlug = 200
+	if len(b) <= maxSlug {
+		return string(b)
+	}
+	h := int64(hash)
+	if h < 0 {
+		h = -h
+	}
+	return string(b[:maxSlug]) + "-" + strconv.FormatInt(h, 36)
 }
 
 // StartedIn is the Session check of an agent that keeps every project's
@@ -281,4 +302,39 @@ func ShellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// FileURIPath returns the path a file:// URI names, as the OS that wrote
+// it spells it: VS Code on Windows writes file:///c%3A/Users/ada/calc for
+// C:\Users\ada\calc, which comes back with its drive letter and
+// backslashes whatever OS reads it.
+func FileURIPath(uri string) (string, bool) {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" {
+		return "", false
+	}
+	p := u.Path
+	if isDrivePath(strings.TrimPrefix(p, "/")) {
+		return strings.ReplaceAll(strings.TrimPrefix(p, "/"), "/", `\`), true
+	}
+	if u.Host != "" && u.Host != "localhost" { // a UNC path: file://server/share/x
+		return `\\` + u.Host + strings.ReplaceAll(p, "/", `\`), true
+	}
+	return filepath.Clean(filepath.FromSlash(p)), p != ""
+}
+
+// isDrivePath reports whether p starts with a Windows drive ("C:", "c:/").
+func isDrivePath(p string) bool {
+	return len(p) >= 2 && p[1] == ':' && (p[0] >= 'a' && p[0] <= 'z' || p[0] >= 'A' && p[0] <= 'Z') &&
+		(len(p) == 2 || p[2] == '/' || p[2] == '\\')
+}
+
+// SamePath reports whether a and b name the same folder or file: on
+// Windows regardless of case and of / or \ (filepath.Rel knows both).
+func SamePath(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	rel, err := filepath.Rel(a, b)
+	return err == nil && rel == "."
 }

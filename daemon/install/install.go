@@ -16,7 +16,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/compactd/compactd/daemon/agentconf"
 	"github.com/compactd/compactd/daemon/agents"
@@ -48,6 +47,9 @@ type Change struct {
 	// Mode is the file's permissions, kept (0600 for a new file: agents'
 	// configuration may hold tokens).
 	Mode os.FileMode `json:"-"`
+	// Prune is the outermost folder a removal takes with it, from the
+	// file's own up, each when nothing else is in it ("" none).
+	Prune string `json:"-"`
 }
 
 // Changed reports whether applying the change writes anything.
@@ -74,10 +76,12 @@ func (c Change) Apply() error {
 		if err := os.Remove(c.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("remove %s: %w", c.Path, err)
 		}
-		// The agent's folder an install created (a project's .codex/)
-		// goes too when nothing else is in it; a project folder never.
-		if dir := filepath.Dir(c.Path); c.Scope == ScopeProject && strings.HasPrefix(filepath.Base(dir), ".") {
-			os.Remove(dir) // fails, harmlessly, when not empty
+		if c.Prune != "" {
+			for dir := filepath.Dir(c.Path); agents.Within(dir, c.Prune); dir = filepath.Dir(dir) {
+				if os.Remove(dir) != nil {
+					break // not empty
+				}
+			}
 		}
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/compactd/compactd/daemon/agentconf"
 	"github.com/compactd/compactd/daemon/agents"
@@ -82,6 +83,11 @@ func PlanMCP(t Target, s Server, remove bool) (Change, error) {
 		return Change{}, err
 	}
 	c := Change{Agent: t.Agent.Name, Scope: t.Scope, Path: path, Before: before, After: before, Mode: mode}
+	if dir := filepath.Dir(path); t.Scope == ScopeProject && strings.HasPrefix(filepath.Base(dir), ".") {
+		// The agent's folder in the project (.codex/) goes with the file
+		// when nothing else is in it; the project folder never.
+		c.Prune = dir
+	}
 	m := t.Agent.MCP
 	var after []byte
 	switch {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fsnotify/fsnotify"
+
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/recall"
@@ -68,6 +70,9 @@ func (s *Server) ContextStatus(ctx context.Context, req StatusRequest) (*Status,
 	if err != nil {
 		return nil, err
 	}
+	if req.Session == "" {
+		t = s.settle(ctx, path, t)
+	}
 	gopts := gauge.Options{Registry: tokens.NewRegistry()}
 	resolved := gauge.Resolve(t, gopts)
 	counter, err := s.counterSet().For(resolved.Info)
@@ -103,6 +108,73 @@ func (s *Server) ContextStatus(ctx context.Context, req StatusRequest) (*Status,
 		st.Compaction = &Savings{TokensAfter: max(g.Tokens-saved, 0), Saves: saved, Pipeline: strings.Join(copts.Strategies, ",")}
 	}
 	return st, nil
+}
+
+// settleWait bounds how long context_status waits for the agent to write
+// the call it is answering.
+const settleWait = 2 * time.Second
+
+// settle returns the session once it ends with the call of context_status
+// being answered: some agents (Qwen Code) write their records after the
+// tool has started, and the gauge is meant as of the call. It waits on the
+// file's change events, at most settleWait, then takes what is there.
+func (s *Server) settle(ctx context.Context, path string, t *transcript.Transcript) *transcript.Transcript {
+	if callsStatus(t) {
+		return t
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return t
+	}
+	defer w.Close()
+	if err := w.Add(filepath.Dir(path)); err != nil {
+		return t
+	}
+	// Written between the first read and the watch: read once more.
+	if again, err := readTranscript(path); err == nil {
+		if t = again; callsStatus(t) {
+			return t
+		}
+	}
+	timeout := time.NewTimer(settleWait)
+	defer timeout.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return t
+		case <-timeout.C:
+			return t
+		case ev, ok := <-w.Events:
+			if !ok {
+				return t
+			}
+			if filepath.Clean(ev.Name) != filepath.Clean(path) || !ev.Has(fsnotify.Write|fsnotify.Create) {
+				continue
+			}
+			if again, err := readTranscript(path); err == nil {
+				if t = again; callsStatus(t) {
+					return t
+				}
+			}
+		case <-w.Errors:
+			return t
+		}
+	}
+}
+
+// callsStatus reports whether the session's last message is a call of
+// context_status (whatever the agent names compactd's tool).
+func callsStatus(t *transcript.Transcript) bool {
+	if len(t.Messages) == 0 {
+		return false
+	}
+	m := &t.Messages[len(t.Messages)-1]
+	for _, p := range m.Parts {
+		if p.Kind == transcript.PartToolCall && strings.HasSuffix(p.ToolName, "context_status") {
+			return true
+		}
+	}
+	return false
 }
 
 func round1(f float64) float64 { return float64(int(f*10+0.5)) / 10 }

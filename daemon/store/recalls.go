@@ -174,3 +174,18 @@ func (s *Store) VersionHandles(ctx context.Context, versionID int64) ([]string, 
 	}
 	return out, rows.Err()
 }
+
+// AddRecalls stores contents an existing version's compaction named (an
+// agent's compaction compactd answered in the agent's place, whose result
+// lives in the agent's own file) and links them to it.
+func (s *Store) AddRecalls(ctx context.Context, versionID int64, rs []RecallContent) error {
+	packed, err := packRecalls(rs)
+	if err != nil {
+		return err
+	}
+	err = s.tx(ctx, func(tx *sql.Tx) error { return putRecalls(ctx, tx, versionID, packed, time.Now()) })
+	if err != nil {
+		return fmt.Errorf("record recall contents in store %s: %w", s.path, err)
+	}
+	return nil
+}

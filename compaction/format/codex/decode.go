@@ -44,6 +44,8 @@ type event struct {
 	Info               *tokenInfo `json:"info"`
 	ModelContextWindow int        `json:"model_context_window"`
 	ThreadName         string     `json:"thread_name"`
+	// Usage is a token_usage_record's usage of one response.
+	Usage *tokenUsage `json:"usage"`
 }
 
 type tokenInfo struct {
@@ -192,6 +194,12 @@ func decodeLine(raw []byte, idx int) (decoded, error) {
 	case typeEventMsg:
 		var ev event
 		if unmarshal(payload, &ev) == nil {
+			d.event, d.rec.Kind = &ev, transcript.RecordMeta
+		}
+	case typeTokenUsageRecord:
+		var ev event
+		if unmarshal(payload, &ev) == nil {
+			ev.Type = typeTokenUsageRecord
 			d.event, d.rec.Kind = &ev, transcript.RecordMeta
 		}
 	case typeCompacted:

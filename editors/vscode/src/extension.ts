@@ -12,7 +12,7 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 import { ContextData, ContextViewProvider } from './contextView';
-import { Gauge, GaugeStore, gaugeText, insightMarkdown } from './gauges';
+import { AgentCompactionNote, Gauge, GaugeStore, gaugeText, insightMarkdown, shortTokens } from './gauges';
 import { findServer } from './server';
 
 /** Transcript files sent to the server; compactd.documentGlobs adds more (never settings.json). */
@@ -59,6 +59,8 @@ interface Version {
 }
 
 let client: LanguageClient | undefined;
+/** The agent compactions announced in this window, oldest first (tests read them). */
+const agentCompactions: AgentCompactionNote[] = [];
 
 const versionId = (v: Version) => v.version;
 const versionStrategies = (v: Version) => (v.pipeline ?? []).join(', ');
@@ -158,7 +160,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       return;
     }
     const text = gaugeText(g);
-    item.text = `$(dashboard) ${text}`;
+    // The agent's own compaction point beside the gauge: "· auto 167k" (or "auto off").
+    const m = g.autoCompact;
+    const mark = !m ? '' : m.disabled || !m.at ? ' · auto off' : ` · auto ${shortTokens(m.at)}`;
+    item.text = `$(dashboard) ${text}${mark}`;
     item.accessibilityInformation = { label: `Context window: ${text}` };
     item.backgroundColor =
       g.level === 'critical'
@@ -354,6 +359,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     },
   };
   client = new LanguageClient('compactd', 'compactd', serverOptions, clientOptions);
+  // This extension shows compactd/agentCompaction itself (with its buttons): the server
+  // then sends no window/showMessageRequest of its own for it.
+  client.registerFeature({
+    fillClientCapabilities(caps) {
+      caps.experimental = { ...(caps.experimental as object), compactd: { agentCompaction: true } };
+    },
+    initialize() {},
+    getState: () => ({ kind: 'static' }),
+    clear() {},
+  });
 
   const contextView = new ContextViewProvider(
     (uri, dryRun) => {
@@ -372,6 +387,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       store.update(g);
       render();
       contextView.onGauge(g);
+    }),
+    // The agent compacted a watched conversation on its own: what it lost, and the two actions.
+    client.onNotification('compactd/agentCompaction', async (note: AgentCompactionNote) => {
+      agentCompactions.push(note);
+      output.appendLine(`compactd: ${note.message}`);
+      contextView.onGauge({ uri: note.uri });
+      const show = note.health?.loop ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+      const picked = await show(`compactd: ${note.message}`, ...note.actions.map((a) => a.title));
+      const action = note.actions.find((a) => a.title === picked);
+      if (action) await vscode.commands.executeCommand(action.command, ...(action.arguments ?? []));
     }),
     vscode.window.onDidChangeActiveTextEditor(() => {
       render();

@@ -15,7 +15,8 @@ M.default_patterns = {
 }
 
 local defaults = {
-  path = nil,         -- the compactd binary; default $COMPACTD_PATH, else `compactd` on PATH
+  path = nil,         -- the compactd binary; default $COMPACTD_PATH, else <repo>/bin/compactd
+                      -- (a plugin manager's build step), else `compactd` on PATH
   cmd = nil,          -- full server argv; default { path, 'serve' }
   patterns = nil,     -- replaces default_patterns
   extra_patterns = {}, -- added to the patterns
@@ -58,10 +59,25 @@ local function client_notify(client, method, params)
   return client.notify(method, params)
 end
 
+-- The binary a plugin manager's build step made in this repository (lazy.nvim:
+-- build = 'go build -o bin/ ./cmd/compactd'): <repo>/bin/compactd[.exe], the repo being three
+-- folders above this file (editors/nvim/lua/compactd/init.lua). nil when there is none.
+function M.built_binary()
+  local src = debug.getinfo(1, 'S').source
+  if src:sub(1, 1) ~= '@' then return nil end
+  local repo = vim.fn.fnamemodify(src:sub(2), ':p:h:h:h:h:h')
+  local exe = vim.fn.has('win32') == 1 and 'compactd.exe' or 'compactd'
+  local path = repo .. '/bin/' .. exe
+  if vim.fn.executable(path) == 1 then return path end
+  return nil
+end
+
+-- server_cmd: setup's cmd, else { binary, 'serve' } with the binary from setup's path, else
+-- $COMPACTD_PATH, else the one built in this repository, else `compactd` on PATH.
 function M.server_cmd()
   if config.cmd then return config.cmd end
   local path = config.path or os.getenv('COMPACTD_PATH')
-  if not path or path == '' then path = 'compactd' end
+  if not path or path == '' then path = M.built_binary() or 'compactd' end
   return { path, 'serve' }
 end
 
@@ -112,6 +128,18 @@ local function handlers()
       if default_progress then return default_progress(err, result, ctx, cfg) end
     end,
     ['window/showDocument'] = show_document,
+    -- The agent compacted a watched conversation on its own: say what its summary lost, and
+    -- how to get it back (the notification's two actions are :CompactdRestoreBeforeAgent and
+    -- :CompactdRecompactAgent with its version).
+    ['compactd/agentCompaction'] = function(_, note)
+      if type(note) ~= 'table' or type(note.compaction) ~= 'table' then return end
+      M.agent_compactions[#M.agent_compactions + 1] = note
+      local v = tostring(note.compaction.compaction or '')
+      local level = (type(note.health) == 'table' and note.health.loop) and vim.log.levels.WARN or vim.log.levels.INFO
+      notify(('%s\n  :CompactdRestoreBeforeAgent %s  (Restore from before) · :CompactdRecompactAgent %s  (Re-compact with compactd)')
+        :format(tostring(note.message or ''), v, v), level)
+      vim.cmd('redrawstatus!')
+    end,
   }
   return vim.tbl_extend('force', h, config.handlers or {})
 end
@@ -125,7 +153,9 @@ end
 -- ({gauge = {warn, contextWindow, ...}, compact = {...}, ...}). The server rejects unknown keys,
 -- so nothing else goes in.
 function M.server_settings(settings)
-  return vim.deepcopy(settings or {})
+  -- An empty Lua table encodes as a JSON array ([]), which the server refuses as settings.
+  if settings == nil or next(settings) == nil then return vim.empty_dict() end
+  return vim.deepcopy(settings)
 end
 
 -- The client's capabilities, plus window/showDocument, which this plugin handles itself:
@@ -135,6 +165,9 @@ local function capabilities()
   local caps = vim.lsp.protocol.make_client_capabilities()
   caps.window = caps.window or {}
   caps.window.showDocument = { support = true }
+  -- The plugin shows compactd/agentCompaction itself (the server then sends no
+  -- window/showMessageRequest for it, whose default handler would block on inputlist()).
+  caps.experimental = vim.tbl_deep_extend('force', caps.experimental or {}, { compactd = { agentCompaction = true } })
   return vim.tbl_deep_extend('force', caps, config.capabilities or {})
 end
 
@@ -334,6 +367,19 @@ function M.format_history(result)
       tostring(v.forkPath or ''))
   end
   if #lines == 0 then lines[1] = 'no versions yet: compact the conversation first' end
+  -- The agent's own compactions, each with what its summary lost (<CR> on one restores the
+  -- conversation before it).
+  local agent = type(result) == 'table' and result.agentCompactions or nil
+  if type(agent) == 'table' and #agent > 0 then
+    lines[#lines + 1] = ''
+    lines[#lines + 1] = "the agent's own compactions:"
+    for _, c in ipairs(agent) do
+      lines[#lines + 1] = ('%s	line %d	%s'):format(tostring(c.compaction), (tonumber(c.line) or 0) + 1, tostring(c.summary or ''))
+    end
+    if type(result.health) == 'table' and result.health.loop then
+      lines[#lines + 1] = '⚠ ' .. tostring(result.health.warning or '')
+    end
+  end
   return lines
 end
 
@@ -378,8 +424,8 @@ end
 
 -- restore_before_agent(version): the conversation as it was before the agent's own
 -- compaction version ('a1', 'a2', …; the last when nil), as a new session.
-function M.restore_before_agent(version, callback)
-  local args = {}
+function M.restore_before_agent(version, callback, uri)
+  local args = { uri = uri }
   if version ~= nil and version ~= '' then args.version = version end
   return M.execute('compactd.restoreBeforeAgentCompaction', args, function(err, r)
     if not err and type(r) == 'table' then
@@ -392,8 +438,8 @@ end
 
 -- recompact_agent(version): that history compacted by compactd, compared with the
 -- agent's own summary.
-function M.recompact_agent(version, callback)
-  local args = {}
+function M.recompact_agent(version, callback, uri)
+  local args = { uri = uri }
   if version ~= nil and version ~= '' then args.version = version end
   return M.execute('compactd.recompactAgentCompaction', args, function(err, r)
     if not err and type(r) == 'table' then
@@ -417,7 +463,10 @@ end
 --   vim.o.statusline = "%f %=%{v:lua.require'compactd'.statusline()}"
 function M.statusline()
   local ok, s = pcall(function()
-    local text = gauge.text(gauge.for_buffer(0))
+    local g = gauge.for_buffer(0)
+    local text = gauge.text(g)
+    local mark = gauge.mark(g)
+    if text ~= '' and mark ~= '' then text = text .. ' · ' .. mark end
     local job = gauge.progress_text()
     if job ~= '' then text = (text ~= '' and (text .. ' · ') or '') .. job end
     return text
@@ -520,6 +569,30 @@ function M.setup(opts)
     callback = function() vim.cmd('redrawstatus') end,
   })
   return M
+end
+
+-- agent_compactions are the compactd/agentCompaction notifications received, oldest first:
+-- {uri, format, compaction = {compaction = 'a2', summary, lost = {...}, line, ...}, health, message, actions}.
+M.agent_compactions = {}
+
+-- agent_action(note, i): run action i (1 Restore from before, 2 Re-compact with compactd) of
+-- a compactd/agentCompaction notification, on the conversation it names (default: the last
+-- notification's first action).
+function M.agent_action(note, i, callback)
+  note = note or M.agent_compactions[#M.agent_compactions]
+  if type(note) ~= 'table' or type(note.compaction) ~= 'table' then
+    notify('the agent has not compacted a watched conversation yet', vim.log.levels.WARN)
+    return false
+  end
+  local run = (i or 1) == 2 and M.recompact_agent or M.restore_before_agent
+  return run(note.compaction.compaction, callback, note.uri)
+end
+
+-- mark() is where the agent compacts by itself, for the statusline() conversation:
+-- 'auto 167k' ('auto off' when switched off; '' when unknown).
+function M.mark()
+  local ok, s = pcall(function() return gauge.mark(gauge.for_buffer(0)) end)
+  return ok and s or ''
 end
 
 -- Test hook: forget every gauge (the client stays).

@@ -59,6 +59,9 @@ func (s *Server) codeAction(ctx context.Context, params json.RawMessage) (any, e
 	}
 	add("Compact to fit…", cmdCompactToFit, protocol.QuickFix, nil, false)
 	arg = map[string]any{"uri": string(p.TextDocument.URI)}
+	if unavailable == nil && kindWanted(p.Context.Only, protocol.Source) {
+		actions = append(actions, recallActions(snap, p.TextDocument.URI, p.Range.Start)...)
+	}
 	add("Dry-run compaction", cmdDryRun, protocol.QuickFix, nil, false)
 	add("Compact conversation in place", cmdCompactInPlace, protocol.Source, nil, false)
 	if unavailable == nil {

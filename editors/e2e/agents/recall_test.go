@@ -216,7 +216,7 @@ var opencodeRecall = func() recallAgent {
 			},
 			idOf: func(t *testing.T, path string) string { return strings.TrimSuffix(filepath.Base(path), ".json") },
 		},
-		prepare:     func(t *testing.T, sb *sandbox) {},
+		prepare: func(t *testing.T, sb *sandbox) {},
 		importFork: func(t *testing.T, sb *sandbox, command, fork string) {
 			sb.run(t, time.Minute, command, "import", fork)
 		},

@@ -279,6 +279,61 @@ func agentOfDatabase(path string) string {
 	return "opencode"
 }
 
+// DatabaseSessions lists the sessions an agent's database holds, newest
+// first (its id, folder and title), for the user to name one.
+func DatabaseSessions(ctx context.Context, path string) ([]agentdb.Session, error) {
+	db, err := agentdb.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	return db.Sessions(ctx, nil)
+}
+
+// RenderDatabaseSession renders session id of an agent's database the way
+// the daemon does and returns the rendered file; the error lists the
+// sessions the database holds when it has none of that id.
+func RenderDatabaseSession(ctx context.Context, env agents.Env, path, id string) (string, error) {
+	db, err := agentdb.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	data, err := db.Export(ctx, id)
+	if errors.Is(err, agentdb.ErrNoSession) {
+		sessions, lerr := db.Sessions(ctx, nil)
+		if lerr != nil {
+			return "", fmt.Errorf("%s holds no session %s", path, id)
+		}
+		return "", fmt.Errorf("%s holds no session %s; it holds %s", path, id, ListSessions(sessions))
+	}
+	if err != nil {
+		return "", err
+	}
+	file := filepath.Join(env.SessionsDir(), agentOfDatabase(path), safeSessionFile(id))
+	if _, err := writeIfChanged(file, data); err != nil {
+		return "", fmt.Errorf("render session %s of %s: %w", id, path, err)
+	}
+	return file, nil
+}
+
+// ListSessions names sessions for a message: "ses_1 (in /src/app: Fix the
+// parser), …", "no session" when empty.
+func ListSessions(sessions []agentdb.Session) string {
+	if len(sessions) == 0 {
+		return "no session"
+	}
+	var parts []string
+	for _, s := range sessions {
+		p := s.ID + " (in " + s.Directory
+		if s.Title != "" {
+			p += ": " + s.Title
+		}
+		parts = append(parts, p+")")
+	}
+	return strings.Join(parts, ", ")
+}
+
 // RenderDatabase renders the sessions an agent's database holds for dirs
 // (every session when dirs is nil) the way the daemon does, under
 // env.SessionsDir(), and returns the rendered files, newest session first.

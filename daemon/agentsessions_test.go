@@ -2,14 +2,17 @@ package daemon
 
 import (
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/compactd/compactd/daemon/agents"
+	"github.com/compactd/compactd/daemon/agents/copilotchat"
 	"github.com/compactd/compactd/daemon/agents/opencode"
 	"github.com/compactd/compactd/daemon/config"
 )
@@ -239,7 +242,8 @@ func TestEditorAndCLIAgentsOfTheWorkspace(t *testing.T) {
 	}
 	mineCLI := filepath.Join(home, ".copilot", "session-state", "s-mine", "events.jsonl")
 	os.MkdirAll(filepath.Dir(mineCLI), 0o755)
-	os.WriteFile(mineCLI, []byte(strings.ReplaceAll(string(events), "/home/ada/calc", ws)), 0o644)
+	wsJSON, _ := json.Marshal(ws)
+	os.WriteFile(mineCLI, []byte(strings.ReplaceAll(string(events), `"/home/ada/calc"`, string(wsJSON))), 0o644)
 	otherCLI := filepath.Join(home, ".copilot", "session-state", "s-other", "events.jsonl")
 	copyFixture(t, "../compaction/format/copilotcli/testdata/events.jsonl", otherCLI)
 
@@ -248,10 +252,14 @@ func TestEditorAndCLIAgentsOfTheWorkspace(t *testing.T) {
 	otherCursor := filepath.Join(home, ".cursor", "projects", "home-ada-other", "agent-transcripts", "c2", "c2.jsonl")
 	copyFixture(t, "../compaction/format/cursor/testdata/transcript.jsonl", otherCursor)
 
-	storage := filepath.Join(home, ".config", "Code", "User", "workspaceStorage")
+	storage := copilotchat.WorkspaceStorage(agents.Env{Home: home})[0] // VS Code's, where it is on this OS
+	wsURI := (&url.URL{Scheme: "file", Path: filepath.ToSlash(ws)}).String()
+	if runtime.GOOS == "windows" {
+		wsURI = (&url.URL{Scheme: "file", Path: "/" + filepath.ToSlash(ws)}).String() // file:///C:/Users/…
+	}
 	chat := filepath.Join(storage, "0a1b2c", "chatSessions", "7a3c1e52.jsonl")
 	copyFixture(t, "../compaction/format/copilotchat/testdata/session.jsonl", chat)
-	os.WriteFile(filepath.Join(storage, "0a1b2c", "workspace.json"), []byte(`{"folder":"file://`+ws+`"}`), 0o644)
+	os.WriteFile(filepath.Join(storage, "0a1b2c", "workspace.json"), []byte(`{"folder":"`+wsURI+`"}`), 0o644)
 	otherChat := filepath.Join(storage, "9f8e7d", "chatSessions", "other.jsonl")
 	copyFixture(t, "../compaction/format/copilotchat/testdata/session.jsonl", otherChat)
 	os.WriteFile(filepath.Join(storage, "9f8e7d", "workspace.json"), []byte(`{"folder":"file:///home/ada/other"}`), 0o644)

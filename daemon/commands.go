@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 
+	"github.com/compactd/compactd/compaction/gauge"
+	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/jobs"
@@ -44,6 +47,10 @@ type Compaction struct {
 	Message string `json:"message"`
 	// Open is the file worth showing: the fork, the dry-run report.
 	Open string `json:"open,omitempty"`
+	// Economics, for a dry run of a priced model, is what compacting now
+	// costs once, saves per turn and after how many turns it pays back,
+	// and whether the cache is already cold.
+	Economics *pricing.Economics `json:"economics,omitempty"`
 	// The job's result, embedded by value: the wire's encoder
 	// (segmentio/encoding, under jsonrpc2) drops the omitempty fields of
 	// an embedded pointer.
@@ -57,10 +64,13 @@ type Restored struct {
 	jobs.RestoreResult
 }
 
-// History lists a conversation's stored versions.
+// History lists a conversation's stored versions, and the agent's own
+// compactions with what each lost (the loss ledger) and their health.
 type History struct {
 	Message string `json:"message"`
 	jobs.History
+	AgentCompactions []jobs.AgentLoss `json:"agentCompactions"`
+	Health           *gauge.Health    `json:"health,omitempty"`
 }
 
 // Diff is the unified line diff of two versions.
@@ -140,6 +150,9 @@ func (d *Daemon) compact(ctx context.Context, req CompactRequest, dryRun bool) (
 	if err != nil {
 		return nil, err
 	}
+	if !res.DryRun {
+		d.recordVersioned(req.Path, res.ForkPath)
+	}
 	saved := res.TokensBefore - res.TokensAfter
 	out := &Compaction{Result: *res}
 	switch {
@@ -151,6 +164,11 @@ func (d *Daemon) compact(ctx context.Context, req CompactRequest, dryRun bool) (
 	case res.DryRun:
 		out.Message = fmt.Sprintf("dry run: compaction would save %s tokens (%s → %s); nothing was written", Short(saved), Short(res.TokensBefore), Short(res.TokensAfter))
 		out.Open = res.ReportPath
+		if snap := d.Snapshot(req.Path); snap != nil {
+			if out.Economics = snap.Insight.Economics(snap.Tokens, saved, d.Now()); out.Economics != nil && saved > 0 {
+				out.Message += "; " + out.Economics.Line
+			}
+		}
 	case req.InPlace:
 		out.Message = fmt.Sprintf("compacted in place: %s → %s tokens (saved %s); the previous content is version %s", Short(res.TokensBefore), Short(res.TokensAfter), Short(saved), res.Parent)
 		_, _ = d.Refresh(req.Path) // the gauge follows the rewritten file at once
@@ -171,16 +189,39 @@ func (d *Daemon) History(ctx context.Context, path string) (*History, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &History{Message: fmt.Sprintf("%d stored versions of this conversation", len(h.Versions)), History: *h}, nil
+	out := &History{Message: fmt.Sprintf("%d stored versions of this conversation", len(h.Versions)), History: *h, AgentCompactions: []jobs.AgentLoss{}}
+	if l, err := d.AgentLedger(ctx, path); err == nil && len(l.Compactions) > 0 {
+		out.AgentCompactions, out.Health = l.Compactions, &l.Health
+		out.Message += "; " + l.Message
+	}
+	return out, nil
 }
 
-// Versions counts the stored versions of the conversation at path.
-func (d *Daemon) Versions(ctx context.Context, path string) (int, error) {
+// HasVersions reports whether the conversation at path has stored
+// versions (what the lightbulb's "Restore version…" needs). The
+// transcripts this session compacted or restored are known to; the others
+// are asked of the store.
+func (d *Daemon) HasVersions(ctx context.Context, path string) (bool, error) {
+	if _, ok := d.versioned.Load(filepath.Clean(path)); ok {
+		return true, nil
+	}
 	h, err := d.History(ctx, path)
 	if err != nil {
-		return 0, err
+		return false, err
 	}
-	return len(h.Versions), nil
+	if len(h.Versions) > 0 {
+		d.versioned.Store(filepath.Clean(path), true)
+	}
+	return len(h.Versions) > 0, nil
+}
+
+// recordVersioned remembers paths as having stored versions.
+func (d *Daemon) recordVersioned(paths ...string) {
+	for _, p := range paths {
+		if p != "" {
+			d.versioned.Store(filepath.Clean(p), true)
+		}
+	}
 }
 
 // Restore writes a stored version (or, for "a1", the conversation before
@@ -199,6 +240,7 @@ func (d *Daemon) Restore(ctx context.Context, path, version string, inPlace bool
 	if err != nil {
 		return nil, err
 	}
+	d.recordVersioned(path, res.Path)
 	out := &Restored{Message: fmt.Sprintf("restored version %s as a new transcript", res.Version), Open: res.Path, RestoreResult: *res}
 	if jobs.IsAgentLabel(res.Version) {
 		out.Message = fmt.Sprintf("restored the conversation before the agent's compaction %s as a new session", res.Version)

@@ -37,6 +37,9 @@ type Options struct {
 	// the daemon's own, as the editor started it from the user's session.
 	// nil reads none (tests stay hermetic).
 	Getenv func(string) string
+	// Now is the clock (nil: the system's): how long a session has been
+	// idle decides whether its cache went cold.
+	Now func() time.Time
 	// Config are the configuration's layers above the files: the
 	// editor's settings and the server's flags (SetClientSettings
 	// replaces the editor's).
@@ -91,6 +94,21 @@ type Options struct {
 	// (a 150 MB Claude Code session, or a few hundred small ones): what
 	// they keep in fact is about half what the budget counts.
 	ColdBytes int64
+	// WatchDescriptors bounds the file descriptors the watcher holds.
+	// macOS and the BSDs watch with kqueue, which holds one for every
+	// watched folder and every file in it, against a per-process limit
+	// of 256 by default: past the bound, folders are polled instead
+	// (PollInterval) and the transcripts that change there are watched
+	// one by one. 0 is the OS's default (a quarter of RLIMIT_NOFILE
+	// with kqueue, no bound with inotify and on Windows, whose watches
+	// hold no descriptor per file); negative means no bound.
+	WatchDescriptors int
+	// PollInterval is how often folders beyond the watch bound (or that
+	// the OS refused to watch) are looked at; 0 means 2 s.
+	PollInterval time.Duration
+	// watchPerEntry counts a folder's entries in its cost as kqueue does,
+	// whatever the OS (tests of the bound run on Linux).
+	watchPerEntry bool
 }
 
 // An Event says a transcript changed.
@@ -111,9 +129,11 @@ type ScanProgress struct {
 // Daemon watches and indexes transcripts. Its methods are safe for
 // concurrent use.
 type Daemon struct {
-	opts Options
-	log  *slog.Logger
-	ix   *indexer
+	// ledgers caches the agents' compaction ledgers (ledger.go).
+	ledgers ledgers
+	opts    Options
+	log     *slog.Logger
+	ix      *indexer
 	// savingsIx reads cold transcripts again for dry-run savings.
 	savingsIx *indexer
 
@@ -126,6 +146,8 @@ type Daemon struct {
 	ignored map[string]int64 // path → size at which detection failed
 	timers  map[string]*time.Timer
 	watched map[string]bool
+	// wb accounts the watcher's descriptors (watchbound.go).
+	wb watchBudget
 	// rootCache holds the agents' roots until addRoots looks again.
 	rootCache map[string][]agents.Root
 
@@ -147,6 +169,8 @@ type Daemon struct {
 	closeOnce  sync.Once
 	// dbs renders the sessions agents keep in databases.
 	dbs agentDBs
+	// versioned holds the transcripts known to have stored versions.
+	versioned sync.Map
 }
 
 // New returns a daemon; Start begins watching.
@@ -166,6 +190,9 @@ func New(opts Options) (*Daemon, error) {
 	if opts.SavingsDelay <= 0 {
 		opts.SavingsDelay = 300 * time.Millisecond
 	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = 2 * time.Second
+	}
 	d := &Daemon{
 		opts: opts, log: opts.Logger,
 		cfg:      configs{layers: opts.Config},
@@ -175,6 +202,7 @@ func New(opts Options) (*Daemon, error) {
 		watched:  map[string]bool{},
 		scanDone: make(chan struct{}),
 	}
+	d.wb = newWatchBudget(opts.WatchDescriptors, opts.watchPerEntry)
 	for _, f := range opts.Folders {
 		if abs, err := filepath.Abs(f); err == nil {
 			d.folders = append(d.folders, filepath.Clean(abs))
@@ -182,6 +210,9 @@ func New(opts Options) (*Daemon, error) {
 	}
 	d.ix = &indexer{forced: opts.Counter, counters: newCounterSet(opts.CountCache), cache: opts.CountCache, registry: tokens.NewRegistry(), settings: d.settingsFor, log: d.log, overhead: opts.Overhead}
 	th := &thresholds{env: opts.Env, getenv: opts.Getenv, now: time.Now}
+	if d.opts.Now == nil {
+		d.opts.Now = time.Now
+	}
 	d.ix.threshold = func(path string, t *transcript.Transcript, r gauge.Resolved) *gauge.AutoCompact {
 		return th.of(path, t, r, d.folderOf(path))
 	}
@@ -197,6 +228,9 @@ func New(opts Options) (*Daemon, error) {
 	d.savingsIx = &indexer{counters: newCounterSet(opts.CountCache), registry: d.ix.registry, settings: d.settingsFor, log: d.log, serial: true}
 	return d, nil
 }
+
+// Now is the daemon's clock.
+func (d *Daemon) Now() time.Time { return d.opts.Now() }
 
 // Folders returns the workspace folders.
 func (d *Daemon) Folders() []string {
@@ -215,6 +249,7 @@ func (d *Daemon) Start(ctx context.Context) error {
 	d.ctx, d.cancel = context.WithCancel(ctx)
 	d.savings = newSavingsWorker(d)
 	d.wg.Go(func() { d.watchLoop() })
+	d.wg.Go(func() { d.pollLoop() })
 	d.wg.Go(func() { d.savings.run(d.ctx) })
 	if d.ix.puts != nil {
 		d.wg.Go(func() { d.ix.writeCache(d.ctx) })
@@ -497,11 +532,34 @@ func (d *Daemon) refresh(path string) error {
 			d.markActive(path, fi.ModTime())
 		}
 		d.emit(tr)
+		if snap := tr.snap.Load(); snap != nil {
+			d.protect(path, snap.Format)
+		}
 		d.savings.schedule(path)
 		d.enforceBudget(tr, false)
 		d.enforceColdBudget(tr, false)
 	}
 	return nil
+}
+
+// protect runs the agent's Protect (see agents.Agent) when one of its
+// files changed: Gemini CLI, resuming a session, leaves a stub with which
+// its next start of any other session — a fork's resume too — deletes the
+// session; the stub is done once Gemini CLI wrote its last line, which is
+// a change seen here. Only sessions compactd forked or wrote are
+// protected; the others are left to the agent.
+func (d *Daemon) protect(path string, f transcript.Format) {
+	a := agents.ByFormat(f)
+	if a == nil || a.Protect == nil || d.opts.Jobs == nil || d.opts.Jobs.Store == nil || d.ctx == nil {
+		return // not started: commands run by an editor start it first
+	}
+	known := func(p string) bool {
+		_, ok, err := d.opts.Jobs.Store.FindConversation(d.ctx, p, "")
+		return err == nil && ok
+	}
+	for _, note := range a.Protect(path, known) {
+		d.log.Info("protected a session from its agent's cleanup", "path", path, "note", note)
+	}
 }
 
 // enforceBudget lets the least recently changed hot transcripts go cold

@@ -19,7 +19,7 @@ func TestClaudeSlug(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"/Users/a.b/x", "-Users-a-b-x"},
 		{"/home/dev/src/inventory-service", "-home-dev-src-inventory-service"},
-		{"/tmp/é_1", "-tmp----1"}, // é is two bytes, each replaced
+		{"/tmp/é_1", "-tmp---1"}, // é is one UTF-16 unit, as Claude Code's JavaScript counts
 	} {
 		if got := agents.Slug(tc.in); got != tc.want {
 			t.Errorf("ClaudeSlug(%q) = %q, want %q", tc.in, got, tc.want)

@@ -17,6 +17,9 @@ type WatchedRoot struct {
 	// its nearest ancestor, so that its creation is seen).
 	Exists  bool `json:"exists"`
 	Watched bool `json:"watched"`
+	// Polled says its changes are looked for every PollInterval instead:
+	// the watcher reached its descriptor bound (or the OS refused).
+	Polled bool `json:"polled,omitempty"`
 }
 
 // WatchedRoots lists what the current settings watch.
@@ -34,7 +37,8 @@ func (d *Daemon) WatchedRoots() []WatchedRoot {
 			w.Exists = true
 		}
 		d.mu.Lock()
-		w.Watched = d.watched[filepath.Clean(r.dir)]
+		w.Polled = d.wb.isPolled(filepath.Clean(r.dir))
+		w.Watched = d.watched[filepath.Clean(r.dir)] || w.Polled
 		d.mu.Unlock()
 		out = append(out, w)
 	}

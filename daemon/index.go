@@ -594,11 +594,34 @@ func tight[T any](s []T) []T {
 func (tr *tracked) publish(ix *indexer, fi fs.FileInfo) {
 	tr.seq++
 	s := buildSnapshot(tr, ix, ix.settings(tr.path), fi.Size())
-	if prev := tr.snap.Load(); prev != nil && prev.Savings != nil {
+	prev := tr.snap.Load()
+	if prev != nil && prev.Savings != nil {
 		s.Savings = prev.Savings // stale estimates beat none while recomputing
+	}
+	if prev != nil && prev.Size <= s.Size {
+		s.AgentCompacted = tr.newSummary(prev.Size)
 	}
 	s.SavingsPending = true
 	tr.snap.Store(s)
+}
+
+// newSummary is the byte where the last agent-compaction summary among the
+// messages that changed begins, when it begins at or after from (in the
+// bytes appended since the previous snapshot); -1 when there is none.
+// Only the changed messages are read: an append costs what it adds.
+func (tr *tracked) newSummary(from int64) int64 {
+	t := tr.t
+	at := int64(-1)
+	for i := min(tr.same, len(t.Messages)); i < len(t.Messages); i++ {
+		m := &t.Messages[i]
+		if m.Origin != transcript.OriginSummary || len(m.Records) == 0 {
+			continue
+		}
+		if r := m.Records[0]; r >= 0 && r < len(t.Records) && t.Records[r].Start >= from {
+			at = t.Records[r].Start
+		}
+	}
+	return at
 }
 
 // rebuild re-derives the snapshot (new settings) without touching the
@@ -657,7 +680,7 @@ func buildSnapshot(tr *tracked, ix *indexer, set *resolved, size int64) *Snapsho
 	s := &Snapshot{
 		Path: tr.path, Format: t.Format, Model: g.Model, Window: g.ContextWindow,
 		Tokens: g.Tokens, Ratio: g.Ratio, Level: Level(g.Level), Source: string(g.Source), Approx: g.Approx,
-		UpdatedAt: time.Now(), Size: size, Messages: len(t.Messages), Problems: t.Skipped + len(tr.long),
+		UpdatedAt: time.Now(), Size: size, Messages: len(t.Messages), Problems: t.Skipped + len(tr.long), AgentCompacted: -1,
 		Seq: tr.seq, lineStarts: tr.lineStarts, naturalWindow: natural,
 	}
 	if tr.skip != nil {

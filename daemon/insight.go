@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/pricing"
+	"github.com/compactd/compactd/compaction/recall"
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/config"
@@ -25,6 +27,25 @@ type Insight struct {
 	// Cost and Price are nil when the model has no price.
 	Cost  *pricing.Figures
 	Price *pricing.Price
+	// LastResponse is when the response the gauge counts from came (zero
+	// when unknown): the provider's cache was last warmed then.
+	LastResponse time.Time
+}
+
+// Economics prices compacting saved tokens out of a window holding tokens,
+// at now: the one-time cache write of what is kept, the saving per turn,
+// the break-even, and whether the cache is already cold. nil without a
+// price.
+func (in Insight) Economics(tokens, saved int, now time.Time) *pricing.Economics {
+	if in.Price == nil {
+		return nil
+	}
+	idle := time.Duration(-1)
+	if !in.LastResponse.IsZero() {
+		idle = max(now.Sub(in.LastResponse), 0)
+	}
+	e := in.Price.Economics(tokens, saved, idle)
+	return &e
 }
 
 // SavingPerTurn is what removing saved tokens from the context saves on
@@ -91,6 +112,9 @@ func insightOf(tr *tracked, ix *indexer, set *resolved, g gauge.Gauge, turns []T
 	b := tr.tally.Breakdown(g, t, tr.counts, gauge.BreakdownOptions{KeepLast: set.KeepLast(), Kept: &kept})
 	in.Breakdown = &b
 	in.EstimateError = tr.tally.EstimateError()
+	if at := g.ReportedAt; at >= 0 && at < len(t.Messages) {
+		in.LastResponse = t.Messages[at].Timestamp
+	}
 	if in.Price != nil {
 		c := in.Price.FiguresOf(tr.tally.Session(), g.Tokens, g.Reported)
 		in.Cost = &c
@@ -162,6 +186,7 @@ func (d *Daemon) DryRunTurns(ctx context.Context, path string) (*DryRunTurns, er
 	}
 	opts := d.settingsFor(tr.path).CompactOptions(snap.Window, config.Overrides{})
 	opts.Counts, opts.NoRetention = known, true
+	opts.Recall = recall.NewBook(nil).Handle // as a compaction writes its placeholders
 	v, rep, err := strategy.Run(ctx, t, c, opts)
 	if err != nil {
 		return nil, fmt.Errorf("dry run of %s: %w", path, err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/gauge"
+	"github.com/compactd/compactd/compaction/recall"
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
@@ -74,6 +75,8 @@ func StrategySavings(counters *tokens.CounterSet) SavingsFunc {
 			}
 			opts := in.Options
 			opts.Strategies, opts.Counts, opts.NoRetention = []string{name}, counts, true
+			// Placeholders name their recall handles, as a compaction writes them.
+			opts.Recall = recall.NewBook(nil).Handle
 			_, rep, err := strategy.Run(ctx, t, c, opts)
 			if err != nil || rep == nil {
 				failed = append(failed, fmt.Sprintf("%s: %v", name, err))

@@ -50,6 +50,11 @@ type Snapshot struct {
 	Status string
 	// Insight is what fills the window and what it costs (insight.go).
 	Insight Insight
+	// AgentCompacted is the byte where an agent compaction this snapshot
+	// brought begins (its summary's record, appended since the previous
+	// snapshot); -1 when it brought none. The first snapshot of a file
+	// brings none: compactions already there are history, not news.
+	AgentCompacted int64
 
 	// lineStarts[i] is the byte offset where line i begins.
 	lineStarts []int64
@@ -61,7 +66,7 @@ type Snapshot struct {
 // (for transcripts whose parsed form was evicted).
 func (s *Snapshot) withSettings(set *resolved, seq uint64) *Snapshot {
 	next := *s
-	next.Seq, next.UpdatedAt = seq, time.Now()
+	next.Seq, next.UpdatedAt, next.AgentCompacted = seq, time.Now(), -1
 	w := s.naturalWindow
 	if set.Gauge.ContextWindow > 0 {
 		w = set.Gauge.ContextWindow

@@ -272,16 +272,33 @@ func (d *Daemon) watchAncestor(dir string) {
 
 func (d *Daemon) watch(dir string) {
 	d.mu.Lock()
-	if d.watched[dir] {
+	if d.watched[dir] || d.wb.isPolled(dir) {
 		d.mu.Unlock()
+		return
+	}
+	d.mu.Unlock()
+	cost, entries := d.watchCost(dir)
+	d.mu.Lock()
+	if !d.wb.take(dir, cost) {
+		// Past the bound: poll the folder instead of watching it.
+		d.wb.poll(dir, entries)
+		first := d.wb.noteLimit()
+		d.mu.Unlock()
+		if first {
+			d.log.Warn("watch limit reached: folders beyond it are polled; transcripts that change there are watched one by one",
+				"descriptors", d.wb.max, "interval", d.opts.PollInterval)
+		}
 		return
 	}
 	d.watched[dir] = true
 	d.mu.Unlock()
 	if err := d.watcher.Add(dir); err != nil {
-		d.log.Warn("watch folder", "dir", dir, "err", err)
+		// The OS refused (EMFILE, inotify's max_user_watches): poll it.
+		d.log.Warn("watch folder; polling it instead", "dir", dir, "err", err)
 		d.mu.Lock()
 		delete(d.watched, dir)
+		d.wb.release(dir)
+		d.wb.poll(dir, readStamps(dir))
 		d.mu.Unlock()
 	}
 }
@@ -412,6 +429,7 @@ func (d *Daemon) handle(ev fsnotify.Event) {
 		if err != nil {
 			return
 		}
+		d.entryAdded(p)
 		if fi.IsDir() {
 			if skipDirs[fi.Name()] {
 				return
@@ -436,6 +454,8 @@ func (d *Daemon) handle(ev fsnotify.Event) {
 		d.mu.Lock()
 		_, tracked := d.files[p]
 		delete(d.watched, p)
+		d.wb.release(p)
+		d.wb.entryGone(filepath.Dir(p))
 		d.mu.Unlock()
 		if tracked {
 			d.schedule(p)

@@ -76,7 +76,9 @@ func openAgentCompacted(t *testing.T) (c *client, ws, path string) {
 		t.Fatal(err)
 	}
 	u := pathURI(path)
-	c = startServer(t, Options{Daemon: daemon.Options{Jobs: openJobs(t)}})
+	// A fixed clock: results say how long the session has been idle.
+	now := func() time.Time { return time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC) }
+	c = startServer(t, Options{Daemon: daemon.Options{Jobs: openJobs(t), Now: now}})
 	c.initialize(ws, nil)
 	c.notify(protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1}})
 	c.waitNote(0, methodGauge, gaugeFor(u), 10*time.Second)

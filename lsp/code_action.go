@@ -20,9 +20,12 @@ func (s *Server) codeAction(ctx context.Context, params json.RawMessage) (any, e
 	if snap == nil || d == nil {
 		return actions, nil
 	}
-	var ours []protocol.Diagnostic
+	var ours, agentDiags []protocol.Diagnostic
 	for _, dg := range p.Context.Diagnostics {
-		if dg.Source == "compactd" {
+		switch {
+		case agentVersionOf(dg) != "":
+			agentDiags = append(agentDiags, dg)
+		case dg.Source == "compactd":
 			ours = append(ours, dg)
 		}
 	}
@@ -57,15 +60,27 @@ func (s *Server) codeAction(ctx context.Context, params json.RawMessage) (any, e
 		// A short bound: the store answers in microseconds; a busy one
 		// must not stall the lightbulb.
 		vctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
-		n, err := d.Versions(vctx, snap.Path)
+		has, err := d.HasVersions(vctx, snap.Path)
 		cancel()
-		if err == nil && n > 0 {
+		if err == nil && has {
 			add("Restore version…", cmdRestore, protocol.Source, nil, false)
+		}
+		// The agent compaction a diagnostic names: its two actions first.
+		named := map[string]bool{}
+		for _, dg := range agentDiags {
+			v := agentVersionOf(dg)
+			if named[v] {
+				continue
+			}
+			named[v] = true
+			arg = map[string]any{"uri": string(p.TextDocument.URI), "version": v}
+			add(titleRestoreBefore+" "+v, cmdRestoreBeforeAgent, protocol.QuickFix, []protocol.Diagnostic{dg}, true)
+			add(titleRecompact+" ("+v+")", cmdRecompactAgent, protocol.QuickFix, []protocol.Diagnostic{dg}, false)
 		}
 		actx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 		last, err := d.LastAgentCompaction(actx, snap.Path)
 		cancel()
-		if err == nil {
+		if err == nil && !named[last] {
 			arg = map[string]any{"uri": string(p.TextDocument.URI), "version": last}
 			add("Restore from before the agent's compaction ("+last+")", cmdRestoreBeforeAgent, protocol.Source, nil, false)
 			add("Re-compact with compactd ("+last+")", cmdRecompactAgent, protocol.Source, nil, false)

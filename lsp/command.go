@@ -204,13 +204,23 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 	if err := decode(params, &p); err != nil {
 		return nil, err
 	}
-	cmd, known := commands[p.Command]
-	if !known {
+	if _, known := commands[p.Command]; !known {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
 	}
 	args, err := parseCommandArgs(p.Arguments)
 	if err != nil {
 		return nil, err
+	}
+	return s.runCommand(ctx, p.Command, args)
+}
+
+// runCommand runs one compactd command with its arguments: what
+// executeCommand does for the client, and what the server does when the
+// user picks an action of one of its messages.
+func (s *Server) runCommand(ctx context.Context, name string, args CommandArgs) (any, error) {
+	cmd, known := commands[name]
+	if !known {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q", name)
 	}
 	d := s.currentDaemon()
 	path := uriPath(args.URI)
@@ -218,9 +228,9 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 	case d == nil:
 		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, "compactd is not running (initialization failed)")
 	case path == "":
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s needs a file uri, got %q", p.Command, args.URI)
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s needs a file uri, got %q", name, args.URI)
 	case !d.Allowed(path):
-		return nil, s.fail(p.Command, fmt.Errorf("refused: %s is outside the workspace and the agents' folders", path))
+		return nil, s.fail(name, fmt.Errorf("refused: %s is outside the workspace and the agents' folders", path))
 	}
 	if err := d.JobsUnavailable(); err != nil {
 		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
@@ -232,7 +242,7 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 		prog = s.startProgress("compactd: "+cmd.title, true)
 		prog.onCancel(cancel)
 	}
-	c := call{name: p.Command, args: args, path: path, progress: func(msg string, pct int) { prog.report(msg, pct) }}
+	c := call{name: name, args: args, path: path, progress: func(msg string, pct int) { prog.report(msg, pct) }}
 	out, err := cmd.run(s, jobCtx, d, c)
 	if err != nil {
 		prog.end("failed")
@@ -240,7 +250,7 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 			s.showMessage(protocol.MessageTypeInfo, "compactd: %s cancelled; nothing was written", strings.ToLower(cmd.title))
 			return nil, protocol.ErrRequestCancelled
 		}
-		return nil, s.fail(p.Command, err)
+		return nil, s.fail(name, err)
 	}
 	prog.end("done")
 	return out, nil

@@ -7,7 +7,9 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/pricing"
+	"github.com/compactd/compactd/daemon/jobs"
 )
 
 // compactd/context is what the editors' context views draw: the gauge
@@ -31,6 +33,11 @@ type ContextResult struct {
 	// missing when it was.
 	DryRun      *ContextDryRun `json:"dryRun,omitempty"`
 	DryRunError string         `json:"dryRunError,omitempty"`
+	// AgentCompactions are the agent's own compactions of the
+	// conversation, each with its figures and what it lost; Health how
+	// they went together (a loop).
+	AgentCompactions []jobs.AgentLoss `json:"agentCompactions"`
+	Health           *gauge.Health    `json:"health,omitempty"`
 }
 
 // ContextTurn is one turn's bar.
@@ -54,6 +61,9 @@ type ContextDryRun struct {
 	After         int             `json:"after"`
 	Why           string          `json:"why,omitempty"`
 	SavingPerTurn *pricing.Saving `json:"savingPerTurn,omitempty"`
+	// Economics is what compacting now costs once, saves per turn and
+	// after how many turns it pays back; whether the cache is cold.
+	Economics *pricing.Economics `json:"economics,omitempty"`
 }
 
 func (s *Server) contextView(ctx context.Context, params json.RawMessage) (any, error) {
@@ -66,9 +76,13 @@ func (s *Server) contextView(ctx context.Context, params json.RawMessage) (any, 
 	if d == nil || snap == nil {
 		return nil, fmt.Errorf("%s is not a transcript compactd tracks", uriPath(p.URI))
 	}
-	res := &ContextResult{Gauge: gaugeOf(snap, d.Active()), Turns: make([]ContextTurn, len(snap.Turns))}
+	res := &ContextResult{Gauge: gaugeOf(snap, d.Active(), d.Now()), Turns: make([]ContextTurn, len(snap.Turns))}
 	for i, t := range snap.Turns {
 		res.Turns[i] = ContextTurn{Index: t.Index, Tokens: t.Tokens, Cumulative: t.Cumulative, StartLine: t.StartLine, Prompt: t.Prompt}
+	}
+	res.AgentCompactions = []jobs.AgentLoss{}
+	if l, err := d.AgentLedger(ctx, snap.Path); err == nil && len(l.Compactions) > 0 {
+		res.AgentCompactions, res.Health = l.Compactions, &l.Health
 	}
 	if !p.DryRun {
 		return res, nil
@@ -85,7 +99,7 @@ func (s *Server) contextView(ctx context.Context, params json.RawMessage) (any, 
 	}
 	saved := dr.TokensBefore - dr.TokensAfter
 	cd := &ContextDryRun{Strategies: dr.Strategies, TokensBefore: dr.TokensBefore, TokensAfter: dr.TokensAfter,
-		After: snap.Tokens - saved, SavingPerTurn: snap.Insight.SavingPerTurn(snap.Tokens, saved)}
+		After: snap.Tokens - saved, SavingPerTurn: snap.Insight.SavingPerTurn(snap.Tokens, saved), Economics: snap.Insight.Economics(snap.Tokens, saved, d.Now())}
 	if b := snap.Insight.Breakdown; b != nil {
 		cd.Why = b.WhyLittle(saved)
 	}

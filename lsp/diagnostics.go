@@ -22,9 +22,15 @@ func (s *Server) publishDiagnostics(u protocol.DocumentURI, snap *daemon.Snapsho
 	if snap != nil && snap.Level != daemon.LevelOK {
 		diags = append(diags, diagnosticFor(snap))
 	}
+	s.mu.Lock()
+	if snap == nil {
+		delete(s.ledgerDiags, u)
+	}
+	diags = append(diags, s.ledgerDiags[u]...)
+	s.mu.Unlock()
 	key := ""
-	if len(diags) > 0 {
-		key = fmt.Sprint(diags[0].Severity, diags[0].Message)
+	for _, d := range diags {
+		key += fmt.Sprint(d.Severity, d.Range.Start.Line, d.Message)
 	}
 	s.mu.Lock()
 	prev, had := s.diagSent[u]

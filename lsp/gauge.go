@@ -67,9 +67,13 @@ type Gauge struct {
 	// would save on every later turn.
 	Cost          *pricing.Figures `json:"cost,omitempty"`
 	SavingPerTurn *pricing.Saving  `json:"savingPerTurn,omitempty"`
+	// Economics is what compacting now with the auto pipeline costs once,
+	// saves per turn, after how many turns it pays back, and whether the
+	// cache is already cold.
+	Economics *pricing.Economics `json:"economics,omitempty"`
 }
 
-func gaugeOf(snap *daemon.Snapshot, active string) Gauge {
+func gaugeOf(snap *daemon.Snapshot, active string, now time.Time) Gauge {
 	savings := snap.Savings
 	if savings == nil {
 		savings = map[string]int{}
@@ -89,6 +93,7 @@ func gaugeOf(snap *daemon.Snapshot, active string) Gauge {
 	g.Cost = in.Cost
 	if auto := snap.AutoSavings(); auto >= 0 {
 		g.SavingPerTurn = in.SavingPerTurn(snap.Tokens, auto)
+		g.Economics = in.Economics(snap.Tokens, auto, now)
 	}
 	return g
 }
@@ -102,13 +107,16 @@ func (s *Server) onChange(ev daemon.Event) {
 		s.publishDiagnostics(pathURI(ev.Path), nil)
 		return
 	}
-	active := ""
+	active, now := "", time.Now()
 	if d := s.currentDaemon(); d != nil {
-		active = d.Active()
+		active, now = d.Active(), d.Now()
 	}
 	s.gaugesSent.Add(1)
-	s.notify(methodGauge, gaugeOf(ev.Snapshot, active))
+	s.notify(methodGauge, gaugeOf(ev.Snapshot, active, now))
 	s.publishDiagnostics(pathURI(ev.Path), ev.Snapshot)
+	if ev.Snapshot.AgentCompacted >= 0 {
+		s.agentCompacted(ev.Snapshot)
+	}
 	s.auto.Observe(s.ctx, ev.Snapshot)
 	s.autoChecked.Add(1)
 }
@@ -121,7 +129,7 @@ func (s *Server) gauges(ctx context.Context, _ json.RawMessage) (any, error) {
 	}
 	active := d.Active()
 	for _, snap := range d.Snapshots() {
-		out = append(out, gaugeOf(snap, active))
+		out = append(out, gaugeOf(snap, active, d.Now()))
 	}
 	return out, nil
 }

@@ -26,12 +26,14 @@ type StoreStatus struct {
 
 // Health is the compactd/health result.
 type Health struct {
-	Version     string               `json:"version"`
-	Store       StoreStatus          `json:"store"`
-	Folders     []string             `json:"folders"`
-	Watching    []daemon.WatchedRoot `json:"watching"`
-	Transcripts int                  `json:"transcripts"`
-	ScanDone    bool                 `json:"scanDone"`
+	Version  string               `json:"version"`
+	Store    StoreStatus          `json:"store"`
+	Folders  []string             `json:"folders"`
+	Watching []daemon.WatchedRoot `json:"watching"`
+	// Watch is the watcher's use of its descriptor bound (macOS, BSD).
+	Watch       daemon.WatchStats `json:"watch"`
+	Transcripts int               `json:"transcripts"`
+	ScanDone    bool              `json:"scanDone"`
 }
 
 func (s *Server) health(ctx context.Context, _ json.RawMessage) (any, error) {
@@ -45,6 +47,7 @@ func (s *Server) health(ctx context.Context, _ json.RawMessage) (any, error) {
 	}
 	h.Folders = append(h.Folders, d.Folders()...)
 	h.Watching = d.WatchedRoots()
+	h.Watch = d.WatchStats()
 	h.Transcripts = len(d.Snapshots())
 	select {
 	case <-d.ScanDone():

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -27,10 +28,14 @@ func (s *Server) hover(ctx context.Context, params json.RawMessage) (any, error)
 	if snap == nil {
 		return nil, nil
 	}
-	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: hoverText(snap, int(p.Position.Line))}}, nil
+	now := time.Now()
+	if d := s.currentDaemon(); d != nil {
+		now = d.Now()
+	}
+	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: hoverText(snap, int(p.Position.Line), now)}}, nil
 }
 
-func hoverText(snap *daemon.Snapshot, line int) string {
+func hoverText(snap *daemon.Snapshot, line int, now time.Time) string {
 	var b strings.Builder
 	pct := func(n int) string { return fmt.Sprintf("%.1f %%", float64(n)*100/float64(snap.Window)) }
 	if turn, ok := snap.TurnAtLine(line); ok {
@@ -43,12 +48,19 @@ func hoverText(snap *daemon.Snapshot, line int) string {
 		b.WriteString("**compactd** — this line is not part of what the model sees now (metadata or compacted history)\n\n")
 	}
 	fmt.Fprintf(&b, "Conversation: **%s** (%s, %s, %s)\n\n", snap.Text(), snap.Model, snap.Level, sourceWords(snap.Source))
+	if m := snap.Mark(); m != nil {
+		fmt.Fprintf(&b, "Agent's own compaction: %s", markWords(snap, m))
+		if m.Rule != "" {
+			fmt.Fprintf(&b, " — %s", m.Rule)
+		}
+		b.WriteString("\n\n")
+	}
 	if snap.Status != "" {
 		fmt.Fprintf(&b, "⚠ %s\n\n", snap.Status)
 	}
 	b.WriteString(breakdownText(snap))
 	b.WriteString(savingsTable(snap))
-	b.WriteString(costText(snap))
+	b.WriteString(costText(snap, now))
 	return b.String()
 }
 
@@ -100,7 +112,7 @@ func breakdownText(snap *daemon.Snapshot) string {
 }
 
 // costText is the session's cost so far and the next turn's.
-func costText(snap *daemon.Snapshot) string {
+func costText(snap *daemon.Snapshot, now time.Time) string {
 	c := snap.Insight.Cost
 	if c == nil {
 		return ""
@@ -123,6 +135,11 @@ func costText(snap *daemon.Snapshot) string {
 		}
 	}
 	b.WriteString(strings.Join(parts, " · ") + "\n")
+	if auto := snap.AutoSavings(); auto > 0 {
+		if e := snap.Insight.Economics(snap.Tokens, auto, now); e != nil {
+			fmt.Fprintf(&b, "\nCompacting now (auto): %s\n", e.Line)
+		}
+	}
 	return b.String()
 }
 

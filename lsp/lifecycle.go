@@ -15,8 +15,10 @@ import (
 	"github.com/compactd/compactd/daemon/platform"
 )
 
-// Version is reported in serverInfo.
-const Version = "0.1.0"
+// Version is reported in serverInfo, `compactd version` and health. It is
+// the release's version: make dist stamps it (-ldflags -X) with the tag or
+// this base version, a pre-release suffix and the commit.
+var Version = "0.1.0"
 
 func (s *Server) initialize(ctx context.Context, params json.RawMessage) (any, error) {
 	var p protocol.InitializeParams

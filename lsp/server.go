@@ -54,7 +54,13 @@ type Server struct {
 	auto     *daemon.AutoCompactor
 	diagSent map[protocol.DocumentURI]string
 	progress map[string]context.CancelFunc
-	logLevel atomic.Int32
+	// The loss ledger (agent_ledger.go): the run per file, the agent
+	// compactions announced per file, their diagnostics per document.
+	ledgerRuns  map[string]context.CancelFunc
+	announced   map[string][]string
+	ledgerDiags map[protocol.DocumentURI][]protocol.Diagnostic
+	background  sync.WaitGroup
+	logLevel    atomic.Int32
 	// started is set once initialized started the daemon; scan is its
 	// cold scan's progress.
 	started atomic.Bool
@@ -97,6 +103,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	s.cancel()
 	s.stopDaemon()
 	s.auto.Wait() // cancelled above; the store must outlive its writers
+	s.background.Wait()
 	_ = s.conn.Close()
 	return code
 }
@@ -109,10 +116,12 @@ func newServer(opts Options) *Server {
 		opts.ProcessPollInterval = 2 * time.Second
 	}
 	s := &Server{
-		opts:     opts,
-		diagSent: map[protocol.DocumentURI]string{},
-		progress: map[string]context.CancelFunc{},
-		exitCode: make(chan int, 1),
+		opts:       opts,
+		diagSent:   map[protocol.DocumentURI]string{},
+		progress:   map[string]context.CancelFunc{},
+		ledgerRuns: map[string]context.CancelFunc{}, announced: map[string][]string{},
+		ledgerDiags: map[protocol.DocumentURI][]protocol.Diagnostic{},
+		exitCode:    make(chan int, 1),
 	}
 	s.logLevel.Store(int32(parseLevel(opts.Daemon.Config.LogLevel)))
 	s.auto = &daemon.AutoCompactor{Trigger: s.autoTrigger, Compact: s.autoCompact, Done: s.autoCompacted, Log: opts.Logger}

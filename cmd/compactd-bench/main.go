@@ -86,8 +86,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	quick := fs.Bool("quick", false, "smaller workloads (about two minutes in all)")
 	only := fs.String("only", "", "run only the named sections (comma-separated)")
+	shapesOut := fs.String("write-shapes", "", "write the shapes section's sessions (100 MB each, 20 MB with -quick) into this folder, to profile compactd on them, and exit")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *shapesOut != "" {
+		if err := writeShapes(*shapesOut, *quick, stderr); err != nil {
+			fmt.Fprintf(stderr, "compactd-bench: %v\n", err)
+			return 1
+		}
+		return 0
 	}
 	selected := sections
 	if *only != "" {

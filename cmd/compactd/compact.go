@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/compactd/compactd/compaction/facts"
 	_ "github.com/compactd/compactd/compaction/format/all" // every codec
@@ -24,6 +25,7 @@ import (
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon"
+	"github.com/compactd/compactd/daemon/agentdb"
 	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/jobs"
@@ -141,6 +143,7 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 	importFork := fs.Bool("import", false, "opencode and Kilo sessions: have the agent import the fork (its executable must be on PATH)")
 	storePath := fs.String("store", "", "store database path")
 	window := fs.Int("window", 0, "the model's context window in tokens (default: from config, else the transcript's model)")
+	session := fs.String("session", "", "opencode and Kilo: the session of the database to compact (default: the one of this folder)")
 	removeTangents := fs.Bool("remove-tangents", false, "with classify-tangents: remove every turn the model lists as a tangent")
 	var removeTangent turnsFlag
 	fs.Var(&removeTangent, "remove-tangent", "with classify-tangents: remove this tangent turn if the model lists it (repeatable)")
@@ -149,7 +152,7 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("usage: compactd compact [--strategy S]... [--keep-last N] [--window N] [--dry-run] [--json] [--out PATH] [--in-place] [--import] [--store P] [--remove-tangents | --remove-tangent N]... PATH")
+		return usagef("usage: compactd compact [--strategy S]... [--keep-last N] [--window N] [--dry-run] [--json] [--out PATH] [--in-place] [--import] [--session ID] [--store P] [--remove-tangents | --remove-tangent N]... PATH")
 	}
 	if *inPlace && (*out != "" || *dryRun) {
 		return usagef("--in-place cannot be combined with --out or --dry-run")
@@ -157,11 +160,18 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 	if err := strategy.ValidateStrategies(strategies); err != nil {
 		return usagef("%v", err)
 	}
-	if daemon.IsAgentDatabase(pos[0]) {
+	switch {
+	case daemon.IsAgentDatabase(pos[0]) && *session != "":
+		if pos[0], err = daemon.RenderDatabaseSession(ctx, agents.EnvFromOS(e.getenv), pos[0], *session); err != nil {
+			return err
+		}
+	case daemon.IsAgentDatabase(pos[0]):
 		// A session database: compact the session of this folder.
 		if pos[0], err = sessionOfDatabase(ctx, e, pos[0]); err != nil {
 			return err
 		}
+	case *session != "":
+		return usagef("--session names a session of an agent's database (opencode.db, kilo.db); %s is not one", pos[0])
 	}
 	// The config gives the defaults; flags the user typed override them.
 	file := config.Nearest(pos[0], workingDir())
@@ -234,7 +244,7 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	w := windowOf(before, res)
+	w := windowOf(before, res, e.clock())
 	if *asJSON {
 		return writeJSON(e.stdout, struct {
 			*jobs.Result
@@ -262,9 +272,13 @@ type compactWindow struct {
 	Why           string           `json:"why,omitempty"`
 	Cost          *pricing.Figures `json:"cost"`
 	SavingPerTurn *pricing.Saving  `json:"savingPerTurn"`
+	// Economics is what compacting now costs once (the kept context
+	// written to the cache), saves per turn, and after how many turns it
+	// pays back; whether the cache is already cold. nil without a price.
+	Economics *pricing.Economics `json:"economics"`
 }
 
-func windowOf(f *figures, res *jobs.Result) *compactWindow {
+func windowOf(f *figures, res *jobs.Result, now time.Time) *compactWindow {
 	if f == nil || f.breakdown.Inside != res.TokensBefore {
 		// Counted differently (another model's encoding): no figure
 		// rather than a wrong one.
@@ -280,6 +294,7 @@ func windowOf(f *figures, res *jobs.Result) *compactWindow {
 	if f.price != nil {
 		s := f.price.PerTurnSaving(f.gauge.Tokens, saved)
 		w.SavingPerTurn = &s
+		w.Economics = f.economics(w.Tokens-w.After, now)
 	}
 	return w
 }
@@ -307,6 +322,9 @@ func printWindow(out io.Writer, f *figures, w *compactWindow) {
 	}
 	if line := costLine(f, f.gauge.Tokens-w.After); line != "" {
 		fmt.Fprintln(out, line)
+	}
+	if e := w.Economics; e != nil {
+		fmt.Fprintln(out, "economics: "+e.Line)
 	}
 }
 
@@ -454,11 +472,21 @@ func sessionOfDatabase(ctx context.Context, e *env, db string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	switch len(rendered) {
-	case 0:
-		return "", fmt.Errorf("%s holds no session of %s; run compactd where the agent ran, or compact a rendered session (compactd gauge %s lists them)", db, cwd, db)
-	case 1:
+	if len(rendered) == 1 {
 		return rendered[0], nil
 	}
-	return "", fmt.Errorf("%s holds %d sessions of %s; compact one of them by its rendering: %s", db, len(rendered), cwd, strings.Join(rendered, ", "))
+	all, err := daemon.DatabaseSessions(ctx, db)
+	if err != nil {
+		return "", err
+	}
+	if len(rendered) == 0 {
+		return "", fmt.Errorf("%s holds no session of %s; name one with --session ID: it holds %s", db, cwd, daemon.ListSessions(all))
+	}
+	var here []agentdb.Session
+	for _, s := range all {
+		if slices.ContainsFunc(rendered, func(p string) bool { return strings.Contains(p, s.ID) }) {
+			here = append(here, s)
+		}
+	}
+	return "", fmt.Errorf("%s holds %d sessions of %s; name one with --session ID: %s", db, len(rendered), cwd, daemon.ListSessions(here))
 }

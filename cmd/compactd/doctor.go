@@ -4,13 +4,16 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/compactd/compactd/daemon/agents"
+	"github.com/compactd/compactd/daemon/install"
+	"github.com/compactd/compactd/daemon/jobs"
 	"github.com/compactd/compactd/daemon/store"
 )
 
 func init() {
 	register(&command{
 		name:    "doctor",
-		summary: "check the version store: integrity, size, vanished forks and sources, stale temporary files",
+		summary: "check the version store (integrity, size, vanished forks and sources, stale temporary files) and say where compactd's MCP server and hooks are installed",
 		run:     runDoctor,
 	})
 }
@@ -56,8 +59,14 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 	if *fix {
 		fixErr = r.RemoveStaleTemps(d)
 	}
+	// Where compactd sits in the agents' own loops.
+	mcps, hooks := integrations(e, path)
 	if *asJSON {
-		if err := writeJSON(e.stdout, d); err != nil {
+		if err := writeJSON(e.stdout, struct {
+			*jobs.DoctorReport
+			MCP   []install.Installed     `json:"mcp"`
+			Hooks []install.HookInstalled `json:"hooks"`
+		}{d, mcps, hooks}); err != nil {
 			return err
 		}
 	} else {
@@ -85,6 +94,26 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 				fmt.Fprintf(w, "stale temporary file: %s (left by a killed job; remove it with: compactd doctor --fix)\n", p)
 			}
 		}
+		if len(mcps) == 0 {
+			fmt.Fprintln(w, "mcp: not installed for any agent (compactd mcp install AGENT)")
+		}
+		for _, in := range mcps {
+			note := ""
+			if !in.Current {
+				note = " (outdated: run compactd mcp install " + in.Agent + " again)"
+			}
+			fmt.Fprintf(w, "mcp: %s, %s: %s%s\n", in.Agent, in.Scope, in.Path, note)
+		}
+		if len(hooks) == 0 {
+			fmt.Fprintln(w, "hooks: not installed (compactd hooks install claude)")
+		}
+		for _, in := range hooks {
+			what := "PreCompact records before each compaction"
+			if in.Compaction {
+				what += "; compactd is the compaction"
+			}
+			fmt.Fprintf(w, "hooks: %s, %s: %s (%s)\n", in.Agent, in.Scope, in.Path, what)
+		}
 	}
 	if fixErr != nil {
 		return fixErr
@@ -93,6 +122,25 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("the store %s failed its integrity check; run `compactd doctor --fix --store %s` to recover what is readable into a new store (the damaged file is kept beside it)", d.StorePath, d.StorePath)
 	}
 	return nil
+}
+
+// integrations are where compactd's MCP server and hooks are installed,
+// for the working folder and the user; what cannot be read is left out.
+func integrations(e *env, storePath string) ([]install.Installed, []install.HookInstalled) {
+	env := agents.EnvFromOS(e.getenv)
+	server, err := serverOf(e, "", storePath)
+	if err != nil {
+		return nil, nil
+	}
+	mcps, err := mcpInstalls(agents.All(), env, workingDir(), server)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "compactd doctor: %v\n", err)
+	}
+	hooks, err := hookInstalls(agents.All(), env, workingDir(), pluginDir(server.Store))
+	if err != nil {
+		fmt.Fprintf(e.stderr, "compactd doctor: %v\n", err)
+	}
+	return mcps, hooks
 }
 
 // doctorDamaged reports on a store too damaged to open normally and, with

@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/gauge"
@@ -28,6 +29,23 @@ type figures struct {
 	// cost is nil when the model has no price.
 	cost  *pricing.Figures
 	price *pricing.Price
+	// lastResponse is when the last response the gauge counts from came
+	// (zero when unknown): the provider's cache was last warmed then.
+	lastResponse time.Time
+}
+
+// economics prices compacting saved tokens out of the window now; nil
+// without a price.
+func (f *figures) economics(saved int, now time.Time) *pricing.Economics {
+	if f == nil || f.price == nil {
+		return nil
+	}
+	idle := time.Duration(-1)
+	if !f.lastResponse.IsZero() {
+		idle = max(now.Sub(f.lastResponse), 0)
+	}
+	e := f.price.Economics(f.gauge.Tokens, saved, idle)
+	return &e
 }
 
 // measureOptions say how figures are computed.
@@ -123,6 +141,9 @@ func measure(ctx context.Context, t *transcript.Transcript, o measureOptions) (*
 		o.gauge.AutoCompact = o.agent.threshold(o.path, t, gauge.Resolve(t, agentView))
 	}
 	f := &figures{gauge: gauge.Compute(t, counts, o.gauge)}
+	if at := f.gauge.ReportedAt; at >= 0 && at < len(t.Messages) {
+		f.lastResponse = t.Messages[at].Timestamp
+	}
 	topts := gauge.TallyOptions{Images: resolved.Info.Provider.ImagePricing(), CountText: counter.Text}
 	if p, ok := o.prices.Lookup(f.gauge.Model); ok {
 		f.price = &p

@@ -77,12 +77,13 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 	detail := fs.Bool("breakdown", false, "under each line, what fills the window and what it costs")
 	model := fs.String("model", "", "count for this model instead of the transcript's")
 	window := fs.Int("window", 0, "context window in tokens (overrides the model's)")
+	session := fs.String("session", "", "opencode and Kilo: gauge only this session of the database")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) == 0 {
-		return usagef("usage: compactd gauge [--json] [--breakdown] [--model M] [--window N] PATH...")
+		return usagef("usage: compactd gauge [--json] [--breakdown] [--model M] [--window N] [--session ID] PATH...")
 	}
 	if *window < 0 {
 		return usagef("--window must be a positive number of tokens, not %d", *window)
@@ -101,7 +102,19 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 	var paths []string
 	for _, path := range pos {
 		if !daemon.IsAgentDatabase(path) {
+			if *session != "" {
+				return usagef("--session names a session of an agent's database (opencode.db, kilo.db); %s is not one", path)
+			}
 			paths = append(paths, path)
+			continue
+		}
+		if *session != "" {
+			rendered, err := daemon.RenderDatabaseSession(ctx, agents.EnvFromOS(e.getenv), path, *session)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			paths = append(paths, rendered)
 			continue
 		}
 		rendered, err := daemon.RenderDatabase(ctx, agents.EnvFromOS(e.getenv), path, nil)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/daemon/jobs"
 	"github.com/compactd/compactd/daemon/store"
 )
@@ -39,11 +40,40 @@ func runHistory(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The agent's own compactions, with what each lost: the file alone
+	// says (a file gone leaves the stored versions only).
+	ledger, _ := r.AgentLedger(ctx, pos[0], 0)
 	if *asJSON {
-		return writeJSON(e.stdout, h)
+		out := struct {
+			*jobs.History
+			AgentCompactions []jobs.AgentLoss `json:"agentCompactions"`
+			Health           *gauge.Health    `json:"health,omitempty"`
+		}{History: h, AgentCompactions: []jobs.AgentLoss{}}
+		if ledger != nil && len(ledger.Compactions) > 0 {
+			out.AgentCompactions, out.Health = ledger.Compactions, &ledger.Health
+		}
+		return writeJSON(e.stdout, out)
 	}
 	printHistory(e.stdout, h)
+	if ledger != nil && len(ledger.Compactions) > 0 {
+		printLedger(e.stdout, ledger)
+	}
 	return nil
+}
+
+// printLedger lists the agent's own compactions and what each lost:
+//
+//	the agent's own compactions:
+//	  a1  line 112  2025-11-17 09:40  compaction a1 (auto, 167k → 9.4k) lost 2 standing instructions ("never push to main", …), …
+//	  ⚠ the agent compacted 4 times within 3 s …
+func printLedger(w io.Writer, l *jobs.AgentLedger) {
+	fmt.Fprintln(w, "the agent's own compactions:")
+	for _, c := range l.Compactions {
+		fmt.Fprintf(w, "  %-4s line %-6d %s  %s\n", c.Compaction, c.Line+1, c.Timestamp.Local().Format("2006-01-02 15:04"), c.Summary)
+	}
+	if l.Health.Loop {
+		fmt.Fprintf(w, "  ⚠ %s\n", l.Health.Warning)
+	}
 }
 
 // printHistory draws the lineage tree, children under their parent.

@@ -31,6 +31,17 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	// now is the clock (nil: the system's); tests set it to say how long
+	// a session has been idle.
+	now func() time.Time
+}
+
+// clock is the time now.
+func (e *env) clock() time.Time {
+	if e.now != nil {
+		return e.now()
+	}
+	return time.Now()
 }
 
 // usageError marks errors caused by how the command was called (exit 2).
@@ -71,7 +82,9 @@ func main() {
 		fmt.Fprintf(os.Stderr, "compactd: stopped by %v before the command finished; nothing half-written replaced any file\n", sig)
 		os.Exit(code)
 	}()
+	stopProfile := startProfile(os.Getenv)
 	code := run(ctx, &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:])
+	stopProfile()
 	signal.Stop(sigs)
 	os.Exit(code)
 }

@@ -26,6 +26,10 @@ func runVersion(ctx context.Context, e *env, args []string) error {
 	}
 	rev := ""
 	if bi, ok := debug.ReadBuildInfo(); ok {
+		// go install …@v1.2.3 records the module version it fetched.
+		if v := bi.Main.Version; v != "" && v != "(devel)" {
+			rev = ", module " + v
+		}
 		for _, s := range bi.Settings {
 			if s.Key == "vcs.revision" && len(s.Value) >= 8 {
 				rev = ", " + s.Value[:8]

@@ -73,8 +73,10 @@ type AgentCompaction struct {
 	// Trigger is "auto" or "manual" when the agent recorded it.
 	Trigger string
 	// TokensBefore is the context size the agent recorded before it; 0
-	// when none.
+	// when none. TokensAfter is the one it recorded right after (Claude
+	// Code's postTokens); 0 when none.
 	TokensBefore int
+	TokensAfter  int
 	Timestamp    time.Time
 	// Summary is the agent's summary text; "" when it wrote none (a
 	// microcompact only clears tool results).

@@ -115,7 +115,7 @@ func (r *run) stripToolResults() (int, error) {
 		if h.response != HintKeep && tp.result != noLoc && r.tok[tp.result.msg][tp.result.part] >= StripFloor {
 			res := r.part(tp.result)
 			if !facts.IsPlaceholder(res.Text) {
-				text := resultPlaceholder(call, res, r.tok[tp.result.msg][tp.result.part])
+				text := r.recallable(resultPlaceholder(call, res, r.tok[tp.result.msg][tp.result.part]), res.Text)
 				if r.counter.Text(text) < r.tok[tp.result.msg][tp.result.part] {
 					r.setText(tp.result.msg, tp.result.part, text)
 					stripped++
@@ -128,7 +128,7 @@ func (r *run) stripToolResults() (int, error) {
 			}
 		}
 		if h.request == HintStrip {
-			if args, ok := stripArgs(call.Args, r.counter.Text); ok {
+			if args, ok := stripArgs(call.Args, r.counter.Text, r.recallable); ok {
 				r.setArgs(tp.call.msg, tp.call.part, args)
 				stripped++
 			}
@@ -244,7 +244,7 @@ func (r *run) stripAttachments() (int, error) {
 				r.removePart(i, j)
 				continue
 			}
-			text := attachmentPlaceholder(p, r.tok[i][j])
+			text := r.recallable(attachmentPlaceholder(p, r.tok[i][j]), r.original(p))
 			// Injected text is stripped only when that saves tokens. Images
 			// and documents always go: every API bills them far above a
 			// one-line stand-in, whatever the local counter says.

@@ -113,7 +113,8 @@ func attachmentPlaceholder(p *transcript.Part, toks int) string {
 // with a placeholder, keeping the keys and the short values (paths,
 // patterns) that say what the call did. Non-JSON arguments (apply_patch's
 // raw patch) keep their header lines. ok is false when nothing is bulky.
-func stripArgs(args string, count func(string) int) (string, bool) {
+// Each placeholder goes through name, which adds its recall handle.
+func stripArgs(args string, count func(string) int, name func(placeholder, original string) string) (string, bool) {
 	trimmed := strings.TrimSpace(args)
 	if !strings.HasPrefix(trimmed, "{") {
 		if !isBulk(args) {
@@ -125,7 +126,7 @@ func stripArgs(args string, count func(string) int) (string, bool) {
 				keep = append(keep, line)
 			}
 		}
-		keep = append(keep, bulkPlaceholder(args, count))
+		keep = append(keep, name(bulkPlaceholder(args, count), args))
 		return strings.Join(keep, "\n"), true
 	}
 	members, err := orderedMembers([]byte(trimmed))
@@ -146,10 +147,10 @@ func stripArgs(args string, count func(string) int) (string, bool) {
 		isString := len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil
 		switch {
 		case isString && isBulk(s):
-			b.Write(encodeString(bulkPlaceholder(s, count)))
+			b.Write(encodeString(name(bulkPlaceholder(s, count), s)))
 			changed = true
 		case !isString && len(raw) > 2*bulkArgBytes:
-			b.Write(encodeString(bulkPlaceholder(string(raw), count)))
+			b.Write(encodeString(name(bulkPlaceholder(string(raw), count), string(raw))))
 			changed = true
 		default:
 			b.Write(raw)

@@ -37,14 +37,14 @@ func TestTrigger(t *testing.T) {
 
 func TestPlaceholders(t *testing.T) {
 	c := counter(t)
-	args, ok := stripArgs(`{"file_path":"a.go","content":"`+longLine(50)+`"}`, c.Text)
+	args, ok := stripArgs(`{"file_path":"a.go","content":"`+longLine(50)+`"}`, c.Text, noRecall)
 	if !ok || args[:len(`{"file_path":"a.go","content":"[compacted: `)] != `{"file_path":"a.go","content":"[compacted: ` {
 		t.Errorf("stripArgs = %s, %v", args, ok)
 	}
-	if _, ok := stripArgs(`{"file_path":"a.go","old_string":"x","new_string":"y"}`, c.Text); ok {
+	if _, ok := stripArgs(`{"file_path":"a.go","old_string":"x","new_string":"y"}`, c.Text, noRecall); ok {
 		t.Errorf("short args were stripped")
 	}
-	patch, ok := stripArgs("*** Begin Patch\n*** Update File: a.go\n@@\n-x\n+y\n"+longLine(40), c.Text)
+	patch, ok := stripArgs("*** Begin Patch\n*** Update File: a.go\n@@\n-x\n+y\n"+longLine(40), c.Text, noRecall)
 	if !ok || !strings.Contains(patch, "*** Update File: a.go") {
 		t.Errorf("apply_patch strip lost the file header: %q", patch)
 	}
@@ -53,3 +53,6 @@ func TestPlaceholders(t *testing.T) {
 func longLine(n int) string {
 	return strings.Repeat("line text ", n)
 }
+
+// noRecall leaves placeholders without a recall handle.
+func noRecall(placeholder, _ string) string { return placeholder }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/compactd/compactd/compaction/facts"
+	"github.com/compactd/compactd/compaction/salience"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -40,9 +41,18 @@ func retainFacts(want []facts.Fact, original []transcript.Message, v *transcript
 		rewritten.WriteByte('\n')
 	}
 	hay := rewritten.String()
+	cwd := ""
+	if v.Source != nil {
+		cwd = v.Source.Meta.Cwd
+	}
 	ret := Retention{Total: len(want)}
 	for _, f := range want {
-		if kept.Has(f) || (hay != "" && strings.Contains(hay, f.Text)) {
+		text := f.Text
+		if f.Kind == facts.Path && hay != "" && !strings.Contains(hay, text) {
+			// A summary writes paths under the working folder relative to it.
+			text = salience.Relative(text, cwd)
+		}
+		if kept.Has(f) || (hay != "" && strings.Contains(hay, text)) {
 			ret.Kept++
 			continue
 		}

@@ -162,9 +162,19 @@ func findViolations(msgs []transcript.Message, src *transcript.Transcript, x *so
 			lastAssistant = i
 		}
 	}
+	// A call its source never answered is not compaction's doing: Cursor's
+	// agent transcripts record tool calls and never their results.
+	answeredInSource := map[string]bool{}
+	for i := range src.Messages {
+		for _, p := range src.Messages[i].Parts {
+			if p.Kind == transcript.PartToolResult && p.ToolCallID != "" {
+				answeredInSource[p.ToolCallID] = true
+			}
+		}
+	}
 	for _, id := range order {
 		c := calls[id]
-		if c.answered || pendingAtEnd(msgs, c.msg) {
+		if c.answered || pendingAtEnd(msgs, c.msg) || !answeredInSource[id] {
 			continue
 		}
 		out = append(out, violation{kind: violDanglingCall, msg: c.msg, part: c.part, detail: id})

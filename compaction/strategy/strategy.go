@@ -38,7 +38,7 @@ type Options struct {
 	SummarizeThreshold float64
 	// BufferTurns are the recent turns summarize leaves verbatim (at least
 	// KeepLast); they shrink towards KeepLast when they alone exceed the
-	// threshold. 0 means 4.
+	// threshold. 0 means 4; a negative value none (beyond KeepLast).
 	BufferTurns int
 	// Events is how many trailing messages sliding-window keeps; 0 means 40.
 	Events int
@@ -65,6 +65,12 @@ type Options struct {
 	// ConfirmAllTangents approves every tangent the classifier names in
 	// this run (the CLI's --remove-tangents).
 	ConfirmAllTangents bool `json:",omitempty"`
+
+	// Recall names what each placeholder and summary replaces (a
+	// recall.Book's Handle): the stand-in carries the handle, and the
+	// caller keeps the content under it for the agent to recall. nil
+	// writes no handles.
+	Recall func(content string) string `json:"-"`
 }
 
 // ToolHint says how compaction treats one tool's calls.
@@ -156,6 +162,13 @@ func Run(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, opts 
 			return nil, nil, err
 		}
 		rep.Steps = append(rep.Steps, steps...)
+	}
+	if opts.Budget > 0 {
+		st, err := r.step(StrategyFit, r.fitBudget)
+		if err != nil {
+			return nil, nil, err
+		}
+		rep.Steps = append(rep.Steps, st)
 	}
 	if st := r.sanitize(); st.EventsRemoved > 0 || st.TokensSaved != 0 {
 		rep.Steps = append(rep.Steps, st)

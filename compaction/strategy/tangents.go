@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/compactd/compactd/compaction/recall"
 	"github.com/compactd/compactd/compaction/summarize"
 	"github.com/compactd/compactd/compaction/transcript"
 )
@@ -184,7 +185,8 @@ func (r *run) removeTurn(t transcript.Turn, saved *int) bool {
 				r.gone[m] = m != bridge
 			}
 			m := &r.msgs[bridge]
-			p := transcript.Part{Kind: transcript.PartText, Text: placeholderPrefix + "a turn unrelated to the task was removed]", Ref: m.Parts[0].Ref, Changed: true}
+			text := recall.Placeholder(placeholderPrefix+"a turn unrelated to the task was removed]", r.recallSpan(r.srcIdx[t.Start], r.srcIdx[t.End-1]+1))
+			p := transcript.Part{Kind: transcript.PartText, Text: text, Ref: m.Parts[0].Ref, Changed: true}
 			m.Parts = []transcript.Part{p}
 			r.tok[bridge] = []int{r.counter.Part(&p)}
 			*saved -= r.msgTokens(bridge)

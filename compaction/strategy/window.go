@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/compactd/compactd/compaction/recall"
 	"github.com/compactd/compactd/compaction/summarize"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
@@ -32,6 +33,7 @@ func (r *run) snapCut(turns []transcript.Turn, cut int) int {
 func (r *run) cutBefore(cut int) bool {
 	any := false
 	turns, removed := 0, 0
+	var removedSrc []int
 	for i := 0; i < cut && i < len(r.msgs); i++ {
 		if r.protected[i] || r.gone[i] {
 			continue
@@ -41,11 +43,12 @@ func (r *run) cutBefore(cut int) bool {
 		}
 		removed += r.msgTokens(i)
 		r.gone[i] = true
+		removedSrc = append(removedSrc, r.srcIdx[i])
 		any = true
 	}
 	if any {
 		r.cut = true
-		r.bridgeCut(cut, turns, removed)
+		r.bridgeCut(cut, turns, removed, removedSrc)
 	}
 	return any
 }
@@ -61,7 +64,9 @@ func (r *run) cutBefore(cut int) bool {
 // the stand-in would cost more; elsewhere the stand-in is written whenever
 // the cut saves more than it costs, and the seam is left as it is when the
 // cut was too small to pay for it.
-func (r *run) bridgeCut(cut, turns, removed int) {
+//
+// The stand-in names the recall handle of the messages the cut removed.
+func (r *run) bridgeCut(cut, turns, removed int, removedSrc []int) {
 	text := placeholderPrefix + "the rest of this turn was removed]"
 	switch {
 	case turns == 1:
@@ -69,6 +74,7 @@ func (r *run) bridgeCut(cut, turns, removed int) {
 	case turns > 1:
 		text = placeholderPrefix + fmt.Sprintf("%d earlier turns removed]", turns)
 	}
+	named := false
 	prev := -1
 	for i := 0; i <= cut && i < len(r.msgs); i++ {
 		if r.gone[i] {
@@ -78,7 +84,11 @@ func (r *run) bridgeCut(cut, turns, removed int) {
 			for k := i - 1; k > prev; k-- {
 				if r.msgs[k].Role != r.msgs[i].Role && r.msgs[k].Role != transcript.RoleTool && len(r.msgs[k].Parts) > 0 {
 					m := &r.msgs[k]
-					p := transcript.Part{Kind: transcript.PartText, Text: text, Ref: m.Parts[0].Ref, Changed: true}
+					if !named {
+						// Named once it is needed: rendering the span costs its size.
+						text, named = recall.Placeholder(text, r.recallMessages(removedSrc)), true
+					}
+					p := transcript.Part{Kind: transcript.PartText, Text: text, Ref: standInRef(m), Changed: true}
 					n := r.counter.Part(&p)
 					switch {
 					case n < r.msgTokens(k)-tokens.MessageOverhead, !r.alternation && n+tokens.MessageOverhead <= removed:
@@ -96,6 +106,19 @@ func (r *run) bridgeCut(cut, turns, removed int) {
 		}
 		prev = i
 	}
+}
+
+// standInRef is where a stand-in replacing m's content is written: over
+// one of its text blocks when it has one, since a codec rewrites a text
+// block as text but may keep a tool block (Anthropic's server_tool_use)
+// as it was.
+func standInRef(m *transcript.Message) transcript.Ref {
+	for _, p := range m.Parts {
+		if p.Kind == transcript.PartText {
+			return p.Ref
+		}
+	}
+	return m.Parts[0].Ref
 }
 
 func (r *run) slidingWindow() (int, error) {
@@ -181,8 +204,10 @@ func (r *run) cutForBudget(turns []transcript.Turn, budget int) int {
 }
 
 // summarize archives everything older than the buffer turns into one
-// summary placed where history was cut. A failed or blank summary skips the
-// step with a note: compaction never fails for want of a summary.
+// summary placed where history was cut. It reads the history as the source
+// has it, so a window that cut turns first leaves them summarized, not
+// lost: pipeline order is free. A failed or blank summary skips the step
+// with a note: compaction never fails for want of a summary.
 func (r *run) summarize() (int, error) {
 	if r.opts.Summarizer == nil {
 		r.note("summarize skipped: no summarizer is configured")
@@ -191,7 +216,10 @@ func (r *run) summarize() (int, error) {
 	turns := r.turns()
 	keep := r.keepLast
 	buffer := r.opts.BufferTurns
-	if buffer <= 0 {
+	switch {
+	case buffer < 0:
+		buffer = 0
+	case buffer == 0:
 		buffer = 4
 	}
 	if buffer < keep {
@@ -204,37 +232,59 @@ func (r *run) summarize() (int, error) {
 			buffer--
 		}
 	}
-	if buffer >= len(turns) {
-		r.note("summarize skipped: only %d turns, all within the %d recent turns kept verbatim", len(turns), buffer)
-		return 0, nil
-	}
 	cut := len(r.msgs)
-	if buffer > 0 {
+	if buffer > 0 && buffer < len(turns) {
 		cut = turns[len(turns)-buffer].Start
 	}
 	cut = r.snapCut(turns, cut)
-	if cut <= 0 {
-		return 0, nil
+	if buffer >= len(turns) || cut <= 0 {
+		if !r.cut || len(r.summaries) > 0 {
+			r.note("summarize skipped: only %d turns, all within the %d recent turns kept verbatim", len(turns), buffer)
+			return 0, nil
+		}
+		// An earlier step cut history and kept these turns: summarize what
+		// it cut, before the first message it did not protect.
+		cut = r.firstUnprotected()
 	}
-	var archived []transcript.Message
-	for i := 0; i < cut; i++ {
-		archived = append(archived, r.msgs[i])
+	anchor := len(r.src.Messages)
+	if cut < len(r.msgs) {
+		anchor = r.srcIdx[cut]
+	}
+	archived := r.src.Messages[:anchor]
+	if len(archived) == 0 {
+		return 0, nil
 	}
 	srcTurns := r.src.Turns
 	if len(srcTurns) == 0 {
 		srcTurns = transcript.BuildTurns(r.src.Messages)
 	}
-	from := transcript.TurnOf(srcTurns, r.srcIdx[0])
-	to, anchor := len(srcTurns), len(r.src.Messages)
+	to := len(srcTurns)
 	if cut < len(r.msgs) {
-		anchor = r.srcIdx[cut]
 		to = transcript.TurnOf(srcTurns, anchor)
 	}
-	if from < 0 {
-		from = 0
+	from := 0
+	// What the span costs in the source: a summary is worth writing only
+	// well under it.
+	span := 0
+	for i := range anchor {
+		span += tokens.MessageOverhead
+		for _, n := range r.counts.parts[i] {
+			span += n
+		}
+	}
+	budget := r.opts.SummaryBudget
+	if budget <= 0 {
+		budget = min(summarize.DefaultExtractiveBudget, max(300, span/4))
+	}
+	var following []transcript.Message
+	for i := cut; i < len(r.msgs); i++ {
+		if !r.gone[i] {
+			following = append(following, r.msgs[i])
+		}
 	}
 	sum, err := r.opts.Summarizer.Summarize(r.ctx, summarize.Request{
-		Messages: archived, FromTurn: from, ToTurn: to, Budget: r.opts.SummaryBudget,
+		Messages: archived, FromTurn: from, ToTurn: max(to, from+1), Budget: budget,
+		Following: following, Cwd: r.src.Meta.Cwd,
 	})
 	name := r.opts.Summarizer.Name()
 	switch {
@@ -245,14 +295,20 @@ func (r *run) summarize() (int, error) {
 		r.note("summarize skipped: %s returned a blank summary", name)
 		return 0, nil
 	}
-	// Cut, then measure what actually went: the cut may bring a removed
-	// message back as a stand-in to keep roles alternating. A summary that
-	// would not make the view smaller is not worth its loss; undo the cut.
-	before := r.liveTokens(cut)
+	// Cut, then measure what went since the source: the cut may bring a
+	// removed message back as a stand-in to keep roles alternating. A
+	// summary that would not make the view smaller than the source's span
+	// is not worth its loss; undo the cut.
 	undo := r.snapshot(cut)
 	wasCut := r.cut
+	before := r.liveTokens(cut)
 	r.cutBefore(cut)
 	saved := before - r.liveTokens(cut)
+	if wasCut && len(r.summaries) == 0 {
+		// An earlier step cut this history without a summary: the summary
+		// stands for that too.
+		saved = span - r.liveTokens(cut)
+	}
 	if sumTokens := r.counter.Text(sum.Text) + tokens.MessageOverhead; sumTokens >= saved {
 		undo()
 		r.cut = wasCut
@@ -260,12 +316,27 @@ func (r *run) summarize() (int, error) {
 		return 0, nil
 	}
 	r.cut = true
+	text := sum.Text
+	if h := r.recallSpan(r.srcIdx[0], anchor); h != "" {
+		text = strings.TrimRight(text, "\n") + "\n\n" + recall.SummaryNote(h)
+	}
 	r.summaries = append(r.summaries, anchoredSummary{
-		Summary: transcript.Summary{Text: sum.Text, FromTurn: from, ToTurn: to},
+		Summary: transcript.Summary{Text: text, FromTurn: from, ToTurn: to},
 		anchor:  anchor,
-		tokens:  r.counter.Text(sum.Text),
+		tokens:  r.counter.Text(text),
 	})
 	return 0, nil
+}
+
+// firstUnprotected is the index of the first message a strategy may
+// remove, len(msgs) when none.
+func (r *run) firstUnprotected() int {
+	for i := range r.msgs {
+		if !r.gone[i] && !r.protected[i] {
+			return i
+		}
+	}
+	return len(r.msgs)
 }
 
 // liveTokens counts the messages before index end that are still in the view.

@@ -34,6 +34,10 @@ type fileUse struct {
 	actions []string
 	counts  map[string]int
 	turn    int
+	// last is the turn of the latest action and lastAction what it was:
+	// the file's last known state.
+	last       int
+	lastAction string
 }
 
 func (f *fileUse) add(action string) {
@@ -49,6 +53,7 @@ func (f *fileUse) add(action string) {
 type commandUse struct {
 	cmd      string
 	turn     int
+	last     int // turn of the latest run
 	runs     int
 	failures int
 	lastOK   bool
@@ -383,6 +388,9 @@ func (d *digest) file(path, action string, turn int) {
 		d.fileOrder = append(d.fileOrder, path)
 	}
 	f.add(action)
+	if action != "mentioned" || f.lastAction == "" {
+		f.last, f.lastAction = turn, action
+	}
 }
 
 // Tool families by lower-cased name, across agents (Claude Code, Codex,
@@ -426,6 +434,7 @@ func (d *digest) toolCall(turn int, p *transcript.Part) pendingCall {
 			d.commandOrder = append(d.commandOrder, cmd)
 		}
 		u.runs++
+		u.last = turn
 		u.pending = true
 		for _, pf := range facts.PatchFiles(cmd) {
 			d.file(pf.Path, pf.Action, turn)

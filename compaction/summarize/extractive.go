@@ -15,14 +15,17 @@ import (
 const DefaultExtractiveBudget = 3000
 
 // Extractive is the offline, deterministic summarizer, the default when no
-// model is configured: it lists what the archived span established —
-// the goal and standing instructions, decisions, files touched and how,
-// commands with outcomes, errors and whether they were resolved, open
-// tasks, identifiers, and who said what — and fits it to the budget by
-// dropping the least factual lines first (who said what, then details).
-// What it keeps is chosen by the span's key facts (facts.Extract, the
-// retention report's definition): every fact gets a line, and a line that
-// alone carries a fact goes only after every line that does not.
+// model is configured. It writes the execution frontier — the goal, what
+// is done, what remains, the next action, the files touched with their
+// last known state, the commands that work, the errors still open — then
+// the standing instructions, the names in play and the earlier requests,
+// and fits it to the budget by keeping the lines that carry the most
+// salience per token (compaction/salience: recency and reuse, weighted by
+// who named what), a greedy cover of the conversation's names in which a
+// name already carried — by another line, or by the messages kept after
+// the summary (Request.Following) — adds nothing. Key facts (facts.Extract,
+// the retention report's definition) add to the lines quoting them, and a
+// fact no line quotes gets one of its own.
 // No model, no network; the same span always gives the same summary.
 type Extractive struct {
 	// Counter measures the summary against the budget; nil estimates.
@@ -51,13 +54,13 @@ func (e *Extractive) Summarize(ctx context.Context, req Request) (Summary, error
 	if budget <= 0 {
 		budget = DefaultExtractiveBudget
 	}
-	var doc *outline
+	var text string
+	var n int
 	if req.Merge {
-		doc = mergeOutline(req)
+		text, n = mergeOutline(req).fit(e.Counter, budget)
 	} else {
-		doc = digestOf(req.Messages, req.FromTurn).outline(req.FromTurn, req.ToTurn)
+		text, n = frontierOf(req).fit(e.Counter, budget)
 	}
-	text, n := doc.fit(e.Counter, budget)
 	text, redacted := Redact(text)
 	if redacted > 0 {
 		n = countTokens(e.Counter, text)
@@ -266,14 +269,14 @@ func mergeOutline(req Request) *outline {
 			}
 			prio := prioFact
 			switch title {
-			case titleConversation:
+			case titleConversation, sectionTitles[secEarlier]:
 				prio = prioRequest
-			case titleIdentifiers:
+			case titleIdentifiers, sectionTitles[secNames]:
 				prio = prioIdentifier
-			case titleGoal:
+			case titleGoal, sectionTitles[secGoal], sectionTitles[secRules], sectionTitles[secRemaining], sectionTitles[secNext], sectionTitles[secErrors]:
 				prio = prioKey
 			}
-			if title == titleIdentifiers {
+			if title == titleIdentifiers || title == sectionTitles[secNames] {
 				for _, id := range strings.Split(l, ", ") {
 					if id = strings.TrimSpace(id); id != "" && !seen[title+id] {
 						seen[title+id] = true

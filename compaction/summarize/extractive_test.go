@@ -156,15 +156,54 @@ func TestExtractiveSections(t *testing.T) {
 	}
 	for _, want := range []string{
 		"Summary of turns 4–4",
-		"T4 user asked: Fix the flaky test in internal/api/handler_test.go.",
+		"## Goal\n- User (T4): Fix the flaky test in internal/api/handler_test.go.",
 		"Always run go vet first.",
 		"I'll use a fake clock instead of time.Sleep because the test races.",
-		"internal/api/handler.go — edited",
-		"`go test ./internal/api/ -run TestHandler` ×2 → failed 1, then ok",
-		"--- FAIL: TestHandler (0.01s) — resolved T4",
-		"[open] Next steps: add a regression test for `handleReserve`.",
-		"`handleReserve`",
+		"## Files touched (last known state)\n- internal/api/handler.go — edited; last edited T4",
+		"## Commands that work\n- `go test ./internal/api/ -run TestHandler` → ok ×2, last T4",
+		"## Done\n- `go test ./internal/api/ -run TestHandler` works again (T4); it had failed with: --- FAIL: TestHandler (0.01s)",
+		"## Remaining\n- [open] Next steps: add a regression test for `handleReserve`.",
+		"## Next action\n- Assistant (T4), last: Fixed. Next steps: add a regression test for `handleReserve`.",
 	} {
+		if !strings.Contains(s.Text, want) {
+			t.Errorf("summary lacks %q:\n%s", want, s.Text)
+		}
+	}
+}
+
+// TestExtractiveFrontierOrder: the sections come in the order a
+// continuing agent reads them — goal, done, remaining, next action, files,
+// commands that work, open errors.
+func TestExtractiveFrontierOrder(t *testing.T) {
+	msgs := []transcript.Message{
+		{Role: transcript.RoleUser, Origin: transcript.OriginHuman, Parts: []transcript.Part{{Kind: transcript.PartText, Text: "Make the importer idempotent."}}},
+		{Role: transcript.RoleAssistant, Parts: []transcript.Part{{Kind: transcript.PartToolCall, ToolCallID: "t", ToolName: "TodoWrite", Args: `{"todos":[{"content":"Add a unique key","status":"completed"},{"content":"Backfill old rows","status":"in_progress"}]}`}}},
+		{Role: transcript.RoleUser, Origin: transcript.OriginToolResult, Parts: []transcript.Part{{Kind: transcript.PartToolResult, ToolCallID: "t", Text: "ok"}}},
+		{Role: transcript.RoleAssistant, Parts: []transcript.Part{{Kind: transcript.PartToolCall, ToolCallID: "e", ToolName: "Edit", Args: `{"file_path":"importer/load.go","old_string":"a","new_string":"b"}`}}},
+		{Role: transcript.RoleUser, Origin: transcript.OriginToolResult, Parts: []transcript.Part{{Kind: transcript.PartToolResult, ToolCallID: "e", Text: "ok"}}},
+		{Role: transcript.RoleAssistant, Parts: []transcript.Part{{Kind: transcript.PartToolCall, ToolCallID: "m", ToolName: "Bash", Args: `{"command":"make migrate"}`}}},
+		{Role: transcript.RoleUser, Origin: transcript.OriginToolResult, Parts: []transcript.Part{{Kind: transcript.PartToolResult, ToolCallID: "m", Text: "migrated 3"}}},
+		{Role: transcript.RoleAssistant, Parts: []transcript.Part{{Kind: transcript.PartToolCall, ToolCallID: "g", ToolName: "Bash", Args: `{"command":"go test ./importer/"}`}}},
+		{Role: transcript.RoleUser, Origin: transcript.OriginToolResult, Parts: []transcript.Part{{Kind: transcript.PartToolResult, ToolCallID: "g", IsError: true, Text: "load_test.go:12: duplicate key value violates unique constraint\nFAIL"}}},
+		{Role: transcript.RoleAssistant, Parts: []transcript.Part{{Kind: transcript.PartText, Text: "The backfill still collides. Next I will dedupe rows before inserting."}}},
+	}
+	s, err := (&summarize.Extractive{}).Summarize(context.Background(), summarize.Request{Messages: msgs, ToTurn: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := -1
+	for _, h := range []string{"## Goal", "## Done", "## Remaining", "## Next action", "## Files touched", "## Commands that work", "## Open errors"} {
+		i := strings.Index(s.Text, h)
+		if i < 0 {
+			t.Errorf("no %q section:\n%s", h, s.Text)
+			continue
+		}
+		if i < last {
+			t.Errorf("%q comes too early:\n%s", h, s.Text)
+		}
+		last = i
+	}
+	for _, want := range []string{"Add a unique key", "[in_progress] Backfill old rows", "Next I will dedupe rows before inserting.", "importer/load.go — edited", "`make migrate` → ok", "duplicate key value violates unique constraint"} {
 		if !strings.Contains(s.Text, want) {
 			t.Errorf("summary lacks %q:\n%s", want, s.Text)
 		}

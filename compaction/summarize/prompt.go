@@ -11,13 +11,16 @@ import (
 // carries the five preservation directives (goal and environment; errors,
 // commands and outcomes; decisions and why; resolved and open; who said
 // what) plus the verbatim facts coding agents rely on.
-const DefaultPrompt = `You are summarizing the older part of a conversation between a user and an AI coding agent. The raw turns below will be removed from the agent's context and replaced by your summary, so the summary is the agent's only memory of them. Preserve:
-1. The user's goal and environment: what they are building or fixing, the project, languages, tools, versions, operating system and working directory.
-2. Every error message, every command run and its outcome (passed, failed and how).
-3. Decisions that were made and why, including approaches that were tried and rejected.
-4. What is resolved and what remains open: pending tasks, next steps, unanswered questions.
-5. Who said what: what the user asked, reported or instructed versus what the assistant did or suggested.
-Keep file paths, commands, identifiers, error lines and the user's standing instructions verbatim. Leave out file contents and long tool output; say what was learned from them instead. Be concise but complete. Write Markdown with short sections, no preamble.`
+const DefaultPrompt = `You are summarizing the older part of a conversation between a user and an AI coding agent. The raw turns below will be removed from the agent's context and replaced by your summary, so the summary is the agent's only memory of them. Write the execution frontier, in this order, as Markdown sections:
+1. Goal: what the user is building or fixing, the project, languages, tools, versions, operating system and working directory, and the user's latest request.
+2. Done: what was completed, and what failed and was fixed.
+3. Remaining: what is still open — pending tasks, unanswered questions.
+4. Next action: what the agent was about to do when the history was cut.
+5. Files touched, each with its last known state (read, created, edited and how).
+6. Commands that work: the build, test and run commands that succeeded, verbatim.
+7. Open errors: every error message not yet resolved, verbatim.
+Then: the user's standing instructions, verbatim. Decisions that were made and why, including approaches tried and rejected. Who said what: what the user asked or instructed versus what the assistant did or suggested.
+Keep file paths, commands, identifiers and error lines verbatim. Leave out file contents and long tool output; say what was learned from them instead. Be concise but complete. No preamble.`
 
 // MergePrompt replaces DefaultPrompt when earlier summaries are folded into
 // one (recursive summarization).

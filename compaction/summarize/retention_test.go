@@ -2,6 +2,7 @@ package summarize_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/compactd/compactd/compaction/facts"
@@ -40,9 +41,13 @@ func TestExtractiveRetentionReport(t *testing.T) {
 			t.Errorf("seed %d: retention %.1f%% < 95%%; lost e.g. %v", seed, 100*ret.Score, ret.Lost[:min(8, len(ret.Lost))])
 		}
 		for _, f := range ret.Lost {
-			if f.Kind != facts.Error {
-				t.Errorf("seed %d: lost a %s fact: %q", seed, f.Kind, f.Text)
+			// Error lines may go, and a command's spellings with another
+			// output filter ("… | head -4") when the command itself stays.
+			cmd, _, piped := strings.Cut(f.Text, " | ")
+			if f.Kind == facts.Error || f.Kind == facts.Command && piped && strings.Contains(s.Text, "`"+strings.TrimSpace(cmd)) {
+				continue
 			}
+			t.Errorf("seed %d: lost a %s fact: %q", seed, f.Kind, f.Text)
 		}
 		if c.Text(s.Text) > 3000 {
 			t.Errorf("seed %d: %d tokens > 3000", seed, c.Text(s.Text))

@@ -28,6 +28,13 @@ type Request struct {
 	// Merge says the messages are earlier summaries (Origin compact-summary)
 	// to be folded into one: recursive summarization.
 	Merge bool
+	// Following are the messages that stay verbatim after the summary: a
+	// summary need not repeat what they name, and what was said last
+	// counts from their end.
+	Following []transcript.Message
+	// Cwd is the conversation's working folder: paths under it are
+	// written relative to it.
+	Cwd string
 }
 
 // A Summary is one archived span's summary with its metadata.

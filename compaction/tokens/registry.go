@@ -198,6 +198,7 @@ var builtinFormats = map[transcript.Format]FormatInfo{
 	transcript.FormatClaudeCode:        {DefaultModel: "claude-sonnet-4-5", AutoCompactRatio: 0.835},
 	transcript.FormatCodex:             {DefaultModel: "gpt-5-codex", AutoCompactRatio: 0.90},
 	transcript.FormatCline:             {DefaultModel: "claude-sonnet-4-5", AutoCompactRatio: 0.75},
+	transcript.FormatClineUI:           {DefaultModel: "claude-sonnet-4-5", AutoCompactRatio: 0.75},
 	transcript.FormatAnthropicMessages: {DefaultModel: "claude-sonnet-4-5"},
 	transcript.FormatOpenAIChat:        {DefaultModel: "gpt-4o"},
 	transcript.FormatOpenAIResponses:   {DefaultModel: "gpt-5"},

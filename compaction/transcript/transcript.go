@@ -16,12 +16,15 @@ const (
 	FormatGeminiCLI         Format = "gemini-cli"
 	FormatAider             Format = "aider"
 	FormatCline             Format = "cline"
-	FormatQwenCode          Format = "qwen-code"
-	FormatOpenCode          Format = "opencode"
-	FormatKilo              Format = "kilo"
-	FormatCopilotCLI        Format = "copilot-cli"
-	FormatCursorAgent       Format = "cursor-agent"
-	FormatCopilotChat       Format = "copilot-chat"
+	// FormatClineUI is a Cline / Roo Code / Kilo task's display log
+	// (ui_messages.json), read where the task has no API history.
+	FormatClineUI     Format = "cline-ui"
+	FormatQwenCode    Format = "qwen-code"
+	FormatOpenCode    Format = "opencode"
+	FormatKilo        Format = "kilo"
+	FormatCopilotCLI  Format = "copilot-cli"
+	FormatCursorAgent Format = "cursor-agent"
+	FormatCopilotChat Format = "copilot-chat"
 )
 
 // RecordKind says what role an on-disk record plays.

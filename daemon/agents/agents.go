@@ -17,10 +17,13 @@ package agents
 import (
 	"bufio"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf16"
 
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/sourcefile"
@@ -59,6 +62,15 @@ type Agent struct {
 	// Imports says the agent keeps sessions in a database compactd never
 	// writes: a fork is an export the agent imports (Command import FILE).
 	Imports bool
+	// Protect keeps the agent's own cleanup from deleting a session
+	// compactd forked or wrote: Gemini CLI deletes a session with the
+	// stubs its --resume leaves beside it when any other session starts.
+	// path is a file of the agent's that changed (or a session forked);
+	// known reports whether compactd forked or wrote a session file. It
+	// removes what holds nothing of the conversation and returns notes for
+	// the user, naming what it could not remove. nil for agents that need
+	// nothing.
+	Protect func(path string, known func(session string) bool) []string
 
 	// Cwd finds the folder a session at path ran in when its transcript
 	// does not record it (Gemini CLI names the project only by a hash);
@@ -68,11 +80,11 @@ type Agent struct {
 	// settings and environment as the agent does (threshold.go); nil when
 	// compactd does not know how this agent decides.
 	Threshold Threshold
-	// Hooks is how compactd installs itself as the agent's compaction
-	// (issue 25); nil until supported.
+	// Hooks is where compactd hooks into the agent's own compaction
+	// (issue 25); nil when it cannot.
 	Hooks *Hooks
 	// MCP is where the agent reads MCP servers, so it can recall what a
-	// compaction dropped (issue 25); nil until supported.
+	// compaction dropped (issue 25); nil when it reads none.
 	MCP *MCP
 }
 
@@ -88,16 +100,35 @@ type Root struct {
 	Scope string
 }
 
-// Hooks are the agent's hook configuration (issue 25).
+// Hooks is how compactd hooks into the agent's own compaction (issue 25):
+// the settings file that holds its hooks, per scope.
 type Hooks struct {
-	// Files are the agent's settings files that hold its hooks.
-	Files func(env Env) []string
+	// User is the user-wide settings file; Project a project folder's
+	// ("" when the agent has none).
+	User    func(env Env) string
+	Project func(folder string) string
 }
 
-// MCP is the agent's MCP server configuration (issue 25).
+// MCP is where and how the agent reads its MCP servers (issue 25), so
+// `compactd mcp install` can add compactd's (and take it out again).
 type MCP struct {
-	// Files are the agent's files that list MCP servers.
-	Files func(env Env) []string
+	// User is the user-wide file; Project a project folder's.
+	User    func(env Env) string
+	Project func(folder string) string
+	// Key is the path to the object (table) of servers in the file:
+	// ["mcpServers"], Codex's ["mcp_servers"], opencode's ["mcp"].
+	Key []string
+	// TOML marks a TOML file (Codex); the others are JSON, comments
+	// allowed.
+	TOML bool
+	// Entry is compactd's entry under Key: command and args start its MCP
+	// server, env are variables it needs. A JSON file's entry is any value
+	// encoding/json writes; a TOML file's an agentconf.TOMLTable.
+	Entry func(command string, args []string, env map[string]string) any
+	// Env names the variables that locate the agent's sessions, which the
+	// entry passes on when they are set: agents start MCP servers with a
+	// few variables only.
+	Env []string
 }
 
 // ClientSetting is the agent's switch as editors send it: Setting in
@@ -195,13 +226,31 @@ func Shared(folders []string, dir string) []Root {
 // Slug is the folder name Claude Code and Qwen Code give a project: the
 // absolute path with every character but ASCII letters and digits as '-'.
 func Slug(abs string) string {
-	b := []byte(abs)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+	// Claude Code computes it in JavaScript (2.1.330: path.replace(
+	// /[^a-zA-Z0-9]/g, "-")), one '-' per UTF-16 code unit: "é" is one,
+	// an emoji two. Past 200 units it keeps the first 200 and appends the
+	// base-36 absolute value of the path's Java-style string hash, which
+	// long Windows paths reach.
+	units := utf16.Encode([]rune(abs))
+	b := make([]byte, len(units))
+	var hash int32
+	for i, c := range units {
+		hash = hash<<5 - hash + int32(c)
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			b[i] = byte(c)
+		} else {
 			b[i] = '-'
 		}
 	}
-	return string(b)
+	const maxSlug = 200
+	if len(b) <= maxSlug {
+		return string(b)
+	}
+	h := int64(hash)
+	if h < 0 {
+		h = -h
+	}
+	return string(b[:maxSlug]) + "-" + strconv.FormatInt(h, 36)
 }
 
 // StartedIn is the Session check of an agent that keeps every project's
@@ -253,4 +302,39 @@ func ShellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// FileURIPath returns the path a file:// URI names, as the OS that wrote
+// it spells it: VS Code on Windows writes file:///c%3A/Users/ada/calc for
+// C:\Users\ada\calc, which comes back with its drive letter and
+// backslashes whatever OS reads it.
+func FileURIPath(uri string) (string, bool) {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" {
+		return "", false
+	}
+	p := u.Path
+	if isDrivePath(strings.TrimPrefix(p, "/")) {
+		return strings.ReplaceAll(strings.TrimPrefix(p, "/"), "/", `\`), true
+	}
+	if u.Host != "" && u.Host != "localhost" { // a UNC path: file://server/share/x
+		return `\\` + u.Host + strings.ReplaceAll(p, "/", `\`), true
+	}
+	return filepath.Clean(filepath.FromSlash(p)), p != ""
+}
+
+// isDrivePath reports whether p starts with a Windows drive ("C:", "c:/").
+func isDrivePath(p string) bool {
+	return len(p) >= 2 && p[1] == ':' && (p[0] >= 'a' && p[0] <= 'z' || p[0] >= 'A' && p[0] <= 'Z') &&
+		(len(p) == 2 || p[2] == '/' || p[2] == '\\')
+}
+
+// SamePath reports whether a and b name the same folder or file: on
+// Windows regardless of case and of / or \ (filepath.Rel knows both).
+func SamePath(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	rel, err := filepath.Rel(a, b)
+	return err == nil && rel == "."
 }

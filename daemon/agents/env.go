@@ -28,16 +28,39 @@ type Env struct {
 	ConfigHome string
 	// CopilotHome is $COPILOT_HOME (default ~/.copilot).
 	CopilotHome string
+	// AppData is %APPDATA% on Windows (default ~\AppData\Roaming): VS Code
+	// and Cursor keep their user data under it there.
+	AppData string
 }
 
 // EnvFromOS reads the agents' locations from the process environment.
+// The home is what the agents themselves take (Node's os.homedir(), Rust's
+// home_dir): $HOME on Unix, %USERPROFILE% on Windows, where a HOME set by
+// Git Bash or MSYS is not the agents' home.
 func EnvFromOS(getenv func(string) string) Env {
-	home := getenv("HOME")
+	return envFromOS(getenv, runtime.GOOS)
+}
+
+func envFromOS(getenv func(string) string, goos string) Env {
+	homeVar := "HOME"
+	if goos == "windows" {
+		homeVar = "USERPROFILE"
+	}
+	home := getenv(homeVar)
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
-	return Env{GOOS: runtime.GOOS, Home: home, ClaudeConfigDir: getenv("CLAUDE_CONFIG_DIR"), CodexHome: getenv("CODEX_HOME"),
-		DataHome: getenv("XDG_DATA_HOME"), StateHome: getenv("XDG_STATE_HOME"), ConfigHome: getenv("XDG_CONFIG_HOME"), CopilotHome: getenv("COPILOT_HOME")}
+	return Env{GOOS: goos, Home: home, ClaudeConfigDir: getenv("CLAUDE_CONFIG_DIR"), CodexHome: getenv("CODEX_HOME"),
+		DataHome: getenv("XDG_DATA_HOME"), StateHome: getenv("XDG_STATE_HOME"), ConfigHome: getenv("XDG_CONFIG_HOME"), CopilotHome: getenv("COPILOT_HOME"),
+		AppData: getenv("APPDATA")}
+}
+
+// OS is the OS whose layout applies.
+func (e Env) OS() string {
+	if e.GOOS != "" {
+		return e.GOOS
+	}
+	return runtime.GOOS
 }
 
 // Or returns dir when set, else home/rel...: an agent's folder that an
@@ -54,6 +77,20 @@ func (e Env) DataDir() string { return e.Or(e.DataHome, ".local", "share") }
 
 // ConfigDir is $XDG_CONFIG_HOME, else ~/.config.
 func (e Env) ConfigDir() string { return e.Or(e.ConfigHome, ".config") }
+
+// AppDataDir is where desktop applications built on Electron (VS Code,
+// Cursor) keep their user data on this OS: %APPDATA% on Windows,
+// ~/Library/Application Support on macOS, $XDG_CONFIG_HOME (else
+// ~/.config) elsewhere.
+func (e Env) AppDataDir() string {
+	switch e.OS() {
+	case "windows":
+		return e.Or(e.AppData, "AppData", "Roaming")
+	case "darwin":
+		return filepath.Join(e.Home, "Library", "Application Support")
+	}
+	return e.ConfigDir()
+}
 
 // SessionsDir is where compactd renders the database sessions it shows,
 // one file per session: <agent>/<session id>.json. It is compactd's own

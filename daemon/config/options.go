@@ -48,7 +48,7 @@ func (c *Config) CompactOptions(window int, o Overrides) strategy.Options {
 		Budget:             c.Compact.Budget,
 		Hints:              maps.Clone(c.Tools),
 		SummarizeThreshold: c.Compact.SummarizeThreshold,
-		BufferTurns:        c.Compact.BufferTurns,
+		BufferTurns:        strategyBufferTurns(c.Compact.BufferTurns),
 		SummaryBudget:      c.Summarize.MaxTokens,
 	}
 	keep := c.Compact.KeepLast
@@ -72,6 +72,15 @@ func strategyKeepLast(keep int) int {
 		return -1
 	}
 	return keep
+}
+
+// strategyBufferTurns is buffer_turns as strategy.Options reads it: 0
+// there takes the default (4), so "no buffer" is negative.
+func strategyBufferTurns(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
 
 // Check refuses overrides no configuration could hold, in the words of

@@ -25,3 +25,18 @@ func TestTurnsSetting(t *testing.T) {
 		t.Fatal("a negative turns was accepted")
 	}
 }
+
+// TestBufferTurnsZeroMeansNone: buffer_turns = 0 asks for no buffer; the
+// pipeline reads 0 as its default (4), so the option says none (negative).
+func TestBufferTurnsZeroMeansNone(t *testing.T) {
+	c := Default()
+	if got := c.CompactOptions(0, Overrides{}).BufferTurns; got != 4 {
+		t.Fatalf("default buffer: %d, want 4", got)
+	}
+	if err := c.ApplyTOML("workspace", []byte("[compact]\nbuffer_turns = 0\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.CompactOptions(0, Overrides{}).BufferTurns; got >= 0 {
+		t.Fatalf("buffer_turns = 0 gives BufferTurns %d, which the pipeline reads as its default", got)
+	}
+}

@@ -124,6 +124,13 @@ func (r *Runner) readBeforeAgent(path, label string) (*beforeAgent, error) {
 		}
 		return nil, fmt.Errorf("%s has %d agent compactions (a1–a%d), not %s", path, len(list), len(list), label)
 	}
+	return beforeAgentOf(src, reader, list, i)
+}
+
+// beforeAgentOf is the conversation before compaction i of list, read
+// from src.
+func beforeAgentOf(src *source, reader format.CompactionReader, list []format.AgentCompaction, i int) (*beforeAgent, error) {
+	label := AgentLabel(i)
 	session := newUUID()
 	data, err := reader.BeforeCompaction(src.t, i, format.ForkOptions{SessionID: session})
 	if err != nil {
@@ -215,8 +222,8 @@ type AgentRetention struct {
 	OursLostAgentKept []facts.Fact `json:"oursLostAgentKept"`
 }
 
-// agentRetention measures the agent's summary against ours.
-func agentRetention(b *beforeAgent, ours strategy.Retention) *AgentRetention {
+// agentKept is what the agent's summary kept of the history before it.
+func agentKept(b *beforeAgent) strategy.Retention {
 	after := make([]transcript.Message, len(b.compaction.After))
 	for i, m := range b.compaction.After {
 		m.Parts = append([]transcript.Part(nil), m.Parts...)
@@ -225,7 +232,12 @@ func agentRetention(b *beforeAgent, ours strategy.Retention) *AgentRetention {
 		}
 		after[i] = m
 	}
-	agent := strategy.Retain(b.before.t.Messages, &transcript.View{Source: b.before.t, Messages: after})
+	return strategy.Retain(b.before.t.Messages, &transcript.View{Source: b.before.t, Messages: after})
+}
+
+// agentRetention measures the agent's summary against ours.
+func agentRetention(b *beforeAgent, ours strategy.Retention) *AgentRetention {
+	agent := agentKept(b)
 	out := &AgentRetention{Compaction: AgentLabel(b.index), Kind: b.compaction.Kind, Agent: agent, Ours: ours}
 	lostBy := func(r strategy.Retention) map[facts.Fact]bool {
 		m := map[facts.Fact]bool{}
@@ -318,7 +330,7 @@ func (r *Runner) recompactAgent(ctx context.Context, path string, req Request) (
 		SourcePath: path, SourceHash: beforeVersion.ContentHash, Format: string(b.src.codec.Format()),
 		Pipeline: pipelineNames(req.Options), Options: req.Options, Report: recorded,
 		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, ForkPath: target,
-		Content: out.data, Cuts: recordCuts(out.t), Created: r.now(),
+		Content: out.data, Cuts: recordCuts(out.t), Created: r.now(), Recalls: out.recalls,
 	})
 	if err != nil {
 		return nil, err

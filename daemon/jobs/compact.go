@@ -12,6 +12,7 @@ import (
 
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/gauge"
+	"github.com/compactd/compactd/compaction/recall"
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
@@ -278,7 +279,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 		SourcePath: path, SourceHash: src.hash, Format: string(src.codec.Format()),
 		Pipeline: pipelineNames(req.Options), Options: req.Options, Report: recorded,
 		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, ForkPath: target,
-		Content: out.data, Cuts: recordCuts(out.t), Created: r.now(),
+		Content: out.data, Cuts: recordCuts(out.t), Created: r.now(), Recalls: out.recalls,
 	})
 	if err != nil {
 		return nil, untouched(path, err)
@@ -332,6 +333,8 @@ type compacted struct {
 	summarizer string
 	// counts are the source's part counts the pipeline ran with.
 	counts *strategy.Counts
+	// recalls are what its placeholders and summaries name by handle.
+	recalls []store.RecallContent
 }
 
 // forgetUnwritten removes a result recorded ahead of a write that failed,
@@ -372,10 +375,17 @@ func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, 
 			return nil, nil, err
 		}
 	}
+	// Each stand-in names its original by a recall handle the store keeps.
+	registry := &storeRegistry{ctx: ctx, s: r.Store}
+	book := recall.NewBook(registry)
+	opts.Recall = book.Handle
 	report(req.Progress, "compact", 20)
 	view, rep, err := r.pipeline()(ctx, src.t, counter, opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("compact %s: %w", src.path, err)
+	}
+	if err := registry.Err(); err != nil {
+		return nil, nil, fmt.Errorf("compact %s: name what compaction replaces: %w", src.path, err)
 	}
 	// A canceled summarizer is skipped with a note by the pipeline; the
 	// caller asked to stop, so stop.
@@ -400,7 +410,7 @@ func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, 
 	if sum != nil {
 		name = sum.Name()
 	}
-	return &compacted{data: data, t: t, view: view, summarizer: name, counts: opts.Counts}, rep, nil
+	return &compacted{data: data, t: t, view: view, summarizer: name, counts: opts.Counts, recalls: recallsOf(view, book)}, rep, nil
 }
 
 // countSource counts src's parts on every core, reusing the counts it

@@ -148,26 +148,23 @@ func TestGeminiForkResumeKeepsTheOriginal(t *testing.T) {
 	}
 }
 
-// TestGeminiGuardLeavesWhatIsNotAStub: a stub Gemini CLI may still be
-// writing (newer than the session's file), and a damaged file of the same
-// 8 characters that holds more than a stub, stay where they are; the
+// TestGeminiGuardLeavesWhatIsNotAStub: a stub Gemini CLI is still
+// writing (its header alone: the process runs), and a damaged file of the
+// same 8 characters that holds more than a stub, stay where they are; the
 // result warns that Gemini CLI may delete the session. A file of the same
 // characters that holds a session of its own is neither touched nor named.
 func TestGeminiGuardLeavesWhatIsNotAStub(t *testing.T) {
 	root := isolate(t)
 	r := realRunner(t)
 	chats, real, stub := twoFiles(t, root)
-	fresh := time.Date(2026, 11, 26, 1, 0, 0, 0, time.UTC)
-	os.Chtimes(stub, fresh, fresh)
-	damaged := filepath.Join(chats, "session-2026-11-26T01-02-11111111.jsonl")
 	header, _ := json.Marshal(map[string]any{"sessionId": "11111111-2222-4333-8444-555555555555", "projectHash": "p", "kind": "main"})
+	os.WriteFile(stub, append(header, '\n'), 0o644)
+	damaged := filepath.Join(chats, "session-2026-11-26T01-02-11111111.jsonl")
 	shown, _ := json.Marshal(map[string]any{"id": "e1", "type": "error", "content": "quota exceeded"})
 	os.WriteFile(damaged, append(append(header, '\n'), append(shown, '\n')...), 0o644)
 	other := filepath.Join(chats, "session-2026-11-26T01-03-11111111.jsonl")
 	realBytes, _ := os.ReadFile(real)
 	os.WriteFile(other, realBytes, 0o644)
-	old := time.Date(2026, 11, 26, 0, 50, 0, 0, time.UTC)
-	os.Chtimes(damaged, old, old)
 
 	res, err := r.Compact(context.Background(), Request{Path: real, Options: strategy.Options{Strategies: []string{"turn-window"}, KeepLast: 1}})
 	if err != nil {

@@ -233,8 +233,9 @@ func TestSummarizePromptAndReply(t *testing.T) {
 			if req.Body["model"] != "test-model" {
 				t.Errorf("model = %v", req.Body["model"])
 			}
-			// The prompt: all five directives, custom instructions appended after them.
-			for _, d := range []string{"goal and environment", "error message, every command run and its outcome", "Decisions that were made and why", "resolved and what remains open", "Who said what"} {
+			// The prompt: the execution frontier's sections and the other
+			// directives, custom instructions appended after them.
+			for _, d := range []string{"Goal:", "Done:", "Remaining:", "Next action:", "Files touched", "Commands that work", "Open errors", "Decisions that were made and why", "Who said what"} {
 				if !strings.Contains(req.System, d) {
 					t.Errorf("system prompt lacks directive %q", d)
 				}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -143,6 +144,31 @@ func Recover(ctx context.Context, path string) (*Recovery, error) {
 		_, err := nw.db.ExecContext(ctx, `INSERT INTO summaries(id, conversation_key, text, from_turn, to_turn, tokens, model, created_at, redacted, level) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, v...)
 		return err
 	})
+	// Recall contents are kept when they read back whole; a version's
+	// link to one, when both were kept. Stores older than recall handles
+	// have neither table.
+	var recalls int
+	old.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'recalls'`).Scan(&recalls)
+	if recalls > 0 {
+		rec.LostRows += readRows(ctx, old, "recalls", "handle, hash, size, data, codec, created_at", func(v []any) error {
+			data, _ := v[3].([]byte)
+			hash, _ := v[1].([]byte)
+			content, err := inflate(data, int(asInt(v[4])), asInt(v[2]))
+			if err != nil || len(hash) != sha256.Size || sha256.Sum256(content) != [32]byte(hash) {
+				rec.Lost = append(rec.Lost, "recall "+asString(v[0]))
+				return nil
+			}
+			_, err = nw.db.ExecContext(ctx, `INSERT INTO recalls(handle, hash, size, data, codec, created_at) VALUES (?, ?, ?, ?, ?, ?)`, v...)
+			return err
+		})
+		rec.LostRows += readRows(ctx, old, "version_recalls", "version_id, handle", func(v []any) error {
+			if !kept[asInt(v[0])] {
+				return nil
+			}
+			_, err := nw.db.ExecContext(ctx, `INSERT OR IGNORE INTO version_recalls(version_id, handle) SELECT ?, handle FROM recalls WHERE handle = ?`, v...)
+			return err
+		})
+	}
 	if err := ctx.Err(); err != nil {
 		failed()
 		return nil, err

@@ -18,6 +18,7 @@ var migrations = []migration{
 	migrateContentAddressed,
 	migrateSummaries,
 	migrateNormalized,
+	migrateRecalls,
 }
 
 // SchemaVersion is the schema this build writes.
@@ -160,6 +161,28 @@ func migrateNormalized(ctx context.Context, tx *sql.Tx) error {
 	return execAll(ctx, tx,
 		`ALTER TABLE blobs ADD COLUMN codec INTEGER NOT NULL DEFAULT 0`,
 		`ALTER TABLE contents ADD COLUMN patches BLOB`,
+	)
+}
+
+// migrateRecalls adds what recall handles name: each content a compaction
+// replaced with a placeholder or a summary, once, under its handle (see
+// compaction/recall), and which versions name which handles.
+func migrateRecalls(ctx context.Context, tx *sql.Tx) error {
+	return execAll(ctx, tx,
+		`CREATE TABLE recalls (
+			handle     TEXT PRIMARY KEY,
+			hash       BLOB NOT NULL UNIQUE,
+			size       INTEGER NOT NULL,
+			data       BLOB NOT NULL,
+			codec      INTEGER NOT NULL,
+			created_at TEXT NOT NULL
+		)`,
+		`CREATE TABLE version_recalls (
+			version_id INTEGER NOT NULL REFERENCES versions(id) ON DELETE CASCADE,
+			handle     TEXT NOT NULL REFERENCES recalls(handle),
+			PRIMARY KEY (version_id, handle)
+		)`,
+		`CREATE INDEX version_recalls_handle ON version_recalls(handle)`,
 	)
 }
 

@@ -76,6 +76,9 @@ type NewVersion struct {
 	Content []byte
 	Cuts    []int64
 	Created time.Time
+	// Recalls are the contents the version's placeholders and summaries
+	// name by handle; they are stored with it.
+	Recalls []RecallContent
 }
 
 // UnknownVersionError is returned when a label names no version.
@@ -207,6 +210,10 @@ func (s *Store) RecordVersion(ctx context.Context, nv NewVersion) (v Version, re
 			return Version{}, false, fmt.Errorf("record version of %s in store %s: %w", nv.SourcePath, s.path, err)
 		}
 	}
+	recalls, err := packRecalls(nv.Recalls)
+	if err != nil {
+		return Version{}, false, fmt.Errorf("record version of %s in store %s: %w", nv.SourcePath, s.path, err)
+	}
 	prepared, err := prepareContent(ctx, s.db, nv.Content, nv.Cuts, prefix, hash)
 	if err != nil {
 		return Version{}, false, fmt.Errorf("record version of %s in store %s: %w", nv.SourcePath, s.path, err)
@@ -246,8 +253,10 @@ func (s *Store) RecordVersion(ctx context.Context, nv NewVersion) (v Version, re
 		if err != nil {
 			return err
 		}
-		id, err = res.LastInsertId()
-		return err
+		if id, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		return putRecalls(ctx, tx, id, recalls, nv.Created)
 	})
 	if err != nil {
 		return Version{}, false, fmt.Errorf("record version of %s in store %s: %w", nv.SourcePath, s.path, err)

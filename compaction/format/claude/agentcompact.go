@@ -30,8 +30,9 @@ func (Codec) AgentCompactions(t *transcript.Transcript) []format.AgentCompaction
 		var meta struct {
 			Timestamp string `json:"timestamp"`
 			Compact   *struct {
-				Trigger   string `json:"trigger"`
-				PreTokens int    `json:"preTokens"`
+				Trigger    string `json:"trigger"`
+				PreTokens  int    `json:"preTokens"`
+				PostTokens int    `json:"postTokens"`
 			} `json:"compactMetadata"`
 			Micro *struct {
 				Trigger string `json:"trigger"`
@@ -42,7 +43,7 @@ func (Codec) AgentCompactions(t *transcript.Transcript) []format.AgentCompaction
 		c := format.AgentCompaction{Record: i, Kind: n.subtype, Timestamp: parseTime(meta.Timestamp)}
 		switch {
 		case meta.Compact != nil:
-			c.Trigger, c.TokensBefore = meta.Compact.Trigger, meta.Compact.PreTokens
+			c.Trigger, c.TokensBefore, c.TokensAfter = meta.Compact.Trigger, meta.Compact.PreTokens, meta.Compact.PostTokens
 		case meta.Micro != nil:
 			c.Trigger, c.TokensBefore = meta.Micro.Trigger, meta.Micro.Pre
 		}

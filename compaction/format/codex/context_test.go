@@ -138,3 +138,31 @@ func TestResentContext(t *testing.T) {
 		})
 	}
 }
+
+// TestNewContextWindow is issue 23's item 6: with Codex's experimental
+// context management the model starts a new context window (new_context)
+// without a summary; the rollout keeps every window. The gauge counts the
+// current one: the history before the window change is gone from it.
+func TestNewContextWindow(t *testing.T) {
+	const path = "testdata/v0.169-new-context.jsonl"
+	tr := formattest.RoundTrip(t, Codec{}, path, formattest.Read(t, path))
+	var prompts []string
+	for _, m := range tr.Messages {
+		if m.Origin == transcript.OriginHuman && transcript.StartsTurn(&m) {
+			prompts = append(prompts, m.Parts[0].Text)
+		}
+	}
+	if len(prompts) != 2 || !strings.HasPrefix(prompts[0], "Run the reconcile tests") {
+		t.Fatalf("the current window's prompts: %q, want the two after the window change", prompts)
+	}
+	for _, m := range tr.Messages {
+		for _, p := range m.Parts {
+			if p.ToolName == "notes" || p.ToolName == "new_context" {
+				t.Errorf("the previous window's %s call is still in the history", p.ToolName)
+			}
+		}
+	}
+	if tr.Messages[0].Role != transcript.RoleSystem {
+		t.Errorf("the base instructions left the new window")
+	}
+}

@@ -44,6 +44,8 @@ type event struct {
 	Info               *tokenInfo `json:"info"`
 	ModelContextWindow int        `json:"model_context_window"`
 	ThreadName         string     `json:"thread_name"`
+	// Usage is a token_usage_record's usage of one response.
+	Usage *tokenUsage `json:"usage"`
 }
 
 type tokenInfo struct {
@@ -62,6 +64,14 @@ type tokenUsage struct {
 type compacted struct {
 	Message            string          `json:"message"`
 	ReplacementHistory json.RawMessage `json:"replacement_history"`
+	// Window ids (Codex 0.146 on): a record whose window_id is not the
+	// window before it opens a new context window — with Codex's
+	// experimental context management (the model's new_context tool) one
+	// that starts "without summarizing conversation history", so without a
+	// message or a replacement history.
+	WindowID         string `json:"window_id"`
+	PreviousWindowID string `json:"previous_window_id"`
+	WindowNumber     int    `json:"window_number"`
 }
 
 // item is the part of a response item the codec reads; everything else
@@ -184,6 +194,12 @@ func decodeLine(raw []byte, idx int) (decoded, error) {
 	case typeEventMsg:
 		var ev event
 		if unmarshal(payload, &ev) == nil {
+			d.event, d.rec.Kind = &ev, transcript.RecordMeta
+		}
+	case typeTokenUsageRecord:
+		var ev event
+		if unmarshal(payload, &ev) == nil {
+			ev.Type = typeTokenUsageRecord
 			d.event, d.rec.Kind = &ev, transcript.RecordMeta
 		}
 	case typeCompacted:

@@ -26,8 +26,14 @@ type state struct {
 	// sawMeta is set by the first session_meta: later ones (a forked
 	// rollout copies its parent's) describe other sessions.
 	sawMeta bool
+	// window is the context window the history belongs to (the window_id
+	// of the last compacted record that named one).
+	window string
 	// trimmed messages lost their parts to Trim.
 	trimmed int
+	// recorded is the usage the last token_usage_record attached: the
+	// token_count written after the response's tool outputs repeats it.
+	recorded tokenUsage
 }
 
 type call struct {
@@ -201,8 +207,14 @@ func (s *state) apply(b *builder, t *transcript.Transcript, idx int, d *decoded)
 		s.applyEvent(b, d.event)
 	case d.compaction != nil:
 		// The history is replaced wholesale; the base instructions are
-		// sent with every request and stay.
-		if !hasReplacement(d.compaction) && d.compaction.Message == "" {
+		// sent with every request and stay. A new context window starts
+		// from them alone when the record carries nothing else.
+		c := d.compaction
+		newWindow := c.WindowID != "" && c.WindowID != s.window && (s.window != "" || c.PreviousWindowID != "" || c.WindowNumber > 1)
+		if c.WindowID != "" {
+			s.window = c.WindowID
+		}
+		if !hasReplacement(c) && c.Message == "" && !newWindow {
 			return // a marker that states nothing: the history stands
 		}
 		msgs := make([]transcript.Message, 0, len(d.replacement)+1)
@@ -223,6 +235,14 @@ func (s *state) apply(b *builder, t *transcript.Transcript, idx int, d *decoded)
 
 func (s *state) applyEvent(b *builder, ev *event) {
 	switch ev.Type {
+	case typeTokenUsageRecord:
+		// Written right after the response's items, before its tools run
+		// (Codex 0.169): the usage belongs to that response, and a tool
+		// compactd serves mid-turn (context_status) sees it there.
+		if u := ev.Usage; u != nil && u.Total > 0 && len(b.msgs) > 0 {
+			s.attachUsage(b, u)
+			s.recorded = *u
+		}
 	case "token_count":
 		if ev.Info == nil {
 			return
@@ -234,15 +254,13 @@ func (s *state) applyEvent(b *builder, ev *event) {
 		if u == nil || (u.Total == 0 && u.Input == 0) || len(b.msgs) == 0 {
 			return
 		}
-		// OpenAI's input_tokens include the cached ones; Usage counts
-		// them apart, like Anthropic's.
-		usage := &transcript.Usage{Input: max(u.Input-u.Cached, 0), CacheRead: min(u.Cached, u.Input), Output: u.Output, Reasoning: u.Reasoning, Total: u.Total}
-		last := len(b.msgs) - 1
-		if last < b.shared {
-			b.own(last)
+		if *u == s.recorded {
+			// The token_usage_record before it attached this usage to
+			// its response already.
+			s.recorded = tokenUsage{}
+			return
 		}
-		b.kept = min(b.kept, last)
-		b.msgs[last].Usage = usage
+		s.attachUsage(b, u)
 	case "task_started":
 		if ev.ModelContextWindow > 0 {
 			s.meta.ContextWindow = ev.ModelContextWindow
@@ -252,6 +270,20 @@ func (s *state) applyEvent(b *builder, ev *event) {
 			s.meta.Title = ev.ThreadName
 		}
 	}
+}
+
+// attachUsage gives the last message the usage of the response that
+// ended with it.
+func (s *state) attachUsage(b *builder, u *tokenUsage) {
+	// OpenAI's input_tokens include the cached ones; Usage counts them
+	// apart, like Anthropic's.
+	usage := &transcript.Usage{Input: max(u.Input-u.Cached, 0), CacheRead: min(u.Cached, u.Input), Output: u.Output, Reasoning: u.Reasoning, Total: u.Total}
+	last := len(b.msgs) - 1
+	if last < b.shared {
+		b.own(last)
+	}
+	b.kept = min(b.kept, last)
+	b.msgs[last].Usage = usage
 }
 
 // named records tool names of calls and fills them in on results. records

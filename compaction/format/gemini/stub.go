@@ -41,19 +41,35 @@ func MaySessionFile(name, sessionID string) bool {
 	return strings.HasSuffix(name, short+".jsonl") || strings.HasSuffix(name, short+".json")
 }
 
-// IsStub reports whether data, a file of Gemini CLI's chats folder, is a
-// stub of session id: a JSONL recording whose header names the session
-// and holds nothing else than what Gemini CLI itself writes into a stub —
-// metadata patches and user messages it never resumes (empty, a slash
-// command, the injected <session_context> or <hook_context>). Anything
-// else (a model message, a real prompt, an error shown to the user, a
-// line it cannot read) makes it not a stub: it is not compactd's to
-// remove.
-func IsStub(data []byte, sessionID string) bool {
-	if sessionID == "" || len(data) == 0 || len(data) > StubMaxBytes {
-		return false
+// A Stub is what StubOf read of a stub.
+type Stub struct {
+	// SessionID is the session its header names; "" for a headerless
+	// leftover (see Settled).
+	SessionID string
+	// Settled is set once Gemini CLI is done writing it: a stub gets its
+	// header when the process starts and one $set of the history its
+	// unused chat holds (the injected context) while it runs, and nothing
+	// after. A stub with its header alone may still get that $set: were it
+	// removed then, the $set alone would make a file with no header, which
+	// the sweep takes for a damaged session just the same. Such a
+	// headerless leftover is settled.
+	Settled bool
+}
+
+// StubOf reports whether data, a file of Gemini CLI's chats folder, is a
+// stub (or a stub's headerless leftover): a JSONL recording whose header
+// names a session and holds nothing else than what Gemini CLI writes into
+// a stub — metadata patches and user messages it never resumes (empty, a
+// slash command, the injected <session_context> or <hook_context>).
+// Anything else (a model message, a real prompt, an error shown to the
+// user, a line it cannot read) makes it not a stub: it is not compactd's
+// to remove.
+func StubOf(data []byte) (Stub, bool) {
+	if len(data) == 0 || len(data) > StubMaxBytes {
+		return Stub{}, false
 	}
-	headerSeen := false
+	var st Stub
+	first, patched := true, false
 	for len(data) > 0 {
 		var line []byte
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -67,44 +83,54 @@ func IsStub(data []byte, sessionID string) bool {
 		}
 		var rec map[string]json.RawMessage
 		if json.Unmarshal(line, &rec) != nil {
-			return false
+			return Stub{}, false
 		}
-		if !headerSeen {
-			if !isHeader(rec, sessionID) {
-				return false
+		if first {
+			first = false
+			if rec["$set"] == nil {
+				id, ok := headerOf(rec)
+				if !ok {
+					return Stub{}, false
+				}
+				st.SessionID = id
+				continue
 			}
-			headerSeen = true
-			continue
 		}
 		switch {
 		case rec["$set"] != nil:
-			if !stubPatch(rec["$set"], sessionID) {
-				return false
+			msgs, ok := stubPatch(rec["$set"], st.SessionID)
+			if !ok {
+				return Stub{}, false
 			}
+			patched = patched || msgs
 		case rec["id"] != nil:
 			if !ignoredUserMessage(line) {
-				return false
+				return Stub{}, false
 			}
 		default:
-			return false
+			return Stub{}, false
 		}
 	}
-	return headerSeen
+	if first {
+		return Stub{}, false
+	}
+	st.Settled = patched || st.SessionID == ""
+	return st, true
 }
 
-// isHeader reports whether rec is the first line of a recording of
-// sessionID: its sessionId and projectHash, and only metadata.
-func isHeader(rec map[string]json.RawMessage, sessionID string) bool {
+// headerOf reads the first line of a recording: the session it names,
+// when it holds a session id, a project and only metadata.
+func headerOf(rec map[string]json.RawMessage) (string, bool) {
 	var id, hash string
-	if json.Unmarshal(rec["sessionId"], &id) != nil || id != sessionID || json.Unmarshal(rec["projectHash"], &hash) != nil {
-		return false
+	if json.Unmarshal(rec["sessionId"], &id) != nil || id == "" || json.Unmarshal(rec["projectHash"], &hash) != nil {
+		return "", false
 	}
 	for k := range rec {
 		if !stubMetadata[k] {
-			return false
+			return "", false
 		}
 	}
-	return true
+	return id, true
 }
 
 // stubMetadata are the keys of a stub's header and patches.
@@ -114,36 +140,38 @@ var stubMetadata = map[string]bool{
 }
 
 // stubPatch reports whether a $set patch keeps the file a stub of
-// sessionID: metadata only, the same session, messages Gemini CLI never
-// resumes.
-func stubPatch(raw json.RawMessage, sessionID string) bool {
+// sessionID ("" for a headerless leftover: any session): metadata only,
+// no other session, messages Gemini CLI never resumes; msgs is set when
+// it sets the messages (the last thing a stub gets).
+func stubPatch(raw json.RawMessage, sessionID string) (msgs, ok bool) {
 	var set map[string]json.RawMessage
 	if json.Unmarshal(raw, &set) != nil {
-		return false
+		return false, false
 	}
 	for k, v := range set {
 		if !stubMetadata[k] {
-			return false
+			return false, false
 		}
 		switch k {
 		case "sessionId":
 			var id string
-			if json.Unmarshal(v, &id) != nil || id != sessionID {
-				return false
+			if json.Unmarshal(v, &id) != nil || sessionID != "" && id != sessionID {
+				return false, false
 			}
 		case "messages":
-			var msgs []json.RawMessage
-			if json.Unmarshal(v, &msgs) != nil {
-				return false
+			var list []json.RawMessage
+			if json.Unmarshal(v, &list) != nil {
+				return false, false
 			}
-			for _, m := range msgs {
+			for _, m := range list {
 				if !ignoredUserMessage(m) {
-					return false
+					return false, false
 				}
 			}
+			msgs = true
 		}
 	}
-	return true
+	return msgs, true
 }
 
 // SweepTakes reports whether Gemini CLI's session retention sweep takes

@@ -25,7 +25,7 @@ func line(t *testing.T, v any) string {
 	return string(b) + "\n"
 }
 
-func TestIsStub(t *testing.T) {
+func TestStubOf(t *testing.T) {
 	read := func(p string) string {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -38,35 +38,37 @@ func TestIsStub(t *testing.T) {
 	user := func(text string) map[string]any {
 		return map[string]any{"id": "m1", "timestamp": "2026-11-26T00:58:04.123Z", "type": "user", "content": []any{map[string]any{"text": text}}}
 	}
+	context := line(t, map[string]any{"$set": map[string]any{"messages": []any{user("<session_context>\nThis is the Gemini CLI.")}, "lastUpdated": "2026-11-26T00:58:06Z"}})
 	cases := []struct {
-		name, data, id string
-		want           bool
+		name, data string
+		want       *Stub
 	}{
-		{"the stub Gemini CLI left", stub, twoFilesID, true},
-		{"the session's real file", read(twoFilesReal), twoFilesID, false},
-		{"the stub, for another session id", stub, "11111111-0000-4000-8000-000000000000", false},
-		{"a header alone", header, twoFilesID, true},
-		{"a header, then a slash command", header + line(t, user("/stats")), twoFilesID, true},
-		{"a header, then hook context in a string", header + line(t, map[string]any{"id": "h", "type": "user", "content": "  <hook_context>x</hook_context>"}), twoFilesID, true},
-		{"a header and lastUpdated", header + line(t, map[string]any{"$set": map[string]any{"lastUpdated": "2026-11-26T00:59:00Z"}}), twoFilesID, true},
-		{"a prompt", header + line(t, user("fix the bug")), twoFilesID, false},
-		{"a prompt in a $set", header + line(t, map[string]any{"$set": map[string]any{"messages": []any{user("fix the bug")}}}), twoFilesID, false},
-		{"an image", header + line(t, map[string]any{"id": "i", "type": "user", "content": []any{map[string]any{"inlineData": map[string]any{"mimeType": "image/png", "data": "AA=="}}}}), twoFilesID, false},
-		{"a model message", header + line(t, map[string]any{"id": "g", "type": "gemini", "content": ""}), twoFilesID, false},
-		{"an error shown to the user", header + line(t, map[string]any{"id": "e", "type": "error", "content": "quota exceeded"}), twoFilesID, false},
-		{"a summary", header + line(t, map[string]any{"$set": map[string]any{"summary": "Refactor the parser"}}), twoFilesID, false},
-		{"a patch naming another session", header + line(t, map[string]any{"$set": map[string]any{"sessionId": "22222222-2222-4222-8222-222222222222"}}), twoFilesID, false},
-		{"a rewind", header + line(t, map[string]any{"$rewindTo": "m1"}), twoFilesID, false},
-		{"a damaged line", header + "{\"$set\":\n", twoFilesID, false},
-		{"no header", line(t, user("/stats")), twoFilesID, false},
-		{"empty", "", twoFilesID, false},
-		{"a legacy document", line(t, map[string]any{"sessionId": twoFilesID, "projectHash": "abc", "messages": []any{}}), twoFilesID, true},
-		{"too large to be one", header + strings.Repeat(" \n", StubMaxBytes), twoFilesID, false},
+		{"the stub Gemini CLI left", stub, &Stub{twoFilesID, true}},
+		{"a header alone: Gemini CLI still runs", header, &Stub{twoFilesID, false}},
+		{"a header and the context", header + context, &Stub{twoFilesID, true}},
+		{"the context without its header: the leftover of a stub removed too early", context, &Stub{"", true}},
+		{"a header, then a slash command", header + line(t, user("/stats")), &Stub{twoFilesID, false}},
+		{"a header, then hook context in a string", header + line(t, map[string]any{"id": "h", "type": "user", "content": "  <hook_context>x</hook_context>"}), &Stub{twoFilesID, false}},
+		{"a header and lastUpdated", header + line(t, map[string]any{"$set": map[string]any{"lastUpdated": "2026-11-26T00:59:00Z"}}), &Stub{twoFilesID, false}},
+		{"the session's real file", read(twoFilesReal), nil},
+		{"a prompt", header + line(t, user("fix the bug")), nil},
+		{"a prompt in a $set", header + line(t, map[string]any{"$set": map[string]any{"messages": []any{user("fix the bug")}}}), nil},
+		{"an image", header + line(t, map[string]any{"id": "i", "type": "user", "content": []any{map[string]any{"inlineData": map[string]any{"mimeType": "image/png", "data": "AA=="}}}}), nil},
+		{"a model message", header + line(t, map[string]any{"id": "g", "type": "gemini", "content": ""}), nil},
+		{"an error shown to the user", header + line(t, map[string]any{"id": "e", "type": "error", "content": "quota exceeded"}), nil},
+		{"a summary", header + line(t, map[string]any{"$set": map[string]any{"summary": "Refactor the parser"}}), nil},
+		{"a patch naming another session", header + line(t, map[string]any{"$set": map[string]any{"sessionId": "22222222-2222-4222-8222-222222222222"}}), nil},
+		{"a rewind", header + line(t, map[string]any{"$rewindTo": "m1"}), nil},
+		{"a damaged line", header + "{\"$set\":\n", nil},
+		{"a message first", line(t, user("/stats")), nil},
+		{"empty", "", nil},
+		{"too large to be one", header + strings.Repeat(" \n", StubMaxBytes), nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := IsStub([]byte(c.data), c.id); got != c.want {
-				t.Errorf("IsStub = %v, want %v", got, c.want)
+			got, ok := StubOf([]byte(c.data))
+			if ok != (c.want != nil) || ok && got != *c.want {
+				t.Errorf("StubOf = %+v, %v; want %+v", got, ok, c.want)
 			}
 		})
 	}
@@ -125,7 +127,7 @@ func TestSweepTakes(t *testing.T) {
 	}
 }
 
-// FuzzStub holds IsStub to what it is for: a file it calls a stub (which
+// FuzzStub holds StubOf to what it is for: a file it calls a stub (which
 // compactd removes) is one Gemini CLI's sweep deletes anyway — it holds
 // no message Gemini CLI resumes.
 func FuzzStub(f *testing.F) {
@@ -137,8 +139,8 @@ func FuzzStub(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if IsStub(data, twoFilesID) && !SweepTakes(data) {
-			t.Fatalf("IsStub holds a file Gemini CLI keeps:\n%s", data)
+		if _, ok := StubOf(data); ok && !SweepTakes(data) {
+			t.Fatalf("StubOf holds a file Gemini CLI keeps:\n%s", data)
 		}
 	})
 }

@@ -4,7 +4,6 @@ package copilotchat
 
 import (
 	"encoding/json"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,11 +29,14 @@ var Agent = &agents.Agent{
 }
 
 // WorkspaceStorage lists the workspaceStorage folders of VS Code and its
-// builds (Insiders, VSCodium, Cursor, code-server).
+// builds (Insiders, VSCodium, Cursor, code-server), where each keeps them
+// on the OS (%APPDATA%\Code\User\workspaceStorage on Windows,
+// ~/Library/Application Support/Code/User/workspaceStorage on macOS,
+// ~/.config/Code/User/workspaceStorage on Linux).
 func WorkspaceStorage(env agents.Env) []string {
 	var out []string
 	for _, app := range []string{"Code", "Code - Insiders", "VSCodium", "Cursor"} {
-		out = append(out, filepath.Join(env.ConfigDir(), app, "User", "workspaceStorage"))
+		out = append(out, filepath.Join(env.AppDataDir(), app, "User", "workspaceStorage"))
 	}
 	return append(out, filepath.Join(env.DataDir(), "code-server", "User", "workspaceStorage"))
 }
@@ -53,7 +55,7 @@ func roots(env agents.Env, folders []string) []agents.Root {
 				continue
 			}
 			entry := filepath.Join(storage, e.Name())
-			if folder, ok := workspaceFolder(entry); ok && slices.Contains(folders, folder) {
+			if folder, ok := workspaceFolder(entry); ok && slices.ContainsFunc(folders, func(f string) bool { return agents.SamePath(f, folder) }) {
 				out = append(out, agents.Root{Dir: filepath.Join(entry, "chatSessions")})
 			}
 		}
@@ -71,12 +73,8 @@ func workspaceFolder(storage string) (string, bool) {
 	var w struct {
 		Folder string `json:"folder"`
 	}
-	if json.Unmarshal(b, &w) != nil || !strings.HasPrefix(w.Folder, "file://") {
+	if json.Unmarshal(b, &w) != nil {
 		return "", false
 	}
-	p := strings.TrimPrefix(w.Folder, "file://")
-	if u, err := url.PathUnescape(p); err == nil {
-		p = u
-	}
-	return filepath.Clean(p), true
+	return agents.FileURIPath(w.Folder)
 }

@@ -47,6 +47,7 @@ var Agent = &agents.Agent{
 	},
 	Cwd:       projectOf,
 	Threshold: threshold,
+	Protect:   protect,
 }
 
 // projectOf is the project folder of a session at

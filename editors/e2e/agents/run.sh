@@ -5,7 +5,9 @@
 # TestRealAgents (Claude Code, Codex, Gemini CLI; side by side), TestRealAgentCompactions
 # (Claude Code and Codex compact their sessions themselves; compactd restores from before
 # and re-compacts, and the agents resume both forks) and
-# TestRealAgentsIssue15 (Qwen Code, opencode, Kilo Code) run at the same time: the
+# TestRealAgentsRecall (the four agents that load compactd's MCP server offline recall what a fork
+# replaced), TestRealAgentPreCompactHook and TestRealAgentCompactionHook (Claude Code's /compact with
+# compactd's hooks: recorded before, and compactd as the compaction) and TestRealAgentsIssue15 (Qwen Code, opencode, Kilo Code) run at the same time: the
 # agents mostly wait, and the wall time is the slower of the two.
 # Usage: editors/e2e/agents/run.sh BIN   exit 0 pass, 1 fail, 64 usage
 # Env: E2E_HOME / COMPACTD_E2E_HOME (the cache), COMPACTD_AGENTS_KEEP=1 keeps each
@@ -26,7 +28,7 @@ run_tests() {
     "$logs/agents.test" -test.count=1 -test.timeout=30m -test.parallel=4 -test.run "$2" -test.v) >"$logs/$1.log" 2>&1
 }
 start=$(date +%s)
-run_tests agents '^(TestRealAgents|TestRealAgentCompactions)$' & agents=$!
+run_tests agents '^(TestRealAgents|TestRealAgentCompactions|TestRealAgentsRecall|TestRealAgentPreCompactHook|TestRealAgentCompactionHook)$' & agents=$!
 run_tests issue15 '^TestRealAgentsIssue15$' & issue15=$!
 status=0
 wait "$agents" || status=1

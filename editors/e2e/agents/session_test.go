@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -416,7 +417,7 @@ func turnFrom(c *modelserver.Conversation, task string) []modelserver.Item {
 		}
 		// Gemini CLI sends each tool result twice when it resumes a
 		// session (its own sessions too): one copy is the turn's.
-		if len(out) > 0 && it.Kind == modelserver.KindResult && out[len(out)-1] == it {
+		if len(out) > 0 && it.Kind == modelserver.KindResult && reflect.DeepEqual(out[len(out)-1], it) {
 			continue
 		}
 		out = append(out, it)

@@ -8,6 +8,7 @@
 # turn, the dry run's removals). Screenshots go to $E2E_HOME/results/vscode/shots.
 # Usage: run.sh BIN
 # Env: COMPACTD_E2E_HOME (cache + results), E2E_SKIP_INSTALL=1, E2E_SKIP_BUILD=1,
+#      E2E_VSIX (test this VSIX, e.g. make dist's linux-x64 one, instead of building one),
 #      E2E_SETTINGS_JSON (user settings; default a 20k window so the transcript is over warn),
 #      E2E_UPDATE_SCREENSHOT=1 (after the checks, a second pass at the model's real 200k window
 #      with the Context view open and a hover shown: editors/vscode/screenshot.png),
@@ -20,8 +21,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 [ -x "$bin" ] || { echo "no executable server binary at $1" >&2; exit 64; }
 [ -n "${E2E_SKIP_INSTALL:-}" ] || "$here/../setup/install.sh" --no-nvim-sid >&2
-[ -n "${E2E_SKIP_BUILD:-}" ] || "$REPO_ROOT/editors/vscode/build.sh" "$bin" >&2
-vsix=$REPO_ROOT/editors/vscode/compactd.vsix
+if [ -n "${E2E_VSIX:-}" ]; then
+  vsix=$E2E_VSIX      # a packaged VSIX (make dist's linux-x64): its bundled binary serves
+else
+  [ -n "${E2E_SKIP_BUILD:-}" ] || "$REPO_ROOT/editors/vscode/build.sh" "$bin" >&2
+  vsix=$REPO_ROOT/editors/vscode/compactd.vsix
+fi
 export CODE_SERVER=${CODE_SERVER:-$E2E_HOME/code-server-${CODE_SERVER_VERSION:-4.100.3}/node_modules/.bin/code-server}
 [ -x "$CODE_SERVER" ] || { echo "no code-server at $CODE_SERVER: run editors/e2e/setup/install.sh" >&2; exit 2; }
 npm_stage "$here/driver" "$E2E_HOME/vscode/driver"

@@ -237,7 +237,7 @@ func parseAnthropic(body []byte, countOnly bool) (*Conversation, *anthRequest, *
 					// The API wants a user turn's tool results before any other content.
 					return c, &req, invalid("messages.%d: `tool_result` blocks must come before any other content in the user message", m.first)
 				}
-				c.Items = append(c.Items, Item{Role: m.Role, Kind: KindResult, CallID: b.ToolUseID, Text: resultText(b.Content)})
+				c.Items = append(c.Items, Item{Role: m.Role, Kind: KindResult, CallID: b.ToolUseID, Text: resultText(b.Content), Blocks: resultBlocks(b.Content)})
 			case "thinking":
 				if m.Role != "assistant" {
 					return c, &req, invalid("%s.type: thinking blocks are only allowed in assistant messages", at)
@@ -338,6 +338,21 @@ func hasType(bs []anthBlock, typ string) bool {
 }
 
 // resultText flattens a tool_result's content (a string or blocks).
+// resultBlocks are a tool_result's text blocks, nil for a string.
+func resultBlocks(raw json.RawMessage) []string {
+	var bs []anthBlock
+	if json.Unmarshal(raw, &bs) != nil {
+		return nil
+	}
+	var out []string
+	for _, b := range bs {
+		if b.Text != nil {
+			out = append(out, *b.Text)
+		}
+	}
+	return out
+}
+
 func resultText(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return ""

@@ -57,6 +57,24 @@ func ValidateChat(body []byte) (*Conversation, error) {
 	return c, nil
 }
 
+// chatBlocks are a message's text parts one by one, nil for a string.
+func chatBlocks(raw json.RawMessage) []string {
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
+		return nil
+	}
+	var out []string
+	for _, p := range parts {
+		if p.Type == "text" {
+			out = append(out, p.Text)
+		}
+	}
+	return out
+}
+
 // chatText flattens a message's content (a string, null or text parts).
 func chatText(raw json.RawMessage) (string, bool) {
 	if len(raw) == 0 || string(raw) == "null" {
@@ -143,7 +161,7 @@ func parseChat(body []byte) (*Conversation, *chatRequest, *apiError, string) {
 				return c, &req, invalid("Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'."), at + ".role"
 			}
 			delete(pending, m.ToolCallID)
-			c.Items = append(c.Items, Item{Role: "tool", Kind: KindResult, CallID: m.ToolCallID, Text: text})
+			c.Items = append(c.Items, Item{Role: "tool", Kind: KindResult, CallID: m.ToolCallID, Text: text, Blocks: chatBlocks(m.Content)})
 		default:
 			return c, &req, invalid("Invalid value: '%s'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.", m.Role), at + ".role"
 		}

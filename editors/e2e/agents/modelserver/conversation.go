@@ -19,6 +19,9 @@ type Item struct {
 	Text   string // text, result content, call arguments, reasoning summary
 	Name   string // the tool of a call (and of a result, where the API says)
 	CallID string
+	// Blocks are a result's text blocks as the request sends them, one by
+	// one (Text joins them); nil when the result is one string.
+	Blocks []string
 }
 
 // A Tool is one tool the request declares.
@@ -27,6 +30,18 @@ type Tool struct {
 	Params   map[string]any // the JSON schema's properties
 	Required []string
 	Freeform bool // a custom tool taking free text (Codex's apply_patch)
+	// Namespace is the Responses API namespace the tool is declared in
+	// (Codex sends MCP tools as a namespace "mcp__<server>").
+	Namespace string
+}
+
+// FullName is the tool's name with its namespace, as agents log it
+// ("mcp__compactd__recall").
+func (t Tool) FullName() string {
+	if t.Namespace == "" {
+		return t.Name
+	}
+	return t.Namespace + "__" + t.Name
 }
 
 // A Conversation is the neutral view of one request: what the script

@@ -32,6 +32,7 @@ type respItem struct {
 	Arguments        *string         `json:"arguments"`
 	Input            *string         `json:"input"`
 	Output           json.RawMessage `json:"output"`
+	Namespace        string          `json:"namespace"`
 	Summary          []respPart      `json:"summary"`
 	EncryptedContent *string         `json:"encrypted_content"`
 }
@@ -42,8 +43,10 @@ type respPart struct {
 }
 
 type respTool struct {
-	Type       string `json:"type"`
-	Name       string `json:"name"`
+	Type string `json:"type"`
+	Name string `json:"name"`
+	// Tools are a namespace's own tools.
+	Tools      []respTool `json:"tools"`
 	Parameters struct {
 		Properties map[string]any `json:"properties"`
 		Required   []string       `json:"required"`
@@ -96,6 +99,18 @@ func parseResponses(body []byte) (*Conversation, *respRequest, *apiError, string
 			c.Tools = append(c.Tools, Tool{Name: t.Name, Params: t.Parameters.Properties, Required: t.Parameters.Required})
 		case "custom":
 			c.Tools = append(c.Tools, Tool{Name: t.Name, Freeform: true})
+		case "namespace":
+			// A namespace groups function tools (Codex's MCP servers);
+			// the model calls one by name with the namespace beside it.
+			if t.Name == "" || len(t.Tools) == 0 {
+				return c, &req, invalid("Invalid 'tools[%d]': a namespace needs a name and at least one tool.", i), fmt.Sprintf("tools[%d]", i)
+			}
+			for j, nt := range t.Tools {
+				if nt.Type != "function" || nt.Name == "" {
+					return c, &req, invalid("Invalid 'tools[%d].tools[%d]': a namespace holds function tools.", i, j), fmt.Sprintf("tools[%d].tools[%d]", i, j)
+				}
+				c.Tools = append(c.Tools, Tool{Name: nt.Name, Namespace: t.Name, Params: nt.Parameters.Properties, Required: nt.Parameters.Required})
+			}
 		}
 	}
 	var items []respItem
@@ -146,7 +161,11 @@ func parseResponses(body []byte) (*Conversation, *respRequest, *apiError, string
 			} else if typ != "local_shell_call" {
 				return c, &req, invalid("Missing required parameter: '%s.arguments'.", at), at
 			}
-			c.Items = append(c.Items, Item{Role: "assistant", Kind: KindCall, Name: it.Name, CallID: it.CallID, Text: text})
+			name := it.Name
+			if it.Namespace != "" {
+				name = it.Namespace + "__" + it.Name
+			}
+			c.Items = append(c.Items, Item{Role: "assistant", Kind: KindCall, Name: name, CallID: it.CallID, Text: text})
 		case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
 			want := strings.TrimSuffix(typ, "_output")
 			if calls[it.CallID] != want && !(typ == "function_call_output" && calls[it.CallID] == "local_shell_call") {
@@ -157,7 +176,7 @@ func parseResponses(body []byte) (*Conversation, *respRequest, *apiError, string
 				return c, &req, invalid("No tool call found for %s output with call_id %s.", kind, it.CallID), "input"
 			}
 			answered[it.CallID] = true
-			c.Items = append(c.Items, Item{Role: "tool", Kind: KindResult, CallID: it.CallID, Text: outputText(it.Output)})
+			c.Items = append(c.Items, Item{Role: "tool", Kind: KindResult, CallID: it.CallID, Text: outputText(it.Output), Blocks: outputBlocks(it.Output)})
 		case "reasoning":
 			next := ""
 			if i+1 < len(items) {
@@ -235,6 +254,19 @@ func messageTexts(it respItem, at string) ([]string, string, string) {
 	return out, "", ""
 }
 
+// outputBlocks are a function_call_output's content items, nil for a string.
+func outputBlocks(raw json.RawMessage) []string {
+	var parts []respPart
+	if json.Unmarshal(raw, &parts) != nil {
+		return nil
+	}
+	out := make([]string, len(parts))
+	for i, p := range parts {
+		out[i] = p.Text
+	}
+	return out
+}
+
 func outputText(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
@@ -298,7 +330,11 @@ func (s *Server) responses(w *recorder, ex *Exchange, body []byte) {
 			output = append(output, map[string]any{"type": "custom_tool_call", "id": s.nextID("ctc_"), "status": "completed", "call_id": call.ID, "name": call.Name, "input": call.Input})
 		} else {
 			args, _ := json.Marshal(call.Args)
-			output = append(output, map[string]any{"type": "function_call", "id": s.nextID("fc_"), "status": "completed", "call_id": call.ID, "name": call.Name, "arguments": string(args)})
+			item := map[string]any{"type": "function_call", "id": s.nextID("fc_"), "status": "completed", "call_id": call.ID, "name": call.Name, "arguments": string(args)}
+			if call.Namespace != "" {
+				item["namespace"] = call.Namespace
+			}
+			output = append(output, item)
 		}
 	}
 	respID := s.nextID("resp_")

@@ -16,6 +16,10 @@ const (
 	Shell ActionKind = "shell"
 	Edit  ActionKind = "edit"
 	Write ActionKind = "write"
+	// MCP calls an MCP server's tool, found by the server's and the
+	// tool's names whatever the agent makes of them (mcp__compactd__recall,
+	// mcp_compactd_recall, Codex's namespace mcp__compactd).
+	MCP ActionKind = "mcp"
 )
 
 // An Action is one tool call of a scripted turn. Paths are as the agent
@@ -27,6 +31,11 @@ type Action struct {
 	Old     string // Edit: the text replaced
 	New     string // Edit: its replacement
 	Content string // Write: the new file's content
+	// Server and Tool name an MCP tool; Args are its arguments, or ArgsOf
+	// derives them from the request (a handle the conversation names).
+	Server, Tool string
+	Args         map[string]any
+	ArgsOf       func(c *Conversation) (map[string]any, error)
 }
 
 // A Turn is what the model does for one user prompt: Steps of tool calls
@@ -71,6 +80,8 @@ type Call struct {
 	// Input is a freeform (custom) tool's input, e.g. Codex's apply_patch.
 	Input    string
 	Freeform bool
+	// Namespace is the Responses API namespace of the tool called.
+	Namespace string
 }
 
 // plan is the script's decision for one request, before it is rendered in
@@ -163,6 +174,23 @@ func (c *Conversation) latestTask() (string, int) {
 // toolCall maps an abstract action onto the tools the request declares.
 func (c *Conversation) toolCall(a Action) (Call, error) {
 	switch a.Kind {
+	case MCP:
+		args := a.Args
+		if a.ArgsOf != nil {
+			var err error
+			if args, err = a.ArgsOf(c); err != nil {
+				return Call{}, err
+			}
+		}
+		for _, t := range c.Tools {
+			full := t.FullName()
+			if strings.HasSuffix(full, "_"+a.Tool) && strings.Contains(full, a.Server) {
+				return Call{Name: t.Name, Namespace: t.Namespace, Args: args}, nil
+			}
+		}
+		// An agent that defers MCP tools behind a search still runs a
+		// direct call by the tool's full name (Qwen Code).
+		return Call{Name: "mcp__" + a.Server + "__" + a.Tool, Args: args}, nil
 	case Read:
 		if t, ok := c.tool("Read", "read_file", "read"); ok {
 			return Call{Name: t.Name, Args: t.args(map[string]any{"path": a.Path})}, nil

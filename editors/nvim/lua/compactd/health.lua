@@ -88,7 +88,7 @@ function M.check()
   for _, w in ipairs(h.watching or {}) do
     if w.exists and w.watched then
       watched = watched + 1
-      r.ok(('%s: %s'):format(w.kind, w.dir))
+      r.ok(('%s: %s%s'):format(w.kind, w.dir, w.polled and ' (polled: past the watch limit)' or ''))
     elseif w.exists then
       r.warn(('%s: %s exists but is not watched'):format(w.kind, w.dir), { 'see the server log (:lua vim.lsp.set_log_level("debug"))' })
     else
@@ -97,6 +97,14 @@ function M.check()
   end
   if watched == 0 then
     r.warn('no folder is watched', { 'open a folder with agent transcripts, or enable [watch] in the settings' })
+  end
+  local wstat = h.watch or {}
+  if wstat.limitReached then
+    r.warn(('watch limit reached: %d of %d file descriptors; %d folders are polled, %d changing transcripts watched one by one')
+      :format(wstat.descriptors or 0, wstat.limit or 0, wstat.polledFolders or 0, wstat.liveFiles or 0),
+      { 'changes in polled folders show within seconds; raise the open-file limit (ulimit -n) for more watched folders' })
+  elseif (wstat.limit or 0) > 0 then
+    r.ok(('watching with %d of %d file descriptors'):format(wstat.descriptors or 0, wstat.limit))
   end
   r.info(('%d transcripts known%s'):format(h.transcripts or 0, h.scanDone and '' or ' (scan still running)'))
 end

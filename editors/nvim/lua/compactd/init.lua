@@ -15,7 +15,8 @@ M.default_patterns = {
 }
 
 local defaults = {
-  path = nil,         -- the compactd binary; default $COMPACTD_PATH, else `compactd` on PATH
+  path = nil,         -- the compactd binary; default $COMPACTD_PATH, else <repo>/bin/compactd
+                      -- (a plugin manager's build step), else `compactd` on PATH
   cmd = nil,          -- full server argv; default { path, 'serve' }
   patterns = nil,     -- replaces default_patterns
   extra_patterns = {}, -- added to the patterns
@@ -58,10 +59,25 @@ local function client_notify(client, method, params)
   return client.notify(method, params)
 end
 
+-- The binary a plugin manager's build step made in this repository (lazy.nvim:
+-- build = 'go build -o bin/ ./cmd/compactd'): <repo>/bin/compactd[.exe], the repo being three
+-- folders above this file (editors/nvim/lua/compactd/init.lua). nil when there is none.
+function M.built_binary()
+  local src = debug.getinfo(1, 'S').source
+  if src:sub(1, 1) ~= '@' then return nil end
+  local repo = vim.fn.fnamemodify(src:sub(2), ':p:h:h:h:h:h')
+  local exe = vim.fn.has('win32') == 1 and 'compactd.exe' or 'compactd'
+  local path = repo .. '/bin/' .. exe
+  if vim.fn.executable(path) == 1 then return path end
+  return nil
+end
+
+-- server_cmd: setup's cmd, else { binary, 'serve' } with the binary from setup's path, else
+-- $COMPACTD_PATH, else the one built in this repository, else `compactd` on PATH.
 function M.server_cmd()
   if config.cmd then return config.cmd end
   local path = config.path or os.getenv('COMPACTD_PATH')
-  if not path or path == '' then path = 'compactd' end
+  if not path or path == '' then path = M.built_binary() or 'compactd' end
   return { path, 'serve' }
 end
 
@@ -125,7 +141,9 @@ end
 -- ({gauge = {warn, contextWindow, ...}, compact = {...}, ...}). The server rejects unknown keys,
 -- so nothing else goes in.
 function M.server_settings(settings)
-  return vim.deepcopy(settings or {})
+  -- An empty Lua table encodes as a JSON array ([]), which the server refuses as settings.
+  if settings == nil or next(settings) == nil then return vim.empty_dict() end
+  return vim.deepcopy(settings)
 end
 
 -- The client's capabilities, plus window/showDocument, which this plugin handles itself:

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The whole Go suite for windows/amd64 under Wine: every package's test binary is built for
+# Windows and run by .ci/wine/exec.sh (go test -exec). -short, as the race run: the long
+# stress forms run on Linux. Prints each package's verdict, every failure in full and every
+# skip with its reason; the full log goes to $E2E_HOME/results/wine-go-test.log.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=../../editors/e2e/setup/lib.sh
+. "$repo/editors/e2e/setup/lib.sh"
+cd "$repo"
+bash .ci/wine/install.sh
+mkdir -p "$E2E_HOME/results"
+log=$E2E_HOME/results/wine-go-test.log
+start=$(date +%s)
+set +e
+GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go test -short -count=1 -v -timeout 20m \
+  -exec "$repo/.ci/wine/exec.sh" ./... >"$log" 2>&1
+rc=$?
+set -e
+"$E2E_HOME/wine/wineserver" -k 2>/dev/null || true
+# Verdicts, failures (the test's output up to the next test) and skips with their reasons.
+awk '
+  /^(ok|FAIL|\?) +\t?github.com/ || /^(ok|FAIL)[ \t]/ { print; next }
+  /^--- SKIP/ { skip=1; print "wine: " $0; next }
+  /^--- FAIL/ { fail=1; print; next }
+  /^(=== RUN|--- PASS|PASS$|=== PAUSE|=== CONT)/ { skip=0; fail=0; next }
+  skip && /^ +/ { print "wine:     " $0; next }
+  fail { print }
+' "$log"
+pkgs=$(grep -cE '^(ok|FAIL)[[:space:]]+github.com' "$log" || true)
+skips=$(grep -c -- '--- SKIP' "$log" || true)
+echo "wine: go test for windows/amd64: $pkgs packages tested, $skips tests skipped (listed above), exit $rc, $(( $(date +%s)-start )) s"
+exit $rc

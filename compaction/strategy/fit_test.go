@@ -1,0 +1,177 @@
+package strategy
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/compactd/compactd/compaction/summarize"
+	"github.com/compactd/compactd/compaction/transcript"
+)
+
+// agentSession is a coding session shaped like Claude Code's: a first
+// prompt, a pinned note, turns of reads, edits and test runs, and a last
+// turn whose tool output alone is several times the budgets below.
+func agentSession() *transcript.Transcript {
+	b := newBuilder(transcript.FormatClaudeCode)
+	b.prompt("Fix the reconcile bug in internal/ledger/reconcile.go; the nightly job double-counts refunds.")
+	pin := b.prompt("Note: the staging database is ledger-staging.internal:5432, never touch prod.")
+	b.t.Messages[pin].Pinned = true
+	for turn := range 8 {
+		b.prompt(fmt.Sprintf("Step %d: look at `settleBatch%d` next.", turn, turn))
+		b.say(fmt.Sprintf("Reading internal/ledger/batch%d.go to find where `settleBatch%d` sums refunds.", turn, turn))
+		b.tool("Read", map[string]string{"file_path": fmt.Sprintf("/src/app/internal/ledger/batch%d.go", turn)}, fileBody(fmt.Sprintf("settleBatch%d", turn), 120), false)
+		b.tool("Edit", map[string]string{"file_path": fmt.Sprintf("/src/app/internal/ledger/batch%d.go", turn), "old_string": "sum += r", "new_string": "sum -= r"}, "ok", false)
+		b.tool("Bash", map[string]string{"command": "go test ./internal/ledger/"}, "ok  \tgithub.com/x/ledger\t0.02s", false)
+	}
+	b.prompt("Now check `ReconcileLedger` end to end.")
+	for i := range 6 {
+		b.tool("Read", map[string]string{"file_path": fmt.Sprintf("/src/app/internal/ledger/end%d.go", i)}, fileBody(fmt.Sprintf("endToEnd%d", i), 150), false)
+	}
+	b.say("The end-to-end path is consistent now; next I will run the nightly job against staging.")
+	return b.build()
+}
+
+// TestTokenBudgetReachesItsBudget: token-budget with the last turn kept
+// used to return the whole last turn (several times the budget); now a
+// budget is met, the last prompt stays, the pin stays, and what went is
+// summarized.
+func TestTokenBudgetReachesItsBudget(t *testing.T) {
+	src := agentSession()
+	c := counter(t)
+	for _, keep := range []int{1, -1} {
+		for _, budget := range []int{1200, 2600, 6000} {
+			t.Run(fmt.Sprintf("keep-last %d, budget %d", keep, budget), func(t *testing.T) {
+				v, rep := run1(t, src, Options{Strategies: []string{StrategyTokenBudget}, Budget: budget, KeepLast: keep, Summarizer: &summarize.Extractive{Counter: c}})
+				if float64(rep.TokensAfter) > 1.05*float64(budget) {
+					t.Errorf("%d tokens for a budget of %d (notes %q)", rep.TokensAfter, budget, rep.Notes)
+				}
+				text := viewText(v)
+				for _, want := range []string{"Now check `ReconcileLedger` end to end.", "ledger-staging.internal:5432"} {
+					if !strings.Contains(text, want) {
+						t.Errorf("lost %q", want)
+					}
+				}
+				if len(v.Summaries) != 1 {
+					t.Errorf("%d summaries, want the one standing for what was cut", len(v.Summaries))
+				}
+			})
+		}
+	}
+}
+
+// TestBudgetKeepsThePinAndTheFrontier: at any budget the pinned message
+// survives verbatim, and the summary says where the work stands.
+func TestBudgetKeepsThePinAndTheFrontier(t *testing.T) {
+	src := agentSession()
+	c := counter(t)
+	for _, strategies := range [][]string{{StrategyAuto}, {StrategyExtractive}, {StrategyTurnWindow}, {StrategyStripToolResults, StrategyDedupTools}} {
+		v, rep := run1(t, src, Options{Strategies: strategies, Budget: 1500, Turns: 2, Summarizer: &summarize.Extractive{Counter: c}})
+		if float64(rep.TokensAfter) > 1.05*1500 {
+			t.Errorf("%v: %d tokens for 1500", strategies, rep.TokensAfter)
+		}
+		pinned := false
+		for _, m := range v.Messages {
+			pinned = pinned || m.Pinned && strings.Contains(m.Parts[0].Text, "ledger-staging.internal:5432")
+		}
+		if !pinned {
+			t.Errorf("%v: the pinned message is gone", strategies)
+		}
+		if len(v.Summaries) == 0 {
+			t.Fatalf("%v: no summary", strategies)
+		}
+		for _, want := range []string{"## Goal", "## Next action", "double-counts refunds"} {
+			if !strings.Contains(v.Summaries[0].Text, want) {
+				t.Errorf("%v: summary lacks %q:\n%s", strategies, want, v.Summaries[0].Text)
+			}
+		}
+	}
+}
+
+// TestBudgetUsesItsRoom: a budget the pipeline's steps already meet is
+// room for what they stripped, not a ceiling to stay far under.
+func TestBudgetUsesItsRoom(t *testing.T) {
+	src := agentSession()
+	c := counter(t)
+	_, bare := run1(t, src, Options{Summarizer: &summarize.Extractive{Counter: c}})
+	budget := bare.TokensAfter * 2
+	_, rep := run1(t, src, Options{Budget: budget, Summarizer: &summarize.Extractive{Counter: c}})
+	if rep.TokensAfter > budget || rep.TokensAfter < budget*85/100 {
+		t.Errorf("auto alone takes %d tokens; with a budget of %d it took %d", bare.TokensAfter, budget, rep.TokensAfter)
+	}
+}
+
+// cursorSession is shaped like Cursor's agent transcripts, which record
+// the assistant's tool calls and never their results.
+func cursorSession() *transcript.Transcript {
+	b := newBuilder(transcript.FormatCursorAgent)
+	for turn := range 6 {
+		b.prompt(fmt.Sprintf("Step %d: refactor pkg/step%d.go", turn, turn))
+		for k := range 3 {
+			b.ids++
+			b.add(transcript.RoleAssistant, transcript.OriginAgent,
+				transcript.Part{Kind: transcript.PartReasoning, Text: strings.Repeat("thinking about the refactor ", 40)},
+				text1(fmt.Sprintf("Reading pkg/step%d.go part %d", turn, k)),
+				transcript.Part{Kind: transcript.PartToolCall, ToolCallID: fmt.Sprintf("c%d", b.ids), ToolName: "read_file", Args: fmt.Sprintf(`{"target_file":"pkg/step%d.go"}`, turn)})
+		}
+		b.say(fmt.Sprintf("Step %d is done.", turn))
+	}
+	return b.build()
+}
+
+// TestToolCallsWithoutResultsSurvive: on Cursor transcripts the sanitize
+// pass used to drop every tool call (none has a result); a call its source
+// never answered is not compaction's to repair.
+func TestToolCallsWithoutResultsSurvive(t *testing.T) {
+	src := cursorSession()
+	calls := len(callIDs(transcript.NewView(src), transcript.PartToolCall))
+	for _, opts := range []Options{{}, {Strategies: []string{StrategyStripReasoning}}, {Strategies: []string{StrategyTurnWindow}, Turns: 2}} {
+		v, rep := run1(t, src, opts)
+		got := len(callIDs(v, transcript.PartToolCall))
+		want := calls
+		if opts.Strategies != nil && opts.Strategies[0] == StrategyTurnWindow {
+			want = 6 // the two turns kept, three calls each
+		}
+		if got != want {
+			t.Errorf("%v: %d tool calls kept, want %d (steps %+v)", opts.Strategies, got, want, rep.Steps)
+		}
+	}
+}
+
+// TestPipelineOrderIsFree: turn-window before extractive used to leave
+// nothing to summarize (the window had cut it); the summary reads the
+// source, so both orders keep what the window cut, summarized.
+func TestPipelineOrderIsFree(t *testing.T) {
+	src := agentSession()
+	c := counter(t)
+	for _, order := range [][]string{{StrategyTurnWindow, StrategyExtractive}, {StrategyExtractive, StrategyTurnWindow}} {
+		v, rep := run1(t, src, Options{Strategies: order, Turns: 2, BufferTurns: 2, Summarizer: &summarize.Extractive{Counter: c}})
+		if len(v.Summaries) != 1 {
+			t.Fatalf("%v: %d summaries (notes %q)", order, len(v.Summaries), rep.Notes)
+		}
+		for _, want := range []string{"double-counts refunds", "settleBatch0"} {
+			if !strings.Contains(v.Summaries[0].Text, want) {
+				t.Errorf("%v: the summary lacks %q from the turns the window cut:\n%s", order, want, v.Summaries[0].Text)
+			}
+		}
+	}
+}
+
+// TestBufferTurnsNone: a negative BufferTurns (buffer_turns = 0 in the
+// configuration) keeps only the keep-last turns verbatim; zero is the
+// default of four.
+func TestBufferTurnsNone(t *testing.T) {
+	src := agentSession()
+	c := counter(t)
+	turns := transcript.BuildTurns(src.Messages)
+	for _, tc := range []struct{ buffer, verbatim int }{{-1, 1}, {0, 4}, {2, 2}} {
+		v, _ := run1(t, src, Options{Strategies: []string{StrategyExtractive}, BufferTurns: tc.buffer, KeepLast: 1, Summarizer: &summarize.Extractive{Counter: c}})
+		if len(v.Summaries) != 1 {
+			t.Fatalf("buffer %d: no summary", tc.buffer)
+		}
+		after := v.Messages[v.Summaries[0].Before:]
+		if got := len(transcript.BuildTurns(after)); got != tc.verbatim {
+			t.Errorf("buffer %d: %d turns verbatim after the summary, want %d (of %d)", tc.buffer, got, tc.verbatim, len(turns))
+		}
+	}
+}

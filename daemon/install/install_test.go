@@ -1,0 +1,166 @@
+package install
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/compactd/compactd/daemon/agents"
+	_ "github.com/compactd/compactd/daemon/agents/all"
+)
+
+func testEnv(t *testing.T) (agents.Env, string) {
+	t.Helper()
+	root := t.TempDir()
+	env := agents.Env{Home: filepath.Join(root, "home"), ClaudeConfigDir: filepath.Join(root, "claude"), CodexHome: filepath.Join(root, "codex"), ConfigHome: filepath.Join(root, "xdg")}
+	project := filepath.Join(root, "project")
+	if err := os.MkdirAll(project, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return env, project
+}
+
+var server = Server{Command: "/opt/compactd/bin/compactd", Store: "/var/lib/compactd/compactd.db", Getenv: func(k string) string {
+	if k == "CODEX_HOME" {
+		return "/home/dev/.codex"
+	}
+	return ""
+}}
+
+func apply(t *testing.T, cs ...Change) {
+	t.Helper()
+	for _, c := range cs {
+		if err := c.Apply(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestMCPInstallRoundTripsForEveryAgent: for each agent that reads MCP
+// servers, an install shows in the status, a second install changes
+// nothing, and an uninstall leaves the file as it was (or gone, when the
+// install created it).
+func TestMCPInstallRoundTripsForEveryAgent(t *testing.T) {
+	for _, name := range []string{"claude", "codex", "gemini", "qwen", "opencode"} {
+		for _, scope := range []Scope{ScopeUser, ScopeProject} {
+			t.Run(name+"/"+string(scope), func(t *testing.T) {
+				env, project := testEnv(t)
+				a, err := Agent(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				target := Target{Agent: a, Scope: scope, Folder: project, Env: env}
+				c, err := PlanMCP(target, server, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c.Before != nil || !c.Changed() || !bytes.Contains(c.After, []byte(server.Command)) {
+					t.Fatalf("install into no file: %+v", c)
+				}
+				apply(t, c)
+				st, err := MCPStatus(a, env, project, server)
+				if err != nil || len(st) != 1 || st[0].Scope != scope || !st[0].Current {
+					t.Fatalf("status after install: %+v %v", st, err)
+				}
+				if again, _ := PlanMCP(target, server, false); again.Changed() {
+					t.Fatal("a second install would change the file")
+				}
+				rm, err := PlanMCP(target, server, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				apply(t, rm)
+				if _, err := os.Stat(c.Path); !os.IsNotExist(err) {
+					t.Fatalf("the file the install created is still there after the uninstall: %v", err)
+				}
+				if scope == ScopeProject {
+					entries, _ := os.ReadDir(project)
+					if len(entries) != 0 {
+						t.Fatalf("the uninstall left %v in the project", entries)
+					}
+				}
+				if st, _ := MCPStatus(a, env, project, server); len(st) != 0 {
+					t.Fatalf("status after uninstall: %+v", st)
+				}
+			})
+		}
+	}
+}
+
+func TestApplyRefusesAFileChangedSincePlanned(t *testing.T) {
+	env, project := testEnv(t)
+	a, _ := Agent("gemini")
+	c, err := PlanMCP(Target{Agent: a, Scope: ScopeUser, Folder: project, Env: env}, server, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Dir(c.Path), 0o700)
+	os.WriteFile(c.Path, []byte(`{"theme": "x"}`), 0o600)
+	if err := c.Apply(); err == nil || !strings.Contains(err.Error(), "changed while") {
+		t.Fatalf("applying a stale plan: %v", err)
+	}
+	if b, _ := os.ReadFile(c.Path); string(b) != `{"theme": "x"}` {
+		t.Fatalf("the file was touched: %s", b)
+	}
+}
+
+func TestHooksInstallRoundTrips(t *testing.T) {
+	env, project := testEnv(t)
+	a, _ := Agent("claude")
+	settings := filepath.Join(env.ClaudeConfigDir, "settings.json")
+	orig := []byte(`{
+  "permissions": { "allow": ["Bash(ls:*)"] },
+  "hooks": {
+    "PreCompact": [
+      { "matcher": "auto", "hooks": [{ "type": "command", "command": "/usr/local/bin/notify compacting" }] }
+    ],
+    "Stop": [{ "hooks": [{ "type": "command", "command": "say done" }] }]
+  },
+  "env": { "CLAUDE_CODE_PLUGIN_DIRS": "/home/dev/my-plugin" }
+}
+`)
+	os.MkdirAll(filepath.Dir(settings), 0o700)
+	if err := os.WriteFile(settings, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := HookOptions{Compaction: true, PluginDir: filepath.Join(t.TempDir(), "claude-plugin")}
+	target := Target{Agent: a, Scope: ScopeUser, Folder: project, Env: env}
+	cs, err := PlanHooks(target, server, opts, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(t, cs...)
+	b, _ := os.ReadFile(settings)
+	for _, want := range []string{"/usr/local/bin/notify compacting", "say done", "hooks precompact --agent claude", "/home/dev/my-plugin" + string(os.PathListSeparator) + opts.PluginDir} {
+		if !bytes.Contains(b, []byte(want)) {
+			t.Fatalf("settings after install lack %q:\n%s", want, b)
+		}
+	}
+	js, err := os.ReadFile(filepath.Join(opts.PluginDir, "hooks", "register.js"))
+	if err != nil || !bytes.Contains(js, []byte(`"/opt/compactd/bin/compactd"`)) || !bytes.Contains(js, []byte(`"session.compact"`)) {
+		t.Fatalf("plugin module: %v\n%s", err, js)
+	}
+	st, err := HooksStatus(a, env, project, opts.PluginDir)
+	if err != nil || len(st) != 1 || !st[0].Compaction {
+		t.Fatalf("status: %+v %v", st, err)
+	}
+	if again, _ := PlanHooks(target, server, opts, false); again[0].Changed() {
+		t.Fatal("a second install would change the settings")
+	}
+	rm, err := PlanHooks(target, server, opts, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(t, rm...)
+	if b, _ := os.ReadFile(settings); !bytes.Equal(b, orig) {
+		t.Fatalf("settings after install and uninstall:\n%s\nwant\n%s", b, orig)
+	}
+	if _, err := os.Stat(opts.PluginDir); !os.IsNotExist(err) {
+		t.Fatal("the plugin folder is still there")
+	}
+	if _, err := PlanHooks(Target{Agent: a, Scope: ScopeProject, Folder: project, Env: env}, server, opts, false); err == nil {
+		t.Fatal("--compaction in a project's settings: Claude Code would not load the plugin")
+	}
+}

@@ -1,0 +1,280 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/gauge"
+	"github.com/compactd/compactd/compaction/recall"
+	"github.com/compactd/compactd/compaction/strategy"
+	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/agents"
+	"github.com/compactd/compactd/daemon/config"
+	"github.com/compactd/compactd/daemon/sourcefile"
+)
+
+// StatusRequest is context_status's arguments.
+type StatusRequest struct {
+	Session string `json:"session,omitempty" jsonschema:"a session id or transcript path; by default the session this agent runs in"`
+}
+
+// Status is the gauge of one session, as the daemon shows it.
+type Status struct {
+	Agent   string `json:"agent,omitempty"`
+	Session string `json:"session,omitempty"`
+	Path    string `json:"path"`
+	Format  string `json:"format"`
+	Model   string `json:"model"`
+	// Tokens is the context's size now: the last usage the API reported
+	// (Reported) plus compactd's count of what was appended since.
+	Tokens        int     `json:"tokens"`
+	ContextWindow int     `json:"contextWindow"`
+	Percent       float64 `json:"percent"`
+	Level         string  `json:"level"`
+	// Source says whether Tokens rests on reported usage or an estimate.
+	Source   string `json:"source"`
+	Reported int    `json:"reported"`
+	// AutoCompactAt is where the agent compacts on its own (0: unknown).
+	AutoCompactAt int `json:"autoCompactAt,omitempty"`
+	// Breakdown is what fills the window; Reach what compaction can act on.
+	Breakdown []gauge.CategoryTokens `json:"breakdown"`
+	Reach     string                 `json:"reach"`
+	// Compaction is what compactd's configured pipeline would leave,
+	// without a summarizer: an estimate, nothing is written.
+	Compaction *Savings `json:"compaction,omitempty"`
+}
+
+// Savings is what a compaction would do.
+type Savings struct {
+	TokensAfter int    `json:"tokensAfter"`
+	Saves       int    `json:"saves"`
+	Pipeline    string `json:"pipeline"`
+}
+
+// ContextStatus answers context_status().
+func (s *Server) ContextStatus(ctx context.Context, req StatusRequest) (*Status, error) {
+	path, agent, err := s.findSession(req.Session)
+	if err != nil {
+		return nil, err
+	}
+	t, err := readTranscript(path)
+	if err != nil {
+		return nil, err
+	}
+	if req.Session == "" {
+		t = s.settle(ctx, path, t)
+	}
+	gopts := gauge.Options{Registry: tokens.NewRegistry()}
+	resolved := gauge.Resolve(t, gopts)
+	counter, err := s.counterSet().For(resolved.Info)
+	if err != nil {
+		return nil, err
+	}
+	counts, err := counter.CountMessages(ctx, t.Messages)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := config.Load(config.Nearest(path, s.Cwd))
+	if err != nil {
+		cfg = config.Default()
+	}
+	copts := cfg.CompactOptions(0, config.Overrides{})
+	g := gauge.Compute(t, counts, gopts)
+	tally := gauge.Tally{}.Advance(t, counts, 0, gauge.TallyOptions{Images: resolved.Info.Provider.ImagePricing(), CountText: counter.Text})
+	b := tally.Breakdown(g, t, counts, gauge.BreakdownOptions{KeepLast: copts.KeepLast})
+	st := &Status{
+		Session: t.Meta.SessionID, Path: path, Format: string(t.Format), Model: g.Model,
+		Tokens: g.Tokens, ContextWindow: g.ContextWindow, Percent: round1(100 * g.Ratio), Level: string(g.Level),
+		Source: string(g.Source), Reported: g.Reported, AutoCompactAt: g.AutoCompactAt,
+		Breakdown: b.Parts, Reach: b.Reach(),
+	}
+	if agent != nil {
+		st.Agent = agent.Name
+	}
+	copts.NoRetention = true
+	copts.Recall = recall.NewBook(nil).Handle // placeholders as a compaction writes them
+	copts.Window = g.ContextWindow
+	if _, rep, err := strategy.Run(ctx, t, counter, copts); err == nil {
+		saved := rep.TokensBefore - rep.TokensAfter
+		st.Compaction = &Savings{TokensAfter: max(g.Tokens-saved, 0), Saves: saved, Pipeline: strings.Join(copts.Strategies, ",")}
+	}
+	return st, nil
+}
+
+// settleWait bounds how long context_status waits for the agent to write
+// the call it is answering.
+const settleWait = 2 * time.Second
+
+// settle returns the session once it ends with the call of context_status
+// being answered: some agents (Qwen Code) write their records after the
+// tool has started, and the gauge is meant as of the call. It waits on the
+// file's change events, at most settleWait, then takes what is there.
+func (s *Server) settle(ctx context.Context, path string, t *transcript.Transcript) *transcript.Transcript {
+	if callsStatus(t) {
+		return t
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return t
+	}
+	defer w.Close()
+	if err := w.Add(filepath.Dir(path)); err != nil {
+		return t
+	}
+	// Written between the first read and the watch: read once more.
+	if again, err := readTranscript(path); err == nil {
+		if t = again; callsStatus(t) {
+			return t
+		}
+	}
+	timeout := time.NewTimer(settleWait)
+	defer timeout.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return t
+		case <-timeout.C:
+			return t
+		case ev, ok := <-w.Events:
+			if !ok {
+				return t
+			}
+			if filepath.Clean(ev.Name) != filepath.Clean(path) || !ev.Has(fsnotify.Write|fsnotify.Create) {
+				continue
+			}
+			if again, err := readTranscript(path); err == nil {
+				if t = again; callsStatus(t) {
+					return t
+				}
+			}
+		case <-w.Errors:
+			return t
+		}
+	}
+}
+
+// callsStatus reports whether the session's last message is a call of
+// context_status (whatever the agent names compactd's tool).
+func callsStatus(t *transcript.Transcript) bool {
+	if len(t.Messages) == 0 {
+		return false
+	}
+	m := &t.Messages[len(t.Messages)-1]
+	for _, p := range m.Parts {
+		if p.Kind == transcript.PartToolCall && strings.HasSuffix(p.ToolName, "context_status") {
+			return true
+		}
+	}
+	return false
+}
+
+func round1(f float64) float64 { return float64(int(f*10+0.5)) / 10 }
+
+// readTranscript reads and parses one session file.
+func readTranscript(path string) (*transcript.Transcript, error) {
+	data, codec, err := sourcefile.ReadTranscript(path)
+	if err != nil {
+		return nil, err
+	}
+	t, err := codec.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("parse %s as %s: %w", path, codec.Format(), err)
+	}
+	return t, nil
+}
+
+// findSession is the session a request names (an id or a path), else the
+// agent's session of the working folder written last: the one the agent
+// is running, which writes its tool call before calling the tool.
+func (s *Server) findSession(named string) (string, *agents.Agent, error) {
+	if named == "" {
+		named = s.SessionHint
+	}
+	if named != "" && filepath.IsAbs(named) {
+		if _, err := os.Stat(named); err == nil {
+			return named, agentOf(named), nil
+		}
+	}
+	type candidate struct {
+		path  string
+		agent *agents.Agent
+		mod   time.Time
+	}
+	var best *candidate
+	var looked []string
+	list := agents.All()
+	if s.Agent != nil {
+		list = []*agents.Agent{s.Agent}
+	}
+	folders := []string{s.Cwd}
+	for _, a := range list {
+		for _, root := range a.Roots(s.Env, folders) {
+			if root.Database != "" {
+				continue // sessions in a database are rendered by the daemon
+			}
+			looked = append(looked, root.Dir)
+			filepath.WalkDir(root.Dir, func(p string, d fs.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return nil
+				}
+				if a.Session != nil && !a.Session(p, folders) {
+					return nil
+				}
+				if named != "" && !namesSession(p, named) {
+					return nil
+				}
+				fi, err := d.Info()
+				if err != nil || !fi.Mode().IsRegular() {
+					return nil
+				}
+				if best == nil || fi.ModTime().After(best.mod) {
+					best = &candidate{p, a, fi.ModTime()}
+				}
+				return nil
+			})
+		}
+	}
+	if best == nil {
+		who := "any agent"
+		if s.Agent != nil {
+			who = s.Agent.Name
+		}
+		if named != "" {
+			return "", nil, fmt.Errorf("no session %q of %s in %s (looked in %s)", named, who, s.Cwd, strings.Join(looked, ", "))
+		}
+		return "", nil, fmt.Errorf("no session of %s in %s yet (looked in %s)", who, s.Cwd, strings.Join(looked, ", "))
+	}
+	return best.path, best.agent, nil
+}
+
+// namesSession reports whether a session file's name carries id (Gemini
+// CLI names its files by the id's first 8 characters).
+func namesSession(path, id string) bool {
+	name := filepath.Base(path)
+	if strings.Contains(name, id) {
+		return true
+	}
+	return len(id) >= 8 && strings.Contains(name, "-"+id[:8]+".")
+}
+
+// agentOf is the agent whose format a file is in, nil if unknown.
+func agentOf(path string) *agents.Agent {
+	head, err := sourcefile.ReadHead(path, 64<<10)
+	if err != nil {
+		return nil
+	}
+	codec, err := format.Detect(sourcefile.PlainName(path), head)
+	if err != nil {
+		return nil
+	}
+	return agents.ByFormat(codec.Format())
+}

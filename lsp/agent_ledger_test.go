@@ -1,0 +1,146 @@
+package lsp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/compactd/compactd/daemon"
+)
+
+// TestAgentCompactionLedger: a watched Claude Code session gains a
+// compaction of the agent's own (its compact_boundary and summary
+// appended, as Claude Code writes them). Within 2 s the client gets the
+// compactd/agentCompaction notification naming what the agent's summary
+// lost, with its two actions, and a diagnostic on the boundary's line;
+// both actions work from the notification. A client that does not say it
+// shows the notification gets the same message as a showMessageRequest,
+// and the action it picks runs.
+func TestAgentCompactionLedger(t *testing.T) {
+	for _, handles := range []bool{true, false} {
+		t.Run(fmt.Sprintf("client shows it itself: %v", handles), func(t *testing.T) {
+			testEnv(t)
+			ws := t.TempDir()
+			src, err := os.ReadFile("testdata/claude-two-compact-boundaries.jsonl")
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := bytes.SplitAfter(src, []byte("\n"))
+			boundary := -1
+			for i, l := range lines {
+				if bytes.Contains(l, []byte(`"compact_boundary"`)) {
+					boundary = i // the last one: a2
+				}
+			}
+			path := filepath.Join(ws, "8e7d6c5b-4a39-4281-9f0e-1d2c3b4a5968.jsonl")
+			if err := os.WriteFile(path, bytes.Join(lines[:boundary], nil), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			u := pathURI(path)
+			c := startServer(t, Options{Daemon: daemon.Options{Jobs: openJobs(t)}})
+			if !handles {
+				c.answer = func(p protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
+					for _, a := range p.Actions {
+						if a.Title == titleRestoreBefore {
+							return &a
+						}
+					}
+					return nil
+				}
+			}
+			caps := map[string]any{"window": map[string]any{"workDoneProgress": true, "showDocument": map[string]bool{"support": true}}}
+			if handles {
+				caps["experimental"] = map[string]any{"compactd": map[string]any{"agentCompaction": true}}
+			}
+			var res protocol.InitializeResult
+			if err := c.call(protocol.MethodInitialize, map[string]any{"processId": os.Getpid(), "rootUri": pathURI(ws),
+				"workspaceFolders": []map[string]string{{"uri": string(pathURI(ws)), "name": "ws"}}, "capabilities": caps}, &res); err != nil {
+				t.Fatal(err)
+			}
+			c.notify(protocol.MethodInitialized, map[string]any{})
+			c.waitNote(0, methodGauge, gaugeFor(u), 30*time.Second)
+			from := c.noteCount()
+
+			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.Write(bytes.Join(lines[boundary:], nil)); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			appended := time.Now()
+			raw, _ := c.waitNote(from, methodAgentCompaction, nil, 10*time.Second)
+			if took := time.Since(appended); took > 2*time.Second {
+				t.Errorf("the notification came %s after the boundary reached the file, want within 2 s", took)
+			}
+			var note AgentCompactionNote
+			if err := json.Unmarshal(raw, &note); err != nil {
+				t.Fatal(err)
+			}
+			lc := note.Compaction
+			if note.URI != u || lc.Compaction != "a2" || lc.Line != boundary || len(lc.Lost) == 0 || len(note.Actions) != 2 {
+				t.Fatalf("notification %+v", note)
+			}
+			if ex := lc.Lost[0].Examples; len(ex) == 0 || !strings.Contains(note.Message, ex[0]) {
+				t.Fatalf("the message %q names none of what was lost (%+v)", note.Message, lc.Lost)
+			}
+			diag := c.waitLedgerDiagnostic(u, boundary)
+			if !strings.Contains(diag.Message, lc.Summary) {
+				t.Errorf("diagnostic %q", diag.Message)
+			}
+
+			if handles {
+				for _, a := range note.Actions {
+					args, _ := a.Arguments[0].(map[string]any)
+					res, err := c.execute(a.Command, args)
+					if err != nil || res.Open == "" {
+						t.Fatalf("%s from the notification: %+v, %v", a.Title, res, err)
+					}
+				}
+				return
+			}
+			// The action picked in the message runs: the conversation
+			// before a2 is written beside the session.
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				matches, _ := filepath.Glob(filepath.Join(ws, "*.jsonl"))
+				if len(matches) == 2 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("no restored session beside %s after the message's %q", path, titleRestoreBefore)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
+	}
+}
+
+// waitLedgerDiagnostic waits for compactd's agent-compaction diagnostic on
+// line of u.
+func (c *client) waitLedgerDiagnostic(u protocol.DocumentURI, line int) protocol.Diagnostic {
+	c.t.Helper()
+	var found protocol.Diagnostic
+	c.waitNote(0, protocol.MethodTextDocumentPublishDiagnostics, func(raw json.RawMessage) bool {
+		var p protocol.PublishDiagnosticsParams
+		if json.Unmarshal(raw, &p) != nil || p.URI != u {
+			return false
+		}
+		for _, d := range p.Diagnostics {
+			if fmt.Sprint(d.Code) == agentCompactionCode && int(d.Range.Start.Line) == line {
+				found = d
+				return true
+			}
+		}
+		return false
+	}, 10*time.Second)
+	return found
+}

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -59,6 +60,7 @@ func runAgentCompactions(t *testing.T, a agent, bin string) {
 	}
 	for _, l := range []string{"before", "recompact"} {
 		turns["resume-agent-"+l] = resumeTurn("agent-" + l)
+		turns[originalTask("agent-"+l)] = modelserver.Turn{Answer: "The original is still here. (answer " + originalTask("agent-"+l) + ")"}
 	}
 	srv, err := modelserver.Start(modelserver.Options{Script: &modelserver.Script{Turns: turns}, LogDir: filepath.Join(sb.root, "requests")})
 	if err != nil {
@@ -68,7 +70,33 @@ func runAgentCompactions(t *testing.T, a agent, bin string) {
 	a.configure(t, sb, srv)
 	t.Logf("%s %s in %s", a.label, version, sb.root)
 
+	// compactd serve watches the session through a real LSP client (issue
+	// 24): every compaction of the agent's own is announced within 2 s of
+	// its record reaching the file, with what the agent's summary lost.
 	id, file := a.newID(), ""
+	lsp := startLSP(t, sb, bin, nil)
+	marker := map[string][]byte{"claude": []byte(`"subtype":"compact_boundary"`), "codex": []byte(`"type":"compacted"`)}[a.name]
+	boundaries := watchUsage(t, a.root(sb), func(line []byte) (int, bool) { return 1, bytes.Contains(line, marker) })
+	var announced []agentCompactionNote
+	checkAnnounced := func(k int) {
+		t.Helper()
+		at := boundaries.nth(t, file, k, time.Minute)
+		note, noteAt := lsp.nthAgentNote(t, file, k, time.Minute)
+		latency := noteAt.Sub(at)
+		report("%s compaction a%d announced %s after its record reached the file: %s", a.label, k, latency.Round(time.Millisecond), note.Compaction.Summary)
+		t.Logf("compaction a%d announced %s after its record reached the file: %s", k, latency.Round(time.Millisecond), note.Compaction.Summary)
+		if latency > 2*time.Second {
+			t.Errorf("%s's compaction a%d was announced %s after its record reached the file, want within 2 s", a.label, k, latency)
+		}
+		if note.Compaction.Compaction != fmt.Sprintf("a%d", k) || len(note.Compaction.Lost) == 0 || len(note.Actions) != 2 {
+			t.Errorf("the notification of %s's compaction a%d names nothing it lost: %+v", a.label, k, note)
+		}
+		if note.Health.Loop {
+			t.Errorf("a loop reported on %s's own session: %s", a.label, note.Health.Warning)
+		}
+		announced = append(announced, note)
+	}
+
 	compactions := 0
 	justCompacted := false // the agent compacted before the turn about to run
 	// summarized checks that the agent asked the model for one summary
@@ -101,17 +129,18 @@ func runAgentCompactions(t *testing.T, a agent, bin string) {
 		if bad := rejectedSince(srv, seq); len(bad) > 0 {
 			t.Fatalf("turn %s: the model server refused the agent's requests:%s", st.task, describe(bad))
 		}
-		if codexCompacts {
-			setCodexAutoCompact(t, sb, 0)
-			summarized(seq, "turn "+st.task)
-			compactions++
-			justCompacted = true
-		}
 		if file == "" {
 			file = a.session(t, sb, id)
 			if id == "" {
 				id = a.idOf(t, file)
 			}
+		}
+		if codexCompacts {
+			setCodexAutoCompact(t, sb, 0)
+			summarized(seq, "turn "+st.task)
+			compactions++
+			justCompacted = true
+			checkAnnounced(compactions)
 		}
 		if justCompacted {
 			justCompacted = false
@@ -136,6 +165,7 @@ func runAgentCompactions(t *testing.T, a agent, bin string) {
 			summarized(seq, "/compact after turn "+st.task)
 			compactions++
 			justCompacted = true
+			checkAnnounced(compactions)
 		}
 	}
 	if compactions != len(plan) {
@@ -232,10 +262,10 @@ func runAgentCompactions(t *testing.T, a agent, bin string) {
 			}
 			req := ex[0].Conversation
 			// The fork's gauge foretells the resumed agent's first request.
-			prompt := ex[0].Usage.Prompt
-			report("%s agent-%s: fork gauge %d, the resumed request's prompt %d tokens (%+.1f%%)", a.label, f.label, g.Tokens, prompt, 100*float64(g.Tokens-prompt)/float64(prompt))
-			if !within(g.Tokens, prompt, resumeTolerance) {
-				t.Errorf("the %s fork gauges %d tokens; the resumed %s's first request holds %d (bar: ±%.0f%%)", f.label, g.Tokens, a.label, prompt, 100*resumeTolerance)
+			promptTokens := ex[0].Usage.Prompt
+			report("%s agent-%s: fork gauge %d, the resumed request's prompt %d tokens (%+.1f%%)", a.label, f.label, g.Tokens, promptTokens, 100*float64(g.Tokens-promptTokens)/float64(promptTokens))
+			if !within(g.Tokens, promptTokens, resumeTolerance) {
+				t.Errorf("the %s fork gauges %d tokens; the resumed %s's first request holds %d (bar: ±%.0f%%)", f.label, g.Tokens, a.label, promptTokens, 100*resumeTolerance)
 			}
 			if err := a.environment(req, sb); err != nil {
 				t.Errorf("the request resuming the %s fork lacks the agent's environment: %v", f.label, err)
@@ -260,7 +290,128 @@ func runAgentCompactions(t *testing.T, a agent, bin string) {
 			if last := ex[len(ex)-1]; last.Step != 1 {
 				t.Errorf("the resumed %s session stopped at step %d of its tool loop", f.label, last.Step)
 			}
+
+			// The original still resumes with what the agent kept of it:
+			// its own summary and every turn after its compaction.
+			task = originalTask("agent-" + f.label)
+			seq = lastSeq(srv)
+			stdout, stderr, err = sb.try(a.timeout, command, a.resume(sb, id, prompt(task, "Are you still there?"))...)
+			if bad := rejectedSince(srv, seq); len(bad) > 0 {
+				t.Fatalf("%s resumed the original after the %s fork with requests the API would refuse:%s", a.label, f.label, describe(bad))
+			}
+			if err != nil {
+				t.Fatalf("%s could not resume the original session %s after the %s fork was resumed: %v\n--- stdout\n%s\n--- stderr\n%s", a.label, id, f.label, err, tail(stdout, 2000), tail(stderr, 3000))
+			}
+			orig := exchangesOf(srv, task)
+			if len(orig) == 0 {
+				t.Fatalf("%s resumed the original after the %s fork but never asked the model", a.label, f.label)
+			}
+			for _, st := range after {
+				if !orig[0].Conversation.Contains(modelserver.TaskTag(st.task)) || !orig[0].Conversation.Contains("(answer "+st.task+")") {
+					t.Errorf("after the %s fork was resumed, the original resumes without turn %s", f.label, st.task)
+				}
+			}
 		})
+	}
+	// Both actions work from the notification of the last compaction.
+	if len(announced) > 0 {
+		runAgentActions(t, lsp, announced[len(announced)-1])
+	}
+}
+
+// agentCompactionNote is the part of compactd/agentCompaction the suite reads.
+type agentCompactionNote struct {
+	URI        string `json:"uri"`
+	Message    string `json:"message"`
+	Compaction struct {
+		Compaction string `json:"compaction"`
+		Summary    string `json:"summary"`
+		Lost       []struct {
+			Kind  string `json:"kind"`
+			Count int    `json:"count"`
+		} `json:"lost"`
+	} `json:"compaction"`
+	Health struct {
+		Loop    bool   `json:"loop"`
+		Warning string `json:"warning"`
+	} `json:"health"`
+	Actions []struct {
+		Title     string `json:"title"`
+		Command   string `json:"command"`
+		Arguments []any  `json:"arguments"`
+	} `json:"actions"`
+}
+
+// nthAgentNote waits for the k-th (1-based) compactd/agentCompaction
+// notification about path.
+func (c *lspClient) nthAgentNote(t *testing.T, path string, k int, timeout time.Duration) (agentCompactionNote, time.Time) {
+	t.Helper()
+	var found agentCompactionNote
+	var at time.Time
+	ok := c.wait(timeout, func() bool {
+		n := 0
+		for _, an := range c.agent {
+			var note agentCompactionNote
+			if json.Unmarshal(an.Params, &note) != nil || canonical(uriPath(note.URI)) != canonical(path) {
+				continue
+			}
+			if n++; n == k {
+				found, at = note, an.At
+				return true
+			}
+		}
+		return false
+	})
+	if !ok {
+		t.Fatalf("no compactd/agentCompaction notification for compaction a%d of %s within %s; server log:\n%s", k, path, timeout, tailFile(c.logFile))
+	}
+	return found, at
+}
+
+// runAgentActions runs both actions of an agent compaction's notification
+// through the LSP client, as a user clicking them: each writes a session.
+func runAgentActions(t *testing.T, lsp *lspClient, note agentCompactionNote) {
+	t.Helper()
+	for _, act := range note.Actions {
+		raw := lsp.request(t, "workspace/executeCommand", map[string]any{"command": act.Command, "arguments": act.Arguments}, 3*time.Minute)
+		var res struct {
+			Open  string `json:"open"`
+			Error string `json:"error"`
+		}
+		if err := json.Unmarshal(raw, &res); err != nil || res.Error != "" || res.Open == "" {
+			t.Fatalf("%q from the notification of %s: %s", act.Title, note.Compaction.Compaction, raw)
+		}
+		if _, err := os.Stat(uriPath(res.Open)); err != nil {
+			t.Fatalf("%q from the notification: %v", act.Title, err)
+		}
+	}
+}
+
+// nth waits until path has shown k matching lines and returns when the
+// k-th reached it.
+func (u *usageWatcher) nth(t *testing.T, path string, k int, timeout time.Duration) time.Time {
+	t.Helper()
+	path = canonical(path)
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		u.mu.Lock()
+		n := 0
+		for _, s := range u.seen {
+			if canonical(s.Path) == path {
+				if n++; n == k {
+					u.mu.Unlock()
+					return s.At
+				}
+			}
+		}
+		ch := u.changed
+		u.mu.Unlock()
+		select {
+		case <-ch:
+		case <-deadline.C:
+			t.Fatalf("compaction record %d never reached %s", k, path)
+		}
 	}
 }
 

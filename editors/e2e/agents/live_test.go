@@ -27,6 +27,9 @@ type lspClient struct {
 
 	mu      sync.Mutex
 	gauges  []gaugeNote
+	agent   []agentNote             // compactd/agentCompaction notifications
+	answers map[int]json.RawMessage // responses to requests sent, by id
+	nextID  int
 	other   map[string]int // other notification methods, counted
 	ready   bool
 	exited  bool
@@ -35,14 +38,22 @@ type lspClient struct {
 	logFile string
 }
 
+// An agentNote is one compactd/agentCompaction notification.
+type agentNote struct {
+	Params json.RawMessage
+	At     time.Time
+}
+
 // A gaugeNote is one compactd/gauge notification.
 type gaugeNote struct {
-	Path    string
-	Tokens  int
-	Format  string
-	Source  string
-	Removed bool
-	At      time.Time
+	// AutoCompactAt is the mark of the agent's own compaction (0: none).
+	AutoCompactAt int
+	Path          string
+	Tokens        int
+	Format        string
+	Source        string
+	Removed       bool
+	At            time.Time
 }
 
 func startLSP(t *testing.T, sb *sandbox, bin string, init map[string]any) *lspClient {
@@ -51,7 +62,7 @@ func startLSP(t *testing.T, sb *sandbox, bin string, init map[string]any) *lspCl
 	if _, err := os.Stat(filepath.Join(e2eHome(t), "agents", "lspclient", "node_modules", "vscode-languageserver-protocol")); err != nil {
 		missing(t, "the suite's LSP client is not installed at %s", client)
 	}
-	c := &lspClient{other: map[string]int{}, changed: make(chan struct{}), logFile: filepath.Join(sb.root, "compactd-serve.log")}
+	c := &lspClient{other: map[string]int{}, answers: map[int]json.RawMessage{}, changed: make(chan struct{}), logFile: filepath.Join(sb.root, "compactd-serve.log")}
 	argv, _ := json.Marshal([]string{bin, "serve", "--log-file", c.logFile})
 	initJSON, _ := json.Marshal(init)
 	c.cmd = exec.Command("node", client)
@@ -107,6 +118,9 @@ func (c *lspClient) read(r io.Reader) {
 			Event  string          `json:"event"`
 			Method string          `json:"method"`
 			Params json.RawMessage `json:"params"`
+			ID     int             `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  string          `json:"error"`
 		}
 		if json.Unmarshal(sc.Bytes(), &msg) != nil {
 			continue
@@ -117,17 +131,32 @@ func (c *lspClient) read(r io.Reader) {
 			c.ready = true
 		case "exit":
 			c.exited = true
+		case "response":
+			if msg.Error != "" {
+				c.answers[msg.ID], _ = json.Marshal(map[string]string{"error": msg.Error})
+			} else {
+				c.answers[msg.ID] = msg.Result
+			}
 		case "notification":
-			if msg.Method == "compactd/gauge" {
+			if msg.Method == "compactd/agentCompaction" {
+				c.agent = append(c.agent, agentNote{Params: msg.Params, At: at})
+			} else if msg.Method == "compactd/gauge" {
 				var g struct {
 					URI     string `json:"uri"`
 					Tokens  int    `json:"tokens"`
 					Format  string `json:"format"`
 					Source  string `json:"source"`
 					Removed bool   `json:"removed"`
+					Mark    *struct {
+						At int `json:"at"`
+					} `json:"autoCompact"`
 				}
 				if json.Unmarshal(msg.Params, &g) == nil {
-					c.gauges = append(c.gauges, gaugeNote{Path: uriPath(g.URI), Tokens: g.Tokens, Format: g.Format, Source: g.Source, Removed: g.Removed, At: at})
+					n := gaugeNote{Path: uriPath(g.URI), Tokens: g.Tokens, Format: g.Format, Source: g.Source, Removed: g.Removed, At: at}
+					if g.Mark != nil {
+						n.AutoCompactAt = g.Mark.At
+					}
+					c.gauges = append(c.gauges, n)
 				}
 			} else {
 				c.other[msg.Method]++
@@ -199,6 +228,35 @@ func (c *lspClient) waitGauge(path string, from int, timeout time.Duration, matc
 		return false
 	})
 	return found, ok
+}
+
+// request sends a request through the client and waits for its answer
+// (an object {"error": …} when the server answered an error).
+func (c *lspClient) request(t *testing.T, method string, params any, timeout time.Duration) json.RawMessage {
+	t.Helper()
+	c.mu.Lock()
+	c.nextID++
+	id := c.nextID
+	c.mu.Unlock()
+	line, err := json.Marshal(map[string]any{"id": id, "method": method, "params": params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.stdin.Write(append(line, '\n')); err != nil {
+		t.Fatalf("send %s: %v", method, err)
+	}
+	var out json.RawMessage
+	if !c.wait(timeout, func() bool { out = c.answers[id]; return out != nil }) {
+		t.Fatalf("no answer to %s within %s; server log:\n%s", method, timeout, tailFile(c.logFile))
+	}
+	return out
+}
+
+// agentNotes returns the compactd/agentCompaction notifications so far.
+func (c *lspClient) agentNotes() []agentNote {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]agentNote(nil), c.agent...)
 }
 
 func (c *lspClient) stop(t *testing.T) {

@@ -4,7 +4,9 @@
 # COMPACTD_AGENTS_E2E=1, so a missing agent fails instead of skipping under CI.
 # TestRealAgents (Claude Code, Codex, Gemini CLI; side by side), TestRealAgentCompactions
 # (Claude Code and Codex compact their sessions themselves; compactd restores from before
-# and re-compacts, and the agents resume both forks) and
+# and re-compacts, and the agents resume both forks; compactd serve announces each compaction
+# through a real LSP client, with what it lost), TestRealAgentThreshold (Claude Code with
+# CLAUDE_AUTOCOMPACT_PCT_OVERRIDE compacts where compactd marks it) and
 # TestRealAgentsRecall (the four agents that load compactd's MCP server offline recall what a fork
 # replaced), TestRealAgentPreCompactHook and TestRealAgentCompactionHook (Claude Code's /compact with
 # compactd's hooks: recorded before, and compactd as the compaction) and TestRealAgentsIssue15 (Qwen Code, opencode, Kilo Code) run at the same time: the
@@ -28,7 +30,7 @@ run_tests() {
     "$logs/agents.test" -test.count=1 -test.timeout=30m -test.parallel=4 -test.run "$2" -test.v) >"$logs/$1.log" 2>&1
 }
 start=$(date +%s)
-run_tests agents '^(TestRealAgents|TestRealAgentCompactions|TestRealAgentsRecall|TestRealAgentPreCompactHook|TestRealAgentCompactionHook)$' & agents=$!
+run_tests agents '^(TestRealAgents|TestRealAgentCompactions|TestRealAgentsRecall|TestRealAgentPreCompactHook|TestRealAgentCompactionHook|TestRealAgentThreshold)$' & agents=$!
 run_tests issue15 '^TestRealAgentsIssue15$' & issue15=$!
 status=0
 wait "$agents" || status=1

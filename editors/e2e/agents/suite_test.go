@@ -233,6 +233,13 @@ type gaugeResult struct {
 	Turns         int     `json:"turns"`
 	Messages      int     `json:"messages"`
 	EstimateError float64 `json:"estimateError"`
+	// AutoCompact is where compactd says the agent compacts by itself.
+	AutoCompact *struct {
+		At       int    `json:"at"`
+		Disabled bool   `json:"disabled"`
+		Source   string `json:"source"`
+		Text     string `json:"text"`
+	} `json:"autoCompact"`
 }
 
 func (sb *sandbox) gauge(t *testing.T, bin, path string) gaugeResult {

@@ -234,6 +234,37 @@ local function main()
   vim.cmd('close')
   vim.cmd('buffer ' .. bufnr)
 
+  -- :CompactdRecall on a fork's placeholder opens what it replaced, byte for byte.
+  local stripped = step(':CompactdCompact strip-tool-results', function()
+    compactd.last_result = nil
+    vim.cmd('CompactdCompact strip-tool-results')
+    wait_for('the compact result', function() return compactd.last_result ~= nil end)
+    return compactd.last_result
+  end)
+  local recalled = step(':CompactdRecall', function()
+    vim.cmd('edit ' .. vim.fn.fnameescape(stripped.forkPath))
+    local row
+    for i, l in ipairs(vim.api.nvim_buf_get_lines(0, 0, -1, false)) do
+      local s = l:find('recall r%x%x%x%x%x%x')
+      if s and l:find('[compacted: ', 1, true) then
+        row = i
+        vim.api.nvim_win_set_cursor(0, { i, s + 8 })
+        break
+      end
+    end
+    if not row then error('the fork names no recall handle', 0) end
+    compactd.last_result = nil
+    vim.cmd('CompactdRecall')
+    wait_for('the recall result', function() return compactd.last_result ~= nil end)
+    return compactd.last_result
+  end)
+  R.recall = recalled
+  local content = read_file(recalled.open or '') or ''
+  local encoded = vim.fn.json_encode(content)
+  check('recall opened the replaced content', #content > 0 and original:find(encoded:sub(2, -2), 1, true) ~= nil, recalled.open)
+  check('the recalled file is open in a window', vim.wait(timeout, function() return vim.fn.bufwinnr(recalled.open or '') ~= -1 end, 20), recalled.open)
+  vim.cmd('buffer ' .. bufnr)
+
   local dry = step(':CompactdDryRun', function()
     compactd.last_result = nil
     vim.cmd('CompactdDryRun')
@@ -245,6 +276,73 @@ local function main()
   local report_open = vim.wait(timeout, function() return vim.fn.bufwinnr(dry.reportPath or '') ~= -1 end, 20)
   check('the report is open in a window', report_open, dry.reportPath)
   check('the dry run left the original unchanged', read_file(file) == original)
+
+  -- The agent compacts the conversation on its own (issue 24): a compact_boundary and its
+  -- summary appended as Claude Code 2.1.330 writes them. Within 2 s the plugin says what the
+  -- agent's summary lost, the boundary's line carries a diagnostic, and both actions run.
+  local mark = compactd.mark()
+  R.mark = mark
+  check("the statusline marks the agent's own compaction", mark:find('^auto ') ~= nil and rendered_statusline():find(mark, 1, true) ~= nil, mark)
+  local text = read_file(file)
+  local last, nlines = nil, 0
+  for line in text:gmatch('[^\n]+') do
+    nlines = nlines + 1
+    local okj, rec = pcall(vim.json.decode, line)
+    if okj and type(rec) == 'table' and type(rec.uuid) == 'string' and type(rec.sessionId) == 'string' then last = rec end
+  end
+  assert(last, 'no Claude Code record with a uuid in ' .. file)
+  local bid, sid = '0c0ffee0-0000-4000-8000-00000000b001', last.sessionId
+  local boundary = { parentUuid = vim.NIL, logicalParentUuid = last.uuid, isSidechain = false, userType = 'external',
+    cwd = last.cwd, sessionId = sid, version = '2.1.330', type = 'system', subtype = 'compact_boundary',
+    content = 'Conversation compacted', level = 'info', uuid = bid, timestamp = '2026-11-26T02:00:00.000Z',
+    compactMetadata = { trigger = 'manual', preTokens = g.tokens or 0, postTokens = 900 } }
+  local summary = { parentUuid = bid, isSidechain = false, userType = 'external', cwd = last.cwd, sessionId = sid,
+    version = '2.1.330', type = 'user', isCompactSummary = true, isVisibleInTranscriptOnly = true,
+    uuid = '0c0ffee0-0000-4000-8000-00000000b002', timestamp = '2026-11-26T02:00:01.000Z',
+    message = { role = 'user', content = 'This session is being continued from a previous conversation that ran out of context. '
+      .. 'The summary below covers the earlier portion of the conversation.\n\nSummary:\n1. Primary Request and Intent: the user asked for help with the project.' } }
+  local seen = #compactd.agent_compactions
+  local appended = uv.hrtime()
+  local fh = assert(io.open(file, 'ab'))
+  fh:write(vim.json.encode(boundary) .. '\n' .. vim.json.encode(summary) .. '\n')
+  fh:close()
+  local note = step('agent compaction announced', function()
+    wait_for('compactd/agentCompaction', function() return #compactd.agent_compactions > seen end)
+    return compactd.agent_compactions[#compactd.agent_compactions]
+  end)
+  local took = ms(appended)
+  R.agent_compaction = { ms = took, message = note.message }
+  check('announced within 2 s of the boundary reaching the file', took <= 2000, took)
+  local lost = note.compaction and note.compaction.lost or {}
+  check('it names what the summary lost', #lost > 0 and note.message:find(' lost ', 1, true) ~= nil, note.message)
+  check('with its two actions', #(note.actions or {}) == 2 and note.actions[1].title == 'Restore from before'
+    and note.actions[2].title == 'Re-compact with compactd', note.actions)
+  local boundary_line = nlines -- 0-based: the first appended line
+  local bdiag
+  local bd_ok = vim.wait(timeout, function()
+    for _, x in ipairs(vim.diagnostic.get(bufnr)) do
+      local lsp = x.user_data and x.user_data.lsp
+      if lsp and lsp.code == 'agent-compaction' and x.lnum == boundary_line then bdiag = x; return true end
+    end
+    return false
+  end, 20)
+  check("a diagnostic on the boundary's line", bd_ok, bdiag and bdiag.message)
+  local label = note.compaction.compaction
+  local restored = step('Restore from before ' .. label, function()
+    local r
+    compactd.agent_action(note, 1, function(err, res) r = err and { err = err } or res end)
+    wait_for('the restore', function() return r ~= nil end)
+    return r
+  end)
+  check('Restore from before wrote the conversation before it', type(restored.path) == 'string' and vim.fn.filereadable(restored.path) == 1, restored)
+  local recompacted = step('Re-compact with compactd ' .. label, function()
+    local r
+    compactd.agent_action(note, 2, function(err, res) r = err and { err = err } or res end)
+    wait_for('the re-compaction', function() return r ~= nil end)
+    return r
+  end)
+  check('Re-compact with compactd wrote a fork', type(recompacted.forkPath) == 'string' and vim.fn.filereadable(recompacted.forkPath) == 1, recompacted)
+  vim.cmd('buffer ' .. bufnr)
 
   step('shutdown', function()
     local id = client.id

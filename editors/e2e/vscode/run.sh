@@ -42,6 +42,7 @@ export E2E_TOAST_RE=${E2E_TOAST_RE:-'[Cc]ompact'}
 export E2E_PROGRESS_RE=${E2E_PROGRESS_RE:-'[Cc]ompact'}
 export E2E_FORK_TAB_RE=${E2E_FORK_TAB_RE-'\.jsonl'}
 export E2E_DRYRUN_TAB_RE=${E2E_DRYRUN_TAB_RE-'Preview'}
+export E2E_AGENT_COMPACTION=${E2E_AGENT_COMPACTION-1}
 export E2E_CONTEXT_VIEW_RE=${E2E_CONTEXT_VIEW_RE-'tokens · \d+ %[\s\S]*outside the transcript[\s\S]*Tokens per turn[\s\S]*removed'}
 rc=0
 timeout "${E2E_HARD_TIMEOUT:-300}" node "$E2E_HOME/vscode/driver/code_server_e2e.mjs" \

@@ -18,6 +18,11 @@ export interface ContextData {
     savingPerTurn?: { cached: number; uncached: number };
   };
   dryRunError?: string;
+  /** Where compactd's MCP server (recall, context_status, search) and hooks are installed. */
+  integrations?: {
+    mcp: { agent: string; scope: string; path: string; current: boolean }[];
+    hooks: { agent: string; scope: string; path: string; compaction?: boolean }[];
+  };
 }
 
 type Request = (uri: string, dryRun: boolean) => Promise<ContextData>;
@@ -186,6 +191,7 @@ function draw(d) {
     h.push('<div class="muted">' + (pending ? 'computing…' : 'not run yet') + '</div>');
   }
   h.push('</div><p><button id="refresh">Refresh dry run</button></p>');
+  h.push('<h3>In the agents\' loops</h3><div id="integrations">' + integrations(d.integrations) + '</div>');
   // Room for the agent's own compactions (issue 14, item 5) when the server sends them.
   if (d.history && d.history.length) h.push('<h3>The agent\\'s compactions</h3><ul>' + d.history.map((x) => '<li>' + esc(x.label || x.kind) + '</li>').join('') + '</ul>');
   document.getElementById('root').className = '';
@@ -194,6 +200,25 @@ function draw(d) {
   for (const e of document.querySelectorAll('[data-w]')) e.style.width = e.dataset.w + '%';
   document.getElementById('refresh').onclick = () => vscode.postMessage({ type: 'refresh' });
   for (const r of document.querySelectorAll('svg rect[data-line]')) r.onclick = () => vscode.postMessage({ type: 'reveal', line: Number(r.dataset.line) });
+}
+
+// integrations says where the agents reach compactd: its MCP server (the agent recalls what a
+// placeholder replaced) and Claude Code's hooks (recorded before each compaction, or compactd
+// as the compaction).
+function integrations(x) {
+  if (!x) return '<div class="muted">unknown</div>';
+  const out = [];
+  if (x.mcp && x.mcp.length) {
+    for (const m of x.mcp) out.push('<div>MCP server: ' + esc(m.agent) + ' (' + esc(m.scope) + ') <span class="muted">' + esc(m.path) + (m.current ? '' : ' · outdated: run compactd mcp install ' + esc(m.agent)) + '</span></div>');
+  } else {
+    out.push('<div class="muted">MCP server: not installed — agents cannot recall what compaction replaced (compactd mcp install AGENT)</div>');
+  }
+  if (x.hooks && x.hooks.length) {
+    for (const k of x.hooks) out.push('<div>Hooks: ' + esc(k.agent) + ' (' + esc(k.scope) + ') ' + (k.compaction ? 'compactd is the compaction' : 'records before each compaction') + ' <span class="muted">' + esc(k.path) + '</span></div>');
+  } else {
+    out.push('<div class="muted">Hooks: not installed (compactd hooks install claude)</div>');
+  }
+  return out.join('');
 }
 
 function turnBars(turns) {

@@ -12,7 +12,7 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 import { ContextData, ContextViewProvider } from './contextView';
-import { Gauge, GaugeStore, gaugeText, insightMarkdown } from './gauges';
+import { AgentCompactionNote, Gauge, GaugeStore, gaugeText, insightMarkdown, shortTokens } from './gauges';
 import { findServer } from './server';
 
 /** Transcript files sent to the server; compactd.documentGlobs adds more (never settings.json). */
@@ -34,6 +34,7 @@ const commandTitles: Record<string, string> = {
   'compactd.diff': 'Diff versions…',
   'compactd.restoreBeforeAgentCompaction': "Restore from before the agent's compaction",
   'compactd.recompactAgentCompaction': "Re-compact the agent's compaction with compactd",
+  'compactd.recall': 'Recall what a placeholder replaced…',
 };
 
 interface CommandArgs {
@@ -43,6 +44,23 @@ interface CommandArgs {
   version?: number | string;
   from?: number | string;
   to?: number | string;
+  /** compactd.recall: the handle a placeholder or summary names ("recall r7f3c2"). */
+  handle?: string;
+}
+
+/** The handle of the "recall r…" mark under (or nearest before) the cursor, if the line has one. */
+function handleAtCursor(): string | undefined {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor) return undefined;
+  const line = editor.document.lineAt(editor.selection.active.line).text;
+  const at = editor.selection.active.character;
+  let best: string | undefined;
+  for (const m of line.matchAll(/recall (r[0-9a-f]{6,64})\b/g)) {
+    const start = m.index ?? 0;
+    if (start <= at || best === undefined) best = m[1];
+    if (start <= at && at <= start + m[0].length) return m[1];
+  }
+  return best;
 }
 
 /** One entry of compactd.history's result.versions (lsp/testdata/commands/compactd.history.json). */
@@ -57,6 +75,8 @@ interface Version {
 }
 
 let client: LanguageClient | undefined;
+/** The agent compactions announced in this window, oldest first (tests read them). */
+const agentCompactions: AgentCompactionNote[] = [];
 
 const versionId = (v: Version) => v.version;
 const versionStrategies = (v: Version) => (v.pipeline ?? []).join(', ');
@@ -156,7 +176,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       return;
     }
     const text = gaugeText(g);
-    item.text = `$(dashboard) ${text}`;
+    // The agent's own compaction point beside the gauge: "· auto 167k" (or "auto off").
+    const m = g.autoCompact;
+    const mark = !m ? '' : m.disabled || !m.at ? ' · auto off' : ` · auto ${shortTokens(m.at)}`;
+    item.text = `$(dashboard) ${text}${mark}`;
     item.accessibilityInformation = { label: `Context window: ${text}` };
     item.backgroundColor =
       g.level === 'critical'
@@ -268,6 +291,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         if (!v) return undefined;
         arg.version = versionId(v);
       }
+      if (command === 'compactd.recall' && !arg.handle) {
+        arg.handle = handleAtCursor() ?? (await vscode.window.showInputBox({
+          prompt: 'The recall handle a placeholder or summary names',
+          placeHolder: 'r7f3c2',
+          validateInput: (v) => (/^r[0-9a-f]{6,64}$/.test(v.trim()) ? undefined : "a handle is 'r' and 6 to 64 hex digits"),
+        }))?.trim();
+        if (!arg.handle) return undefined;
+      }
       if (command === 'compactd.diff' && arg.from === undefined) {
         const v = await pickVersion(arg.uri, next, 'Version to compare with its parent');
         if (!v) return undefined;
@@ -301,6 +332,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         break;
       case 'compactd.dryRun':
         await openPath(r.reportPath as string | undefined, true);
+        break;
+      case 'compactd.recall':
+        await openPath(r.open as string | undefined, true);
         break;
       case 'compactd.history': {
         const versions = (r.versions as Version[] | undefined) ?? [];
@@ -352,6 +386,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     },
   };
   client = new LanguageClient('compactd', 'compactd', serverOptions, clientOptions);
+  // This extension shows compactd/agentCompaction itself (with its buttons): the server
+  // then sends no window/showMessageRequest of its own for it.
+  client.registerFeature({
+    fillClientCapabilities(caps) {
+      caps.experimental = { ...(caps.experimental as object), compactd: { agentCompaction: true } };
+    },
+    initialize() {},
+    getState: () => ({ kind: 'static' }),
+    clear() {},
+  });
 
   const contextView = new ContextViewProvider(
     (uri, dryRun) => {
@@ -370,6 +414,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       store.update(g);
       render();
       contextView.onGauge(g);
+    }),
+    // The agent compacted a watched conversation on its own: what it lost, and the two actions.
+    client.onNotification('compactd/agentCompaction', async (note: AgentCompactionNote) => {
+      agentCompactions.push(note);
+      output.appendLine(`compactd: ${note.message}`);
+      contextView.onGauge({ uri: note.uri });
+      const show = note.health?.loop ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+      const picked = await show(`compactd: ${note.message}`, ...note.actions.map((a) => a.title));
+      const action = note.actions.find((a) => a.title === picked);
+      if (action) await vscode.commands.executeCommand(action.command, ...(action.arguments ?? []));
     }),
     vscode.window.onDidChangeActiveTextEditor(() => {
       render();

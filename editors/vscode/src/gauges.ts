@@ -33,6 +33,73 @@ export interface Saving {
   uncached: number;
 }
 
+/** Where the agent compacts by itself, as the agent reads its settings (the bar's mark). */
+export interface Mark {
+  /** Tokens from which the agent compacts (0 when off or unknown). */
+  at: number;
+  /** The window the agent measures against when it is not the gauge's. */
+  window?: number;
+  disabled?: boolean;
+  /** Where the deciding setting lives: "default", "env", "user settings", "config.toml", … */
+  source: string;
+  settings?: { name: string; value: string; source: string; file?: string }[];
+  rule?: string;
+  note?: string;
+  estimated?: boolean;
+  /** The mark's place on the bar (at / window) and the tokens left before it. */
+  ratio: number;
+  buffer: number;
+  /** "auto-compacts at 140k (env)". */
+  text: string;
+}
+
+/** What compacting now costs once, saves per turn, and after how many turns it pays back. */
+export interface Economics {
+  context: number;
+  kept: number;
+  removed: number;
+  oneTime: number;
+  perTurn: number;
+  breakEven: number;
+  idleSeconds: number;
+  cacheLifetimeSeconds: number;
+  cold: boolean;
+  line: string;
+}
+
+/** One compaction of the agent's own and what its summary lost. */
+export interface AgentLoss {
+  compaction: string;
+  kind: string;
+  trigger?: string;
+  line: number;
+  timestamp?: string;
+  tokensBefore: number;
+  tokensAfter: number;
+  measured: boolean;
+  lost?: { kind: string; count: number; examples: string[] }[];
+  summary: string;
+}
+
+/** How the agent's compactions of a session went together. */
+export interface Health {
+  compactions: number;
+  fillAfter: number[];
+  intervalSeconds: number[];
+  loop: boolean;
+  warning?: string;
+}
+
+/** Params of the server's compactd/agentCompaction notification. */
+export interface AgentCompactionNote {
+  uri: string;
+  format: string;
+  compaction: AgentLoss;
+  health: Health;
+  message: string;
+  actions: { title: string; command: string; arguments?: unknown[] }[];
+}
+
 /** Params of the server's compactd/gauge notification (and items of compactd/gauges). */
 export interface Gauge {
   uri: string;
@@ -57,6 +124,17 @@ export interface Gauge {
   cost?: Cost;
   /** What the auto compaction would save on every later turn. */
   savingPerTurn?: Saving;
+  /** Where the agent compacts by itself (absent when unknown). */
+  autoCompact?: Mark;
+  /** What compacting now costs once and saves per turn. */
+  economics?: Economics;
+}
+
+/** The mark in a few words with what is left before it: "auto-compacts at 167k (default), 130k left". */
+export function markText(m: Mark | undefined): string {
+  if (!m) return '';
+  if (m.disabled || !m.at) return m.text;
+  return m.buffer > 0 ? `${m.text}, ${short(m.buffer)} left` : `${m.text}, due now`;
 }
 
 /** Dollars as the server words them: $0.42, $0.0031, $12.40. */
@@ -96,6 +174,12 @@ export function insightMarkdown(g: Gauge): string {
     if (parts.length > 5) lines.push(`- ${parts.length - 5} more in the Context view`);
     for (const k of b.outside.known ?? []) lines.push(`- outside, ${k.name}: ${k.detail ?? ''}${k.tokens ? ` (${thousands(k.tokens)} tokens)` : ''}`);
   }
+  if (g.autoCompact) {
+    const m = g.autoCompact;
+    lines.push('', `**Agent's own compaction:** ${markText(m)}${m.rule ? ` — ${m.rule}` : ''}`);
+    for (const st of m.settings ?? []) lines.push(`- ${st.name} = ${st.value} (${st.source}${st.file ? `, ${st.file}` : ''})`);
+    if (m.note) lines.push('', `_${m.note}_`);
+  }
   if (g.reach) lines.push('', g.reach + '.');
   if (g.estimateError !== undefined && g.estimateError !== null) {
     lines.push('', `Estimate error ${(100 * g.estimateError).toFixed(1)} % (${g.estimateErrorNote ?? ''})`);
@@ -108,6 +192,7 @@ export function insightMarkdown(g: Gauge): string {
     if (g.savingPerTurn) bits.push(`compacting saves ${dollars(g.savingPerTurn.cached)} per turn`);
     lines.push('', `Cost (${c.model}): ${bits.join(' · ')}`);
   }
+  if (g.economics && g.economics.removed > 0) lines.push('', `Compacting now: ${g.economics.line}`);
   return lines.join('\n');
 }
 
@@ -154,6 +239,11 @@ export function normalizeUri(uri: string): string {
   } catch {
     return uri;
   }
+}
+
+/** A token count as the status bar shows it: 950, 167k, 1.0M. */
+export function shortTokens(n: number | undefined): string {
+  return short(n);
 }
 
 function short(n: number | undefined): string {

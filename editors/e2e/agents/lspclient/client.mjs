@@ -41,6 +41,9 @@ conn.onRequest(WorkDoneProgressCreateRequest.type, () => null);
 conn.onRequest('window/showDocument', () => ({ success: true }));
 conn.onRequest('workspace/configuration', (p) => p.items.map(() => null));
 conn.onRequest('client/registerCapability', () => null);
+// The suite shows compactd/agentCompaction itself (it prints every
+// notification), as the editors do; a message request gets no answer.
+conn.onRequest('window/showMessageRequest', () => null);
 conn.listen();
 
 const folder = pathToFileURL(workspace).href;
@@ -48,7 +51,10 @@ const init = await conn.sendRequest(InitializeRequest.type, {
   processId: process.pid, rootUri: folder,
   workspaceFolders: [{ uri: folder, name: 'workspace' }],
   initializationOptions: JSON.parse(process.env.COMPACTD_INIT_JSON || '{}'),
-  capabilities: { window: { workDoneProgress: true, showDocument: { support: true } }, workspace: { workspaceFolders: true } },
+  capabilities: {
+    window: { workDoneProgress: true, showDocument: { support: true } }, workspace: { workspaceFolders: true },
+    experimental: { compactd: { agentCompaction: true } },
+  },
 });
 await conn.sendNotification(InitializedNotification.type, {});
 out({ event: 'ready', capabilities: Object.keys(init.capabilities) });

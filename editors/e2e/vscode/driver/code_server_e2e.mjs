@@ -398,6 +398,50 @@ async function main() {
     }
   }
 
+  if (process.env.E2E_AGENT_COMPACTION) {
+    // The agent compacts the conversation on its own (issue 24): a compact_boundary and its
+    // summary appended as Claude Code 2.1.330 writes them. The extension shows what the
+    // agent's summary lost, with "Restore from before" and "Re-compact with compactd".
+    await step('back to the original (Quick Open)', () => quickOpen(FILE_NAME));
+    const markItem = page.locator('.statusbar-item', { hasText: /auto (\d+(\.\d+)?[kM]?|off)/ }).first();
+    const mark = await step('status bar mark of the agent\'s own compaction', async () => {
+      await markItem.waitFor({ timeout: 15000 });
+      return (await markItem.innerText()).trim();
+    }).catch(() => null);
+    check('the status bar marks where the agent compacts by itself', !!mark, mark);
+    const file = path.join(ws, FILE_NAME);
+    const recs = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => { try { return JSON.parse(l); } catch { return null; } });
+    const last = [...recs].reverse().find((r) => r && typeof r.uuid === 'string' && typeof r.sessionId === 'string');
+    const bid = '0c0ffee0-0000-4000-8000-00000000b001';
+    const boundary = { parentUuid: null, logicalParentUuid: last.uuid, isSidechain: false, userType: 'external', cwd: last.cwd, sessionId: last.sessionId,
+      version: '2.1.330', type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', level: 'info', uuid: bid,
+      timestamp: '2026-11-26T02:00:00.000Z', compactMetadata: { trigger: 'manual', preTokens: 40000, postTokens: 900 } };
+    const summary = { parentUuid: bid, isSidechain: false, userType: 'external', cwd: last.cwd, sessionId: last.sessionId, version: '2.1.330',
+      type: 'user', isCompactSummary: true, isVisibleInTranscriptOnly: true, uuid: '0c0ffee0-0000-4000-8000-00000000b002',
+      timestamp: '2026-11-26T02:00:01.000Z', message: { role: 'user', content: 'This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.\n\nSummary:\n1. Primary Request and Intent: the user asked for help with the project.' } };
+    const appended = Date.now();
+    fs.appendFileSync(file, JSON.stringify(boundary) + '\n' + JSON.stringify(summary) + '\n');
+    const toast = page.locator('.notification-toast', { hasText: /compacted this conversation on its own/ }).first();
+    const toastText = await step('agent compaction notification', async () => {
+      await toast.waitFor({ timeout: 20000 });
+      return (await toast.innerText()).trim();
+    }).catch(() => null);
+    R.agentCompactionMs = Date.now() - appended;
+    check('the notification names what the agent\'s summary lost', !!toastText && / lost /.test(toastText), toastText);
+    check('the notification came within 5 s of the boundary reaching the file (the server answers in 2; the UI draws after)', R.agentCompactionMs <= 5000, R.agentCompactionMs);
+    const restoreButton = toast.locator('.monaco-button', { hasText: 'Restore from before' });
+    const recompactButton = toast.locator('.monaco-button', { hasText: 'Re-compact with compactd' });
+    check('its two actions', (await restoreButton.count()) === 1 && (await recompactButton.count()) === 1);
+    await shot('08-agent-compaction');
+    await step('Restore from before (the notification\'s button)', () => restoreButton.click());
+    const restored = page.locator('.notification-toast, .notifications-toasts .monaco-list-row', { hasText: /restored the conversation before the agent's compaction/ }).first();
+    const restoredText = await step('restored', async () => { await restored.waitFor({ timeout: 30000 }); return (await restored.innerText()).trim(); }).catch(() => null);
+    check('"Restore from before" wrote the conversation before it', !!restoredText, restoredText);
+    const jsonl = fs.readdirSync(ws).filter((f) => f.endsWith('.jsonl'));
+    R.workspaceAfter = jsonl;
+    await shot('09-restored-before-agent-compaction');
+  }
+
   const log = extLog();
   R.extensionLog = log;
   if (log.length > 0) { // only the bundled test extension writes E2E_EXT_LOG

@@ -68,6 +68,14 @@ end
 
 -- text of a gauge as the server words it ("156k / 200k · 78 %"), rebuilt from the numbers
 -- when the server sent no text.
+-- mark(g): where the agent compacts by itself, in brief: 'auto 167k', 'auto off', '' when unknown.
+function M.mark(g)
+  if type(g) ~= 'table' or type(g.autoCompact) ~= 'table' then return '' end
+  local m = g.autoCompact
+  if m.disabled or not m.at or m.at == 0 then return 'auto off' end
+  return 'auto ' .. short(m.at)
+end
+
 function M.text(g)
   if not g then return '' end
   if type(g.text) == 'string' and g.text ~= '' then return g.text end

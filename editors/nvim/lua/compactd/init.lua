@@ -128,6 +128,18 @@ local function handlers()
       if default_progress then return default_progress(err, result, ctx, cfg) end
     end,
     ['window/showDocument'] = show_document,
+    -- The agent compacted a watched conversation on its own: say what its summary lost, and
+    -- how to get it back (the notification's two actions are :CompactdRestoreBeforeAgent and
+    -- :CompactdRecompactAgent with its version).
+    ['compactd/agentCompaction'] = function(_, note)
+      if type(note) ~= 'table' or type(note.compaction) ~= 'table' then return end
+      M.agent_compactions[#M.agent_compactions + 1] = note
+      local v = tostring(note.compaction.compaction or '')
+      local level = (type(note.health) == 'table' and note.health.loop) and vim.log.levels.WARN or vim.log.levels.INFO
+      notify(('%s\n  :CompactdRestoreBeforeAgent %s  (Restore from before) · :CompactdRecompactAgent %s  (Re-compact with compactd)')
+        :format(tostring(note.message or ''), v, v), level)
+      vim.cmd('redrawstatus!')
+    end,
   }
   return vim.tbl_extend('force', h, config.handlers or {})
 end
@@ -153,6 +165,9 @@ local function capabilities()
   local caps = vim.lsp.protocol.make_client_capabilities()
   caps.window = caps.window or {}
   caps.window.showDocument = { support = true }
+  -- The plugin shows compactd/agentCompaction itself (the server then sends no
+  -- window/showMessageRequest for it, whose default handler would block on inputlist()).
+  caps.experimental = vim.tbl_deep_extend('force', caps.experimental or {}, { compactd = { agentCompaction = true } })
   return vim.tbl_deep_extend('force', caps, config.capabilities or {})
 end
 
@@ -333,6 +348,19 @@ function M.format_history(result)
       tostring(v.forkPath or ''))
   end
   if #lines == 0 then lines[1] = 'no versions yet: compact the conversation first' end
+  -- The agent's own compactions, each with what its summary lost (<CR> on one restores the
+  -- conversation before it).
+  local agent = type(result) == 'table' and result.agentCompactions or nil
+  if type(agent) == 'table' and #agent > 0 then
+    lines[#lines + 1] = ''
+    lines[#lines + 1] = "the agent's own compactions:"
+    for _, c in ipairs(agent) do
+      lines[#lines + 1] = ('%s	line %d	%s'):format(tostring(c.compaction), (tonumber(c.line) or 0) + 1, tostring(c.summary or ''))
+    end
+    if type(result.health) == 'table' and result.health.loop then
+      lines[#lines + 1] = '⚠ ' .. tostring(result.health.warning or '')
+    end
+  end
   return lines
 end
 
@@ -377,8 +405,8 @@ end
 
 -- restore_before_agent(version): the conversation as it was before the agent's own
 -- compaction version ('a1', 'a2', …; the last when nil), as a new session.
-function M.restore_before_agent(version, callback)
-  local args = {}
+function M.restore_before_agent(version, callback, uri)
+  local args = { uri = uri }
   if version ~= nil and version ~= '' then args.version = version end
   return M.execute('compactd.restoreBeforeAgentCompaction', args, function(err, r)
     if not err and type(r) == 'table' then
@@ -391,8 +419,8 @@ end
 
 -- recompact_agent(version): that history compacted by compactd, compared with the
 -- agent's own summary.
-function M.recompact_agent(version, callback)
-  local args = {}
+function M.recompact_agent(version, callback, uri)
+  local args = { uri = uri }
   if version ~= nil and version ~= '' then args.version = version end
   return M.execute('compactd.recompactAgentCompaction', args, function(err, r)
     if not err and type(r) == 'table' then
@@ -416,7 +444,10 @@ end
 --   vim.o.statusline = "%f %=%{v:lua.require'compactd'.statusline()}"
 function M.statusline()
   local ok, s = pcall(function()
-    local text = gauge.text(gauge.for_buffer(0))
+    local g = gauge.for_buffer(0)
+    local text = gauge.text(g)
+    local mark = gauge.mark(g)
+    if text ~= '' and mark ~= '' then text = text .. ' · ' .. mark end
     local job = gauge.progress_text()
     if job ~= '' then text = (text ~= '' and (text .. ' · ') or '') .. job end
     return text
@@ -458,6 +489,44 @@ function M.set_settings(settings)
   end
 end
 
+-- handle_at_cursor(): the handle of the "recall r…" mark under (or before) the cursor on the
+-- current line, nil when the line names none.
+function M.handle_at_cursor()
+  local line = vim.api.nvim_get_current_line()
+  local col = vim.api.nvim_win_get_cursor(0)[2] + 1
+  local best
+  local init = 1
+  while true do
+    local s, e, h = line:find('recall (r%x%x%x%x%x%x%x*)', init)
+    if not s then break end
+    if h:match('^r[0-9a-f]+$') and #h <= 65 then
+      if s <= col and col <= e then return h end
+      if s <= col or not best then best = h end
+    end
+    init = e + 1
+  end
+  return best
+end
+
+-- recall(handle, callback): opens what a placeholder's or summary's handle names, byte for byte
+-- (the server writes it to a file in its store's recalls folder). Without a handle, the one
+-- under the cursor.
+function M.recall(handle, callback)
+  if handle == nil or handle == '' then handle = M.handle_at_cursor() end
+  if not handle then
+    notify('no recall handle here: a placeholder names one as "recall r7f3c2"', vim.log.levels.WARN)
+    return false
+  end
+  return M.execute('compactd.recall', { handle = handle }, function(err, r)
+    if not err and type(r) == 'table' then
+      M.last_result = r
+      notify(tostring(r.message))
+      open_file(r.open, true)
+    end
+    if callback then callback(err, r) end
+  end)
+end
+
 local function user_commands()
   local cmd = vim.api.nvim_create_user_command
   cmd('CompactdCompact', function(o) M.compact(compact_args(o.fargs)) end,
@@ -477,6 +546,8 @@ local function user_commands()
     { nargs = '?', desc = "compactd: the conversation before the agent's own compaction [aN] as a new session" })
   cmd('CompactdRecompactAgent', function(o) M.recompact_agent(o.args) end,
     { nargs = '?', desc = "compactd: compact the history before the agent's compaction [aN] with compactd" })
+  cmd('CompactdRecall', function(o) M.recall(o.args) end,
+    { nargs = '?', desc = 'compactd: open what a placeholder or summary replaced ([handle], default: under the cursor)' })
   cmd('CompactdContext', function() M.context() end,
     { desc = 'compactd: what fills the context window, per turn, and what it costs (a float)' })
   cmd('CompactdStatus', function()
@@ -511,6 +582,30 @@ function M.setup(opts)
     callback = function() vim.cmd('redrawstatus') end,
   })
   return M
+end
+
+-- agent_compactions are the compactd/agentCompaction notifications received, oldest first:
+-- {uri, format, compaction = {compaction = 'a2', summary, lost = {...}, line, ...}, health, message, actions}.
+M.agent_compactions = {}
+
+-- agent_action(note, i): run action i (1 Restore from before, 2 Re-compact with compactd) of
+-- a compactd/agentCompaction notification, on the conversation it names (default: the last
+-- notification's first action).
+function M.agent_action(note, i, callback)
+  note = note or M.agent_compactions[#M.agent_compactions]
+  if type(note) ~= 'table' or type(note.compaction) ~= 'table' then
+    notify('the agent has not compacted a watched conversation yet', vim.log.levels.WARN)
+    return false
+  end
+  local run = (i or 1) == 2 and M.recompact_agent or M.restore_before_agent
+  return run(note.compaction.compaction, callback, note.uri)
+end
+
+-- mark() is where the agent compacts by itself, for the statusline() conversation:
+-- 'auto 167k' ('auto off' when switched off; '' when unknown).
+function M.mark()
+  local ok, s = pcall(function() return gauge.mark(gauge.for_buffer(0)) end)
+  return ok and s or ''
 end
 
 -- Test hook: forget every gauge (the client stays).

@@ -54,6 +54,11 @@ func (s *Server) codeAction(ctx context.Context, params json.RawMessage) (any, e
 		})
 	}
 	add("Compact conversation", cmdCompact, protocol.QuickFix, ours, len(ours) > 0)
+	if knee := d.KneeBudget(snap.Path); knee > 0 {
+		arg = map[string]any{"uri": string(p.TextDocument.URI), "budget": knee}
+	}
+	add("Compact to fit…", cmdCompactToFit, protocol.QuickFix, nil, false)
+	arg = map[string]any{"uri": string(p.TextDocument.URI)}
 	if unavailable == nil && kindWanted(p.Context.Only, protocol.Source) {
 		actions = append(actions, recallActions(snap, p.TextDocument.URI, p.Range.Start)...)
 	}

@@ -31,6 +31,10 @@ const (
 	// that history compacted by compactd.
 	cmdRestoreBeforeAgent = "compactd.restoreBeforeAgentCompaction"
 	cmdRecompactAgent     = "compactd.recompactAgentCompaction"
+	// cmdCompactToFit is a client's command: the editor asks for a budget
+	// (suggesting the one in the argument, the dry run's knee when known)
+	// and runs compactd.compact with it.
+	cmdCompactToFit = "compactd.compactToFit"
 )
 
 // commandNames are the commands the server executes: the table's keys.
@@ -44,7 +48,9 @@ type CommandArgs struct {
 	Strategies []string             `json:"strategies,omitempty"`
 	KeepLast   *int                 `json:"keepLast,omitempty"`
 	// Turns is how many turns turn-window keeps.
-	Turns   *int   `json:"turns,omitempty"`
+	Turns *int `json:"turns,omitempty"`
+	// Budget fits the result in so many tokens ("Compact to fit…").
+	Budget  *int   `json:"budget,omitempty"`
 	Version string `json:"version,omitempty"`
 	From    string `json:"from,omitempty"`
 	To      string `json:"to,omitempty"`
@@ -54,7 +60,7 @@ type CommandArgs struct {
 
 // Overrides are what the arguments set over the configuration.
 func (a CommandArgs) Overrides() config.Overrides {
-	return config.Overrides{Strategies: a.Strategies, KeepLast: a.KeepLast, Turns: a.Turns}
+	return config.Overrides{Strategies: a.Strategies, KeepLast: a.KeepLast, Turns: a.Turns, Budget: a.Budget}
 }
 
 // CommandResult is what every command returns: the daemon's named result

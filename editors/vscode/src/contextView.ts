@@ -197,7 +197,7 @@ function draw(d) {
     h.push('<div class="muted">' + (pending ? 'computing…' : 'not run yet') + '</div>');
   }
   h.push('</div><p><button id="refresh">Refresh dry run</button></p>');
-  h.push('<h3>In the agents\' loops</h3><div id="integrations">' + integrations(d.integrations) + '</div>');
+  h.push('<h3>In the agents\\' loops</h3><div id="integrations">' + integrations(d.integrations) + '</div>');
   // Room for the agent's own compactions (issue 14, item 5) when the server sends them.
   if (d.history && d.history.length) h.push('<h3>The agent\\'s compactions</h3><ul>' + d.history.map((x) => '<li>' + esc(x.label || x.kind) + '</li>').join('') + '</ul>');
   document.getElementById('root').className = '';

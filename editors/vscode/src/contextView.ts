@@ -16,6 +16,8 @@ export interface ContextData {
     after: number;
     why?: string;
     savingPerTurn?: { cached: number; uncached: number };
+    /** The same compaction at a few budgets, the knee marked (Compact to fit…). */
+    tradeOff?: { budget: number; tokens: number; kept: number; knee?: boolean }[];
   };
   dryRunError?: string;
   /** Where compactd's MCP server (recall, context_status, search) and hooks are installed. */
@@ -185,13 +187,17 @@ function draw(d) {
     h.push('<div>transcript ' + fmt(r.tokensBefore) + ' → ' + fmt(r.tokensAfter) + ' tokens (' + fmt(saved) + ' removed); window after ≈ ' + fmt(r.after) + ' (' + pct(r.after, w) + ')</div>');
     if (r.savingPerTurn && saved > 0) h.push('<div>saves ' + dollars(r.savingPerTurn.cached) + ' per turn (' + dollars(r.savingPerTurn.uncached) + ' uncached)</div>');
     if (r.why) h.push('<div class="note why" id="why">Why so little: ' + esc(r.why) + '</div>');
+    if (r.tradeOff && r.tradeOff.length) {
+      h.push('<div id="tradeoff"><div>Trade-off (Compact to fit…): tokens after, share of the names kept</div><table>' + r.tradeOff.map((p) =>
+        '<tr><td>' + fmt(p.budget) + '</td><td>→ ' + fmt(p.tokens) + '</td><td>' + Math.round(100 * p.kept) + ' %</td><td>' + (p.knee ? '← knee' : '') + '</td></tr>').join('') + '</table></div>');
+    }
   } else if (d.dryRunError) {
     h.push('<div class="muted">' + esc(d.dryRunError) + '</div>');
   } else {
     h.push('<div class="muted">' + (pending ? 'computing…' : 'not run yet') + '</div>');
   }
   h.push('</div><p><button id="refresh">Refresh dry run</button></p>');
-  h.push('<h3>In the agents\' loops</h3><div id="integrations">' + integrations(d.integrations) + '</div>');
+  h.push('<h3>In the agents\\' loops</h3><div id="integrations">' + integrations(d.integrations) + '</div>');
   // Room for the agent's own compactions (issue 14, item 5) when the server sends them.
   if (d.history && d.history.length) h.push('<h3>The agent\\'s compactions</h3><ul>' + d.history.map((x) => '<li>' + esc(x.label || x.kind) + '</li>').join('') + '</ul>');
   document.getElementById('root').className = '';

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -63,13 +64,15 @@ func (s *Server) agentCompacted(snap *daemon.Snapshot) {
 	go func() {
 		defer s.background.Done()
 		defer cancel()
-		l, err := d.AgentLedger(ctx, snap.Path)
+		start := time.Now()
+		l, err := d.LatestAgentCompaction(ctx, snap.Path)
 		if err != nil || len(l.Compactions) == 0 {
 			if err != nil && ctx.Err() == nil {
 				s.opts.Logger.Info("agent compaction ledger", "path", snap.Path, "err", err)
 			}
 			return
 		}
+		s.opts.Logger.Info("agent compaction", "path", snap.Path, "compaction", l.Compactions[len(l.Compactions)-1].Compaction, "ledger", time.Since(start))
 		s.announce(ctx, d, snap, l)
 	}()
 }

@@ -117,6 +117,19 @@ type TurnInfo struct {
 // Lines is the number of lines the snapshot knows.
 func (s *Snapshot) Lines() int { return len(s.lineStarts) }
 
+// LineSpan returns the byte range of a 0-based line; ok is false past the
+// last line the snapshot knows.
+func (s *Snapshot) LineSpan(line int) (start, end int64, ok bool) {
+	if line < 0 || line >= len(s.lineStarts) {
+		return 0, 0, false
+	}
+	start, end = s.lineStarts[line], -1
+	if line+1 < len(s.lineStarts) {
+		end = s.lineStarts[line+1]
+	}
+	return start, end, true
+}
+
 // LineOf returns the 0-based line holding byte offset off.
 func (s *Snapshot) LineOf(off int64) int {
 	i := sort.Search(len(s.lineStarts), func(i int) bool { return s.lineStarts[i] > off })

@@ -54,6 +54,9 @@ func (s *Server) codeAction(ctx context.Context, params json.RawMessage) (any, e
 		})
 	}
 	add("Compact conversation", cmdCompact, protocol.QuickFix, ours, len(ours) > 0)
+	if unavailable == nil && kindWanted(p.Context.Only, protocol.Source) {
+		actions = append(actions, recallActions(snap, p.TextDocument.URI, p.Range.Start)...)
+	}
 	add("Dry-run compaction", cmdDryRun, protocol.QuickFix, nil, false)
 	add("Compact conversation in place", cmdCompactInPlace, protocol.Source, nil, false)
 	if unavailable == nil {

@@ -48,6 +48,8 @@ type CommandArgs struct {
 	Version string `json:"version,omitempty"`
 	From    string `json:"from,omitempty"`
 	To      string `json:"to,omitempty"`
+	// Handle is the recall handle compactd.recall opens.
+	Handle string `json:"handle,omitempty"`
 }
 
 // Overrides are what the arguments set over the configuration.
@@ -127,6 +129,7 @@ var commands = map[string]command{
 		res, err := d.History(ctx, c.path)
 		return finish(s, ctx, c, res, err)
 	}},
+	cmdRecall: {"", recallCommand},
 	cmdDiff: {"", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error) {
 		res, err := d.Diff(ctx, c.path, c.args.From, c.args.To)
 		return finish(s, ctx, c, res, err)
@@ -158,7 +161,7 @@ func agentVersion(ctx context.Context, d *daemon.Daemon, c call) (string, error)
 
 // A result is what every daemon command result says beside its data.
 type result interface {
-	*daemon.Compaction | *daemon.Restored | *daemon.History | *daemon.Diff
+	*daemon.Compaction | *daemon.Restored | *daemon.History | *daemon.Diff | *daemon.Recalled
 }
 
 // finish announces a command's result and wraps it for the wire.
@@ -189,6 +192,8 @@ func summary(res any) (message, open string) {
 		return r.Message, ""
 	case *daemon.Diff:
 		return r.Message, ""
+	case *daemon.Recalled:
+		return r.Message, r.Open
 	}
 	return "", ""
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/pricing"
+	"github.com/compactd/compactd/daemon"
 	"github.com/compactd/compactd/daemon/jobs"
 )
 
@@ -38,6 +39,10 @@ type ContextResult struct {
 	// they went together (a loop).
 	AgentCompactions []jobs.AgentLoss `json:"agentCompactions"`
 	Health           *gauge.Health    `json:"health,omitempty"`
+	// Integrations say where compactd's MCP server (recall,
+	// context_status, search) and hooks are installed for the user and
+	// the transcript's workspace folder.
+	Integrations daemon.Integrations `json:"integrations"`
 }
 
 // ContextTurn is one turn's bar.
@@ -80,6 +85,7 @@ func (s *Server) contextView(ctx context.Context, params json.RawMessage) (any, 
 	for i, t := range snap.Turns {
 		res.Turns[i] = ContextTurn{Index: t.Index, Tokens: t.Tokens, Cumulative: t.Cumulative, StartLine: t.StartLine, Prompt: t.Prompt}
 	}
+	res.Integrations = d.IntegrationsOf(snap.Path)
 	res.AgentCompactions = []jobs.AgentLoss{}
 	if l, err := d.AgentLedger(ctx, snap.Path); err == nil && len(l.Compactions) > 0 {
 		res.AgentCompactions, res.Health = l.Compactions, &l.Health

@@ -9,10 +9,13 @@ package main
 //
 // The Claude Code shapes are built the way Claude Code 2.1 writes a
 // session — uuid chains, one line per content block of a response, usage
-// on every assistant line, toolUseResult beside each tool_result — from
-// the texts of the corpus's real sessions (prompts, answers, thinking,
-// tool calls and their outputs), each copy marked so no cache answers for
-// it; the Codex shape is sessiongen's rollout.
+// on every assistant line, toolUseResult beside each tool_result, and its
+// auto-compaction (a compact_boundary and the summary, the context back
+// to the summary) whenever the context reaches 83.5 % of the window, as a
+// session this long has done many times — from the texts of the corpus's
+// real sessions (prompts, answers, thinking, tool calls and their
+// outputs), each copy marked so no cache answers for it; the Codex shape
+// is sessiongen's rollout.
 
 import (
 	"bytes"
@@ -291,15 +294,18 @@ type claudeWriter struct {
 	cwd     string
 	parent  string
 	now     time.Time
-	// context is the context size so far, as the usage lines report it.
+	// context is the context size so far, as the usage lines report it:
+	// the model-visible bytes since the last compaction, about 3.6 a token.
 	context int
-	copyN   int
-	ids     int
+	// window is the model's; Claude Code compacts at 83.5 % of it.
+	window int
+	copyN  int
+	ids    int
 }
 
 func newClaudeWriter(seed uint64, size int, cwd string) *claudeWriter {
 	w := &claudeWriter{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), session: newUUIDText(), cwd: cwd,
-		now: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC), context: 18_000}
+		now: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC), context: 18_000, window: 200_000}
 	w.out.Grow(size + size/16)
 	return w
 }
@@ -329,9 +335,55 @@ func (w *claudeWriter) line(typ string, message any, extra map[string]any) strin
 	b, _ := json.Marshal(rec)
 	w.out.Write(b)
 	w.out.WriteByte('\n')
-	w.context += len(b) / 8
+	w.context += visible(message) * 10 / 36
 	w.parent = uuid
 	return uuid
+}
+
+// visible estimates the bytes of a message the model reads (its content,
+// not the record around it).
+func visible(message any) int {
+	m, ok := message.(map[string]any)
+	if !ok {
+		return 0
+	}
+	b, _ := json.Marshal(m["content"])
+	return len(b)
+}
+
+// imageTokens corrects the context for an image just written: the model
+// reads it as about 1,600 tokens, not as its base64.
+func (w *claudeWriter) imageTokens(data string) {
+	w.context -= len(data)*10/36 - 1600
+}
+
+// maybeCompact compacts as Claude Code does when the context reaches its
+// threshold: a compact_boundary starting a new chain (its logical parent
+// the last row), then the summary, and the context is the summary again.
+// It is called between turns.
+func (w *claudeWriter) maybeCompact(p *pools) {
+	if w.context < w.window*835/1000 {
+		return
+	}
+	w.now = w.now.Add(20 * time.Second)
+	uuid := newUUIDText()
+	rec := map[string]any{
+		"parentUuid": nil, "isSidechain": false, "userType": "external", "cwd": w.cwd, "sessionId": w.session,
+		"version": "2.1.170", "gitBranch": "main", "type": "system", "subtype": "compact_boundary", "content": "Conversation compacted",
+		"isMeta": false, "timestamp": w.now.Format("2006-01-02T15:04:05.000Z"), "uuid": uuid, "level": "info",
+		"logicalParentUuid": w.parent, "compactMetadata": map[string]any{"trigger": "auto", "preTokens": w.context},
+	}
+	b, _ := json.Marshal(rec)
+	w.out.Write(append(b, '\n'))
+	w.parent = uuid
+	var summary strings.Builder
+	summary.WriteString("This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:\n")
+	for summary.Len() < 6000 {
+		summary.WriteString(pick(w.rng, p.answers))
+		summary.WriteString("\n")
+	}
+	w.context = 18_000
+	w.line("user", map[string]any{"role": "user", "content": w.mark(summary.String())}, map[string]any{"isCompactSummary": true, "isVisibleInTranscriptOnly": true})
 }
 
 func (w *claudeWriter) prompt(content any) {
@@ -386,6 +438,7 @@ func pick[T any](rng *rand.Rand, xs []T) T { return xs[rng.IntN(len(xs))] }
 func buildToolHeavy(p *pools, size int, cwd string) []byte {
 	w := newClaudeWriter(1, size, cwd)
 	for ; w.out.Len() < size; w.copyN++ {
+		w.maybeCompact(p)
 		w.prompt(w.mark(pick(w.rng, p.prompts)))
 		for step := 0; step < 30; step++ {
 			t := pick(w.rng, p.thoughts)
@@ -400,6 +453,7 @@ func buildToolHeavy(p *pools, size int, cwd string) []byte {
 func buildThinkingHeavy(p *pools, size int, cwd string) []byte {
 	w := newClaudeWriter(2, size, cwd)
 	for ; w.out.Len() < size; w.copyN++ {
+		w.maybeCompact(p)
 		w.prompt(w.mark(pick(w.rng, p.prompts)))
 		for step := 0; step < 3; step++ {
 			var long strings.Builder
@@ -438,10 +492,13 @@ func buildImageHeavy(p *pools, size int, cwd string) []byte {
 	w := newClaudeWriter(3, size, cwd)
 	shots := screenshots()
 	for ; w.out.Len() < size; w.copyN++ {
+		w.maybeCompact(p)
 		text := map[string]any{"type": "text", "text": w.mark(pick(w.rng, p.prompts))}
 		if w.rng.IntN(4) > 0 {
-			img := map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": "image/png", "data": pick(w.rng, shots)}}
+			data := pick(w.rng, shots)
+			img := map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": "image/png", "data": data}}
 			w.prompt([]any{img, text})
+			w.imageTokens(data)
 		} else {
 			w.prompt([]any{text})
 		}
@@ -452,6 +509,7 @@ func buildImageHeavy(p *pools, size int, cwd string) []byte {
 				data := pick(w.rng, shots)
 				img := []any{map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": "image/png", "data": data}}}
 				w.result(id, uuid, img, map[string]any{"type": "image", "file": map[string]any{"base64": data, "type": "image/png", "originalSize": len(data) * 3 / 4}})
+				w.imageTokens(data)
 				continue
 			}
 			w.call(nil, pick(w.rng, p.calls), 3000)
@@ -464,6 +522,7 @@ func buildImageHeavy(p *pools, size int, cwd string) []byte {
 func buildShortTurns(p *pools, size int, cwd string) []byte {
 	w := newClaudeWriter(4, size, cwd)
 	for ; w.out.Len() < size; w.copyN++ {
+		w.maybeCompact(p)
 		q := pick(w.rng, p.prompts)
 		a := pick(w.rng, p.answers)
 		w.prompt(w.mark(q[:min(len(q), 20+w.rng.IntN(200))]))

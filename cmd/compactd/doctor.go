@@ -136,7 +136,7 @@ func integrations(e *env, storePath string) ([]install.Installed, []install.Hook
 	if err != nil {
 		fmt.Fprintf(e.stderr, "compactd doctor: %v\n", err)
 	}
-	hooks, err := hookInstalls(agents.All(), env, workingDir(), pluginDir(server.Store))
+	hooks, err := hookInstalls(agents.All(), env, workingDir(), install.PluginDir(server.Store))
 	if err != nil {
 		fmt.Fprintf(e.stderr, "compactd doctor: %v\n", err)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/install"
@@ -42,10 +41,6 @@ func runHooks(ctx context.Context, e *env, args []string) error {
 	return usagef("%s", hooksUsage)
 }
 
-// pluginDir is where compactd keeps its Claude Code plugin folder: beside
-// the store.
-func pluginDir(store string) string { return filepath.Join(filepath.Dir(store), "claude-plugin") }
-
 func runHooksInstall(ctx context.Context, e *env, verb string, args []string) error {
 	fs := newFlagSet("hooks "+verb, e)
 	project := fs.Bool("project", false, "write the project's settings (.claude/settings.json) instead of the user's")
@@ -73,7 +68,7 @@ func runHooksInstall(ctx context.Context, e *env, verb string, args []string) er
 	if *project {
 		t.Scope = install.ScopeProject
 	}
-	changes, err := install.PlanHooks(t, server, install.HookOptions{Compaction: *compaction, PluginDir: pluginDir(server.Store)}, verb == "uninstall")
+	changes, err := install.PlanHooks(t, server, install.HookOptions{Compaction: *compaction, PluginDir: install.PluginDir(server.Store)}, verb == "uninstall")
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -125,7 +120,7 @@ func runHooksStatus(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	found, err := hookInstalls(list, agents.EnvFromOS(e.getenv), workingDir(), pluginDir(st))
+	found, err := hookInstalls(list, agents.EnvFromOS(e.getenv), workingDir(), install.PluginDir(st))
 	if err != nil {
 		return err
 	}

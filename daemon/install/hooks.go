@@ -19,6 +19,10 @@ const PreCompactMark = " hooks precompact"
 // (user settings only).
 const PluginEnv = "CLAUDE_CODE_PLUGIN_DIRS"
 
+// PluginDir is where compactd keeps its Claude Code plugin folder: beside
+// the store.
+func PluginDir(store string) string { return filepath.Join(filepath.Dir(store), "claude-plugin") }
+
 // HookOptions say what `compactd hooks install` writes.
 type HookOptions struct {
 	// Compaction, for Claude Code, makes compactd the agent's compaction:

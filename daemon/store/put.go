@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -113,6 +114,7 @@ type record struct {
 // transaction.
 type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
 }
 
@@ -330,27 +332,26 @@ func segmentsFrom(b []byte, cuts []int64, from int64) [][]byte {
 // compresses (on every core) the ones missing; a body a record before it
 // in this content has too gets that record's index (-1-j).
 func findBodies(ctx context.Context, q querier, recs []record) error {
-	find, err := q.PrepareContext(ctx, `SELECT id FROM blobs WHERE hash = ?`)
-	if err != nil {
-		return err
-	}
-	defer find.Close()
 	seen := map[[32]byte]int{} // first record with each body, in this content
-	var missing []int
+	var first []int
 	for i := range recs {
-		if i%1024 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
 		if j, ok := seen[recs[i].sum]; ok {
 			recs[i].id = -1 - int64(j) // resolved after the inserts
 			continue
 		}
 		seen[recs[i].sum] = i
-		switch err := find.QueryRowContext(ctx, recs[i].sum[:]).Scan(&recs[i].id); {
-		case errors.Is(err, sql.ErrNoRows):
+		first = append(first, i)
+	}
+	found, err := blobIDs(ctx, q, recs, first)
+	if err != nil {
+		return err
+	}
+	var missing []int
+	for _, i := range first {
+		if id, ok := found[recs[i].sum]; ok {
+			recs[i].id = id
+		} else {
 			missing = append(missing, i)
-		case err != nil:
-			return fmt.Errorf("look up segment: %w", err)
 		}
 	}
 	parallel(len(missing), func(k int) {
@@ -360,37 +361,80 @@ func findBodies(ctx context.Context, q querier, recs []record) error {
 	return nil
 }
 
+// lookupBatch is how many hashes one lookup asks for: a large session has
+// hundreds of thousands of records, and a query each was most of the time
+// recording it took.
+const lookupBatch = 500
+
+// blobIDs returns the ids of the stored blobs whose hashes are those of
+// recs[i] for i in which.
+func blobIDs(ctx context.Context, q querier, recs []record, which []int) (map[[32]byte]int64, error) {
+	found := make(map[[32]byte]int64, len(which))
+	for from := 0; from < len(which); from += lookupBatch {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		batch := which[from:min(from+lookupBatch, len(which))]
+		args := make([]any, len(batch))
+		for k, i := range batch {
+			args[k] = recs[i].sum[:]
+		}
+		rows, err := q.QueryContext(ctx, `SELECT hash, id FROM blobs WHERE hash IN (?`+strings.Repeat(",?", len(batch)-1)+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("look up segments: %w", err)
+		}
+		for rows.Next() {
+			var h []byte
+			var id int64
+			if err := rows.Scan(&h, &id); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("look up segments: %w", err)
+			}
+			var sum [32]byte
+			if copy(sum[:], h) == len(sum) {
+				found[sum] = id
+			}
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("look up segments: %w", err)
+		}
+	}
+	return found, nil
+}
+
 // insertBodies stores the bodies findBodies compressed (unless another
 // writer stored them since) and sets every record's id.
 func insertBodies(ctx context.Context, tx *sql.Tx, recs []record) error {
-	find, err := tx.PrepareContext(ctx, `SELECT id FROM blobs WHERE hash = ?`)
+	var pending []int
+	for i := range recs {
+		if recs[i].data != nil {
+			pending = append(pending, i)
+		}
+	}
+	found, err := blobIDs(ctx, tx, recs, pending)
 	if err != nil {
 		return err
 	}
-	defer find.Close()
 	insert, err := tx.PrepareContext(ctx, `INSERT INTO blobs(hash, size, data, codec) VALUES (?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
 	defer insert.Close()
-	for i := range recs {
+	for k, i := range pending {
 		r := &recs[i]
-		if r.data == nil {
-			continue
-		}
-		if i%1024 == 0 && ctx.Err() != nil {
+		if k%1024 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		switch err := find.QueryRowContext(ctx, r.sum[:]).Scan(&r.id); {
-		case err == nil:
-		case errors.Is(err, sql.ErrNoRows):
+		if id, ok := found[r.sum]; ok {
+			r.id = id
+		} else {
 			res, err := insert.ExecContext(ctx, r.sum[:], len(r.body), r.data, codecZstd)
 			if err != nil {
 				return fmt.Errorf("store segment: %w", err)
 			}
 			r.id, _ = res.LastInsertId()
-		default:
-			return fmt.Errorf("look up segment: %w", err)
 		}
 		r.data = nil
 	}

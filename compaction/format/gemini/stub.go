@@ -108,7 +108,14 @@ func StubOf(data []byte) (Stub, bool) {
 				return Stub{}, false
 			}
 		default:
-			return Stub{}, false
+			// Another header: a second resume in the same minute starts
+			// its stub in the same file.
+			id, ok := headerOf(rec)
+			if !ok || st.SessionID != "" && id != st.SessionID {
+				return Stub{}, false
+			}
+			st.SessionID = id
+			patched = false // that resume's $set is still to come
 		}
 	}
 	if first {

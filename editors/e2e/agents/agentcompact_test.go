@@ -60,6 +60,7 @@ func runAgentCompactions(t *testing.T, a agent, bin string) {
 	}
 	for _, l := range []string{"before", "recompact"} {
 		turns["resume-agent-"+l] = resumeTurn("agent-" + l)
+		turns[originalTask("agent-"+l)] = modelserver.Turn{Answer: "The original is still here. (answer " + originalTask("agent-"+l) + ")"}
 	}
 	srv, err := modelserver.Start(modelserver.Options{Script: &modelserver.Script{Turns: turns}, LogDir: filepath.Join(sb.root, "requests")})
 	if err != nil {
@@ -261,10 +262,10 @@ func runAgentCompactions(t *testing.T, a agent, bin string) {
 			}
 			req := ex[0].Conversation
 			// The fork's gauge foretells the resumed agent's first request.
-			prompt := ex[0].Usage.Prompt
-			report("%s agent-%s: fork gauge %d, the resumed request's prompt %d tokens (%+.1f%%)", a.label, f.label, g.Tokens, prompt, 100*float64(g.Tokens-prompt)/float64(prompt))
-			if !within(g.Tokens, prompt, resumeTolerance) {
-				t.Errorf("the %s fork gauges %d tokens; the resumed %s's first request holds %d (bar: ±%.0f%%)", f.label, g.Tokens, a.label, prompt, 100*resumeTolerance)
+			promptTokens := ex[0].Usage.Prompt
+			report("%s agent-%s: fork gauge %d, the resumed request's prompt %d tokens (%+.1f%%)", a.label, f.label, g.Tokens, promptTokens, 100*float64(g.Tokens-promptTokens)/float64(promptTokens))
+			if !within(g.Tokens, promptTokens, resumeTolerance) {
+				t.Errorf("the %s fork gauges %d tokens; the resumed %s's first request holds %d (bar: ±%.0f%%)", f.label, g.Tokens, a.label, promptTokens, 100*resumeTolerance)
 			}
 			if err := a.environment(req, sb); err != nil {
 				t.Errorf("the request resuming the %s fork lacks the agent's environment: %v", f.label, err)
@@ -288,6 +289,27 @@ func runAgentCompactions(t *testing.T, a agent, bin string) {
 			}
 			if last := ex[len(ex)-1]; last.Step != 1 {
 				t.Errorf("the resumed %s session stopped at step %d of its tool loop", f.label, last.Step)
+			}
+
+			// The original still resumes with what the agent kept of it:
+			// its own summary and every turn after its compaction.
+			task = originalTask("agent-" + f.label)
+			seq = lastSeq(srv)
+			stdout, stderr, err = sb.try(a.timeout, command, a.resume(sb, id, prompt(task, "Are you still there?"))...)
+			if bad := rejectedSince(srv, seq); len(bad) > 0 {
+				t.Fatalf("%s resumed the original after the %s fork with requests the API would refuse:%s", a.label, f.label, describe(bad))
+			}
+			if err != nil {
+				t.Fatalf("%s could not resume the original session %s after the %s fork was resumed: %v\n--- stdout\n%s\n--- stderr\n%s", a.label, id, f.label, err, tail(stdout, 2000), tail(stderr, 3000))
+			}
+			orig := exchangesOf(srv, task)
+			if len(orig) == 0 {
+				t.Fatalf("%s resumed the original after the %s fork but never asked the model", a.label, f.label)
+			}
+			for _, st := range after {
+				if !orig[0].Conversation.Contains(modelserver.TaskTag(st.task)) || !orig[0].Conversation.Contains("(answer "+st.task+")") {
+					t.Errorf("after the %s fork was resumed, the original resumes without turn %s", f.label, st.task)
+				}
 			}
 		})
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	geminicodec "github.com/compactd/compactd/compaction/format/gemini"
 	"github.com/compactd/compactd/editors/e2e/agents/modelserver"
 )
 
@@ -47,6 +48,14 @@ type agent struct {
 	known map[string]string
 	// timeout bounds one agent run.
 	timeout time.Duration
+	// stubs, when set, lists the files the agent left for session id
+	// that would make it delete the session (Gemini CLI's settled resume
+	// stubs): compactd serve, watching, removes them once they settle.
+	stubs func(t *testing.T, sb *sandbox, id string) []string
+	// backdate, when set, moves a session's file right after its first
+	// turn so that the agent's later runs meet the layout of a session
+	// begun earlier; it returns the new path.
+	backdate func(t *testing.T, path string) string
 }
 
 func uuid() string {
@@ -239,14 +248,15 @@ var gemini = agent{
 		dir := filepath.Join(sb.home, ".gemini")
 		os.MkdirAll(dir, 0o700)
 		// Without selectedType a base URL selects another auth type and -p
-		// fails with "Invalid auth method selected.". Session retention is
-		// off: each --resume leaves a stub without a prompt under the
-		// resumed id, and 0.61's cleanup, at the next start of any other
-		// session, deletes every file of an id with such a stub — the
-		// session itself included (by its 8-character suffix).
+		// fails with "Invalid auth method selected.". Session retention
+		// stays on, as users have it: each --resume leaves a stub without a
+		// prompt under the resumed id, and 0.61's cleanup, at the next start
+		// of any other session, deletes every file of an id with such a stub
+		// — the session itself included (by its 8-character suffix). The
+		// suite checks that compactd keeps the original through it.
 		settings := `{"security": {"auth": {"selectedType": "gemini-api-key"}},
  "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false},
- "general": {"disableAutoUpdate": true, "disableUpdateNag": true, "sessionRetention": {"enabled": false}}}`
+ "general": {"disableAutoUpdate": true, "disableUpdateNag": true}}`
 		if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(settings), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -312,6 +322,38 @@ var gemini = agent{
 		"rejected": " (issue 12, defect 1, when the API says \"oneof field 'data' is already set\")",
 	},
 	timeout: 3 * time.Minute,
+	// The session's file is named for the minute it began; a --resume in
+	// another minute leaves a stub under a second name. Named an hour
+	// earlier, every resume leaves one: the two-files layout with which
+	// Gemini CLI 0.61 deleted the original once a fork was resumed (issue
+	// 23), whatever minute the suite runs in. Gemini CLI finds a session
+	// by the id inside, not by the name.
+	stubs: func(t *testing.T, sb *sandbox, id string) []string {
+		matches, _ := filepath.Glob(filepath.Join(sb.home, ".gemini", "tmp", "*", "chats", "session-*-"+id[:8]+".json*"))
+		var out []string
+		for _, p := range matches {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				continue
+			}
+			if st, ok := geminicodec.StubOf(b); ok && st.Settled {
+				out = append(out, p)
+			}
+		}
+		return out
+	},
+	backdate: func(t *testing.T, path string) string {
+		base := filepath.Base(path)
+		stamp, err := time.Parse("2006-01-02T15-04", strings.TrimPrefix(base, "session-")[:16])
+		if err != nil {
+			t.Fatalf("%s: not named session-<YYYY-MM-DDTHH-MM>-<id8>: %v", path, err)
+		}
+		moved := filepath.Join(filepath.Dir(path), "session-"+stamp.Add(-time.Hour).Format("2006-01-02T15-04")+base[len("session-")+16:])
+		if err := os.Rename(path, moved); err != nil {
+			t.Fatal(err)
+		}
+		return moved
+	},
 }
 
 // sortedKeys returns m's keys in order.

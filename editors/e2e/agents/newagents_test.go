@@ -128,6 +128,7 @@ func runDBAgent(t *testing.T, a dbAgent, bin string) {
 	forks := []string{"extractive", "strip-tool-results"}
 	for _, l := range forks {
 		turns["resume-"+l] = resumeTurn(l)
+		turns[originalTask(l)] = modelserver.Turn{Answer: "The original is still here after the " + l + " fork. (answer " + originalTask(l) + ")"}
 	}
 	srv, err := modelserver.Start(modelserver.Options{Script: &modelserver.Script{Turns: turns}, LogDir: filepath.Join(sb.root, "requests")})
 	if err != nil {
@@ -175,6 +176,7 @@ func runDBAgent(t *testing.T, a dbAgent, bin string) {
 		t.Fatalf("%s read as %s, want %s", file, src.Format, wantFormat)
 	}
 
+	var originals []string // the original's own resumes, in order
 	for _, label := range forks {
 		t.Run(label, func(t *testing.T) {
 			var res struct {
@@ -230,6 +232,33 @@ func runDBAgent(t *testing.T, a dbAgent, bin string) {
 				t.Errorf("the request resuming the summary fork still carries the summarized first turn verbatim")
 			}
 			report("%s %s fork resumed: %d requests, the first one's prompt %d tokens", a.label, label, len(ex), ex[0].Usage.Prompt)
+
+			// The original still resumes, with its whole history.
+			task = originalTask(label)
+			seq = lastSeq(srv)
+			stdout, stderr, err = a.turn(t, sb, command, id, prompt(task, "Are you still there?"))
+			if bad := rejectedSince(srv, seq); len(bad) > 0 {
+				t.Fatalf("%s resumed the original after the %s fork with requests the API would refuse:%s", a.label, label, describe(bad))
+			}
+			if err != nil {
+				t.Fatalf("%s could not resume the original session %s after the %s fork was resumed: %v\n--- stdout\n%s\n--- stderr\n%s", a.label, id, label, err, tail(stdout, 2000), tail(stderr, 3000))
+			}
+			orig := exchangesOf(srv, task)
+			if len(orig) == 0 {
+				t.Fatalf("%s resumed the original after the %s fork but never asked the model", a.label, label)
+			}
+			for _, st := range newAgentTurns {
+				if !orig[0].Conversation.Contains(modelserver.TaskTag(st.task)) || !orig[0].Conversation.Contains("(answer "+st.task+")") {
+					t.Errorf("after the %s fork was resumed, the original resumes without turn %s: its history is not whole", label, st.task)
+				}
+			}
+			for _, earlier := range originals {
+				if !orig[0].Conversation.Contains(modelserver.TaskTag(earlier)) {
+					t.Errorf("after the %s fork was resumed, the original resumes without its own earlier turn %s", label, earlier)
+				}
+			}
+			originals = append(originals, task)
+			report("%s %s: the original resumed after the fork, its first request's prompt %d tokens", a.label, label, orig[0].Usage.Prompt)
 		})
 	}
 }

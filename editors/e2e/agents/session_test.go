@@ -185,6 +185,7 @@ func runAgent(t *testing.T, a agent, bin string) {
 	labels := []string{"auto", "turn-window", "token-budget", "extractive", "in-place", "restore-v1", "restore-compacted"}
 	for _, l := range labels {
 		turns["resume-"+l] = resumeTurn(l)
+		turns[originalTask(l)] = modelserver.Turn{Answer: "The original is still here after the " + l + " fork. (answer " + originalTask(l) + ")"}
 	}
 	srv, err := modelserver.Start(modelserver.Options{Script: &modelserver.Script{Turns: turns}, LogDir: filepath.Join(sb.root, "requests")})
 	if err != nil {
@@ -206,6 +207,9 @@ func runAgent(t *testing.T, a agent, bin string) {
 		args := a.first(sb, id, prompt(st.task, st.prompt))
 		if i > 0 {
 			args = a.resume(sb, id, prompt(st.task, st.prompt))
+		}
+		if i == 1 && a.backdate != nil {
+			file = a.backdate(t, file)
 		}
 		seq := lastSeq(srv)
 		var notesBefore int
@@ -278,13 +282,23 @@ func runAgent(t *testing.T, a agent, bin string) {
 	report("%s %s: %d turns, %s each (%s); live gauge after the usage reached the file: p50 %s, max %s over %d turns (raw, negative = before the test's own watcher saw it: %s)",
 		a.label, version, len(turnTimes), medianOf(turnTimes).Round(10*time.Millisecond), fmtDurations(turnTimes), p50, maxLat, len(latencies), fmtDurations(raw))
 
+	if a.backdate != nil {
+		// The layout Gemini CLI lost the original in: the session's file
+		// and the stubs of its resumes.
+		named, _ := filepath.Glob(filepath.Join(filepath.Dir(file), "session-*-"+id[:8]+".json*"))
+		if len(named) < 2 {
+			t.Fatalf("%s left %d files for session %s (%v): the suite must meet the two-files layout", a.label, len(named), id, named)
+		}
+		report("%s: %d files name the session before compactd forks it (its file and the stubs its resumes left)", a.label, len(named))
+	}
+
 	// The CLI gauges the transcript at the last reported usage.
 	src := sb.gauge(t, bin, file)
 	if !within(src.Tokens, finalUsage, 0.01) {
 		t.Errorf("compactd gauge %s = %d tokens, the last reported usage is %d (bar: ±1%%)", file, src.Tokens, finalUsage)
 	}
 	report("%s: gauge %d vs reported %d (%+.2f%%)", a.label, src.Tokens, finalUsage, 100*float64(src.Tokens-finalUsage)/float64(finalUsage))
-	lastTurn := lastTurnItems(t, srv)
+	last := lastTurnItems(t, srv, sessionTurns[len(sessionTurns)-1].task)
 
 	// Every strategy's fork, and restored versions, resumed by the agent.
 	type fork struct {
@@ -294,11 +308,13 @@ func runAgent(t *testing.T, a agent, bin string) {
 		// like is the gauge this fork must show (±2 %), when it restores
 		// a compacted version: the gauge of the fork that version was.
 		like int
+		// last is the last turn the fork holds, when not the session's.
+		last *lastTurn
 	}
 	var forks []fork
 	compactFork := func(label string, args ...string) {
 		rep := sb.compact(t, bin, append(args, file)...)
-		forks = append(forks, fork{label, rep.ForkPath, &rep, 0})
+		forks = append(forks, fork{label, rep.ForkPath, &rep, 0, nil})
 	}
 	compactFork("auto")
 	auto := forks[0].rep
@@ -314,23 +330,89 @@ func runAgent(t *testing.T, a agent, bin string) {
 			t.Errorf("the %s compaction saved nothing (%d → %d tokens; notes: %v): the fork resumed below would not test it", f.label, f.rep.TokensBefore, f.rep.TokensAfter, f.rep.Notes)
 		}
 	}
-	// The originals of the forks above are resumed after in-place, so the
-	// in-place fork comes last among compactions.
+	// Each fork is resumed, then the original: it must still resume with
+	// its whole history (Gemini CLI deletes a resumed session at the next
+	// start of any other session unless compactd keeps it, issue 23).
+	var originalTurns []string // the original's own resumes, in order
+	checkForks := func(forks []fork, whole bool) {
+		for _, f := range forks {
+			t.Run(f.label, func(t *testing.T) {
+				l := last
+				if f.last != nil {
+					l = *f.last
+				}
+				checkFork(t, a, sb, srv, lsp, bin, command, id, src, l, f.label, f.path, f.rep, f.like)
+				checkOriginal(t, a, sb, srv, lsp, command, id, f.label, whole, originalTurns)
+				originalTurns = append(originalTurns, originalTask(f.label))
+			})
+		}
+	}
+	checkForks(forks, true)
+
+	// In place, then restores: the original is the compacted file from
+	// here on, and resumes with what it holds.
 	before, _ := os.ReadFile(file)
 	inPlace := sb.compact(t, bin, "--in-place", file)
-	forks = append(forks, fork{"in-place", file, &inPlace, 0})
 	r1 := sb.restore(t, bin, file, "v1")
-	forks = append(forks, fork{"restore-v1", r1.Path, nil, 0})
 	rc := sb.restore(t, bin, file, auto.Version)
-	forks = append(forks, fork{"restore-compacted", rc.Path, nil, autoGauge})
 	if r1b, _ := os.ReadFile(r1.Path); len(before) > 0 && string(r1b) == string(before) {
 		t.Errorf("restore v1 wrote a byte-identical copy under the same session id; a fork needs its own")
 	}
+	if len(originalTurns) == 0 {
+		t.Fatal("the original never resumed after a fork")
+	}
+	// Compacted in place, the original ends with its own last resume; the
+	// restored versions end where the session did.
+	resumed := lastTurnItems(t, srv, originalTurns[len(originalTurns)-1])
+	originalTurns = nil
+	checkForks([]fork{{"in-place", file, &inPlace, 0, &resumed}, {"restore-v1", r1.Path, nil, 0, nil}, {"restore-compacted", rc.Path, nil, autoGauge, nil}}, false)
+}
 
-	for _, f := range forks {
-		t.Run(f.label, func(t *testing.T) {
-			checkFork(t, a, sb, srv, lsp, bin, command, id, src, lastTurn, f.label, f.path, f.rep, f.like)
-		})
+// originalTask names the turn that resumes the original after a fork.
+func originalTask(label string) string { return "original-after-" + label }
+
+// checkOriginal resumes the original session id after the label fork was
+// resumed: the agent must still find it, and resume it with every turn
+// it had — the scripted session's (whole), and the earlier resumes of the
+// original (after names them). An original compacted in place (its whole
+// history no longer in the file) resumes with what the file holds.
+func checkOriginal(t *testing.T, a agent, sb *sandbox, srv *modelserver.Server, lsp *lspClient, command, id, label string, whole bool, after []string) {
+	t.Helper()
+	path := a.session(t, sb, id)
+	held := keptTasks(t, path)
+	task := originalTask(label)
+	seq := lastSeq(srv)
+	stdout, stderr, err := sb.try(a.timeout, command, a.resume(sb, id, prompt(task, "Are you still there?"))...)
+	if bad := rejectedSince(srv, seq); len(bad) > 0 {
+		t.Fatalf("%s resumed the original after the %s fork with requests the API would refuse:%s", a.label, label, describe(bad))
+	}
+	if err != nil {
+		t.Fatalf("%s could not resume the original session %s after the %s fork was resumed: %v\n--- stdout\n%s\n--- stderr\n%s", a.label, id, label, err, tail(stdout, 2000), tail(stderr, 3000))
+	}
+	ex := exchangesOf(srv, task)
+	if len(ex) == 0 {
+		t.Fatalf("%s resumed the original after the %s fork but never asked the model", a.label, label)
+	}
+	req := ex[0].Conversation
+	for _, st := range sessionTurns {
+		for what, needle := range map[string]string{"prompt": modelserver.TaskTag(st.task), "answer": "(answer " + st.task + ")"} {
+			if (whole || held[what+" "+st.task]) && !req.Contains(needle) {
+				t.Errorf("after the %s fork was resumed, the original resumes without the %s of %s: its history is not whole", label, what, st.task)
+			}
+		}
+	}
+	for _, earlier := range after {
+		if !req.Contains(modelserver.TaskTag(earlier)) || !req.Contains("(answer "+earlier+")") {
+			t.Errorf("after the %s fork was resumed, the original resumes without its own earlier turn %s", label, earlier)
+		}
+	}
+	report("%s %s: the original resumed after the fork, %d requests, the first one's prompt %d tokens", a.label, label, len(ex), ex[0].Usage.Prompt)
+	if a.stubs != nil {
+		// Gemini CLI left a stub resuming the original; compactd serve
+		// removes it as soon as it settles, before anything else starts.
+		if !lsp.wait(15*time.Second, func() bool { return len(a.stubs(t, sb, id)) == 0 }) {
+			t.Fatalf("compactd serve left %v beside the original: %s's next start of another session deletes it", a.stubs(t, sb, id), a.label)
+		}
 	}
 }
 
@@ -382,16 +464,22 @@ func writeConfig(t *testing.T, sb *sandbox, toml string) {
 
 // lastTurnItems returns the last turn as the agent itself sent it: the
 // items of its final request from its prompt on, plus the answer.
-func lastTurnItems(t *testing.T, srv *modelserver.Server) []modelserver.Item {
+func lastTurnItems(t *testing.T, srv *modelserver.Server, last string) lastTurn {
 	t.Helper()
-	last := sessionTurns[len(sessionTurns)-1].task
 	ex := exchangesOf(srv, last)
 	final := ex[len(ex)-1]
 	items := turnFrom(final.Conversation, last)
 	if items == nil {
 		t.Fatalf("the final request of %s lacks its prompt", last)
 	}
-	return append(items, modelserver.Item{Role: "assistant", Kind: modelserver.KindText, Text: final.Reply.Text})
+	return lastTurn{last, append(items, modelserver.Item{Role: "assistant", Kind: modelserver.KindText, Text: final.Reply.Text})}
+}
+
+// lastTurn is the last turn of a session as the agent sent it: its task
+// and its items.
+type lastTurn struct {
+	task  string
+	items []modelserver.Item
 }
 
 // turnFrom returns the items from the user prompt tagged task on, without
@@ -462,7 +550,7 @@ func keptTasks(t *testing.T, path string) map[string]bool {
 	return kept
 }
 
-func checkFork(t *testing.T, a agent, sb *sandbox, srv *modelserver.Server, lsp *lspClient, bin, command, sourceID string, src gaugeResult, lastTurn []modelserver.Item, label, path string, rep *compactResult, like int) {
+func checkFork(t *testing.T, a agent, sb *sandbox, srv *modelserver.Server, lsp *lspClient, bin, command, sourceID string, src gaugeResult, last lastTurn, label, path string, rep *compactResult, like int) {
 	if path == "" {
 		t.Fatalf("%s wrote no fork", label)
 	}
@@ -543,11 +631,11 @@ func checkFork(t *testing.T, a agent, sb *sandbox, srv *modelserver.Server, lsp 
 		}
 	}
 	// The last turn verbatim.
-	got := turnFrom(req, sessionTurns[len(sessionTurns)-1].task)
-	if len(got) > len(lastTurn) {
-		got = got[:len(lastTurn)]
+	got := turnFrom(req, last.task)
+	if len(got) > len(last.items) {
+		got = got[:len(last.items)]
 	}
-	if diff := itemsDiff(lastTurn, got); diff != "" {
+	if diff := itemsDiff(last.items, got); diff != "" {
 		t.Errorf("the request resuming the %s fork does not carry the last turn verbatim: %s", label, diff)
 	}
 	// The agent appended its new turn to the fork: compactd reads the

@@ -234,6 +234,37 @@ local function main()
   vim.cmd('close')
   vim.cmd('buffer ' .. bufnr)
 
+  -- :CompactdRecall on a fork's placeholder opens what it replaced, byte for byte.
+  local stripped = step(':CompactdCompact strip-tool-results', function()
+    compactd.last_result = nil
+    vim.cmd('CompactdCompact strip-tool-results')
+    wait_for('the compact result', function() return compactd.last_result ~= nil end)
+    return compactd.last_result
+  end)
+  local recalled = step(':CompactdRecall', function()
+    vim.cmd('edit ' .. vim.fn.fnameescape(stripped.forkPath))
+    local row
+    for i, l in ipairs(vim.api.nvim_buf_get_lines(0, 0, -1, false)) do
+      local s = l:find('recall r%x%x%x%x%x%x')
+      if s and l:find('[compacted: ', 1, true) then
+        row = i
+        vim.api.nvim_win_set_cursor(0, { i, s + 8 })
+        break
+      end
+    end
+    if not row then error('the fork names no recall handle', 0) end
+    compactd.last_result = nil
+    vim.cmd('CompactdRecall')
+    wait_for('the recall result', function() return compactd.last_result ~= nil end)
+    return compactd.last_result
+  end)
+  R.recall = recalled
+  local content = read_file(recalled.open or '') or ''
+  local encoded = vim.fn.json_encode(content)
+  check('recall opened the replaced content', #content > 0 and original:find(encoded:sub(2, -2), 1, true) ~= nil, recalled.open)
+  check('the recalled file is open in a window', vim.wait(timeout, function() return vim.fn.bufwinnr(recalled.open or '') ~= -1 end, 20), recalled.open)
+  vim.cmd('buffer ' .. bufnr)
+
   local dry = step(':CompactdDryRun', function()
     compactd.last_result = nil
     vim.cmd('CompactdDryRun')

@@ -22,6 +22,11 @@ export interface ContextData {
   /** The agent's own compactions of the conversation, each with what it lost, and their health. */
   agentCompactions?: { compaction: string; line: number; tokensBefore: number; tokensAfter: number; summary: string }[];
   health?: { loop: boolean; warning?: string };
+  /** Where compactd's MCP server (recall, context_status, search) and hooks are installed. */
+  integrations?: {
+    mcp: { agent: string; scope: string; path: string; current: boolean }[];
+    hooks: { agent: string; scope: string; path: string; compaction?: boolean }[];
+  };
 }
 
 type Request = (uri: string, dryRun: boolean) => Promise<ContextData>;
@@ -191,6 +196,7 @@ function draw(d) {
     h.push('<div class="muted">' + (pending ? 'computing…' : 'not run yet') + '</div>');
   }
   h.push('</div><p><button id="refresh">Refresh dry run</button></p>');
+  h.push('<h3>In the agents\\' loops</h3><div id="integrations">' + integrations(d.integrations) + '</div>');
   // The agent's own compactions: where each sits, its figures, and what its summary lost.
   const m = d.gauge.autoCompact;
   if (m) h.push('<div class="note" id="mark">The agent ' + esc(m.text) + (m.rule ? ' — ' + esc(m.rule) : '') + '</div>');
@@ -206,6 +212,25 @@ function draw(d) {
   document.getElementById('refresh').onclick = () => vscode.postMessage({ type: 'refresh' });
   for (const li of document.querySelectorAll('#agent-compactions li[data-line]')) li.onclick = () => vscode.postMessage({ type: 'reveal', line: Number(li.dataset.line) });
   for (const r of document.querySelectorAll('svg rect[data-line]')) r.onclick = () => vscode.postMessage({ type: 'reveal', line: Number(r.dataset.line) });
+}
+
+// integrations says where the agents reach compactd: its MCP server (the agent recalls what a
+// placeholder replaced) and Claude Code's hooks (recorded before each compaction, or compactd
+// as the compaction).
+function integrations(x) {
+  if (!x) return '<div class="muted">unknown</div>';
+  const out = [];
+  if (x.mcp && x.mcp.length) {
+    for (const m of x.mcp) out.push('<div>MCP server: ' + esc(m.agent) + ' (' + esc(m.scope) + ') <span class="muted">' + esc(m.path) + (m.current ? '' : ' · outdated: run compactd mcp install ' + esc(m.agent)) + '</span></div>');
+  } else {
+    out.push('<div class="muted">MCP server: not installed — agents cannot recall what compaction replaced (compactd mcp install AGENT)</div>');
+  }
+  if (x.hooks && x.hooks.length) {
+    for (const k of x.hooks) out.push('<div>Hooks: ' + esc(k.agent) + ' (' + esc(k.scope) + ') ' + (k.compaction ? 'compactd is the compaction' : 'records before each compaction') + ' <span class="muted">' + esc(k.path) + '</span></div>');
+  } else {
+    out.push('<div class="muted">Hooks: not installed (compactd hooks install claude)</div>');
+  }
+  return out.join('');
 }
 
 function turnBars(turns) {

@@ -34,6 +34,7 @@ const commandTitles: Record<string, string> = {
   'compactd.diff': 'Diff versions…',
   'compactd.restoreBeforeAgentCompaction': "Restore from before the agent's compaction",
   'compactd.recompactAgentCompaction': "Re-compact the agent's compaction with compactd",
+  'compactd.recall': 'Recall what a placeholder replaced…',
 };
 
 interface CommandArgs {
@@ -43,6 +44,23 @@ interface CommandArgs {
   version?: number | string;
   from?: number | string;
   to?: number | string;
+  /** compactd.recall: the handle a placeholder or summary names ("recall r7f3c2"). */
+  handle?: string;
+}
+
+/** The handle of the "recall r…" mark under (or nearest before) the cursor, if the line has one. */
+function handleAtCursor(): string | undefined {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor) return undefined;
+  const line = editor.document.lineAt(editor.selection.active.line).text;
+  const at = editor.selection.active.character;
+  let best: string | undefined;
+  for (const m of line.matchAll(/recall (r[0-9a-f]{6,64})\b/g)) {
+    const start = m.index ?? 0;
+    if (start <= at || best === undefined) best = m[1];
+    if (start <= at && at <= start + m[0].length) return m[1];
+  }
+  return best;
 }
 
 /** One entry of compactd.history's result.versions (lsp/testdata/commands/compactd.history.json). */
@@ -273,6 +291,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         if (!v) return undefined;
         arg.version = versionId(v);
       }
+      if (command === 'compactd.recall' && !arg.handle) {
+        arg.handle = handleAtCursor() ?? (await vscode.window.showInputBox({
+          prompt: 'The recall handle a placeholder or summary names',
+          placeHolder: 'r7f3c2',
+          validateInput: (v) => (/^r[0-9a-f]{6,64}$/.test(v.trim()) ? undefined : "a handle is 'r' and 6 to 64 hex digits"),
+        }))?.trim();
+        if (!arg.handle) return undefined;
+      }
       if (command === 'compactd.diff' && arg.from === undefined) {
         const v = await pickVersion(arg.uri, next, 'Version to compare with its parent');
         if (!v) return undefined;
@@ -306,6 +332,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         break;
       case 'compactd.dryRun':
         await openPath(r.reportPath as string | undefined, true);
+        break;
+      case 'compactd.recall':
+        await openPath(r.open as string | undefined, true);
         break;
       case 'compactd.history': {
         const versions = (r.versions as Version[] | undefined) ?? [];

@@ -193,9 +193,36 @@ function M.render(data, width)
   else
     add('Dry run: computing…', 'CompactdContextMuted')
   end
+<<<<<<< HEAD
   -- The agent's own compaction point, and its compactions with what each lost.
   local m = type(data.gauge) == 'table' and data.gauge.autoCompact or nil
   if type(m) == 'table' then
+=======
+  -- Where the agents reach compactd: its MCP server (recall) and Claude Code's hooks.
+  local x = data.integrations
+  if type(x) == 'table' then
+    add('')
+    add("In the agents' loops", 'CompactdContextTitle')
+    if type(x.mcp) == 'table' and #x.mcp > 0 then
+      for _, m in ipairs(x.mcp) do
+        add(('  MCP server: %s (%s) %s%s'):format(tostring(m.agent), tostring(m.scope), tostring(m.path),
+          m.current and '' or ' · outdated: compactd mcp install ' .. tostring(m.agent)))
+      end
+    else
+      add('  MCP server: not installed (compactd mcp install AGENT)', 'CompactdContextMuted')
+    end
+    if type(x.hooks) == 'table' and #x.hooks > 0 then
+      for _, k in ipairs(x.hooks) do
+        add(('  Hooks: %s (%s) %s %s'):format(tostring(k.agent), tostring(k.scope),
+          k.compaction and 'compactd is the compaction' or 'records before each compaction', tostring(k.path)))
+      end
+    else
+      add('  Hooks: not installed (compactd hooks install claude)', 'CompactdContextMuted')
+    end
+  end
+  -- Room for the agent's own compactions (issue 14, item 5) when the server sends them.
+  if type(data.history) == 'table' and #data.history > 0 then
+>>>>>>> main
     add('')
     add('The agent ' .. tostring(m.text) .. (m.rule and (' — ' .. tostring(m.rule)) or ''))
   end

@@ -489,6 +489,44 @@ function M.set_settings(settings)
   end
 end
 
+-- handle_at_cursor(): the handle of the "recall r…" mark under (or before) the cursor on the
+-- current line, nil when the line names none.
+function M.handle_at_cursor()
+  local line = vim.api.nvim_get_current_line()
+  local col = vim.api.nvim_win_get_cursor(0)[2] + 1
+  local best
+  local init = 1
+  while true do
+    local s, e, h = line:find('recall (r%x%x%x%x%x%x%x*)', init)
+    if not s then break end
+    if h:match('^r[0-9a-f]+$') and #h <= 65 then
+      if s <= col and col <= e then return h end
+      if s <= col or not best then best = h end
+    end
+    init = e + 1
+  end
+  return best
+end
+
+-- recall(handle, callback): opens what a placeholder's or summary's handle names, byte for byte
+-- (the server writes it to a file in its store's recalls folder). Without a handle, the one
+-- under the cursor.
+function M.recall(handle, callback)
+  if handle == nil or handle == '' then handle = M.handle_at_cursor() end
+  if not handle then
+    notify('no recall handle here: a placeholder names one as "recall r7f3c2"', vim.log.levels.WARN)
+    return false
+  end
+  return M.execute('compactd.recall', { handle = handle }, function(err, r)
+    if not err and type(r) == 'table' then
+      M.last_result = r
+      notify(tostring(r.message))
+      open_file(r.open, true)
+    end
+    if callback then callback(err, r) end
+  end)
+end
+
 local function user_commands()
   local cmd = vim.api.nvim_create_user_command
   cmd('CompactdCompact', function(o) M.compact(compact_args(o.fargs)) end,
@@ -508,6 +546,8 @@ local function user_commands()
     { nargs = '?', desc = "compactd: the conversation before the agent's own compaction [aN] as a new session" })
   cmd('CompactdRecompactAgent', function(o) M.recompact_agent(o.args) end,
     { nargs = '?', desc = "compactd: compact the history before the agent's compaction [aN] with compactd" })
+  cmd('CompactdRecall', function(o) M.recall(o.args) end,
+    { nargs = '?', desc = 'compactd: open what a placeholder or summary replaced ([handle], default: under the cursor)' })
   cmd('CompactdContext', function() M.context() end,
     { desc = 'compactd: what fills the context window, per turn, and what it costs (a float)' })
   cmd('CompactdStatus', function()

@@ -1,0 +1,100 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/compactd/compactd/compaction/recall"
+	"github.com/compactd/compactd/daemon/agents"
+	"github.com/compactd/compactd/daemon/install"
+	"github.com/compactd/compactd/daemon/platform"
+	"github.com/compactd/compactd/daemon/store"
+)
+
+// Recalled is what a recall handle names, written to a file the editor
+// opens beside the transcript ("Recall…" on a placeholder).
+type Recalled struct {
+	Message string `json:"message"`
+	Open    string `json:"open,omitempty"`
+	Handle  string `json:"handle"`
+	Bytes   int    `json:"bytes"`
+	// Sources are the versions whose placeholders or summaries name it.
+	Sources []store.RecallSource `json:"sources,omitempty"`
+}
+
+// Recall writes what handle names, byte for byte, to
+// <store folder>/recalls/<handle>.txt and says where.
+func (d *Daemon) Recall(ctx context.Context, handle string) (*Recalled, error) {
+	r, err := d.runner()
+	if err != nil {
+		return nil, err
+	}
+	if !recall.Valid(handle) {
+		return nil, fmt.Errorf("%q is not a recall handle ('r' and 6 to 64 hex digits, as a placeholder names it)", handle)
+	}
+	got, err := r.Store.Recall(ctx, handle)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(r.Store.Dir(), "recalls")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("write the recalled content: %w", err)
+	}
+	path := filepath.Join(dir, handle+".txt")
+	tmp, err := os.CreateTemp(dir, "."+handle+"-*")
+	if err != nil {
+		return nil, fmt.Errorf("write the recalled content: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(got.Content); err != nil {
+		tmp.Close()
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := platform.Replace(tmp.Name(), path); err != nil {
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	return &Recalled{
+		Message: fmt.Sprintf("recall %s: %d bytes, as the original transcript held them", handle, len(got.Content)),
+		Open:    path, Handle: handle, Bytes: len(got.Content), Sources: got.Versions,
+	}, nil
+}
+
+// Integrations say where compactd sits in the agents' own loops: its MCP
+// server in their MCP configuration, its hooks in Claude Code's settings.
+type Integrations struct {
+	MCP   []install.Installed     `json:"mcp"`
+	Hooks []install.HookInstalled `json:"hooks"`
+}
+
+// IntegrationsOf lists them for the workspace folder a transcript
+// belongs to (its project's files) and the user.
+func (d *Daemon) IntegrationsOf(path string) Integrations { return d.Integrations(d.folderOf(path)) }
+
+// Integrations lists compactd's MCP server and hooks as installed for the
+// user and for folder (a workspace folder), for every agent.
+func (d *Daemon) Integrations(folder string) Integrations {
+	out := Integrations{MCP: []install.Installed{}, Hooks: []install.HookInstalled{}}
+	var storePath string
+	if r, err := d.runner(); err == nil && r.Store != nil {
+		storePath = r.Store.Path()
+	}
+	exe, _ := os.Executable()
+	server := install.Server{Command: exe, Store: storePath, Getenv: os.Getenv}
+	for _, a := range agents.All() {
+		if in, err := install.MCPStatus(a, d.opts.Env, folder, server); err == nil {
+			out.MCP = append(out.MCP, in...)
+		}
+		if storePath == "" {
+			continue
+		}
+		if in, err := install.HooksStatus(a, d.opts.Env, folder, install.PluginDir(storePath)); err == nil {
+			out.Hooks = append(out.Hooks, in...)
+		}
+	}
+	return out
+}

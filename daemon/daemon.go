@@ -215,7 +215,13 @@ func New(opts Options) (*Daemon, error) {
 	if opts.Getenv != nil {
 		// The running agent's own environment beats the daemon's; a daemon
 		// given no environment (tests) reads none.
-		th.processEnv = agents.ProcessEnv
+		var commands []string
+		for _, a := range agents.All() {
+			if a.Threshold != nil && a.Command != "" {
+				commands = append(commands, a.Command)
+			}
+		}
+		th.processEnv = (&agents.ProcessEnvs{Commands: commands}).Lookup
 	}
 	if d.opts.Now == nil {
 		d.opts.Now = time.Now

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -82,6 +83,14 @@ func (s *Server) agentCompacted(snap *daemon.Snapshot) {
 func (s *Server) announce(ctx context.Context, d *daemon.Daemon, snap *daemon.Snapshot, l *daemon.AgentLedger) {
 	last := l.Compactions[len(l.Compactions)-1]
 	u := pathURI(snap.Path)
+	// A summary the agent writes again (Claude Code repeats it when it
+	// resumes the session) is not a new compaction: each is announced once.
+	s.mu.Lock()
+	already := slices.Contains(s.announced[snap.Path], last.Compaction)
+	s.mu.Unlock()
+	if already {
+		return
+	}
 	note := AgentCompactionNote{URI: u, Format: string(snap.Format), Compaction: last, Health: l.Health,
 		Message: announcement(snap, last, l.Health), Actions: ledgerActions(u, last.Compaction)}
 	s.mu.Lock()

@@ -97,7 +97,10 @@ func (a *agentSettings) threshold(path string, t *transcript.Transcript, r gauge
 	}
 	getenv := a.getenv
 	if a.running && agent != nil {
-		if env, ok := agents.ProcessEnv(agent.Command, cwd); ok {
+		// One scan, bounded: /proc may hold a read of a stalled process.
+		envs := &agents.ProcessEnvs{Commands: []string{agent.Command}}
+		envs.Wait(time.Second)
+		if env, ok := envs.Lookup(agent.Command, cwd); ok {
 			getenv = func(k string) string { return env[k] }
 		}
 	}

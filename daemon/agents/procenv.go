@@ -23,27 +23,8 @@ type process struct {
 	started time.Time
 }
 
-// processScan caches the list of processes for a moment: thresholds of
-// many sessions are computed together (the cold scan), and one scan serves
-// them all.
-var processScan struct {
-	mu   sync.Mutex
-	at   time.Time
-	list []process
-}
-
 // processScanTTL is how long one scan of the running processes serves.
 const processScanTTL = 2 * time.Second
-
-func runningProcesses() []process {
-	processScan.mu.Lock()
-	defer processScan.mu.Unlock()
-	if time.Since(processScan.at) < processScanTTL && processScan.at != (time.Time{}) {
-		return processScan.list
-	}
-	processScan.list, processScan.at = listProcesses(), time.Now()
-	return processScan.list
-}
 
 // runs reports whether argv is command: its program, or the script an
 // interpreter runs (node …/bin/claude, bun …/codex.js).
@@ -65,28 +46,79 @@ func runs(argv []string, command string) bool {
 	return false
 }
 
-// ProcessEnv is the environment of the most recently started process
-// running command in folder cwd, when compactd may read it; ok is false
-// when none runs there or the OS does not tell.
-func ProcessEnv(command, cwd string) (env map[string]string, ok bool) {
+// ProcessEnvs finds the environment of the agents' running processes by
+// the folder they run in. Reading /proc may block on a process the kernel
+// holds (a stalled page fault, an exec in progress), so the scan runs in
+// the background and Lookup never waits: it answers from the last scan
+// and starts the next when that one is older than processScanTTL.
+type ProcessEnvs struct {
+	// Commands are the agents' executables to look for.
+	Commands []string
+
+	mu      sync.Mutex
+	byKey   map[string]map[string]string // command NUL cwd → environment
+	at      time.Time
+	running bool
+}
+
+// Lookup is the environment of the most recently started process running
+// command in folder cwd, as of the last scan; ok is false when none ran
+// there or the OS does not tell.
+func (p *ProcessEnvs) Lookup(command, cwd string) (map[string]string, bool) {
 	if cwd == "" {
 		return nil, false
 	}
-	want := canonicalDir(cwd)
-	var best *process
-	list := runningProcesses()
-	for i, p := range list {
-		if !runs(p.argv, command) || canonicalDir(p.cwd) != want {
-			continue
-		}
-		if best == nil || p.started.After(best.started) {
-			best = &list[i]
+	key := command + "\x00" + canonicalDir(cwd)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.running && time.Since(p.at) >= processScanTTL {
+		p.running = true
+		go p.scan()
+	}
+	env, ok := p.byKey[key]
+	return env, ok
+}
+
+// Wait scans now, giving up after d: what a one-shot command (compactd
+// gauge) does before its lookups.
+func (p *ProcessEnvs) Wait(d time.Duration) {
+	p.mu.Lock()
+	p.running = true
+	p.mu.Unlock()
+	done := make(chan struct{})
+	go func() { p.scan(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
+}
+
+func (p *ProcessEnvs) scan() {
+	type found struct {
+		pid     int
+		started time.Time
+	}
+	best := map[string]found{}
+	for _, pr := range listProcesses() {
+		for _, c := range p.Commands {
+			if !runs(pr.argv, c) {
+				continue
+			}
+			key := c + "\x00" + canonicalDir(pr.cwd)
+			if b, ok := best[key]; !ok || pr.started.After(b.started) {
+				best[key] = found{pr.pid, pr.started}
+			}
 		}
 	}
-	if best == nil {
-		return nil, false
+	byKey := map[string]map[string]string{}
+	for key, f := range best {
+		if env, ok := processEnviron(f.pid); ok {
+			byKey[key] = env
+		}
 	}
-	return processEnviron(best.pid)
+	p.mu.Lock()
+	p.byKey, p.at, p.running = byKey, time.Now(), false
+	p.mu.Unlock()
 }
 
 func canonicalDir(d string) string {

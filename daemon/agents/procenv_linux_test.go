@@ -42,12 +42,11 @@ func TestProcessEnv(t *testing.T) {
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 
+	envs := &ProcessEnvs{Commands: []string{"claude", "codex"}}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		processScan.mu.Lock()
-		processScan.at = time.Time{} // a fresh scan: the process just started
-		processScan.mu.Unlock()
-		env, ok := ProcessEnv("claude", project)
+		envs.Wait(10 * time.Second) // a fresh scan: the process just started
+		env, ok := envs.Lookup("claude", project)
 		if ok {
 			if env["CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"] != "55" || env["CLAUDE_CODE_AUTO_COMPACT_WINDOW"] != "120000" {
 				t.Fatalf("environment %v", env)
@@ -57,12 +56,11 @@ func TestProcessEnv(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("the agent's process was not found in its folder")
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
-	if _, ok := ProcessEnv("claude", dir); ok {
+	if _, ok := envs.Lookup("claude", dir); ok {
 		t.Error("a process in another folder was taken for the session's")
 	}
-	if _, ok := ProcessEnv("codex", project); ok {
+	if _, ok := envs.Lookup("codex", project); ok {
 		t.Error("another agent's process was taken for codex")
 	}
 }

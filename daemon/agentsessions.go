@@ -60,11 +60,33 @@ type dbSync struct {
 	recheck bool
 }
 
+// setDBRoots keeps the database roots among roots (addRoots computes
+// them whenever the folders or the configuration change): every file
+// event asks whether it is an agent's database.
+func (d *Daemon) setDBRoots(roots []root) {
+	var dbs []root
+	for _, r := range roots {
+		if r.database != "" {
+			dbs = append(dbs, r)
+		}
+	}
+	d.dbRoots.Store(&dbs)
+}
+
+// databaseRoots are the watched agents' database roots.
+func (d *Daemon) databaseRoots() []root {
+	if dbs := d.dbRoots.Load(); dbs != nil {
+		return *dbs
+	}
+	d.setDBRoots(d.roots())
+	return *d.dbRoots.Load()
+}
+
 // dbRoot is the watched root of agent's database, false when the
 // configuration does not watch it.
 func (d *Daemon) dbRoot(agent *agents.Agent) (root, bool) {
-	for _, r := range d.roots() {
-		if r.agent == agent && r.database != "" {
+	for _, r := range d.databaseRoots() {
+		if r.agent == agent {
 			return r, true
 		}
 	}
@@ -74,8 +96,8 @@ func (d *Daemon) dbRoot(agent *agents.Agent) (root, bool) {
 // dbOf returns the watched agent whose database (or its -wal) p is, nil if
 // none.
 func (d *Daemon) dbOf(p string) *agents.Agent {
-	for _, r := range d.roots() {
-		if r.database != "" && (p == r.database || p == r.database+"-wal") {
+	for _, r := range d.databaseRoots() {
+		if p == r.database || p == r.database+"-wal" {
 			return r.agent
 		}
 	}

@@ -152,6 +152,8 @@ type Daemon struct {
 	wb watchBudget
 	// rootCache holds the agents' roots until addRoots looks again.
 	rootCache map[string][]agents.Root
+	// dbRoots are the agents' database roots as addRoots last saw them.
+	dbRoots atomic.Pointer[[]root]
 
 	watcher *fsnotify.Watcher
 	active  atomic.Pointer[string]

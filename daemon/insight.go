@@ -11,6 +11,7 @@ import (
 	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/recall"
 	"github.com/compactd/compactd/compaction/strategy"
+	"github.com/compactd/compactd/compaction/summarize"
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/config"
 )
@@ -142,6 +143,34 @@ type DryRunTurns struct {
 	// after (the dry run's report).
 	TokensBefore, TokensAfter int
 	Turns                     []gauge.TurnChange
+	// TradeOff is the pipeline at a few budgets, the knee marked (the
+	// offline summary stands in for a configured model: a preview calls
+	// none); nil for a transcript too small, or too large to preview.
+	TradeOff []strategy.TradePoint
+}
+
+// tradeOffLimit is the largest transcript, in tokens, whose dry run
+// computes the trade-off: past it, four more compactions would cost more
+// than the view is worth.
+const tradeOffLimit = 400_000
+
+// KneeBudget is the knee of path's last dry run's trade-off, 0 when none
+// is known: what "Compact to fit…" suggests.
+func (d *Daemon) KneeBudget(path string) int {
+	tr := d.entry(filepath.Clean(path), false)
+	if tr == nil {
+		return 0
+	}
+	c := tr.dryRun.Load()
+	if c == nil {
+		return 0
+	}
+	for _, p := range c.TradeOff {
+		if p.Knee {
+			return p.Budget
+		}
+	}
+	return 0
 }
 
 // DryRunTurns runs the configured pipeline on path without writing
@@ -187,13 +216,18 @@ func (d *Daemon) DryRunTurns(ctx context.Context, path string) (*DryRunTurns, er
 	opts := d.settingsFor(tr.path).CompactOptions(snap.Window, config.Overrides{})
 	opts.Counts, opts.NoRetention = known, true
 	opts.Recall = recall.NewBook(nil).Handle // as a compaction writes its placeholders
+	if opts.Summarizer == nil {
+		opts.Summarizer = &summarize.Extractive{Counter: c}
+	}
+	opts.TradeOff = opts.Budget == 0 && known.Total() <= tradeOffLimit
 	v, rep, err := strategy.Run(ctx, t, c, opts)
 	if err != nil {
 		return nil, fmt.Errorf("dry run of %s: %w", path, err)
 	}
 	out := &DryRunTurns{
 		Seq: snap.Seq, Strategies: opts.Strategies, TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter,
-		Turns: gauge.TurnChanges(t, counts, v, func(m *transcript.Message) int { return c.CountMessage(m).N }, c.Text),
+		Turns:    gauge.TurnChanges(t, counts, v, func(m *transcript.Message) int { return c.CountMessage(m).N }, c.Text),
+		TradeOff: rep.TradeOff,
 	}
 	tr.dryRun.Store(out)
 	return out, nil

@@ -164,6 +164,7 @@ func (d *Daemon) SetClientSettings(settings json.RawMessage) error {
 // reconfigure re-derives every snapshot after the configuration changed
 // (old is the cache before) and re-evaluates what is watched.
 func (d *Daemon) reconfigure(old map[string]*resolved) {
+	d.dbRoots.Store(nil) // looked up again under the new configuration
 	for _, tr := range d.all() {
 		modelChanged := true
 		if prev := old[d.workspaceFile(tr.path)]; prev != nil {

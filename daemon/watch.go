@@ -194,7 +194,11 @@ func (d *Daemon) addRoots(ctx context.Context, under *string) []candidate {
 		d.rootCache = nil
 		d.mu.Unlock()
 	}
-	for _, r := range d.roots() {
+	roots := d.roots()
+	if under == nil {
+		d.setDBRoots(roots)
+	}
+	for _, r := range roots {
 		if r.database != "" {
 			// A database folder is never walked (opencode keeps git
 			// clones beside its database): watch it, render its sessions.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/pricing"
+	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/daemon"
 	"github.com/compactd/compactd/daemon/jobs"
 )
@@ -69,6 +70,9 @@ type ContextDryRun struct {
 	// Economics is what compacting now costs once, saves per turn and
 	// after how many turns it pays back; whether the cache is cold.
 	Economics *pricing.Economics `json:"economics,omitempty"`
+	// TradeOff is the same compaction at a few budgets — what each takes
+	// and keeps — the knee marked, for "Compact to fit…".
+	TradeOff []strategy.TradePoint `json:"tradeOff,omitempty"`
 }
 
 func (s *Server) contextView(ctx context.Context, params json.RawMessage) (any, error) {
@@ -104,7 +108,7 @@ func (s *Server) contextView(ctx context.Context, params json.RawMessage) (any, 
 		}
 	}
 	saved := dr.TokensBefore - dr.TokensAfter
-	cd := &ContextDryRun{Strategies: dr.Strategies, TokensBefore: dr.TokensBefore, TokensAfter: dr.TokensAfter,
+	cd := &ContextDryRun{Strategies: dr.Strategies, TokensBefore: dr.TokensBefore, TokensAfter: dr.TokensAfter, TradeOff: dr.TradeOff,
 		After: snap.Tokens - saved, SavingPerTurn: snap.Insight.SavingPerTurn(snap.Tokens, saved), Economics: snap.Insight.Economics(snap.Tokens, saved, d.Now())}
 	if b := snap.Insight.Breakdown; b != nil {
 		cd.Why = b.WhyLittle(saved)

@@ -12,6 +12,11 @@ bash .ci/wine/install.sh
 mkdir -p "$E2E_HOME/results"
 log=$E2E_HOME/results/wine-go-test.log
 start=$(date +%s)
+# One Wine session for the whole run, its server and services started here with their output
+# discarded: started by a test binary's wine they would inherit its stdout, and go test would
+# wait for that pipe ("Test I/O incomplete ... after exiting").
+"$E2E_HOME/wine/wineserver" -p </dev/null >/dev/null 2>&1
+"$E2E_HOME/wine/wine" cmd.exe /c ver </dev/null >/dev/null 2>&1 || true
 set +e
 GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go test -short -count=1 -v -timeout 20m \
   -exec "$repo/.ci/wine/exec.sh" ./... >"$log" 2>&1

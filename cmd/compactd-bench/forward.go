@@ -10,9 +10,9 @@ package main
 // tokenizer (o200k_base) over the same rendering.
 //
 // compactd runs as a user runs it: the prefix is a session file, the
-// compaction goes through the job runner `compactd compact` calls, and the
-// fork it writes is read back with the session's codec. What is scored is
-// that fork's text.
+// compaction is `compactd compact --budget N` (the built bin/compactd),
+// and the fork it writes is read back with the session's codec. What is
+// scored is that fork's text.
 //
 // What the measure cannot see: whether a name kept is understood (a list
 // of names scores like an explanation), what the agent would have done
@@ -31,11 +31,8 @@ import (
 	"time"
 
 	_ "github.com/compactd/compactd/compaction/format/all" // every codec
-	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
-	"github.com/compactd/compactd/daemon/jobs"
-	"github.com/compactd/compactd/daemon/store"
 )
 
 func init() {
@@ -116,16 +113,25 @@ func (s *forwardScorer) tail(text string, n int) string {
 	return text[lo:]
 }
 
-// forwardCompactor runs compactd on a cut's prefix as the CLI does.
+// forwardCompactor runs compactd on a cut's prefix the way a user does:
+// `compactd compact --budget N --strategy S --out FORK session`, through
+// the built binary, with its own home and store.
 type forwardCompactor struct {
-	runner *jobs.Runner
-	dir    string
-	seq    int
+	bin string
+	env []string
+	dir string
+	seq int
+}
+
+// forkResult is the part of `compact --json` the section reads.
+type forkResult struct {
+	ForkPath string   `json:"forkPath"`
+	Notes    []string `json:"notes"`
 }
 
 // compact writes the cut's prefix as a session file (once per cut) and
 // compacts it with strategies to budget, returning the fork's messages.
-func (fc *forwardCompactor) compact(ctx context.Context, cut *forwardCut, cutDir string, strategies []string, budget int) ([]transcript.Message, *jobs.Result, error) {
+func (fc *forwardCompactor) compact(ctx context.Context, cut *forwardCut, cutDir string, strategies []string, budget int) ([]transcript.Message, *forkResult, error) {
 	src := filepath.Join(cutDir, "session"+cut.Ext)
 	if _, err := os.Stat(src); err != nil {
 		if err := os.MkdirAll(cutDir, 0o755); err != nil {
@@ -138,12 +144,12 @@ func (fc *forwardCompactor) compact(ctx context.Context, cut *forwardCut, cutDir
 	fc.seq++
 	out := filepath.Join(cutDir, fmt.Sprintf("fork-%d%s", fc.seq, cut.Ext))
 	defer os.Remove(out)
-	res, err := fc.runner.Compact(ctx, jobs.Request{
-		Path:    src,
-		Options: strategy.Options{Strategies: strategies, Budget: budget},
-		Out:     out,
-	})
-	if err != nil {
+	args := []string{"compact", "--json", "--budget", fmt.Sprint(budget), "--out", out}
+	for _, s := range strategies {
+		args = append(args, "--strategy", s)
+	}
+	res := &forkResult{}
+	if err := runJSON(ctx, fc.bin, fc.env, res, append(args, src)...); err != nil {
 		return nil, nil, err
 	}
 	data, err := os.ReadFile(res.ForkPath)
@@ -194,13 +200,12 @@ func benchForward(ctx context.Context, cfg *config) ([]row, error) {
 		return nil, err
 	}
 	sc := &forwardScorer{counter: counter}
-	st, err := store.Open(ctx, filepath.Join(cfg.TempDir, "forward", "store", "compactd.db"))
+	bin, err := serverBinary(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	defer st.Close()
 	defer os.RemoveAll(filepath.Join(cfg.TempDir, "forward"))
-	fc := &forwardCompactor{runner: jobs.New(st), dir: filepath.Join(cfg.TempDir, "forward")}
+	fc := &forwardCompactor{bin: bin, env: serverEnv(cfg, filepath.Join(cfg.TempDir, "forward", "store", "compactd.db")), dir: filepath.Join(cfg.TempDir, "forward")}
 
 	var results []*forwardResult
 	start := time.Now()

@@ -135,6 +135,10 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 	fs.Var(&strategies, "strategy", "strategy to apply (repeatable, applied left to right; default auto)")
 	keepLast := fs.Int("keep-last", 0, "never touch the last N turns")
 	turns := fs.Int("turns", 0, "turns turn-window keeps (default [compact] turns, else 10)")
+	budget := fs.Int("budget", 0, "fit the result in N tokens, whatever the strategies (default [compact] budget; 0: none)")
+	var pin, unpin turnsFlag
+	fs.Var(&pin, "pin", "keep the message on this line of the transcript verbatim in every compaction (repeatable; stored with the conversation)")
+	fs.Var(&unpin, "unpin", "stop keeping the message on this line verbatim (repeatable)")
 	beforeAgent := fs.String("before", "", "compact the conversation as it was before the agent's own compaction aN (see history) instead, and compare with the agent's summary")
 	dryRun := fs.Bool("dry-run", false, "compute and report only; write a Markdown report, change nothing")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
@@ -152,7 +156,7 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("usage: compactd compact [--strategy S]... [--keep-last N] [--window N] [--dry-run] [--json] [--out PATH] [--in-place] [--import] [--session ID] [--store P] [--remove-tangents | --remove-tangent N]... PATH")
+		return usagef("usage: compactd compact [--strategy S]... [--keep-last N] [--budget N] [--pin LINE]... [--unpin LINE]... [--window N] [--dry-run] [--json] [--out PATH] [--in-place] [--import] [--session ID] [--store P] [--remove-tangents | --remove-tangent N]... PATH")
 	}
 	if *inPlace && (*out != "" || *dryRun) {
 		return usagef("--in-place cannot be combined with --out or --dry-run")
@@ -194,6 +198,9 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 	if set["window"] {
 		over.Window = window
 	}
+	if set["budget"] {
+		over.Budget = budget
+	}
 	if err := over.Check(); err != nil {
 		return usagef("--%v", err)
 	}
@@ -216,6 +223,20 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 		return storeRefused(pos[0], err)
 	}
 	defer closeStore()
+	for _, p := range []struct {
+		lines turnsFlag
+		on    bool
+	}{{unpin, false}, {pin, true}} {
+		for _, line := range p.lines {
+			res, err := r.Pin(ctx, pos[0], line, p.on)
+			if err != nil {
+				return err
+			}
+			if !*asJSON {
+				fmt.Fprintln(e.stdout, res.Message)
+			}
+		}
+	}
 	// What the window holds and what a turn costs, measured on the
 	// source as the job parsed it, before anything is replaced.
 	var before *figures
@@ -385,6 +406,7 @@ func printCompact(w io.Writer, res *jobs.Result) {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
 	printTangents(w, res)
+	printTradeOff(w, res.TradeOff)
 	printAgentRetention(w, res.AgentRetention)
 	if res.Carried > 0 {
 		fmt.Fprintf(w, "kept %d bytes the agent appended meanwhile\n", res.Carried)
@@ -422,6 +444,26 @@ func printAgentRetention(w io.Writer, ar *jobs.AgentRetention) {
 	}
 	if len(ar.OursLostAgentKept) > 0 {
 		fmt.Fprintf(w, "  this lost, the agent's summary keeps: %s\n", list(ar.OursLostAgentKept))
+	}
+}
+
+// printTradeOff shows what a few budgets would keep, so the user picks
+// one (--budget):
+//
+//	trade-off (--budget N: tokens after, share of the conversation's names kept):
+//	  1,200 → 1,180   58 %
+//	  2,400 → 2,350   71 %  ← knee
+func printTradeOff(w io.Writer, points []strategy.TradePoint) {
+	if len(points) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "trade-off (--budget N: tokens after, share of the conversation's names kept):")
+	for _, p := range points {
+		knee := ""
+		if p.Knee {
+			knee = "  ← knee"
+		}
+		fmt.Fprintf(w, "  %8s → %-8s %3.0f %%%s\n", tokens.Thousands(p.Budget), tokens.Thousands(p.Tokens), 100*p.Kept, knee)
 	}
 }
 

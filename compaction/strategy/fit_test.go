@@ -175,3 +175,96 @@ func TestBufferTurnsNone(t *testing.T) {
 		}
 	}
 }
+
+// TestTradeOff: the dry run's trade-off compacts at a few budgets, each
+// within its budget, keeping more as it grows, one knee marked; auto with
+// no budget fits to that knee once it is over its summarize threshold.
+func TestTradeOff(t *testing.T) {
+	src := agentSession()
+	c := counter(t)
+	opts := Options{Summarizer: &summarize.Extractive{Counter: c}}
+	points, err := TradeOff(t.Context(), src, c, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(points) < 3 {
+		t.Fatalf("%d points: %+v", len(points), points)
+	}
+	knees := 0
+	for i, p := range points {
+		if float64(p.Tokens) > 1.05*float64(p.Budget) {
+			t.Errorf("point %d: %d tokens for %d", i, p.Tokens, p.Budget)
+		}
+		if i > 0 && p.Kept+0.02 < points[i-1].Kept {
+			t.Errorf("point %d keeps %.2f, less than the smaller budget's %.2f", i, p.Kept, points[i-1].Kept)
+		}
+		if p.Knee {
+			knees++
+		}
+	}
+	if knees != 1 {
+		t.Errorf("%d knees in %+v", knees, points)
+	}
+	_, rep := run1(t, src, Options{Window: 4000, Summarizer: &summarize.Extractive{Counter: c}})
+	var fitted bool
+	for _, n := range rep.Notes {
+		fitted = fitted || strings.Contains(n, "the knee of the trade-off")
+	}
+	if !fitted {
+		t.Errorf("auto over its threshold did not fit to the knee: notes %q", rep.Notes)
+	}
+}
+
+func TestKnee(t *testing.T) {
+	for _, tc := range []struct {
+		kept []float64
+		want int
+	}{
+		{[]float64{0.5, 0.7, 0.72, 0.9}, 1},
+		{[]float64{0.5, 0.52, 0.9}, 0},
+		{[]float64{0.3, 0.5, 0.7, 0.9}, 3},
+	} {
+		var ps []TradePoint
+		for _, k := range tc.kept {
+			ps = append(ps, TradePoint{Kept: k})
+		}
+		if got := knee(ps); got != tc.want {
+			t.Errorf("knee(%v) = %d, want %d", tc.kept, got, tc.want)
+		}
+	}
+}
+
+// TestPinsSurviveEveryStrategy: a message named in Options.Pins (PinKey)
+// stays, verbatim, whatever the strategies and the budget.
+func TestPinsSurviveEveryStrategy(t *testing.T) {
+	src := agentSession()
+	c := counter(t)
+	var target *transcript.Message
+	for i := range src.Messages {
+		if strings.Contains(messageText(&src.Messages[i]), "Reading internal/ledger/batch2.go") {
+			target = &src.Messages[i]
+		}
+	}
+	if target == nil {
+		t.Fatal("no message to pin")
+	}
+	pins := []string{PinKey(target)}
+	for _, name := range Names() {
+		if name == StrategySummarize || name == StrategyNotes || name == StrategyClassifyTangents {
+			continue
+		}
+		for _, budget := range []int{0, 1500} {
+			if budget == 0 && name == StrategyTokenBudget {
+				continue // it needs one
+			}
+			v, _ := run1(t, src, Options{Strategies: []string{name}, Pins: pins, Budget: budget, Turns: 1, Events: 3, BufferTurns: -1, Summarizer: &summarize.Extractive{Counter: c}})
+			found := false
+			for i := range v.Messages {
+				found = found || messageText(&v.Messages[i]) == messageText(target)
+			}
+			if !found {
+				t.Errorf("%s, budget %d: the pinned message is gone", name, budget)
+			}
+		}
+	}
+}

@@ -3,6 +3,7 @@ package strategy
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/compactd/compactd/compaction/tokens"
@@ -62,13 +63,15 @@ func newRun(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, co
 		gone:        make([]bool, len(t.Messages)),
 		alternation: needsAlternation(t.Format),
 	}
+	pins := pinned(t.Messages, opts.Pins)
 	for i, m := range t.Messages {
 		m.Parts = append([]transcript.Part(nil), m.Parts...)
+		m.Pinned = m.Pinned || pins[i]
 		r.msgs[i] = m
 		r.tok[i] = append([]int(nil), counts.parts[i]...)
 		r.srcIdx[i] = i
 	}
-	r.protected = protectedMessages(t.Messages)
+	r.protected = protectedMessages(r.msgs)
 	switch {
 	case opts.KeepLast == 0:
 		r.keepLast = 1
@@ -280,6 +283,24 @@ func (r *run) apply(name string) ([]Step, error) {
 		case threshold == 0 || r.total() <= threshold:
 		case r.opts.Summarizer == nil:
 			r.note("after the mechanical steps the conversation still takes %d tokens, above the summarize threshold of %d; no summarizer is configured", r.total(), threshold)
+		case r.opts.Budget == 0 && r.opts.Summarizer.Name() == StrategyExtractive:
+			// No budget asked: fit to the knee of the trade-off, the point
+			// past which more tokens keep little more. (A model's or the
+			// notes file's summary keeps its own span-by-span way.)
+			o := r.opts
+			o.Strategies, o.Counts = []string{StrategyAuto}, r.counts
+			points, err := TradeOff(r.ctx, r.src, r.counter, o)
+			if err != nil {
+				return nil, err
+			}
+			if i := slices.IndexFunc(points, func(p TradePoint) bool { return p.Knee }); i >= 0 {
+				// Without a budget asked, the keep-last turns stay whole.
+				tail := r.suffixTokens(r.boundary())
+				r.opts.Budget = max(points[i].Budget, tail+2*minSummaryTokens(points[i].Budget))
+				r.note("auto: %d tokens after the mechanical steps, above the summarize threshold of %d: fitted to %d tokens, the knee of the trade-off (%.0f %% of the conversation's names kept)", r.total(), threshold, points[i].Budget, 100*points[i].Kept)
+				return steps, nil
+			}
+			fallthrough
 		default:
 			st, err := r.apply(StrategySummarize)
 			if err != nil {

@@ -27,6 +27,9 @@ type Options struct {
 	// Budget is token-budget's target; 0 derives it from Window
 	// (SummarizeThreshold of it).
 	Budget int
+	// Pins are the messages (PinKey) the user asked to keep verbatim in
+	// every compaction: every strategy keeps them, and a budget counts them.
+	Pins []string `json:",omitempty"`
 	// Hints override the shipped per-tool defaults, field by field. Keys
 	// may be glob patterns ("cargo_*").
 	Hints map[string]ToolHint
@@ -50,6 +53,9 @@ type Options struct {
 	// SummaryBudget caps a summary's tokens (passed to the Summarizer); 0
 	// lets the summarizer choose.
 	SummaryBudget int
+	// TradeOff fills Report.TradeOff: the pipeline at three or four
+	// budgets, for a dry run to show what each keeps.
+	TradeOff bool `json:",omitempty"`
 	// NoRetention leaves Report.Retention empty: for estimates that need
 	// the token figures alone (checking every key fact of a long
 	// transcript costs more than compacting it).
@@ -118,6 +124,9 @@ type Report struct {
 	// Tangents are the turns classify-tangents found, removed or (when not
 	// confirmed) only listed, in turn order.
 	Tangents []Tangent `json:"tangents,omitempty"`
+	// TradeOff is the pipeline at a few budgets (Options.TradeOff), the
+	// knee marked.
+	TradeOff []TradePoint `json:"tradeOff,omitempty"`
 }
 
 // Run compacts t with opts.Strategies applied left to right, then sanitizes
@@ -163,7 +172,7 @@ func Run(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, opts 
 		}
 		rep.Steps = append(rep.Steps, steps...)
 	}
-	if opts.Budget > 0 {
+	if r.opts.Budget > 0 {
 		st, err := r.step(StrategyFit, r.fitBudget)
 		if err != nil {
 			return nil, nil, err
@@ -172,6 +181,13 @@ func Run(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, opts 
 	}
 	if st := r.sanitize(); st.EventsRemoved > 0 || st.TokensSaved != 0 {
 		rep.Steps = append(rep.Steps, st)
+	}
+	if opts.TradeOff {
+		points, err := TradeOff(ctx, t, c, opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		rep.TradeOff = points
 	}
 	v := r.view()
 	rep.TokensAfter = r.total()

@@ -24,6 +24,9 @@ type Overrides struct {
 	// Window is the model's context window when neither the transcript's
 	// model nor gauge.context_window says (the CLI's --window).
 	Window *int
+	// Budget is the most tokens the result may take ([compact] budget; the
+	// CLI's --budget, "Compact to fit…"); 0 asks for none.
+	Budget *int
 }
 
 // CompactOptions is the pipeline that a compaction, a dry run, an
@@ -61,6 +64,9 @@ func (c *Config) CompactOptions(window int, o Overrides) strategy.Options {
 	if o.Turns != nil {
 		opts.Turns = *o.Turns
 	}
+	if o.Budget != nil {
+		opts.Budget = *o.Budget
+	}
 	opts.KeepLast = strategyKeepLast(keep)
 	return opts
 }
@@ -93,6 +99,8 @@ func (o Overrides) Check() error {
 		return fmt.Errorf("turns must be a positive number of turns, not %d", *o.Turns)
 	case o.Window != nil && *o.Window < 0:
 		return fmt.Errorf("window must be a positive number of tokens, not %d", *o.Window)
+	case o.Budget != nil && *o.Budget < 0:
+		return fmt.Errorf("budget must be a positive number of tokens, not %d", *o.Budget)
 	}
 	return strategy.ValidateStrategies(o.Strategies)
 }

@@ -2,6 +2,7 @@ package install
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,7 +135,8 @@ func TestHooksInstallRoundTrips(t *testing.T) {
 	apply(t, cs...)
 	b, _ := os.ReadFile(settings)
 	for _, want := range []string{"/usr/local/bin/notify compacting", "say done", "hooks precompact --agent claude", "/home/dev/my-plugin" + string(os.PathListSeparator) + opts.PluginDir} {
-		if !bytes.Contains(b, []byte(want)) {
+		enc, _ := json.Marshal(want) // as it stands in the JSON (a Windows path's \ doubled)
+		if !bytes.Contains(b, enc[1:len(enc)-1]) {
 			t.Fatalf("settings after install lack %q:\n%s", want, b)
 		}
 	}

@@ -105,6 +105,9 @@ type Result struct {
 	// Tangents are the turns classify-tangents found: removed when
 	// confirmed, else only listed for the user to confirm.
 	Tangents []strategy.Tangent `json:"tangents,omitempty"`
+	// TradeOff is, for a dry run, the compaction at a few budgets — what
+	// each takes and keeps, the knee marked — so the user picks a budget.
+	TradeOff []strategy.TradePoint `json:"tradeOff,omitempty"`
 	// Overhead is what the fork's gauge adds to its own count, an
 	// estimate until the agent resumes it: what the source's gauge held
 	// beyond its transcript (system prompt, tool definitions, memory
@@ -350,12 +353,22 @@ func (r *Runner) forgetUnwritten(v store.Version, writeErr error) error {
 // compactBytes runs the pipeline on src with the summarizer req's settings
 // ask for and renders the fork, verified. preview keeps the summary
 // archive untouched (dry runs).
+// tradeOffLimit is the largest transcript, in tokens, a dry run computes
+// the trade-off for.
+const tradeOffLimit = 400_000
+
 func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, req Request, sessionID string, preview bool) (*compacted, *strategy.Report, error) {
 	counter, err := r.tokenCounter(src.t)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load tokenizer: %w", err)
 	}
 	opts := req.Options
+	// The user's pins, stored with the conversation.
+	pins, err := r.Store.Pins(ctx, convKey)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts.Pins = append(append([]string(nil), opts.Pins...), pins...)
 	sum, notes, err := r.summarizerFor(src, convKey, req, preview)
 	if err != nil {
 		return nil, nil, err
@@ -379,6 +392,11 @@ func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, 
 	registry := &storeRegistry{ctx: ctx, s: r.Store}
 	book := recall.NewBook(registry)
 	opts.Recall = book.Handle
+	if preview && opts.Budget == 0 && opts.Counts.Total() <= tradeOffLimit {
+		// A dry run shows what a few budgets would keep; past tradeOffLimit
+		// the four extra compactions would cost more than the dry run.
+		opts.TradeOff = true
+	}
 	report(req.Progress, "compact", 20)
 	view, rep, err := r.pipeline()(ctx, src.t, counter, opts)
 	if err != nil {
@@ -562,7 +580,7 @@ func (r *Runner) dryRun(ctx context.Context, src *source, req Request) (*Result,
 	res := &Result{
 		DryRun: true, Format: string(src.codec.Format()), TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter,
 		Steps: rep.Steps, Retention: rep.Retention, Notes: rep.Notes, ReportPath: reportPath, Summarizer: out.summarizer,
-		Tangents: rep.Tangents,
+		Tangents: rep.Tangents, TradeOff: rep.TradeOff,
 	}
 	if counter, err := r.tokenCounter(src.t); err == nil {
 		res.Resent = resentTokens(src.t, src.codec, out.view, counter)

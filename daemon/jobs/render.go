@@ -15,6 +15,22 @@ import (
 
 // renderDryRun is the Markdown report of a dry run: the figures, each
 // step, what retention lost, and the per-turn diff.
+// renderTradeOff is the dry run's table of budgets: what each takes and
+// keeps, the knee marked, and how to ask for one.
+func renderTradeOff(b *strings.Builder, points []strategy.TradePoint) {
+	if len(points) == 0 {
+		return
+	}
+	b.WriteString("\n## Trade-off\n\nThe same compaction at a few budgets: its size, and the share of the conversation's names (files, identifiers, commands, errors, URLs, weighted by how recent and how used) it still holds. Past the knee, more tokens keep little more. Ask for one with `compactd compact --budget N`, `[compact] budget = N` or the \"Compact to fit…\" action.\n\n| Budget | Tokens after | Names kept | |\n|---:|---:|---:|---|\n")
+	for _, p := range points {
+		knee := ""
+		if p.Knee {
+			knee = "knee"
+		}
+		fmt.Fprintf(b, "| %d | %d | %.0f %% | %s |\n", p.Budget, p.Tokens, 100*p.Kept, knee)
+	}
+}
+
 func renderDryRun(ctx context.Context, r *Runner, src *source, out *compacted, rep *strategy.Report, opts strategy.Options) string {
 	now := r.now()
 	var b strings.Builder
@@ -39,6 +55,7 @@ func renderDryRun(ctx context.Context, r *Runner, src *source, out *compacted, r
 		fmt.Fprintf(&b, "\n> %s\n", n)
 	}
 	renderTangents(&b, rep.Tangents)
+	renderTradeOff(&b, rep.TradeOff)
 	b.WriteString("\n## Report\n\n```\n")
 	if err := strategy.RenderReport(&b, rep); err != nil {
 		fmt.Fprintf(&b, "(report unavailable: %v)\n", err)

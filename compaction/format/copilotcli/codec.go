@@ -136,7 +136,7 @@ func (lines) AppendLines(prev *transcript.Transcript, data []byte) *transcript.T
 // apply reads one event into t.
 func (s *state) apply(t *transcript.Transcript, rec *transcript.Record, idx int, ev *event) error {
 	if ev.Type == "" {
-		return fmt.Errorf("not an event (no type)")
+		return jsonl.Unread(fmt.Errorf("not an event (no type)"))
 	}
 	rec.ID, rec.Type = ev.ID, ev.Type
 	var d eventData

@@ -55,7 +55,7 @@ type Want struct {
 
 // Getenv is the case's environment as a lookup, HOME included.
 func (c Case) Getenv(l Layout) func(string) string {
-	env := map[string]string{"HOME": l.Home}
+	env := map[string]string{"HOME": l.Home, "USERPROFILE": l.Home} // the home on Unix and on Windows
 	if c.Env != nil {
 		for k, v := range c.Env(l) {
 			env[k] = v
@@ -70,7 +70,7 @@ func (c Case) AgentEnv(l Layout) agents.Env { return agents.EnvFromOS(c.Getenv(l
 
 // Vars is the case's environment as a map, HOME included.
 func (c Case) Vars(l Layout) map[string]string {
-	env := map[string]string{"HOME": l.Home}
+	env := map[string]string{"HOME": l.Home, "USERPROFILE": l.Home} // the home on Unix and on Windows
 	if c.Env != nil {
 		for k, v := range c.Env(l) {
 			env[k] = v

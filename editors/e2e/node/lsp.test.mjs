@@ -100,7 +100,10 @@ test('code lens per turn and code actions', async () => {
   const diags = seen.diags.find((x) => x.uri === uri && x.diagnostics.length).diagnostics;
   const actions = await conn.sendRequest(CodeActionRequest.type, { textDocument: { uri }, range: diags[0].range, context: { diagnostics: diags } });
   const titles = actions.map((a) => a.title);
-  assert.deepEqual(titles.slice(0, 3), ['Compact conversation', 'Dry-run compaction', 'Compact conversation in place']);
+  assert.deepEqual(titles.slice(0, 4), ['Compact conversation', 'Compact to fit…', 'Dry-run compaction', 'Compact conversation in place']);
+  const fit = actions.find((a) => a.title === 'Compact to fit…');
+  assert.equal(fit.command.command, 'compactd.compactToFit');
+  assert.equal(fit.command.arguments[0].uri, uri);
   seen.actions = actions;
 });
 

@@ -17,6 +17,8 @@ export interface ContextData {
     why?: string;
     savingPerTurn?: { cached: number; uncached: number };
     economics?: { line: string; cold: boolean; breakEven: number };
+    /** The same compaction at a few budgets, the knee marked (Compact to fit…). */
+    tradeOff?: { budget: number; tokens: number; kept: number; knee?: boolean }[];
   };
   dryRunError?: string;
   /** The agent's own compactions of the conversation, each with what it lost, and their health. */
@@ -190,6 +192,10 @@ function draw(d) {
     if (r.savingPerTurn && saved > 0) h.push('<div>saves ' + dollars(r.savingPerTurn.cached) + ' per turn (' + dollars(r.savingPerTurn.uncached) + ' uncached)</div>');
     if (r.economics && saved > 0) h.push('<div id="economics">' + esc(r.economics.line) + '</div>');
     if (r.why) h.push('<div class="note why" id="why">Why so little: ' + esc(r.why) + '</div>');
+    if (r.tradeOff && r.tradeOff.length) {
+      h.push('<div id="tradeoff"><div>Trade-off (Compact to fit…): tokens after, share of the names kept</div><table>' + r.tradeOff.map((p) =>
+        '<tr><td>' + fmt(p.budget) + '</td><td>→ ' + fmt(p.tokens) + '</td><td>' + Math.round(100 * p.kept) + ' %</td><td>' + (p.knee ? '← knee' : '') + '</td></tr>').join('') + '</table></div>');
+    }
   } else if (d.dryRunError) {
     h.push('<div class="muted">' + esc(d.dryRunError) + '</div>');
   } else {
@@ -197,6 +203,7 @@ function draw(d) {
   }
   h.push('</div><p><button id="refresh">Refresh dry run</button></p>');
   h.push('<h3>In the agents\\' loops</h3><div id="integrations">' + integrations(d.integrations) + '</div>');
+<<<<<<< HEAD
   // The agent's own compactions: where each sits, its figures, and what its summary lost.
   const m = d.gauge.autoCompact;
   if (m) h.push('<div class="note" id="mark">The agent ' + esc(m.text) + (m.rule ? ' — ' + esc(m.rule) : '') + '</div>');
@@ -205,6 +212,10 @@ function draw(d) {
       '<li data-line="' + x.line + '">' + esc(x.summary) + '</li>').join('') + '</ul>');
     if (d.health && d.health.loop) h.push('<div class="note why">⚠ ' + esc(d.health.warning || '') + '</div>');
   }
+=======
+  // Room for the agent's own compactions (issue 14, item 5) when the server sends them.
+  if (d.history && d.history.length) h.push('<h3>The agent\\'s compactions</h3><ul>' + d.history.map((x) => '<li>' + esc(x.label || x.kind) + '</li>').join('') + '</ul>');
+>>>>>>> main
   document.getElementById('root').className = '';
   document.getElementById('root').innerHTML = h.join('');
   for (const e of document.querySelectorAll('[data-c]')) e.style.background = colors[e.dataset.c] || 'gray';

@@ -27,6 +27,7 @@ export const defaultDocumentGlobs = [
 /** The server's commands, with the titles the palette and the quick pick use. */
 const commandTitles: Record<string, string> = {
   'compactd.compact': 'Compact conversation',
+  'compactd.compactToFit': 'Compact to fit…',
   'compactd.dryRun': 'Dry-run compaction',
   'compactd.compactInPlace': 'Compact conversation in place',
   'compactd.history': 'Show history',
@@ -41,6 +42,7 @@ interface CommandArgs {
   uri?: string;
   strategies?: string[];
   keepLast?: number;
+  budget?: number;
   version?: number | string;
   from?: number | string;
   to?: number | string;
@@ -453,6 +455,22 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         { placeHolder: g ? `${path.basename(vscode.Uri.parse(g.uri).fsPath)} — ${gaugeText(g)}` : 'compactd' },
       );
       if (picked) await vscode.commands.executeCommand(picked.id, g ? { uri: g.uri } : {});
+    }),
+    // "Compact to fit…" (a code action, the palette): ask for the budget, suggesting the dry
+    // run's knee when the server knows it, and compact to fit it.
+    vscode.commands.registerCommand('compactd.compactToFit', async (arg?: CommandArgs) => {
+      const uri = arg?.uri ?? currentUri();
+      if (!uri) {
+        void vscode.window.showWarningMessage('compactd: open an agent transcript first.');
+        return undefined;
+      }
+      const input = await vscode.window.showInputBox({
+        prompt: 'Fit the conversation in how many tokens?',
+        value: arg?.budget ? String(arg.budget) : '',
+        validateInput: (v) => (/^[1-9][0-9]*$/.test(v.trim()) ? undefined : 'a positive number of tokens'),
+      });
+      if (!input) return undefined;
+      return vscode.commands.executeCommand('compactd.compact', { ...arg, uri, budget: Number(input.trim()) });
     }),
     vscode.commands.registerCommand('compactd.restartServer', () => client?.restart()),
     vscode.commands.registerCommand('compactd.showOutput', () => output.show()),

@@ -3,6 +3,7 @@ package jsonl
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -109,7 +110,7 @@ func Decode[T any](t *transcript.Transcript, data []byte, lines int, apply func(
 		inert := err != nil
 		if err == nil {
 			err = apply(idx, &rec, &v)
-			inert = err == nil && rec.Kind == transcript.RecordUnknown && rec.ID == ""
+			inert = err == nil && rec.Kind == transcript.RecordUnknown && rec.ID == "" || errors.Is(err, ErrUnread)
 		}
 		if err != nil {
 			rec.Kind, rec.Err = transcript.RecordMalformed, err.Error()
@@ -136,6 +137,18 @@ func Decode[T any](t *transcript.Transcript, data []byte, lines int, apply func(
 	}
 	return lines
 }
+
+// ErrUnread marks an apply error for a line apply read nothing from (a
+// JSON object that is none of the format's records): such lines may join
+// (see Runs) like lines that do not decode.
+var ErrUnread = errors.New("nothing read from the line")
+
+// Unread returns err marked with ErrUnread, its message unchanged.
+func Unread(err error) error { return unread{err} }
+
+type unread struct{ error }
+
+func (u unread) Unwrap() []error { return []error{u.error, ErrUnread} }
 
 // NotInFormat returns, when every record of t is malformed (and there is
 // one), an error saying the source is not a what: no line is a record

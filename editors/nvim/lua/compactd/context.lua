@@ -188,6 +188,13 @@ function M.render(data, width)
     end
     if type(dr.economics) == 'table' and saved > 0 then add('  ' .. tostring(dr.economics.line)) end
     if dr.why and dr.why ~= '' then add('Why so little: ' .. dr.why, 'WarningMsg') end
+    if type(dr.tradeOff) == 'table' and #dr.tradeOff > 0 then
+      add('Trade-off (:CompactdCompactToFit budget=N): tokens after, share of the names kept', 'CompactdContextTitle')
+      for _, p in ipairs(dr.tradeOff) do
+        add(('  %s → %s  %3d %%%s'):format(lpad(thousands(p.budget), 8), lpad(thousands(p.tokens), 8),
+          math.floor(100 * (tonumber(p.kept) or 0) + 0.5), p.knee and '  ← knee' or ''))
+      end
+    end
   elseif data.dryRunError then
     add('Dry run: ' .. tostring(data.dryRunError), 'CompactdContextMuted')
   else

@@ -289,18 +289,37 @@ local function open_file(path, split)
 end
 
 -- Parses command arguments: words are strategies, keepLast=N sets keepLast,
--- turns=N how many turns turn-window keeps.
+-- turns=N how many turns turn-window keeps, budget=N the tokens the result fits in.
 local function compact_args(fargs)
   local args, strategies = {}, {}
   for _, a in ipairs(fargs or {}) do
     local n = a:match('^keepLast=(%d+)$') or a:match('^keep_last=(%d+)$')
     local turns = a:match('^turns=(%d+)$')
+    local budget = a:match('^budget=(%d+)$')
     if n then args.keepLast = tonumber(n)
     elseif turns then args.turns = tonumber(turns)
+    elseif budget then args.budget = tonumber(budget)
     else strategies[#strategies + 1] = a end
   end
   if #strategies > 0 then args.strategies = strategies end
   return args
+end
+
+-- compact_to_fit(args): asks for a budget (suggesting args.budget, the dry run's knee when
+-- the server knows it) and compacts the conversation to fit it. The "Compact to fit…" code
+-- action runs it.
+function M.compact_to_fit(args)
+  args = vim.deepcopy(args or {})
+  local default = args.budget and tostring(args.budget) or ''
+  vim.ui.input({ prompt = 'compactd: fit the conversation in how many tokens? ', default = default }, function(input)
+    local n = tonumber(input or '')
+    if not n or n <= 0 then
+      if input and input ~= '' then notify('a budget is a positive number of tokens', vim.log.levels.ERROR) end
+      return
+    end
+    args.budget = math.floor(n)
+    M.compact(args)
+  end)
 end
 
 function M.compact(args, callback)
@@ -531,6 +550,10 @@ local function user_commands()
   local cmd = vim.api.nvim_create_user_command
   cmd('CompactdCompact', function(o) M.compact(compact_args(o.fargs)) end,
     { nargs = '*', desc = 'compactd: compact the conversation into a new fork ([strategy ...] [keepLast=N])' })
+  cmd('CompactdCompactToFit', function(o)
+    local args = compact_args(o.fargs)
+    if args.budget then M.compact(args) else M.compact_to_fit(args) end
+  end, { nargs = '*', desc = 'compactd: compact the conversation to fit a budget of tokens ([budget=N] [strategy ...])' })
   cmd('CompactdDryRun', function(o) M.dry_run(compact_args(o.fargs)) end,
     { nargs = '*', desc = 'compactd: dry-run compaction and open the report' })
   cmd('CompactdCompactInPlace', function(o)
@@ -566,6 +589,10 @@ function M.setup(opts)
   config = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
   if opts and opts.patterns then config.patterns = opts.patterns end
   user_commands()
+  -- "Compact to fit…" is the client's to run: it asks for the budget.
+  vim.lsp.commands['compactd.compactToFit'] = function(command)
+    M.compact_to_fit(command.arguments and command.arguments[1] or {})
+  end
   augroup = vim.api.nvim_create_augroup('compactd', { clear = true })
   if config.autostart then
     vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile', 'BufEnter' }, {

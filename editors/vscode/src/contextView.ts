@@ -203,7 +203,6 @@ function draw(d) {
   }
   h.push('</div><p><button id="refresh">Refresh dry run</button></p>');
   h.push('<h3>In the agents\\' loops</h3><div id="integrations">' + integrations(d.integrations) + '</div>');
-<<<<<<< HEAD
   // The agent's own compactions: where each sits, its figures, and what its summary lost.
   const m = d.gauge.autoCompact;
   if (m) h.push('<div class="note" id="mark">The agent ' + esc(m.text) + (m.rule ? ' — ' + esc(m.rule) : '') + '</div>');
@@ -212,10 +211,6 @@ function draw(d) {
       '<li data-line="' + x.line + '">' + esc(x.summary) + '</li>').join('') + '</ul>');
     if (d.health && d.health.loop) h.push('<div class="note why">⚠ ' + esc(d.health.warning || '') + '</div>');
   }
-=======
-  // Room for the agent's own compactions (issue 14, item 5) when the server sends them.
-  if (d.history && d.history.length) h.push('<h3>The agent\\'s compactions</h3><ul>' + d.history.map((x) => '<li>' + esc(x.label || x.kind) + '</li>').join('') + '</ul>');
->>>>>>> main
   document.getElementById('root').className = '';
   document.getElementById('root').innerHTML = h.join('');
   for (const e of document.querySelectorAll('[data-c]')) e.style.background = colors[e.dataset.c] || 'gray';

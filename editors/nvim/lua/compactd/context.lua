@@ -200,11 +200,6 @@ function M.render(data, width)
   else
     add('Dry run: computing…', 'CompactdContextMuted')
   end
-<<<<<<< HEAD
-  -- The agent's own compaction point, and its compactions with what each lost.
-  local m = type(data.gauge) == 'table' and data.gauge.autoCompact or nil
-  if type(m) == 'table' then
-=======
   -- Where the agents reach compactd: its MCP server (recall) and Claude Code's hooks.
   local x = data.integrations
   if type(x) == 'table' then
@@ -227,9 +222,9 @@ function M.render(data, width)
       add('  Hooks: not installed (compactd hooks install claude)', 'CompactdContextMuted')
     end
   end
-  -- Room for the agent's own compactions (issue 14, item 5) when the server sends them.
-  if type(data.history) == 'table' and #data.history > 0 then
->>>>>>> main
+  -- The agent's own compaction point, and its compactions with what each lost.
+  local m = type(data.gauge) == 'table' and data.gauge.autoCompact or nil
+  if type(m) == 'table' then
     add('')
     add('The agent ' .. tostring(m.text) .. (m.rule and (' — ' .. tostring(m.rule)) or ''))
   end

@@ -3,8 +3,8 @@ package install
 import (
 	"bytes"
 	"encoding/json"
-	"net/url"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"

@@ -233,3 +233,38 @@ func TestKnee(t *testing.T) {
 		}
 	}
 }
+
+// TestPinsSurviveEveryStrategy: a message named in Options.Pins (PinKey)
+// stays, verbatim, whatever the strategies and the budget.
+func TestPinsSurviveEveryStrategy(t *testing.T) {
+	src := agentSession()
+	c := counter(t)
+	var target *transcript.Message
+	for i := range src.Messages {
+		if strings.Contains(messageText(&src.Messages[i]), "Reading internal/ledger/batch2.go") {
+			target = &src.Messages[i]
+		}
+	}
+	if target == nil {
+		t.Fatal("no message to pin")
+	}
+	pins := []string{PinKey(target)}
+	for _, name := range Names() {
+		if name == StrategySummarize || name == StrategyNotes || name == StrategyClassifyTangents {
+			continue
+		}
+		for _, budget := range []int{0, 1500} {
+			if budget == 0 && name == StrategyTokenBudget {
+				continue // it needs one
+			}
+			v, _ := run1(t, src, Options{Strategies: []string{name}, Pins: pins, Budget: budget, Turns: 1, Events: 3, BufferTurns: -1, Summarizer: &summarize.Extractive{Counter: c}})
+			found := false
+			for i := range v.Messages {
+				found = found || messageText(&v.Messages[i]) == messageText(target)
+			}
+			if !found {
+				t.Errorf("%s, budget %d: the pinned message is gone", name, budget)
+			}
+		}
+	}
+}

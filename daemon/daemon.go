@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -573,6 +574,11 @@ func (d *Daemon) protect(path string, f transcript.Format) {
 		return err == nil && ok
 	}
 	for _, note := range a.Protect(path, known) {
+		if strings.HasPrefix(note, "warning:") {
+			// Said again on every write until the stub settles.
+			d.log.Debug("a session its agent may delete", "path", path, "note", note)
+			continue
+		}
 		d.log.Info("protected a session from its agent's cleanup", "path", path, "note", note)
 	}
 }

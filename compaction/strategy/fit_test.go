@@ -268,3 +268,24 @@ func TestPinsSurviveEveryStrategy(t *testing.T) {
 		}
 	}
 }
+
+// TestExtractiveOnAModestSession: a session of a few short turns, in the
+// formats whose strategies were reported to do nothing (Qwen Code,
+// Copilot CLI, Cursor), is summarized and gets smaller.
+func TestExtractiveOnAModestSession(t *testing.T) {
+	for _, f := range []transcript.Format{transcript.FormatQwenCode, transcript.FormatCopilotCLI, transcript.FormatCursorAgent} {
+		b := newBuilder(f)
+		b.prompt("Add input validation to api/handler.go and keep the public API as it is.")
+		for turn := range 7 {
+			b.prompt(fmt.Sprintf("Step %d: handle the %s case in `validate%d`.", turn, []string{"empty", "oversized", "unicode", "negative", "null", "duplicate", "stale"}[turn], turn))
+			b.tool("read_file", map[string]string{"path": fmt.Sprintf("api/validate%d.go", turn)}, fileBody(fmt.Sprintf("validate%d", turn), 12), false)
+			b.say(fmt.Sprintf("validate%d now rejects that case; tests pass.", turn))
+		}
+		src := b.build()
+		c := counter(t)
+		v, rep := run1(t, src, Options{Strategies: []string{StrategyExtractive}, Summarizer: &summarize.Extractive{Counter: c}})
+		if len(v.Summaries) != 1 || rep.TokensAfter >= rep.TokensBefore {
+			t.Errorf("%s: %d summaries, %d → %d tokens (notes %q)", f, len(v.Summaries), rep.TokensBefore, rep.TokensAfter, rep.Notes)
+		}
+	}
+}

@@ -226,6 +226,26 @@ func (d *Daemon) recordVersioned(paths ...string) {
 
 // Restore writes a stored version (or, for "a1", the conversation before
 // the agent's own compaction) as a new transcript, or in place.
+// Pinned is what a pin or unpin reports.
+type Pinned struct {
+	Message string `json:"message"`
+	jobs.PinResult
+}
+
+// Pin keeps (on) or stops keeping the message at line (1-based) of path
+// verbatim in every compaction of its conversation.
+func (d *Daemon) Pin(ctx context.Context, path string, line int, on bool) (*Pinned, error) {
+	r, err := d.runner()
+	if err != nil {
+		return nil, err
+	}
+	res, err := r.Pin(ctx, path, line, on)
+	if err != nil {
+		return nil, err
+	}
+	return &Pinned{Message: res.Message, PinResult: *res}, nil
+}
+
 func (d *Daemon) Restore(ctx context.Context, path, version string, inPlace bool, progress Progress) (*Restored, error) {
 	r, err := d.runner()
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,8 +35,10 @@ type Options struct {
 	Env     agents.Env
 	// Getenv is the environment the agents are taken to run with, for
 	// the settings they read from it (CLAUDE_AUTOCOMPACT_PCT_OVERRIDE, …):
-	// the daemon's own, as the editor started it from the user's session.
-	// nil reads none (tests stay hermetic).
+	// the daemon's own, as the editor started it from the user's session,
+	// unless the agent's own process runs in the session's folder and the
+	// OS lets compactd read its environment (Linux), which then applies.
+	// nil reads none, not even the agent's (tests stay hermetic).
 	Getenv func(string) string
 	// Now is the clock (nil: the system's): how long a session has been
 	// idle decides whether its cache went cold.
@@ -212,6 +215,17 @@ func New(opts Options) (*Daemon, error) {
 	}
 	d.ix = &indexer{forced: opts.Counter, counters: newCounterSet(opts.CountCache), cache: opts.CountCache, registry: tokens.NewRegistry(), settings: d.settingsFor, log: d.log, overhead: opts.Overhead}
 	th := &thresholds{env: opts.Env, getenv: opts.Getenv, now: time.Now}
+	if opts.Getenv != nil {
+		// The running agent's own environment beats the daemon's; a daemon
+		// given no environment (tests) reads none.
+		var commands []string
+		for _, a := range agents.All() {
+			if a.Threshold != nil && a.Command != "" {
+				commands = append(commands, a.Command)
+			}
+		}
+		th.processEnv = (&agents.ProcessEnvs{Commands: commands}).Lookup
+	}
 	if d.opts.Now == nil {
 		d.opts.Now = time.Now
 	}
@@ -560,6 +574,11 @@ func (d *Daemon) protect(path string, f transcript.Format) {
 		return err == nil && ok
 	}
 	for _, note := range a.Protect(path, known) {
+		if strings.HasPrefix(note, "warning:") {
+			// Said again on every write until the stub settles.
+			d.log.Debug("a session its agent may delete", "path", path, "note", note)
+			continue
+		}
 		d.log.Info("protected a session from its agent's cleanup", "path", path, "note", note)
 	}
 }

@@ -28,10 +28,11 @@ type ledgers struct {
 }
 
 type ledgerEntry struct {
-	size   int64
-	mod    time.Time
-	window int
-	ledger *AgentLedger
+	size    int64
+	mod     time.Time
+	window  int
+	measure int // how many of the latest compactions it measured
+	ledger  *AgentLedger
 }
 
 // AgentLedger lists the agent's own compactions of the transcript at path
@@ -39,6 +40,16 @@ type ledgerEntry struct {
 // callers that must not wait run it in the background) and needs no
 // store.
 func (d *Daemon) AgentLedger(ctx context.Context, path string) (*AgentLedger, error) {
+	return d.agentLedger(ctx, path, jobs.MaxMeasured)
+}
+
+// LatestAgentCompaction is AgentLedger measuring the latest compaction
+// only: what announcing it needs, at once.
+func (d *Daemon) LatestAgentCompaction(ctx context.Context, path string) (*AgentLedger, error) {
+	return d.agentLedger(ctx, path, 1)
+}
+
+func (d *Daemon) agentLedger(ctx context.Context, path string, measure int) (*AgentLedger, error) {
 	path = filepath.Clean(path)
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -50,7 +61,7 @@ func (d *Daemon) AgentLedger(ctx context.Context, path string) (*AgentLedger, er
 	}
 	c := &d.ledgers
 	c.mu.Lock()
-	if e, ok := c.m[path]; ok && e.size == fi.Size() && e.mod.Equal(fi.ModTime()) && e.window == window {
+	if e, ok := c.m[path]; ok && e.size == fi.Size() && e.mod.Equal(fi.ModTime()) && e.window == window && e.measure >= measure {
 		c.mu.Unlock()
 		return e.ledger, nil
 	}
@@ -59,7 +70,7 @@ func (d *Daemon) AgentLedger(ctx context.Context, path string) (*AgentLedger, er
 	if r == nil {
 		r = &jobs.Runner{} // reading the file needs no store
 	}
-	l, err := r.AgentLedger(ctx, path, window)
+	l, err := r.AgentLedgerOf(ctx, path, window, measure)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +82,7 @@ func (d *Daemon) AgentLedger(ctx context.Context, path string) (*AgentLedger, er
 	if len(c.m) > 256 {
 		clear(c.m)
 	}
-	c.m[path] = ledgerEntry{size: fi.Size(), mod: fi.ModTime(), window: window, ledger: out}
+	c.m[path] = ledgerEntry{size: fi.Size(), mod: fi.ModTime(), window: window, measure: measure, ledger: out}
 	c.mu.Unlock()
 	return out, nil
 }

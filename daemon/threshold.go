@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"maps"
 	"os"
 	"sync"
 	"time"
@@ -23,9 +24,14 @@ type thresholds struct {
 	env    agents.Env
 	getenv func(string) string
 	now    func() time.Time
+	// processEnv finds the environment of the agent's process running in
+	// a folder (agents.ProcessEnv); nil reads none.
+	processEnv func(command, cwd string) (map[string]string, bool)
 
 	mu sync.Mutex
 	m  map[thresholdKey]*thresholdEntry
+	// lastEnv is the last process environment seen per agent and folder.
+	lastEnv map[string]map[string]string
 }
 
 type thresholdKey struct {
@@ -36,6 +42,7 @@ type thresholdKey struct {
 type thresholdEntry struct {
 	value   *gauge.AutoCompact
 	files   map[string]fileStamp
+	env     map[string]string // the agent's process environment it was computed with; nil: the daemon's
 	checked time.Time
 }
 
@@ -75,15 +82,20 @@ func (th *thresholds) of(path string, t *transcript.Transcript, r gauge.Resolved
 		return e.value
 	}
 	th.mu.Unlock()
-	if e != nil && !changed(e.files) {
+	env := th.agentEnv(a, cwd)
+	if e != nil && !changed(e.files) && maps.Equal(e.env, env) {
 		th.mu.Lock()
 		e.checked = now
 		th.mu.Unlock()
 		return e.value
 	}
+	getenv := th.getenv
+	if env != nil {
+		getenv = func(k string) string { return env[k] }
+	}
 	files := map[string]fileStamp{}
 	var mu sync.Mutex
-	q := agents.Query{Env: th.env, Getenv: th.getenv, Cwd: cwd, Model: r.Model, Window: r.ContextWindow, WindowSource: r.WindowSource,
+	q := agents.Query{Env: th.env, Getenv: getenv, Cwd: cwd, Model: r.Model, Window: r.ContextWindow, WindowSource: r.WindowSource,
 		ReadFile: func(path string) ([]byte, error) {
 			mu.Lock()
 			files[path] = stampOf(path)
@@ -98,9 +110,30 @@ func (th *thresholds) of(path string, t *transcript.Transcript, r gauge.Resolved
 	if len(th.m) > 4096 { // sessions of many models and folders: start over
 		clear(th.m)
 	}
-	th.m[key] = &thresholdEntry{value: value, files: files, checked: now}
+	th.m[key] = &thresholdEntry{value: value, files: files, env: env, checked: now}
 	th.mu.Unlock()
 	return value
+}
+
+// agentEnv is the environment of the agent's process running in cwd, or
+// the last one seen there once it exited (the session ran with it); nil
+// when none was ever seen: the daemon's own applies.
+func (th *thresholds) agentEnv(a *agents.Agent, cwd string) map[string]string {
+	if th.processEnv == nil {
+		return nil
+	}
+	key := a.Name + "\x00" + cwd
+	env, ok := th.processEnv(a.Command, cwd)
+	th.mu.Lock()
+	defer th.mu.Unlock()
+	if ok {
+		if th.lastEnv == nil {
+			th.lastEnv = map[string]map[string]string{}
+		}
+		th.lastEnv[key] = env
+		return env
+	}
+	return th.lastEnv[key]
 }
 
 // changed reports whether any file differs from its stamp.

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -63,13 +65,15 @@ func (s *Server) agentCompacted(snap *daemon.Snapshot) {
 	go func() {
 		defer s.background.Done()
 		defer cancel()
-		l, err := d.AgentLedger(ctx, snap.Path)
+		start := time.Now()
+		l, err := d.LatestAgentCompaction(ctx, snap.Path)
 		if err != nil || len(l.Compactions) == 0 {
 			if err != nil && ctx.Err() == nil {
 				s.opts.Logger.Info("agent compaction ledger", "path", snap.Path, "err", err)
 			}
 			return
 		}
+		s.opts.Logger.Info("agent compaction", "path", snap.Path, "compaction", l.Compactions[len(l.Compactions)-1].Compaction, "ledger", time.Since(start))
 		s.announce(ctx, d, snap, l)
 	}()
 }
@@ -79,6 +83,14 @@ func (s *Server) agentCompacted(snap *daemon.Snapshot) {
 func (s *Server) announce(ctx context.Context, d *daemon.Daemon, snap *daemon.Snapshot, l *daemon.AgentLedger) {
 	last := l.Compactions[len(l.Compactions)-1]
 	u := pathURI(snap.Path)
+	// A summary the agent writes again (Claude Code repeats it when it
+	// resumes the session) is not a new compaction: each is announced once.
+	s.mu.Lock()
+	already := slices.Contains(s.announced[snap.Path], last.Compaction)
+	s.mu.Unlock()
+	if already {
+		return
+	}
 	note := AgentCompactionNote{URI: u, Format: string(snap.Format), Compaction: last, Health: l.Health,
 		Message: announcement(snap, last, l.Health), Actions: ledgerActions(u, last.Compaction)}
 	s.mu.Lock()

@@ -74,3 +74,50 @@ func TestCompactToFit(t *testing.T) {
 		t.Fatalf("compact with budget %d gave %d tokens (notes %q)", budget, result.TokensAfter, result.Notes)
 	}
 }
+
+// TestPinCommand: compactd.pin on a transcript line stores the pin and
+// says so; a line without a message the model sees is refused in words;
+// the code actions offer it on the cursor's line.
+func TestPinCommand(t *testing.T) {
+	testEnv(t)
+	ws := t.TempDir()
+	path := filepath.Join(ws, "conv.jsonl")
+	writeSession(t, path, ws, 6)
+	u := pathURI(path)
+	c := startServer(t, Options{Daemon: daemon.Options{Jobs: openJobs(t)}})
+	c.initialize(ws, nil)
+	c.notify(protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1}})
+	c.waitNote(0, methodGauge, gaugeFor(u), 10*time.Second)
+	c.waitIndexed()
+
+	var actions []protocol.CodeAction
+	at := protocol.Range{Start: protocol.Position{Line: 3}, End: protocol.Position{Line: 3}}
+	if err := c.call(protocol.MethodTextDocumentCodeAction, &protocol.CodeActionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}, Range: at}, &actions); err != nil {
+		t.Fatal(err)
+	}
+	var pinAction *protocol.CodeAction
+	for i := range actions {
+		if actions[i].Command != nil && actions[i].Command.Command == cmdPin {
+			pinAction = &actions[i]
+		}
+	}
+	if pinAction == nil {
+		t.Fatalf("no pin action: %+v", actions)
+	}
+	raw, _ := json.Marshal(pinAction.Command.Arguments[0])
+	var arg CommandArgs
+	if json.Unmarshal(raw, &arg) != nil || arg.Line == nil || *arg.Line != 3 {
+		t.Fatalf("pin action argument %s, want line 3", raw)
+	}
+	res, err := c.execute(cmdPin, map[string]any{"uri": u, "line": 3})
+	if err != nil {
+		t.Fatalf("pin: %v", err)
+	}
+	var pinned daemon.Pinned
+	if err := json.Unmarshal(res.Result, &pinned); err != nil || !pinned.Pinned || pinned.Pins != 1 || pinned.Key == "" {
+		t.Fatalf("pin result %s (%v)", res.Result, err)
+	}
+	if _, err := c.execute(cmdPin, map[string]any{"uri": u, "line": 100000}); err == nil {
+		t.Fatal("a line past the end was pinned")
+	}
+}

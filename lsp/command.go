@@ -35,6 +35,10 @@ const (
 	// (suggesting the one in the argument, the dry run's knee when known)
 	// and runs compactd.compact with it.
 	cmdCompactToFit = "compactd.compactToFit"
+	// Pins: keep the message on a line of the transcript verbatim in
+	// every compaction (stored with the conversation), or stop.
+	cmdPin   = "compactd.pin"
+	cmdUnpin = "compactd.unpin"
 )
 
 // commandNames are the commands the server executes: the table's keys.
@@ -50,7 +54,9 @@ type CommandArgs struct {
 	// Turns is how many turns turn-window keeps.
 	Turns *int `json:"turns,omitempty"`
 	// Budget fits the result in so many tokens ("Compact to fit…").
-	Budget  *int   `json:"budget,omitempty"`
+	Budget *int `json:"budget,omitempty"`
+	// Line is a transcript line (0-based, as LSP positions), for pins.
+	Line    *int   `json:"line,omitempty"`
 	Version string `json:"version,omitempty"`
 	From    string `json:"from,omitempty"`
 	To      string `json:"to,omitempty"`
@@ -103,6 +109,12 @@ var commands = map[string]command{
 	cmdDryRun: {"Dry-run compaction", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error) {
 		res, err := d.DryRun(ctx, daemon.CompactRequest{Path: c.path, Overrides: c.args.Overrides(), Progress: c.progress})
 		return finish(s, ctx, c, res, err)
+	}},
+	cmdPin: {"", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error) {
+		return pin(s, ctx, d, c, true)
+	}},
+	cmdUnpin: {"", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error) {
+		return pin(s, ctx, d, c, false)
 	}},
 	cmdRestore: {"Restoring version", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error) {
 		version := c.args.Version
@@ -157,6 +169,15 @@ func (s *Server) compact(ctx context.Context, d *daemon.Daemon, c call, inPlace 
 	return finish(s, ctx, c, res, err)
 }
 
+// pin runs compactd.pin and compactd.unpin: the line is required.
+func pin(s *Server, ctx context.Context, d *daemon.Daemon, c call, on bool) (any, error) {
+	if c.args.Line == nil || *c.args.Line < 0 {
+		return nil, fmt.Errorf("%s needs the transcript line of the message (\"line\", 0-based)", c.name)
+	}
+	res, err := d.Pin(ctx, c.path, *c.args.Line+1, on)
+	return finish(s, ctx, c, res, err)
+}
+
 // agentVersion is the agent's compaction the command names, else its last.
 func agentVersion(ctx context.Context, d *daemon.Daemon, c call) (string, error) {
 	if c.args.Version != "" {
@@ -167,7 +188,7 @@ func agentVersion(ctx context.Context, d *daemon.Daemon, c call) (string, error)
 
 // A result is what every daemon command result says beside its data.
 type result interface {
-	*daemon.Compaction | *daemon.Restored | *daemon.History | *daemon.Diff | *daemon.Recalled
+	*daemon.Compaction | *daemon.Restored | *daemon.History | *daemon.Diff | *daemon.Recalled | *daemon.Pinned
 }
 
 // finish announces a command's result and wraps it for the wire.
@@ -200,6 +221,8 @@ func summary(res any) (message, open string) {
 		return r.Message, ""
 	case *daemon.Recalled:
 		return r.Message, r.Open
+	case *daemon.Pinned:
+		return r.Message, ""
 	}
 	return "", ""
 }

@@ -4,15 +4,17 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
-	"github.com/compactd/compactd/daemon"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/compactd/compactd/daemon"
+
 	"go.lsp.dev/protocol"
 
+	"github.com/compactd/compactd/daemon/platform/platformtest"
 	"github.com/compactd/compactd/daemon/store"
 )
 
@@ -42,11 +44,13 @@ func brokenStores(t *testing.T) map[string]string {
 	os.WriteFile(filepath.Join(dir, "file"), []byte("x"), 0o600)
 	out["under a file"] = filepath.Join(dir, "file", "compactd.db")
 
-	ro := filepath.Join(dir, "ro")
-	os.Mkdir(ro, 0o700)
-	out["read-only folder"] = filepath.Join(ro, "compactd.db")
-	t.Cleanup(func() { os.Chmod(ro, 0o700) })
-	os.Chmod(ro, 0o500)
+	if platformtest.ReadOnlyFolders { // a Windows folder's read-only attribute stops no write
+		ro := filepath.Join(dir, "ro")
+		os.Mkdir(ro, 0o700)
+		out["read-only folder"] = filepath.Join(ro, "compactd.db")
+		t.Cleanup(func() { os.Chmod(ro, 0o700) })
+		os.Chmod(ro, 0o500)
+	}
 
 	rofile := filepath.Join(dir, "rofile.db")
 	if s, err := store.Open(context.Background(), rofile); err == nil {

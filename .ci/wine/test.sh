@@ -23,14 +23,16 @@ GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go test -short -count=1 -v -timeout 20m 
 rc=$?
 set -e
 "$E2E_HOME/wine/wineserver" -k 2>/dev/null || true
-# Verdicts, failures (the test's output up to the next test) and skips with their reasons.
+# Verdicts, then each failed or skipped test with what it logged (go test -v prints a test's
+# log lines before its --- FAIL/--- SKIP line): the skips are listed with their reasons.
 awk '
-  /^(ok|FAIL|\?) +\t?github.com/ || /^(ok|FAIL)[ \t]/ { print; next }
-  /^--- SKIP/ { skip=1; print "wine: " $0; next }
-  /^--- FAIL/ { fail=1; print; next }
-  /^(=== RUN|--- PASS|PASS$|=== PAUSE|=== CONT)/ { skip=0; fail=0; next }
-  skip && /^ +/ { print "wine:     " $0; next }
-  fail { print }
+  /^=== RUN/ { buf = ""; next }
+  /^(=== PAUSE|=== CONT|=== NAME)/ { next }
+  /^(ok|FAIL|\?) / || /^(ok|FAIL)\t/ { print; buf = ""; next }
+  /^ *--- SKIP/ { print "wine: " $0; if (buf != "") printf "%s", buf; buf = ""; next }
+  /^ *--- FAIL/ { print $0; if (buf != "") printf "%s", buf; buf = ""; next }
+  /^ *--- PASS/ || /^PASS$/ { buf = ""; next }
+  /^ +/ { buf = buf "wine:     " $0 "\n"; next }
 ' "$log"
 pkgs=$(grep -cE '^(ok|FAIL)[[:space:]]+github.com' "$log" || true)
 skips=$(grep -c -- '--- SKIP' "$log" || true)

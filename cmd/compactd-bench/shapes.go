@@ -531,6 +531,61 @@ func buildShortTurns(p *pools, size int, cwd string) []byte {
 	return w.out.Bytes()
 }
 
-func buildCodex(_ *pools, size int, cwd string) []byte {
-	return sessiongen.Codex(sessiongen.Options{Seed: 5, TargetBytes: size, Cwd: cwd})
+// buildCodex is sessiongen's rollout with Codex's auto-compaction written
+// in, as Codex 0.169 writes it whenever the context passes 90 % of its
+// 272k window before a turn: a compacted record whose replacement history
+// is the user's messages so far and the summary, the context back to them.
+func buildCodex(p *pools, size int, cwd string) []byte {
+	src := sessiongen.Codex(sessiongen.Options{Seed: 5, TargetBytes: size, Cwd: cwd})
+	var out bytes.Buffer
+	out.Grow(len(src) + len(src)/16)
+	context, n := 12_000, 0
+	var users []json.RawMessage
+	for _, line := range bytes.SplitAfter(src, []byte("\n")) {
+		var rec struct {
+			Timestamp string          `json:"timestamp"`
+			Type      string          `json:"type"`
+			Payload   json.RawMessage `json:"payload"`
+		}
+		if json.Unmarshal(line, &rec) == nil && rec.Type == "response_item" {
+			var it struct {
+				Type string `json:"type"`
+				Role string `json:"role"`
+			}
+			json.Unmarshal(rec.Payload, &it)
+			if it.Type == "message" && it.Role == "user" {
+				if context > 272_000*9/10 {
+					n++
+					summary := map[string]any{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text",
+						"text": fmt.Sprintf("Another language model started to solve this problem and produced a summary of its thinking process. (compaction %d) %s", n, pick(rand.New(rand.NewPCG(uint64(n), 7)), p.answers))}}}
+					hist := append(append([]json.RawMessage(nil), users[max(0, len(users)-20):]...), mustJSON(summary))
+					b, _ := json.Marshal(map[string]any{"timestamp": rec.Timestamp, "type": "compacted", "payload": map[string]any{
+						"message": "", "replacement_history": hist, "window_number": n + 1}})
+					out.Write(append(b, '\n'))
+					context = 12_000
+				}
+				users = append(users, rec.Payload)
+			}
+			context += len(rec.Payload) * 10 / 36
+		}
+		if rec.Type == "event_msg" && bytes.Contains(rec.Payload, []byte(`"token_count"`)) {
+			// The usage Codex reports is the context now.
+			var ev map[string]any
+			if json.Unmarshal(rec.Payload, &ev) == nil {
+				if info, ok := ev["info"].(map[string]any); ok {
+					info["last_token_usage"] = map[string]any{"input_tokens": context, "cached_input_tokens": context * 9 / 10, "output_tokens": 400, "reasoning_output_tokens": 200, "total_tokens": context + 400}
+					info["model_context_window"] = 272_000
+					b, _ := json.Marshal(map[string]any{"timestamp": rec.Timestamp, "type": rec.Type, "payload": ev})
+					line = append(b, '\n')
+				}
+			}
+		}
+		out.Write(line)
+	}
+	return out.Bytes()
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
 }

@@ -136,6 +136,9 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 	keepLast := fs.Int("keep-last", 0, "never touch the last N turns")
 	turns := fs.Int("turns", 0, "turns turn-window keeps (default [compact] turns, else 10)")
 	budget := fs.Int("budget", 0, "fit the result in N tokens, whatever the strategies (default [compact] budget; 0: none)")
+	var pin, unpin turnsFlag
+	fs.Var(&pin, "pin", "keep the message on this line of the transcript verbatim in every compaction (repeatable; stored with the conversation)")
+	fs.Var(&unpin, "unpin", "stop keeping the message on this line verbatim (repeatable)")
 	beforeAgent := fs.String("before", "", "compact the conversation as it was before the agent's own compaction aN (see history) instead, and compare with the agent's summary")
 	dryRun := fs.Bool("dry-run", false, "compute and report only; write a Markdown report, change nothing")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
@@ -153,7 +156,7 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("usage: compactd compact [--strategy S]... [--keep-last N] [--budget N] [--window N] [--dry-run] [--json] [--out PATH] [--in-place] [--import] [--session ID] [--store P] [--remove-tangents | --remove-tangent N]... PATH")
+		return usagef("usage: compactd compact [--strategy S]... [--keep-last N] [--budget N] [--pin LINE]... [--unpin LINE]... [--window N] [--dry-run] [--json] [--out PATH] [--in-place] [--import] [--session ID] [--store P] [--remove-tangents | --remove-tangent N]... PATH")
 	}
 	if *inPlace && (*out != "" || *dryRun) {
 		return usagef("--in-place cannot be combined with --out or --dry-run")
@@ -220,6 +223,20 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 		return storeRefused(pos[0], err)
 	}
 	defer closeStore()
+	for _, p := range []struct {
+		lines turnsFlag
+		on    bool
+	}{{unpin, false}, {pin, true}} {
+		for _, line := range p.lines {
+			res, err := r.Pin(ctx, pos[0], line, p.on)
+			if err != nil {
+				return err
+			}
+			if !*asJSON {
+				fmt.Fprintln(e.stdout, res.Message)
+			}
+		}
+	}
 	// What the window holds and what a turn costs, measured on the
 	// source as the job parsed it, before anything is replaced.
 	var before *figures

@@ -73,6 +73,10 @@ type measureOptions struct {
 type agentSettings struct {
 	env    agents.Env
 	getenv func(string) string
+	// running: the environment of the agent's process running in the
+	// session's folder, where the OS lets compactd read it, beats getenv
+	// (compactd gauge runs beside the agent, not under it).
+	running bool
 }
 
 func agentSettingsOf(e *env) *agentSettings {
@@ -91,7 +95,16 @@ func (a *agentSettings) threshold(path string, t *transcript.Transcript, r gauge
 	if cwd == "" {
 		cwd = workingDir()
 	}
-	return agent.AutoCompact(agents.Query{Env: a.env, Getenv: a.getenv, Cwd: cwd,
+	getenv := a.getenv
+	if a.running && agent != nil {
+		// One scan, bounded: /proc may hold a read of a stalled process.
+		envs := &agents.ProcessEnvs{Commands: []string{agent.Command}}
+		envs.Wait(time.Second)
+		if env, ok := envs.Lookup(agent.Command, cwd); ok {
+			getenv = func(k string) string { return env[k] }
+		}
+	}
+	return agent.AutoCompact(agents.Query{Env: a.env, Getenv: getenv, Cwd: cwd,
 		Model: r.Model, Window: r.ContextWindow, WindowSource: r.WindowSource})
 }
 

@@ -92,7 +92,7 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 		gauge: gauge.Options{Model: *model, ContextWindow: *window, Registry: tokens.NewRegistry()},
 		// Files of one model share a counter (and its cache).
 		counters: tokens.NewCounterSet(tokens.WithCache(tokens.NewMemoryCache(0))),
-		agent:    agentSettingsOf(e),
+		agent:    &agentSettings{env: agents.EnvFromOS(e.getenv), getenv: e.getenv, running: true},
 	}
 	var rows []gaugeRow
 	var all []*figures

@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 
+	"github.com/compactd/compactd/daemon"
 	"github.com/compactd/compactd/daemon/agents"
+	"github.com/compactd/compactd/daemon/agents/opencode"
 	"github.com/compactd/compactd/daemon/install"
 	"github.com/compactd/compactd/daemon/jobs"
 )
@@ -14,15 +18,16 @@ import (
 func init() {
 	register(&command{
 		name:    "hooks",
-		summary: "install|uninstall|status AGENT: compactd in Claude Code's compaction (PreCompact records; --compaction makes compactd the compaction)",
+		summary: "install|uninstall|status AGENT: compactd in the agent's compaction (Claude Code, opencode: recorded before; Claude Code --compaction: compactd is the compaction)",
 		run:     runHooks,
 	})
 }
 
-const hooksUsage = `usage: compactd hooks install claude [--project] [--compaction] [--dry-run]
-       compactd hooks uninstall claude [--project] [--dry-run]
-       compactd hooks status [claude] [--json]
-       compactd hooks precompact|compact --agent claude [--store PATH]   (run by the hooks, JSON on stdin)`
+const hooksUsage = `usage: compactd hooks install claude|opencode [--project] [--compaction] [--dry-run]
+       compactd hooks uninstall claude|opencode [--project] [--dry-run]
+       compactd hooks status [AGENT] [--json]
+       compactd hooks precompact|compact --agent claude [--store PATH]   (run by the hooks, JSON on stdin)
+       compactd hooks precompact --agent opencode --session ID [--store PATH]`
 
 func runHooks(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 {
@@ -149,7 +154,7 @@ func printHookInstalls(w io.Writer, found []install.HookInstalled) {
 		return
 	}
 	for _, in := range found {
-		what := "PreCompact records"
+		what := "records before each compaction"
 		if in.Compaction {
 			what += ", compactd is the compaction"
 		}
@@ -189,14 +194,30 @@ func readHookInput(e *env) (hookInput, error) {
 // Claude Code shows and compacts anyway.
 func runPreCompact(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("hooks precompact", e)
-	fs.String("agent", "claude", "the agent running the hook")
+	agentName := fs.String("agent", "claude", "the agent running the hook")
 	storeFlag := fs.String("store", "", "the store to record into")
+	sessionID := fs.String("session", "", "opencode: the session about to be compacted (its plugin names it; no input on stdin)")
 	if _, err := parseArgs(fs, args); err != nil {
 		return err
 	}
-	in, err := readHookInput(e)
-	if err != nil {
-		return err
+	var in hookInput
+	if *sessionID != "" {
+		// A session in the agent's database: rendered as the daemon
+		// renders it, then recorded like a file.
+		env := agents.EnvFromOS(e.getenv)
+		path, err := daemon.RenderDatabaseSession(ctx, env, opencode.Database(env, *agentName), *sessionID)
+		if err != nil {
+			return err
+		}
+		if path, err = beforeCompactionRequest(path); err != nil {
+			return err
+		}
+		in = hookInput{TranscriptPath: path, Trigger: "opencode"}
+	} else {
+		var err error
+		if in, err = readHookInput(e); err != nil {
+			return err
+		}
 	}
 	runner, closeStore, err := openRunner(ctx, e, *storeFlag)
 	if err != nil {
@@ -209,6 +230,48 @@ func runPreCompact(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stderr, "compactd: recorded %s of %s before Claude Code's %s compaction\n", res.Version, res.Path, in.Trigger)
 	return nil
+}
+
+// beforeCompactionRequest is the rendered opencode session without the
+// compaction request opencode adds (a user message whose only part is
+// {"type":"compaction"}) just before it calls its plugins: the
+// conversation as it was, written beside the rendering; the rendering
+// itself when it ends otherwise.
+func beforeCompactionRequest(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	var doc struct {
+		Info     json.RawMessage   `json:"info"`
+		Messages []json.RawMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Messages) == 0 {
+		return path, nil
+	}
+	var last struct {
+		Parts []struct {
+			Type string `json:"type"`
+		} `json:"parts"`
+	}
+	if json.Unmarshal(doc.Messages[len(doc.Messages)-1], &last) != nil || len(last.Parts) == 0 {
+		return path, nil
+	}
+	for _, p := range last.Parts {
+		if p.Type != "compaction" {
+			return path, nil
+		}
+	}
+	doc.Messages = doc.Messages[:len(doc.Messages)-1]
+	out, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	before := strings.TrimSuffix(path, ".json") + ".before-compaction.json"
+	if err := os.WriteFile(before, append(out, '\n'), 0o600); err != nil {
+		return "", err
+	}
+	return before, nil
 }
 
 // runHookCompact answers compactd's session.compact function hook: the

@@ -41,8 +41,10 @@ const MaxErrorLines = 3
 var (
 	// pathToken matches a file path with a directory and an extension.
 	// urlToken matches a URL, whose path part is no file of the project.
-	urlToken  = regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://\S+`)
-	pathToken = regexp.MustCompile(`(?:[A-Za-z]:)?(?:[\w.@~-]+)?(?:/[\w.@-]+)+\.[A-Za-z][\w]{0,7}\b|\b[\w.-]+/[\w./-]*\.[A-Za-z]\w{0,7}\b`)
+	urlToken = regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://\S+`)
+	// A Windows path with backslashes (C:\Users\ada\calc\main.go, as
+	// agents on Windows write them) counts from its drive on.
+	pathToken = regexp.MustCompile(`(?:[A-Za-z]:)?(?:[\w.@~-]+)?(?:/[\w.@-]+)+\.[A-Za-z][\w]{0,7}\b|\b[\w.-]+/[\w./-]*\.[A-Za-z]\w{0,7}\b|\b[A-Za-z]:(?:\\[\w.@~-]+)+\.[A-Za-z]\w{0,7}\b`)
 	// identToken matches backticked identifiers: `ReconcileLedger`, `ledger.Apply`.
 	identToken   = regexp.MustCompile("`([A-Za-z_][A-Za-z0-9_]*(?:\\.[A-Za-z_][A-Za-z0-9_]*)*)`")
 	decisionLine = regexp.MustCompile(`(?i)\b(decided|decision|we'll go with|going with|instead of|let's use|we will use|chose|settled on)\b`)
@@ -52,11 +54,11 @@ var (
 )
 
 // What the expressions are run on: every path and identifier token is a
-// run of the characters of its expression, holding a slash or a
-// backtick; every decision or rule line holds one of the words (see
-// match). Most of a conversation — tool output, prose — holds none.
+// run of the characters of its expression, holding a slash (or a
+// backslash) or a backtick; every decision or rule line holds one of the
+// words (see match). Most of a conversation — tool output, prose — holds none.
 var (
-	pathRuns      = match.NewRuns(pathToken, match.WordBytes+".@~-/:", func(run string) bool { return strings.IndexByte(run, '/') >= 0 })
+	pathRuns      = match.NewRuns(pathToken, match.WordBytes+".@~-/:\\", func(run string) bool { return strings.ContainsAny(run, `/\`) })
 	identRuns     = match.NewRuns(identToken, match.WordBytes+".`", func(run string) bool { return strings.IndexByte(run, '`') >= 0 })
 	decisionWords = []string{"decided", "decision", "go with", "going with", "instead of", "let's use", "we will use", "chose", "settled on"}
 	ruleWords     = []string{"must", "never", "always"}

@@ -19,6 +19,7 @@ func FuzzExpressionsOnRuns(f *testing.F) {
 		"see https://example.com/a/b.html or ./rel/path.md:12", "foo/bar.baz\u00a0qux/x.go", "@scope/pkg/index.js", "`bad``ok_1`",
 		"ErRoR: mixed case", "C:\\x\\a.go:12: bad", "--- FAIL: TestX", "Process exited with code 2", "EXIT CODE: 1", "eXit ſtatus 3",
 		"Traceback (most recent call last):", "ＥＲＲＯＲ: fullwidth", "exit_code\":1",
+		`edit C:\Users\ada\calc\main.go and D:\a\b.c\d.txt`, `a\b.go \\server\share\x.md c:\x`,
 	} {
 		f.Add(s)
 	}
@@ -46,4 +47,18 @@ func FuzzExpressionsOnRuns(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Paths as agents on Windows write them are facts too, whatever OS reads
+// the session: C:\Users\…\main.go with backslashes, E:/AI/… with slashes.
+func TestWindowsPathsAreFacts(t *testing.T) {
+	for text, want := range map[string][]string{
+		`I edited C:\Users\ada\calc\main.go and C:\Users\ada\calc\go.mod.`: {`C:\Users\ada\calc\main.go`, `C:\Users\ada\calc\go.mod`},
+		"Run E:/AI/proj/app.py first.":                                     {"E:/AI/proj/app.py"},
+		`a regex \d+\.txt is no path`:                                      nil,
+	} {
+		if got := pathRuns.FindAll(text); !reflect.DeepEqual(got, want) {
+			t.Errorf("paths of %q: %q, want %q", text, got, want)
+		}
+	}
 }

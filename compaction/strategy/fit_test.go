@@ -233,3 +233,59 @@ func TestKnee(t *testing.T) {
 		}
 	}
 }
+
+// TestPinsSurviveEveryStrategy: a message named in Options.Pins (PinKey)
+// stays, verbatim, whatever the strategies and the budget.
+func TestPinsSurviveEveryStrategy(t *testing.T) {
+	src := agentSession()
+	c := counter(t)
+	var target *transcript.Message
+	for i := range src.Messages {
+		if strings.Contains(messageText(&src.Messages[i]), "Reading internal/ledger/batch2.go") {
+			target = &src.Messages[i]
+		}
+	}
+	if target == nil {
+		t.Fatal("no message to pin")
+	}
+	pins := []string{PinKey(target)}
+	for _, name := range Names() {
+		if name == StrategySummarize || name == StrategyNotes || name == StrategyClassifyTangents {
+			continue
+		}
+		for _, budget := range []int{0, 1500} {
+			if budget == 0 && name == StrategyTokenBudget {
+				continue // it needs one
+			}
+			v, _ := run1(t, src, Options{Strategies: []string{name}, Pins: pins, Budget: budget, Turns: 1, Events: 3, BufferTurns: -1, Summarizer: &summarize.Extractive{Counter: c}})
+			found := false
+			for i := range v.Messages {
+				found = found || messageText(&v.Messages[i]) == messageText(target)
+			}
+			if !found {
+				t.Errorf("%s, budget %d: the pinned message is gone", name, budget)
+			}
+		}
+	}
+}
+
+// TestExtractiveOnAModestSession: a session of a few short turns, in the
+// formats whose strategies were reported to do nothing (Qwen Code,
+// Copilot CLI, Cursor), is summarized and gets smaller.
+func TestExtractiveOnAModestSession(t *testing.T) {
+	for _, f := range []transcript.Format{transcript.FormatQwenCode, transcript.FormatCopilotCLI, transcript.FormatCursorAgent} {
+		b := newBuilder(f)
+		b.prompt("Add input validation to api/handler.go and keep the public API as it is.")
+		for turn := range 7 {
+			b.prompt(fmt.Sprintf("Step %d: handle the %s case in `validate%d`.", turn, []string{"empty", "oversized", "unicode", "negative", "null", "duplicate", "stale"}[turn], turn))
+			b.tool("read_file", map[string]string{"path": fmt.Sprintf("api/validate%d.go", turn)}, fileBody(fmt.Sprintf("validate%d", turn), 12), false)
+			b.say(fmt.Sprintf("validate%d now rejects that case; tests pass.", turn))
+		}
+		src := b.build()
+		c := counter(t)
+		v, rep := run1(t, src, Options{Strategies: []string{StrategyExtractive}, Summarizer: &summarize.Extractive{Counter: c}})
+		if len(v.Summaries) != 1 || rep.TokensAfter >= rep.TokensBefore {
+			t.Errorf("%s: %d summaries, %d → %d tokens (notes %q)", f, len(v.Summaries), rep.TokensBefore, rep.TokensAfter, rep.Notes)
+		}
+	}
+}

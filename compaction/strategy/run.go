@@ -63,13 +63,15 @@ func newRun(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, co
 		gone:        make([]bool, len(t.Messages)),
 		alternation: needsAlternation(t.Format),
 	}
+	pins := pinned(t.Messages, opts.Pins)
 	for i, m := range t.Messages {
 		m.Parts = append([]transcript.Part(nil), m.Parts...)
+		m.Pinned = m.Pinned || pins[i]
 		r.msgs[i] = m
 		r.tok[i] = append([]int(nil), counts.parts[i]...)
 		r.srcIdx[i] = i
 	}
-	r.protected = protectedMessages(t.Messages)
+	r.protected = protectedMessages(r.msgs)
 	switch {
 	case opts.KeepLast == 0:
 		r.keepLast = 1

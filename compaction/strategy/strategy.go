@@ -27,6 +27,9 @@ type Options struct {
 	// Budget is token-budget's target; 0 derives it from Window
 	// (SummarizeThreshold of it).
 	Budget int
+	// Pins are the messages (PinKey) the user asked to keep verbatim in
+	// every compaction: every strategy keeps them, and a budget counts them.
+	Pins []string `json:",omitempty"`
 	// Hints override the shipped per-tool defaults, field by field. Keys
 	// may be glob patterns ("cargo_*").
 	Hints map[string]ToolHint

@@ -1,8 +1,10 @@
 package install
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,8 +93,12 @@ type hookCommand struct {
 // PlanHooks is what installs (remove false) or uninstalls compactd's hooks
 // for t: the settings file, and with opts.Compaction the plugin folder.
 func PlanHooks(t Target, s Server, opts HookOptions, remove bool) ([]Change, error) {
-	if t.Agent.Name != "claude" {
-		return nil, fmt.Errorf("compactd has no hooks for %s (it has them for claude)", t.Agent.Name)
+	switch t.Agent.Name {
+	case "opencode":
+		return planOpencodeHooks(t, s, opts, remove)
+	case "claude":
+	default:
+		return nil, fmt.Errorf("compactd has no hooks for %s (it has them for claude and opencode)", t.Agent.Name)
 	}
 	if opts.Compaction && t.Scope == ScopeProject {
 		return nil, fmt.Errorf("Claude Code loads plugin folders from user settings only: install the compaction hook without --project")
@@ -133,6 +139,80 @@ func PlanHooks(t Target, s Server, opts HookOptions, remove bool) ([]Change, err
 	}
 	changes = append([]Change{{Agent: t.Agent.Name, Scope: t.Scope, Path: path, Before: before, After: after, Mode: mode}}, changes...)
 	return changes, nil
+}
+
+// planOpencodeHooks writes compactd's opencode plugin beside the store
+// and names it in opencode.json's "plugin" list (user, or the project's).
+// opencode runs plugins in Bun: the module calls compactd through the
+// shell it is handed. opencode run --pure loads no plugin.
+func planOpencodeHooks(t Target, s Server, opts HookOptions, remove bool) ([]Change, error) {
+	if opts.Compaction {
+		return nil, fmt.Errorf("opencode's hooks can add to its summary prompt or rewrite the summary it wrote, not stand in for its compaction: install without --compaction")
+	}
+	path, err := hooksFile(t)
+	if err != nil {
+		return nil, err
+	}
+	before, mode, err := read(path)
+	if err != nil {
+		return nil, err
+	}
+	plugin := OpencodePlugin(s.Store)
+	url := fileURL(plugin)
+	ours := func(raw json.RawMessage) bool {
+		var u string
+		return json.Unmarshal(raw, &u) == nil && strings.HasSuffix(filepath.ToSlash(u), "/opencode-plugin/compactd.js")
+	}
+	var after []byte
+	if remove {
+		after, err = agentconf.RemoveJSONElements(before, []string{"plugin"}, ours)
+	} else {
+		after, err = agentconf.SetJSONElement(before, []string{"plugin"}, ours, url)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w; the file was left as it is", path, err)
+	}
+	changes := []Change{{Agent: t.Agent.Name, Scope: t.Scope, Path: path, Before: before, After: after, Mode: mode}}
+	pb, pmode, err := read(plugin)
+	if err != nil {
+		return nil, err
+	}
+	pc := Change{Agent: t.Agent.Name, Scope: ScopeUser, Path: plugin, Before: pb, After: []byte(opencodePluginFile(s)), Mode: pmode, Prune: filepath.Dir(plugin)}
+	if remove {
+		// Another scope may still name it: the module stays while one does.
+		pc.After = pb
+		if pb != nil && !namedElsewhere(t, s, path) {
+			pc.After = nil
+		}
+	}
+	return append(changes, pc), nil
+}
+
+// namedElsewhere reports whether an opencode config other than path
+// names compactd's plugin.
+func namedElsewhere(t Target, s Server, path string) bool {
+	for _, scope := range []Scope{ScopeUser, ScopeProject} {
+		other := t
+		other.Scope = scope
+		p, err := hooksFile(other)
+		if err != nil || p == path {
+			continue
+		}
+		b, _, _ := read(p)
+		if bytes.Contains(b, []byte("opencode-plugin/compactd.js")) {
+			return true
+		}
+	}
+	return false
+}
+
+// fileURL is path as a file:// URL.
+func fileURL(path string) string {
+	p := filepath.ToSlash(path)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // a Windows drive: file:///C:/…
+	}
+	return (&url.URL{Scheme: "file", Path: p}).String()
 }
 
 // setPluginDir adds dir to (or takes it from) the settings' env
@@ -226,6 +306,12 @@ func HooksStatus(a *agents.Agent, env agents.Env, folder, pluginDir string) ([]H
 		}
 		b, _, err := read(path)
 		if err != nil || b == nil {
+			continue
+		}
+		if a.Name == "opencode" {
+			if raw, ok, _ := agentconf.GetJSON(b, nil, "plugin"); ok && bytes.Contains(raw, []byte("opencode-plugin/compactd.js")) {
+				out = append(out, HookInstalled{Agent: a.Name, Scope: scope, Path: path})
+			}
 			continue
 		}
 		raw, ok, err := agentconf.GetJSON(b, []string{"hooks"}, "PreCompact")

@@ -166,3 +166,46 @@ func TestHooksInstallRoundTrips(t *testing.T) {
 		t.Fatal("--compaction in a project's settings: Claude Code would not load the plugin")
 	}
 }
+
+func TestOpencodeHooksRoundTrip(t *testing.T) {
+	env, project := testEnv(t)
+	a, _ := Agent("opencode")
+	store := filepath.Join(t.TempDir(), "state", "compactd.db")
+	s := server
+	s.Store = store
+	cfg := filepath.Join(env.ConfigHome, "opencode", "opencode.json")
+	orig := []byte("{\n  \"$schema\": \"https://opencode.ai/config.json\",\n  // mine\n  \"plugin\": [\"opencode-wakatime\"],\n  \"autoupdate\": false\n}\n")
+	os.MkdirAll(filepath.Dir(cfg), 0o700)
+	os.WriteFile(cfg, orig, 0o600)
+	target := Target{Agent: a, Scope: ScopeUser, Folder: project, Env: env}
+	cs, err := PlanHooks(target, s, HookOptions{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(t, cs...)
+	b, _ := os.ReadFile(cfg)
+	if !bytes.Contains(b, []byte(`"opencode-wakatime"`)) || !bytes.Contains(b, []byte("file://"+filepath.ToSlash(OpencodePlugin(store)))) {
+		t.Fatalf("opencode.json after install:\n%s", b)
+	}
+	js, err := os.ReadFile(OpencodePlugin(store))
+	if err != nil || !bytes.Contains(js, []byte(`"experimental.session.compacting"`)) || !bytes.Contains(js, []byte(`"precompact","--agent","opencode"`)) {
+		t.Fatalf("plugin module: %v\n%s", err, js)
+	}
+	if st, err := HooksStatus(a, env, project, ""); err != nil || len(st) != 1 {
+		t.Fatalf("status: %+v %v", st, err)
+	}
+	if _, err := PlanHooks(target, s, HookOptions{Compaction: true}, false); err == nil {
+		t.Fatal("--compaction for opencode: it cannot stand in for opencode's compaction")
+	}
+	rm, err := PlanHooks(target, s, HookOptions{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(t, rm...)
+	if b, _ := os.ReadFile(cfg); !bytes.Equal(b, orig) {
+		t.Fatalf("opencode.json after install and uninstall:\n%s\nwant\n%s", b, orig)
+	}
+	if _, err := os.Stat(filepath.Dir(OpencodePlugin(store))); !os.IsNotExist(err) {
+		t.Fatal("the plugin folder is still there")
+	}
+}

@@ -3,11 +3,34 @@ package install
 import (
 	_ "embed"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 )
 
 //go:embed plugin/register.js
 var registerJS string
+
+//go:embed opencode/compactd.js
+var opencodeJS string
+
+// OpencodePlugin is where compactd keeps its opencode plugin: beside the
+// store.
+func OpencodePlugin(store string) string {
+	return filepath.Join(filepath.Dir(store), "opencode-plugin", "compactd.js")
+}
+
+// opencodePluginFile is the plugin module: before each compaction it runs
+// `compactd hooks precompact --agent opencode --session ID` through the
+// Bun shell opencode hands its plugins.
+func opencodePluginFile(s Server) string {
+	command, _ := json.Marshal(s.Command)
+	args := []string{"hooks", "precompact", "--agent", "opencode"}
+	if s.Store != "" {
+		args = append(args, "--store", s.Store)
+	}
+	argv, _ := json.Marshal(args)
+	return strings.NewReplacer("__COMPACTD__", string(command), "__ARGS__", string(argv)).Replace(opencodeJS)
+}
 
 // pluginFiles are the files of compactd's Claude Code plugin folder, by
 // path inside it: the plugin's manifest, its hooks file naming the module,

@@ -363,6 +363,12 @@ func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, 
 		return nil, nil, fmt.Errorf("load tokenizer: %w", err)
 	}
 	opts := req.Options
+	// The user's pins, stored with the conversation.
+	pins, err := r.Store.Pins(ctx, convKey)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts.Pins = append(append([]string(nil), opts.Pins...), pins...)
 	sum, notes, err := r.summarizerFor(src, convKey, req, preview)
 	if err != nil {
 		return nil, nil, err

@@ -18,6 +18,7 @@ import (
 
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/sessiongen"
+	"github.com/compactd/compactd/daemon/platform"
 	"github.com/compactd/compactd/daemon/store"
 )
 
@@ -289,7 +290,9 @@ func TestConcurrentAppendLosesNothing(t *testing.T) {
 			}
 			line := fmt.Sprintf(`{"session":"s-app","role":%q,"text":"appended-%06d"}`+"\n", role, i)
 			// Like the agents: open, append one whole line, close.
-			f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+			// Opened as the agents open it (Node's libuv and Rust share
+			// delete on Windows, so a rename never refuses them).
+			f, err := platform.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 			if err != nil {
 				t.Error(err)
 				return

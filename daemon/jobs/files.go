@@ -108,6 +108,12 @@ func replaceInPlace(path string, prefixLen int64, prefixSum [32]byte, content []
 		return res, errSourceChanged
 	}
 	dir := filepath.Dir(path)
+	if !platform.ReplaceKeepsOpenFiles && old != nil {
+		carried, err := replaceAside(path, old, prefixLen, prefixSum, content, tail, mode, appendOnly)
+		old = nil // replaceAside closed it
+		res.Carried = carried
+		return res, err
+	}
 	for attempt := 0; ; attempt++ {
 		tmp, err := writeTemp(dir, append(append([]byte(nil), content...), tail...), mode)
 		if err != nil {
@@ -128,11 +134,6 @@ func replaceInPlace(path string, prefixLen int64, prefixSum [32]byte, content []
 				tail = append(tail, more...)
 				continue
 			}
-		}
-		if !platform.ReplaceKeepsOpenFiles && old != nil {
-			// Windows replaces no file that is open, ours included.
-			old.Close()
-			old = nil
 		}
 		err = platform.Replace(tmp, path)
 		if errors.Is(err, platform.ErrInUse) {
@@ -164,6 +165,115 @@ func replaceInPlace(path string, prefixLen int64, prefixSum [32]byte, content []
 		}
 	}
 	return res, nil
+}
+
+// replaceWait bounds how long an in-place replacement waits on Windows
+// for the programs that hold the transcript open without delete sharing
+// (an agent mid-append, a viewer) before writing into the file instead.
+const replaceWait = 3 * time.Second
+
+// replaceAside is replaceInPlace where a file cannot be replaced while it
+// is open (Windows): old, the transcript as opened, is closed, then the new
+// content takes the transcript's name in one step while the old file moves
+// aside (ReplaceFile with a backup name). Bytes appended up to that step
+// are carried over after content from the file aside, and so are those a
+// writer that held it open (with delete sharing) adds for a moment after
+// (rescueLateAppends). While another program holds the transcript open
+// without delete sharing, the appends are read again and the step retried;
+// past replaceWait, the new content is written into the file itself.
+func replaceAside(path string, old *os.File, prefixLen int64, prefixSum [32]byte, content, tail []byte, mode os.FileMode, appendOnly bool) (int64, error) {
+	dir := filepath.Dir(path)
+	// What of path the new file stands for: the prefix, then tail.
+	known := prefixLen + int64(len(tail))
+	tmp, err := writeTemp(dir, append(append([]byte(nil), content...), tail...), mode)
+	if err != nil {
+		old.Close()
+		return 0, err
+	}
+	defer os.Remove(tmp)
+	aside := tmp[:len(tmp)-len(".tmp")] + "-old.tmp"
+	deadline := time.Now().Add(replaceWait)
+	for pause := time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
+		more, err := io.ReadAll(old)
+		if err != nil {
+			old.Close()
+			return 0, fmt.Errorf("read %s: %w (the transcript is untouched)", path, err)
+		}
+		if len(more) > 0 {
+			if !appendOnly {
+				old.Close()
+				return 0, errSourceChanged
+			}
+			if err := appendFile(tmp, more); err != nil {
+				old.Close()
+				return 0, err
+			}
+			tail = append(tail, more...)
+			known += int64(len(more))
+		}
+		old.Close()
+		err = platform.ReplaceAside(tmp, path, aside)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, platform.ErrInUse) {
+			return 0, fmt.Errorf("replace %s: %w (the transcript is untouched)", path, err)
+		}
+		if time.Now().After(deadline) {
+			return overwrite(path, prefixLen, prefixSum, content, tail, appendOnly)
+		}
+		time.Sleep(pause)
+		if old, err = sourcefile.OpenRegular(path); err != nil {
+			return 0, fmt.Errorf("open %s: %w (the transcript is untouched)", path, err)
+		}
+		if _, err := old.Seek(known, io.SeekStart); err != nil {
+			old.Close()
+			return 0, fmt.Errorf("read %s: %w (the transcript is untouched)", path, err)
+		}
+	}
+	carried := int64(len(tail))
+	// The file aside is the transcript as it was at the step: what was
+	// appended after what we read, and what a writer that held it adds.
+	prev, err := sourcefile.OpenRegular(aside)
+	if err != nil {
+		return carried, fmt.Errorf("read the replaced %s: %w", path, err)
+	}
+	keepAside := false
+	defer func() {
+		prev.Close()
+		if !keepAside {
+			os.Remove(aside)
+		}
+	}()
+	if _, err := prev.Seek(known, io.SeekStart); err != nil {
+		return carried, fmt.Errorf("read the replaced %s: %w", path, err)
+	}
+	if !appendOnly {
+		if more, _ := io.ReadAll(prev); len(more) > 0 {
+			keepAside = true
+			return carried, fmt.Errorf("%s changed while it was replaced; what it held then is kept at %s: %w", path, aside, errSourceChanged)
+		}
+		return carried, nil
+	}
+	n, err := rescueLateAppends(prev, path)
+	return carried + n, err
+}
+
+// appendFile adds data at the end of the file at path, synced.
+func appendFile(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return fmt.Errorf("write %s: %w (the transcript is untouched)", path, err)
+	}
+	_, werr := f.Write(data)
+	serr := f.Sync()
+	if cerr := f.Close(); werr == nil && serr == nil {
+		werr = cerr
+	}
+	if err := errors.Join(werr, serr); err != nil {
+		return fmt.Errorf("write %s: %w (the transcript is untouched)", path, err)
+	}
+	return nil
 }
 
 // overwrite writes content, then what was appended after the prefix, into

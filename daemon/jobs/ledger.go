@@ -84,6 +84,12 @@ var lostOrder = []struct{ kind, one, many string }{
 // health in a window of window tokens (0: the model's). It reads the file
 // once.
 func (r *Runner) AgentLedger(ctx context.Context, path string, window int) (*AgentLedger, error) {
+	return r.AgentLedgerOf(ctx, path, window, MaxMeasured)
+}
+
+// AgentLedgerOf is AgentLedger measuring only the measure most recent
+// compactions: announcing a new one needs its own loss alone.
+func (r *Runner) AgentLedgerOf(ctx context.Context, path string, window, measure int) (*AgentLedger, error) {
 	path, err := absPath(path)
 	if err != nil {
 		return nil, err
@@ -111,7 +117,7 @@ func (r *Runner) AgentLedger(ctx context.Context, path string, window int) (*Age
 		if loss.TokensAfter == 0 {
 			loss.TokensAfter = r.usageAfter(src, c)
 		}
-		if i >= len(list)-MaxMeasured {
+		if i >= len(list)-measure {
 			if b, err := beforeAgentOf(src, reader, list, i); err == nil {
 				kept := agentKept(b)
 				loss.Measured, loss.Retention, loss.Lost = true, &kept, lostKinds(kept)
@@ -205,7 +211,7 @@ func lossSentence(l AgentLoss) string {
 	}
 	switch {
 	case !l.Measured:
-		return head + ": not measured (only the last " + fmt.Sprint(MaxMeasured) + " are)"
+		return head + ": not measured (the ledger measures the last " + fmt.Sprint(MaxMeasured) + ")"
 	case len(l.Lost) == 0:
 		return head + " lost none of the key facts compactd tracks"
 	}

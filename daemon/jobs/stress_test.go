@@ -16,6 +16,7 @@ import (
 
 	"github.com/compactd/compactd/compaction/sessiongen"
 	"github.com/compactd/compactd/compaction/strategy"
+	"github.com/compactd/compactd/daemon/platform"
 	"github.com/compactd/compactd/daemon/store"
 )
 
@@ -128,7 +129,9 @@ func concurrentAppend(t *testing.T, path string, a agent) {
 				return
 			case <-tick.C:
 			}
-			f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+			// Opened as the agents open it (Node's libuv and Rust share
+			// delete on Windows, so a rename never refuses them).
+			f, err := platform.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 			if err != nil {
 				t.Error(err)
 				return

@@ -64,10 +64,11 @@ func (s *Server) Search(ctx context.Context, req SearchRequest) (*SearchResult, 
 	if limit <= 0 {
 		limit = DefaultSearchResults
 	}
-	path, _, err := s.findSession(req.Session)
+	sess, err := s.findSession(ctx, req.Session)
 	if err != nil {
 		return nil, err
 	}
+	path := sess.path
 	st, err := s.store(ctx)
 	if err != nil {
 		return nil, err

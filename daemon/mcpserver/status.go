@@ -17,6 +17,7 @@ import (
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon"
 	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/sourcefile"
@@ -62,17 +63,18 @@ type Savings struct {
 
 // ContextStatus answers context_status().
 func (s *Server) ContextStatus(ctx context.Context, req StatusRequest) (*Status, error) {
-	path, agent, err := s.findSession(req.Session)
+	sess, err := s.findSession(ctx, req.Session)
 	if err != nil {
 		return nil, err
 	}
-	t, err := readTranscript(path)
+	t, err := sess.read(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if req.Session == "" {
-		t = s.settle(ctx, path, t)
+		t = s.settle(ctx, sess, t)
 	}
+	path, agent := sess.path, sess.agent
 	gopts := gauge.Options{Registry: tokens.NewRegistry()}
 	resolved := gauge.Resolve(t, gopts)
 	counter, err := s.counterSet().For(resolved.Info)
@@ -118,7 +120,7 @@ const settleWait = 2 * time.Second
 // being answered: some agents (Qwen Code) write their records after the
 // tool has started, and the gauge is meant as of the call. It waits on the
 // file's change events, at most settleWait, then takes what is there.
-func (s *Server) settle(ctx context.Context, path string, t *transcript.Transcript) *transcript.Transcript {
+func (s *Server) settle(ctx context.Context, sess *session, t *transcript.Transcript) *transcript.Transcript {
 	if callsStatus(t) {
 		return t
 	}
@@ -127,11 +129,15 @@ func (s *Server) settle(ctx context.Context, path string, t *transcript.Transcri
 		return t
 	}
 	defer w.Close()
-	if err := w.Add(filepath.Dir(path)); err != nil {
+	watched := sess.path
+	if sess.db != "" {
+		watched = sess.db // the agent writes its database (and its -wal)
+	}
+	if err := w.Add(filepath.Dir(watched)); err != nil {
 		return t
 	}
 	// Written between the first read and the watch: read once more.
-	if again, err := readTranscript(path); err == nil {
+	if again, err := sess.read(ctx); err == nil {
 		if t = again; callsStatus(t) {
 			return t
 		}
@@ -148,10 +154,10 @@ func (s *Server) settle(ctx context.Context, path string, t *transcript.Transcri
 			if !ok {
 				return t
 			}
-			if filepath.Clean(ev.Name) != filepath.Clean(path) || !ev.Has(fsnotify.Write|fsnotify.Create) {
+			if !strings.HasPrefix(filepath.Clean(ev.Name), filepath.Clean(watched)) || !ev.Has(fsnotify.Write|fsnotify.Create) {
 				continue
 			}
-			if again, err := readTranscript(path); err == nil {
+			if again, err := sess.read(ctx); err == nil {
 				if t = again; callsStatus(t) {
 					return t
 				}
@@ -192,24 +198,40 @@ func readTranscript(path string) (*transcript.Transcript, error) {
 	return t, nil
 }
 
+// A session is the agent's session a tool call is about.
+type session struct {
+	path  string
+	agent *agents.Agent
+	// db and id name a session kept in an agent's database (opencode):
+	// path is its rendering, made again on each read.
+	db, id string
+	env    agents.Env
+}
+
+// read parses the session as it is now.
+func (s *session) read(ctx context.Context) (*transcript.Transcript, error) {
+	if s.db != "" {
+		if _, err := daemon.RenderDatabaseSession(ctx, s.env, s.db, s.id); err != nil {
+			return nil, err
+		}
+	}
+	return readTranscript(s.path)
+}
+
 // findSession is the session a request names (an id or a path), else the
 // agent's session of the working folder written last: the one the agent
 // is running, which writes its tool call before calling the tool.
-func (s *Server) findSession(named string) (string, *agents.Agent, error) {
+func (s *Server) findSession(ctx context.Context, named string) (*session, error) {
 	if named == "" {
 		named = s.SessionHint
 	}
 	if named != "" && filepath.IsAbs(named) {
 		if _, err := os.Stat(named); err == nil {
-			return named, agentOf(named), nil
+			return &session{path: named, agent: agentOf(named), env: s.Env}, nil
 		}
 	}
-	type candidate struct {
-		path  string
-		agent *agents.Agent
-		mod   time.Time
-	}
-	var best *candidate
+	var best *session
+	var bestMod time.Time
 	var looked []string
 	list := agents.All()
 	if s.Agent != nil {
@@ -219,7 +241,13 @@ func (s *Server) findSession(named string) (string, *agents.Agent, error) {
 	for _, a := range list {
 		for _, root := range a.Roots(s.Env, folders) {
 			if root.Database != "" {
-				continue // sessions in a database are rendered by the daemon
+				looked = append(looked, root.Database)
+				if sess := s.databaseSession(ctx, a, root.Database, named); sess != nil {
+					if fi, err := os.Stat(root.Database); err == nil && (best == nil || !fi.ModTime().Before(bestMod)) {
+						best, bestMod = sess, fi.ModTime()
+					}
+				}
+				continue
 			}
 			looked = append(looked, root.Dir)
 			filepath.WalkDir(root.Dir, func(p string, d fs.DirEntry, err error) error {
@@ -236,8 +264,8 @@ func (s *Server) findSession(named string) (string, *agents.Agent, error) {
 				if err != nil || !fi.Mode().IsRegular() {
 					return nil
 				}
-				if best == nil || fi.ModTime().After(best.mod) {
-					best = &candidate{p, a, fi.ModTime()}
+				if best == nil || fi.ModTime().After(bestMod) {
+					best, bestMod = &session{path: p, agent: a, env: s.Env}, fi.ModTime()
 				}
 				return nil
 			})
@@ -249,11 +277,34 @@ func (s *Server) findSession(named string) (string, *agents.Agent, error) {
 			who = s.Agent.Name
 		}
 		if named != "" {
-			return "", nil, fmt.Errorf("no session %q of %s in %s (looked in %s)", named, who, s.Cwd, strings.Join(looked, ", "))
+			return nil, fmt.Errorf("no session %q of %s in %s (looked in %s)", named, who, s.Cwd, strings.Join(looked, ", "))
 		}
-		return "", nil, fmt.Errorf("no session of %s in %s yet (looked in %s)", who, s.Cwd, strings.Join(looked, ", "))
+		return nil, fmt.Errorf("no session of %s in %s yet (looked in %s)", who, s.Cwd, strings.Join(looked, ", "))
 	}
-	return best.path, best.agent, nil
+	return best, nil
+}
+
+// databaseSession is the session of the folder an agent's database holds
+// (the newest, or the one named), rendered where the daemon renders it.
+func (s *Server) databaseSession(ctx context.Context, a *agents.Agent, db, named string) *session {
+	if _, err := os.Stat(db); err != nil {
+		return nil
+	}
+	sessions, err := daemon.DatabaseSessions(ctx, db)
+	if err != nil {
+		return nil
+	}
+	for _, ds := range sessions { // newest first
+		if !agents.InFolders(ds.Directory, []string{s.Cwd}) || named != "" && ds.ID != named {
+			continue
+		}
+		path, err := daemon.RenderDatabaseSession(ctx, s.Env, db, ds.ID)
+		if err != nil {
+			return nil
+		}
+		return &session{path: path, agent: a, db: db, id: ds.ID, env: s.Env}
+	}
+	return nil
 }
 
 // namesSession reports whether a session file's name carries id (Gemini

@@ -58,3 +58,6 @@ func OwnedByOther(fi fs.FileInfo) bool {
 func ProcessAlive(pid int) bool {
 	return !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }
+
+// replaceOnce renames tmp over path.
+func replaceOnce(tmp, path string) error { return os.Rename(tmp, path) }

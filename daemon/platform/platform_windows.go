@@ -169,3 +169,25 @@ func ProcessAlive(pid int) bool {
 	ev, err := windows.WaitForSingleObject(h, 0)
 	return err != nil || ev == uint32(windows.WAIT_TIMEOUT)
 }
+
+// replaceOnce moves tmp over path once (MoveFileEx, written through). An
+// error wrapping ErrInUse means another program holds path open without
+// delete sharing; nothing was changed.
+func replaceOnce(tmp, path string) error {
+	from, err := windows.UTF16PtrFromString(fixLongPath(tmp))
+	if err != nil {
+		return &os.LinkError{Op: "replace", Old: tmp, New: path, Err: err}
+	}
+	to, err := windows.UTF16PtrFromString(fixLongPath(path))
+	if err != nil {
+		return &os.LinkError{Op: "replace", Old: tmp, New: path, Err: err}
+	}
+	err = windows.MoveFileEx(from, to, windows.MOVEFILE_REPLACE_EXISTING|windows.MOVEFILE_WRITE_THROUGH)
+	if err == nil {
+		return nil
+	}
+	if inUse(err) {
+		err = errors.Join(ErrInUse, err)
+	}
+	return &os.LinkError{Op: "replace", Old: tmp, New: path, Err: err}
+}

@@ -19,6 +19,7 @@ var migrations = []migration{
 	migrateSummaries,
 	migrateNormalized,
 	migrateRecalls,
+	migratePins,
 }
 
 // SchemaVersion is the schema this build writes.
@@ -183,6 +184,21 @@ func migrateRecalls(ctx context.Context, tx *sql.Tx) error {
 			PRIMARY KEY (version_id, handle)
 		)`,
 		`CREATE INDEX version_recalls_handle ON version_recalls(handle)`,
+	)
+}
+
+// migratePins adds the messages a user pinned ("keep verbatim in every
+// compaction"), per conversation key (like summaries, so a pin set before
+// the conversation's first version counts), by message key
+// (strategy.PinKey).
+func migratePins(ctx context.Context, tx *sql.Tx) error {
+	return execAll(ctx, tx,
+		`CREATE TABLE pins (
+			conversation_key TEXT NOT NULL,
+			message_key      TEXT NOT NULL,
+			created_at       TEXT NOT NULL,
+			PRIMARY KEY (conversation_key, message_key)
+		)`,
 	)
 }
 

@@ -86,6 +86,15 @@ func protect(path string, known func(session string) bool) []string {
 		}
 		return false
 	}
+	anyKnown := false
+	for _, files := range sessions {
+		for _, f := range files {
+			anyKnown = anyKnown || known(f)
+		}
+	}
+	if !anyKnown {
+		return nil // sessions compactd never touched are left to the agent
+	}
 	var removed, waiting []string
 	for _, s := range stubs {
 		if !protects(s) {
@@ -113,7 +122,7 @@ func protect(path string, known func(session string) bool) []string {
 		notes = append(notes, fmt.Sprintf("removed %s from %s: stub%s Gemini CLI's --resume left, holding no conversation, with which its next start of another session (a fork's too) would delete the session (google-gemini/gemini-cli#27368)",
 			strings.Join(removed, ", "), dir, plural(len(removed))))
 	}
-	if len(waiting)+len(damaged) > 0 && len(sessions) > 0 {
+	if len(waiting)+len(damaged) > 0 {
 		left := append(waiting, damaged...)
 		sort.Strings(left)
 		notes = append(notes, fmt.Sprintf("warning: Gemini CLI may delete the session of %s at its next start of another session (a fork's too): %s beside it hold%s no conversation it resumes%s (google-gemini/gemini-cli#27368); set general.sessionRetention.enabled to false in ~/.gemini/settings.json to keep it",

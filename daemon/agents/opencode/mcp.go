@@ -22,3 +22,8 @@ func init() {
 		Env: []string{"XDG_DATA_HOME", "XDG_STATE_HOME"},
 	}
 }
+
+func init() {
+	// The plugin list compactd's hooks go in is in the same file.
+	Agent.Hooks = &agents.Hooks{User: Agent.MCP.User, Project: Agent.MCP.Project}
+}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -203,4 +204,118 @@ func TestRealAgentCompactionHook(t *testing.T) {
 func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// TestRealAgentOpencodeCompactingHook: with `compactd hooks install
+// opencode`, opencode's compaction (its compact command) runs compactd's
+// plugin hook, which records the session as it was before; restored and
+// imported, that version is a session opencode resumes with the read the
+// compaction summarized.
+func TestRealAgentOpencodeCompactingHook(t *testing.T) {
+	enabled(t)
+	bin := compactdBin(t)
+	command, version := installedAgent(t, "opencode", "opencode")
+	sb := newSandbox(t)
+	ledger := filepath.Join(sb.project, "ledger.txt")
+	if err := os.WriteFile(ledger, []byte(recallFile()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Eight reads of the ledger fill the small window set below: opencode
+	// compacts on its own after the step that passes its threshold.
+	var reads [][]modelserver.Action
+	for i := 0; i < 8; i++ {
+		reads = append(reads, []modelserver.Action{{Kind: modelserver.Read, Path: ledger}})
+	}
+	turns := map[string]modelserver.Turn{
+		"read":   {Steps: reads, Answer: "The ledger lists 60 entries. (answer read)"},
+		"resume": {Answer: "Resumed. (answer resume)"},
+	}
+	srv, err := modelserver.Start(modelserver.Options{Script: &modelserver.Script{Turns: turns}, LogDir: filepath.Join(sb.root, "requests")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	oc := opencodeRecall
+	oc.configure(t, sb, srv)
+	// A 25k window: opencode compacts past 25,000 − 8,192 output tokens.
+	cfg := filepath.Join(sb.getenv("XDG_CONFIG_HOME"), "opencode", "opencode.json")
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, bytes.Replace(b, []byte(`"context":262144`), []byte(`"context":25000`), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("opencode %s in %s", version, sb.root)
+	sb.run(t, time.Minute, bin, "hooks", "install", "opencode")
+
+	out, errOut, err := sb.try(oc.timeout, command, oc.first(sb, "", prompt("read", "Read ledger.txt eight times."))...)
+	if err != nil {
+		t.Fatalf("opencode: %v\n%s\n%s", err, tail(out, 2000), tail(errOut, 2000))
+	}
+	if bad := rejectedSince(srv, 0); len(bad) > 0 {
+		t.Fatalf("the model server refused opencode's requests:%s", describe(bad))
+	}
+	file := oc.session(t, sb, "")
+	compactionPart := regexp.MustCompile(`"type":\s*"compaction"`)
+	if now, _ := os.ReadFile(file); !compactionPart.Match(now) {
+		t.Fatalf("opencode did not compact the session\n%s", tail(out, 2000))
+	}
+	var hist struct {
+		Versions []struct {
+			Label string `json:"version"`
+			Kind  string `json:"kind"`
+		} `json:"versions"`
+	}
+	if err := json.Unmarshal([]byte(sb.run(t, time.Minute, bin, "history", "--json", file)), &hist); err != nil {
+		t.Fatal(err)
+	}
+	label := ""
+	for _, v := range hist.Versions {
+		if v.Kind == "source" {
+			label = v.Label
+		}
+	}
+	if label == "" {
+		t.Fatalf("no stored version of the session before opencode compacted it (history %+v)\n%s\n%s", hist.Versions, tail(out, 1000), tail(errOut, 1000))
+	}
+	r := sb.restore(t, bin, file, label)
+	restored, err := os.ReadFile(r.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if compactionPart.Match(restored) || !bytes.Contains(restored, []byte("last line without newline")) {
+		t.Fatalf("%s restores a session that is not the one from before the compaction", label)
+	}
+	// Imported, it is a session opencode resumes with the reads the
+	// compaction summarized, and no summary.
+	var head struct {
+		Info struct {
+			ID string `json:"id"`
+		} `json:"info"`
+	}
+	if err := json.Unmarshal(restored, &head); err != nil || head.Info.ID == "" {
+		t.Fatalf("the restored session names no id: %v", err)
+	}
+	sb.run(t, time.Minute, command, "import", r.Path)
+	// The window back to its size: the restored session is over the small
+	// one, and opencode would compact it again before the prompt.
+	now, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, bytes.Replace(now, []byte(`"context":25000`), []byte(`"context":262144`), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	seq := lastSeq(srv)
+	sb.run(t, oc.timeout, command, oc.resume(sb, head.Info.ID, prompt("resume", "Go on."))...)
+	if bad := rejectedSince(srv, seq); len(bad) > 0 {
+		t.Fatalf("the restored session: the model server refused opencode's requests:%s", describe(bad))
+	}
+	ex := exchangesOf(srv, "resume")
+	if len(ex) == 0 || !ex[0].Conversation.Contains("last line without newline") || ex[0].Conversation.Contains("What did we do so far?") {
+		t.Fatal("the restored session's request does not carry the conversation from before the compaction")
+	}
+	report("opencode %s: its compaction ran compactd's plugin hook, which recorded %s before it; restored and imported, opencode resumed it", version, label)
+	sb.run(t, time.Minute, bin, "hooks", "uninstall", "opencode")
 }

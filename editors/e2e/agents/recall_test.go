@@ -29,6 +29,13 @@ type recallAgent struct {
 	payload func(it modelserver.Item) (string, error)
 	// original is a tool's output as the request carried it.
 	original func(it modelserver.Item) string
+	// compactArgs are compact's extra arguments (opencode imports its
+	// fork); forkID the id that resumes the fork (nil: idOf the file).
+	compactArgs []string
+	forkID      func(res compactResult) string
+	// importFork hands the fork to an agent that keeps sessions in a
+	// database (nil: the agent reads the file).
+	importFork func(t *testing.T, sb *sandbox, command, fork string)
 }
 
 // recallFile is what the session reads: tabs, quotes, markup, non-ASCII,
@@ -49,15 +56,29 @@ func recallFile() string {
 var handleRE = regexp.MustCompile(`recall (r[0-9a-f]{6,64})`)
 
 // handleNaming returns the handle of the placeholder that names what in
-// the request (the fork's placeholder of the read).
+// the request (the fork's placeholder of the read), else of the one
+// placeholder of a tool result (opencode's read names its file in an
+// argument placeholders do not quote).
 func handleNaming(what string) func(c *modelserver.Conversation) (map[string]any, error) {
 	return func(c *modelserver.Conversation) (map[string]any, error) {
+		var results []string
 		for _, it := range c.Items {
-			if strings.Contains(it.Text, "[compacted: ") && strings.Contains(it.Text, what) {
-				if m := handleRE.FindStringSubmatch(it.Text); m != nil {
-					return map[string]any{"handle": m[1]}, nil
-				}
+			if !strings.Contains(it.Text, "[compacted: ") {
+				continue
 			}
+			m := handleRE.FindStringSubmatch(it.Text)
+			if m == nil {
+				continue
+			}
+			if strings.Contains(it.Text, what) {
+				return map[string]any{"handle": m[1]}, nil
+			}
+			if it.Kind == modelserver.KindResult {
+				results = append(results, m[1])
+			}
+		}
+		if len(results) == 1 {
+			return map[string]any{"handle": results[0]}, nil
 		}
 		return nil, fmt.Errorf("the request has no placeholder naming %q with a recall handle", what)
 	}
@@ -164,6 +185,47 @@ var qwenRecall = recallAgent{
 	original: func(it modelserver.Item) string { return it.Text },
 }
 
+// opencodeRecall is opencode: sessions in its database (compactd renders
+// them; a fork is imported), MCP tools named <server>_<tool>, results sent
+// as a plain string.
+var opencodeRecall = func() recallAgent {
+	oc := openCodeFamily("opencode", "opencode", "OPENCODE")
+	db := func(sb *sandbox) string { return oc.database(sb) }
+	run := func(sb *sandbox, id, prompt string) []string {
+		args := []string{"run", "-m", "e2e/" + newAgentModel}
+		if id != "" {
+			args = append(args, "--session", id)
+		}
+		return append(args, strings.Fields(prompt)...)
+	}
+	return recallAgent{
+		agent: agent{
+			name: "opencode", command: "opencode", label: "opencode", timeout: 3 * time.Minute,
+			configure: oc.configure,
+			newID:     func() string { return "" },
+			first:     func(sb *sandbox, id, prompt string) []string { return run(sb, "", prompt) },
+			resume:    run,
+			session: func(t *testing.T, sb *sandbox, id string) string {
+				bin := compactdBin(t)
+				var rows []gaugeResult
+				out := sb.run(t, time.Minute, bin, "gauge", "--json", db(sb))
+				if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) == 0 {
+					t.Fatalf("compactd gauge %s: %v %s", db(sb), err, out)
+				}
+				return rows[0].Path
+			},
+			idOf: func(t *testing.T, path string) string { return strings.TrimSuffix(filepath.Base(path), ".json") },
+		},
+		prepare: func(t *testing.T, sb *sandbox) {},
+		importFork: func(t *testing.T, sb *sandbox, command, fork string) {
+			sb.run(t, time.Minute, command, "import", fork)
+		},
+		forkID:   func(res compactResult) string { return res.Session },
+		payload:  func(it modelserver.Item) (string, error) { return it.Text, nil },
+		original: func(it modelserver.Item) string { return it.Text },
+	}
+}()
+
 func writeJSONFile(t *testing.T, path string, v any) {
 	t.Helper()
 	b, err := json.MarshalIndent(v, "", "  ")
@@ -187,7 +249,7 @@ func writeJSONFile(t *testing.T, path string, v any) {
 func TestRealAgentsRecall(t *testing.T) {
 	enabled(t)
 	bin := compactdBin(t)
-	for _, a := range []recallAgent{claudeRecall, codexRecall, geminiRecall, qwenRecall} {
+	for _, a := range []recallAgent{claudeRecall, codexRecall, geminiRecall, qwenRecall, opencodeRecall} {
 		t.Run(a.name, func(t *testing.T) {
 			t.Parallel()
 			runRecall(t, a, bin)
@@ -228,17 +290,20 @@ func runRecall(t *testing.T, a recallAgent, bin string) {
 		id = a.idOf(t, file)
 	}
 	sb.run(t, a.timeout, command, a.resume(sb, id, prompt("ask", "Anything else?"))...)
+	// Sessions kept in a database are rendered anew (the first turn's
+	// rendering lacks the second).
+	file = a.session(t, sb, id)
 	if bad := rejectedSince(srv, 0); len(bad) > 0 {
 		t.Fatalf("the model server refused the agent's own requests:%s", describe(bad))
 	}
-	reads := exchangesOf(srv, "read")
-	if len(reads) < 2 {
-		t.Fatalf("the read turn took %d requests", len(reads))
-	}
+	// The read's output as the agent sent it, in the request after the
+	// call (side requests, such as opencode's title, carry none).
 	var original string
-	for _, it := range reads[1].Conversation.Items {
-		if it.Kind == modelserver.KindResult {
-			original = a.original(it)
+	for _, e := range exchangesOf(srv, "read") {
+		for _, it := range e.Conversation.Items {
+			if it.Kind == modelserver.KindResult && original == "" {
+				original = a.original(it)
+			}
 		}
 	}
 	if !strings.Contains(original, "last line without newline") {
@@ -246,7 +311,7 @@ func runRecall(t *testing.T, a recallAgent, bin string) {
 	}
 
 	// compactd strips the read's output into a placeholder naming a handle.
-	fork := sb.compact(t, bin, "--strategy", "strip-tool-results", file)
+	fork := sb.compact(t, bin, append(append([]string{"--strategy", "strip-tool-results"}, a.compactArgs...), file)...)
 	forkBytes, err := os.ReadFile(fork.ForkPath)
 	if err != nil {
 		t.Fatal(err)
@@ -258,7 +323,15 @@ func runRecall(t *testing.T, a recallAgent, bin string) {
 	t.Logf("%s", strings.TrimSpace(install))
 
 	seq := lastSeq(srv)
-	forkID := a.idOf(t, fork.ForkPath)
+	if a.importFork != nil {
+		a.importFork(t, sb, command, fork.ForkPath)
+	}
+	var forkID string
+	if a.forkID != nil {
+		forkID = a.forkID(fork)
+	} else {
+		forkID = a.idOf(t, fork.ForkPath)
+	}
 	out, errOut, err := sb.try(a.timeout, command, append(a.resume(sb, forkID, prompt("recall", "Get the ledger back from before the compaction.")), a.mcpArgs...)...)
 	if bad := rejectedSince(srv, seq); len(bad) > 0 {
 		t.Fatalf("the model server refused the resumed fork's requests:%s", describe(bad))

@@ -31,7 +31,7 @@ run_tests() {
 }
 start=$(date +%s)
 run_tests agents '^(TestRealAgents|TestRealAgentCompactions|TestRealAgentsRecall|TestRealAgentPreCompactHook|TestRealAgentCompactionHook|TestRealAgentThreshold)$' & agents=$!
-run_tests issue15 '^TestRealAgentsIssue15$' & issue15=$!
+run_tests issue15 '^(TestRealAgentsIssue15|TestRealAgentOpencodeCompactingHook)$' & issue15=$!
 status=0
 wait "$agents" || status=1
 wait "$issue15" || status=1

@@ -182,7 +182,7 @@ func runAgent(t *testing.T, a agent, bin string) {
 	for _, st := range sessionTurns {
 		turns[st.task] = st.turn(sb.project)
 	}
-	labels := []string{"auto", "turn-window", "token-budget", "extractive", "in-place", "restore-v1", "restore-compacted"}
+	labels := []string{"auto", "turn-window", "token-budget", "extractive", "budget", "in-place", "restore-v1", "restore-compacted"}
 	for _, l := range labels {
 		turns["resume-"+l] = resumeTurn(l)
 		turns[originalTask(l)] = modelserver.Turn{Answer: "The original is still here after the " + l + " fork. (answer " + originalTask(l) + ")"}
@@ -325,6 +325,10 @@ func runAgent(t *testing.T, a agent, bin string) {
 	compactFork("token-budget", "--strategy", "token-budget")
 	os.Remove(filepath.Join(sb.project, ".compactd.toml"))
 	compactFork("extractive", "--strategy", "extractive")
+	// --budget: a third of the session, fitted (a verbatim suffix and the
+	// offline summary of the rest); enough to keep the last turn whole,
+	// which every fork here must.
+	compactFork("budget", "--budget", fmt.Sprint(auto.TokensBefore/3))
 	for _, f := range forks {
 		if f.rep.TokensAfter >= f.rep.TokensBefore {
 			t.Errorf("the %s compaction saved nothing (%d → %d tokens; notes: %v): the fork resumed below would not test it", f.label, f.rep.TokensBefore, f.rep.TokensAfter, f.rep.Notes)

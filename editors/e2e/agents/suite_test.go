@@ -260,6 +260,8 @@ type compactResult struct {
 	TokensBefore int      `json:"tokensBefore"`
 	TokensAfter  int      `json:"tokensAfter"`
 	Notes        []string `json:"notes"`
+	// Session is the fork's session id (what resumes it).
+	Session string `json:"session"`
 	// Overhead is what the source's reported usage holds beyond its own
 	// messages (system prompt, tools), when the report states it.
 	Overhead *int `json:"overhead"`

@@ -16,10 +16,14 @@ export interface ContextData {
     after: number;
     why?: string;
     savingPerTurn?: { cached: number; uncached: number };
+    economics?: { line: string; cold: boolean; breakEven: number };
     /** The same compaction at a few budgets, the knee marked (Compact to fit…). */
     tradeOff?: { budget: number; tokens: number; kept: number; knee?: boolean }[];
   };
   dryRunError?: string;
+  /** The agent's own compactions of the conversation, each with what it lost, and their health. */
+  agentCompactions?: { compaction: string; line: number; tokensBefore: number; tokensAfter: number; summary: string }[];
+  health?: { loop: boolean; warning?: string };
   /** Where compactd's MCP server (recall, context_status, search) and hooks are installed. */
   integrations?: {
     mcp: { agent: string; scope: string; path: string; current: boolean }[];
@@ -186,6 +190,7 @@ function draw(d) {
     const r = d.dryRun, saved = r.tokensBefore - r.tokensAfter;
     h.push('<div>transcript ' + fmt(r.tokensBefore) + ' → ' + fmt(r.tokensAfter) + ' tokens (' + fmt(saved) + ' removed); window after ≈ ' + fmt(r.after) + ' (' + pct(r.after, w) + ')</div>');
     if (r.savingPerTurn && saved > 0) h.push('<div>saves ' + dollars(r.savingPerTurn.cached) + ' per turn (' + dollars(r.savingPerTurn.uncached) + ' uncached)</div>');
+    if (r.economics && saved > 0) h.push('<div id="economics">' + esc(r.economics.line) + '</div>');
     if (r.why) h.push('<div class="note why" id="why">Why so little: ' + esc(r.why) + '</div>');
     if (r.tradeOff && r.tradeOff.length) {
       h.push('<div id="tradeoff"><div>Trade-off (Compact to fit…): tokens after, share of the names kept</div><table>' + r.tradeOff.map((p) =>
@@ -197,14 +202,21 @@ function draw(d) {
     h.push('<div class="muted">' + (pending ? 'computing…' : 'not run yet') + '</div>');
   }
   h.push('</div><p><button id="refresh">Refresh dry run</button></p>');
-  h.push('<h3>In the agents\' loops</h3><div id="integrations">' + integrations(d.integrations) + '</div>');
-  // Room for the agent's own compactions (issue 14, item 5) when the server sends them.
-  if (d.history && d.history.length) h.push('<h3>The agent\\'s compactions</h3><ul>' + d.history.map((x) => '<li>' + esc(x.label || x.kind) + '</li>').join('') + '</ul>');
+  h.push('<h3>In the agents\\' loops</h3><div id="integrations">' + integrations(d.integrations) + '</div>');
+  // The agent's own compactions: where each sits, its figures, and what its summary lost.
+  const m = d.gauge.autoCompact;
+  if (m) h.push('<div class="note" id="mark">The agent ' + esc(m.text) + (m.rule ? ' — ' + esc(m.rule) : '') + '</div>');
+  if (d.agentCompactions && d.agentCompactions.length) {
+    h.push('<h3>The agent\\'s own compactions</h3><ul id="agent-compactions">' + d.agentCompactions.map((x) =>
+      '<li data-line="' + x.line + '">' + esc(x.summary) + '</li>').join('') + '</ul>');
+    if (d.health && d.health.loop) h.push('<div class="note why">⚠ ' + esc(d.health.warning || '') + '</div>');
+  }
   document.getElementById('root').className = '';
   document.getElementById('root').innerHTML = h.join('');
   for (const e of document.querySelectorAll('[data-c]')) e.style.background = colors[e.dataset.c] || 'gray';
   for (const e of document.querySelectorAll('[data-w]')) e.style.width = e.dataset.w + '%';
   document.getElementById('refresh').onclick = () => vscode.postMessage({ type: 'refresh' });
+  for (const li of document.querySelectorAll('#agent-compactions li[data-line]')) li.onclick = () => vscode.postMessage({ type: 'reveal', line: Number(li.dataset.line) });
   for (const r of document.querySelectorAll('svg rect[data-line]')) r.onclick = () => vscode.postMessage({ type: 'reveal', line: Number(r.dataset.line) });
 }
 

@@ -262,6 +262,7 @@ async function main() {
     check("context view: the dry run's removed spans highlighted", removed >= 1, removed);
     check('context view: names what lies outside the transcript', /outside the transcript/.test(text), text.slice(0, 200));
     check('context view: the cost', /Cost ·/.test(text), text.match(/Cost ·[^\n]*/)?.[0]);
+    check("context view: where compactd's MCP server and hooks are installed", /MCP server:[\s\S]*Hooks:/.test(text), text.match(/MCP server:[^\n]*/)?.[0]);
     R.contextView = text;
     await page.waitForTimeout(300);
     await shot('03b-context-view');
@@ -375,6 +376,35 @@ async function main() {
       return (await t.innerText()).trim();
     }).catch(() => null);
     check('fork tab', !!tab, tab);
+  }
+  if (FORK_TAB_RE && process.env.E2E_RECALL !== '0') {
+    // The fork's placeholders name recall handles: "compactd: Recall what a placeholder
+    // replaced…" (asked for the handle) opens what one replaced, byte for byte.
+    const handles = [];
+    for (const f of fs.readdirSync(ws)) {
+      if (!f.endsWith('.jsonl') || f === FILE_NAME) continue;
+      for (const m of fs.readFileSync(path.join(ws, f), 'utf8').matchAll(/recall (r[0-9a-f]{6,64})\b/g)) handles.push(m[1]);
+    }
+    check('the fork names recall handles', handles.length > 0, handles.slice(0, 3));
+    if (handles.length > 0) {
+      const h = handles[0];
+      const tab = await step('Recall… (command palette)', async () => {
+        await page.keyboard.press('Control+Shift+P');
+        const input = page.locator('.quick-input-widget input');
+        await input.waitFor({ timeout: 10000 });
+        await input.fill('>compactd: Recall what a placeholder replaced');
+        await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Recall what a placeholder replaced' }).first().waitFor({ timeout: 10000 });
+        await page.keyboard.press('Enter');
+        await page.locator('.quick-input-widget input').waitFor({ timeout: 10000 });
+        await page.keyboard.type(h);
+        await page.keyboard.press('Enter');
+        const t = page.locator('.tab', { hasText: `${h}.txt` }).first();
+        await t.waitFor({ timeout: 20000 });
+        return (await t.innerText()).trim();
+      }).catch(() => null);
+      check('the recalled content opened in an editor', !!tab, tab);
+      await shot('06a-recall');
+    }
   }
   await page.waitForTimeout(500);
   await shot('06-after-compact');

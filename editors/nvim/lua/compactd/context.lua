@@ -186,6 +186,7 @@ function M.render(data, width)
     if type(dr.savingPerTurn) == 'table' and saved > 0 then
       add(('  saves %s per turn (%s uncached)'):format(M.dollars(dr.savingPerTurn.cached), M.dollars(dr.savingPerTurn.uncached)))
     end
+    if type(dr.economics) == 'table' and saved > 0 then add('  ' .. tostring(dr.economics.line)) end
     if dr.why and dr.why ~= '' then add('Why so little: ' .. dr.why, 'WarningMsg') end
     if type(dr.tradeOff) == 'table' and #dr.tradeOff > 0 then
       add('Trade-off (:CompactdCompactToFit budget=N): tokens after, share of the names kept', 'CompactdContextTitle')
@@ -221,11 +222,17 @@ function M.render(data, width)
       add('  Hooks: not installed (compactd hooks install claude)', 'CompactdContextMuted')
     end
   end
-  -- Room for the agent's own compactions (issue 14, item 5) when the server sends them.
-  if type(data.history) == 'table' and #data.history > 0 then
+  -- The agent's own compaction point, and its compactions with what each lost.
+  local m = type(data.gauge) == 'table' and data.gauge.autoCompact or nil
+  if type(m) == 'table' then
     add('')
-    add("The agent's compactions", 'CompactdContextTitle')
-    for _, h in ipairs(data.history) do add('  ' .. tostring(h.label or h.kind)) end
+    add('The agent ' .. tostring(m.text) .. (m.rule and (' — ' .. tostring(m.rule)) or ''))
+  end
+  if type(data.agentCompactions) == 'table' and #data.agentCompactions > 0 then
+    add('')
+    add("The agent's own compactions", 'CompactdContextTitle')
+    for _, c in ipairs(data.agentCompactions) do add(('  line %d: %s'):format((tonumber(c.line) or 0) + 1, tostring(c.summary))) end
+    if type(data.health) == 'table' and data.health.loop then add('⚠ ' .. tostring(data.health.warning), 'WarningMsg') end
   end
   add('')
   add('q close · r refresh · <CR> go to the turn', 'CompactdContextMuted')

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/png"
 	"strings"
 	"testing"
 
+	"github.com/compactd/compactd/compaction/format/formattest"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -82,6 +84,24 @@ func imageOutputsRollout(t *testing.T) []byte {
 	return r.bytes()
 }
 
+// stripImages replaces every image of v with a stand-in, as
+// strip-attachments does, and returns how many it replaced.
+func stripImages(v *transcript.View) int {
+	n := 0
+	for i := range v.Messages {
+		for j := range v.Messages[i].Parts {
+			p := &v.Messages[i].Parts[j]
+			if p.Kind != transcript.PartImage {
+				continue
+			}
+			p.Kind, p.Text, p.Changed = transcript.PartText, fmt.Sprintf("[compacted: image %s %dx%d]", p.MIME, p.Width, p.Height), true
+			p.MIME, p.Width, p.Height, p.Size = "", 0, 0, 0
+			n++
+		}
+	}
+	return n
+}
+
 // TestForkImageOutputStandIn: compactd replaces an image a tool returned
 // with a one-line stand-in. The fork must keep the output a
 // function_call_output of its call, the stand-in in the image's place:
@@ -95,20 +115,7 @@ func TestForkImageOutputStandIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := transcript.NewView(tr)
-	standIns := 0
-	for i := range v.Messages {
-		for j := range v.Messages[i].Parts {
-			p := &v.Messages[i].Parts[j]
-			if p.Kind != transcript.PartImage {
-				continue
-			}
-			// What strip-attachments does.
-			p.Kind, p.Text, p.Changed = transcript.PartText, "[compacted: image image/png 64x48]", true
-			p.MIME, p.Width, p.Height, p.Size = "", 0, 0, 0
-			standIns++
-		}
-	}
-	if standIns != 3 {
+	if standIns := stripImages(v); standIns != 3 {
 		t.Fatalf("the rollout decodes to %d images in tool outputs, want 3", standIns)
 	}
 	out, err := Codec{}.Fork(v, forkOpts)
@@ -208,5 +215,40 @@ func TestForkMessageImageStandIn(t *testing.T) {
 	var standIn struct{ Type, Text string }
 	if err := json.Unmarshal(c[1], &standIn); err != nil || standIn.Type != "input_text" || standIn.Text != "[compacted: image image/png 8x8]" {
 		t.Errorf("stand-in block %s, want an input_text block with the stand-in (%v)", c[1], err)
+	}
+}
+
+// The same on a rollout Codex 0.169 wrote: view_image's output, its image
+// replaced, stays the call's result, and its id and call_id stay.
+func TestForkViewImageV0169(t *testing.T) {
+	tr, err := Codec{}.Parse(formattest.Fixture(t, "v0.169-view-image.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := transcript.NewView(tr)
+	if n := stripImages(v); n != 1 {
+		t.Fatalf("%d images, want view_image's one", n)
+	}
+	out, err := Codec{}.Fork(v, forkOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	re, err := Codec{}.Parse(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var result *transcript.Part
+	for i := range re.Messages {
+		for j := range re.Messages[i].Parts {
+			if p := &re.Messages[i].Parts[j]; p.Kind == transcript.PartToolResult && p.ToolCallID == "call_000000000001e2e" {
+				result = p
+			}
+		}
+	}
+	if result == nil || result.Text != "[compacted: image image/png 320x200]" || result.ToolName != "view_image" {
+		t.Fatalf("view_image's result in the fork: %+v", result)
+	}
+	if !bytes.Contains(out, []byte(`"id":"fco_01a215f9-a4fc-7393-8cf4-23686a6d9b58","call_id":"call_000000000001e2e","output":[{"type":"input_text","text":"[compacted: image image/png 320x200]"}]`)) {
+		t.Errorf("the output item lost its id, its call_id or its place:\n%s", out)
 	}
 }

@@ -62,23 +62,31 @@ func codexResumedWithImages(t *testing.T, resumes int) []byte {
 			prompts = append(prompts, prompt)
 			add("response_item", map[string]any{"type": "message", "role": "user", "content": text("input_text", prompt)})
 			add("event_msg", map[string]any{"type": "user_message", "message": prompt})
-			add("response_item", map[string]any{"type": "reasoning", "summary": text("summary_text", "**Checking the layout**"), "encrypted_content": strings.Repeat("gAAAAB", 40)})
-			call := func(name, callID, args string, output any) {
-				add("response_item", map[string]any{"type": "function_call", "name": name, "arguments": args, "call_id": callID})
-				add("response_item", map[string]any{"type": "function_call_output", "call_id": callID, "output": output})
+			// Two calls issued together, each after its reasoning, then
+			// their outputs.
+			type call struct {
+				name, id, args string
+				output         any
 			}
-			call("exec_command", fmt.Sprintf("call_exec_%d", turn), `{"cmd":"rg -n 'z-index' src/styles"}`,
-				strings.Repeat(fmt.Sprintf("src/styles/header.css:%d:  z-index: 30;\n", turn), 40))
+			calls := []call{{"exec_command", fmt.Sprintf("call_exec_%d", turn), `{"cmd":"rg -n 'z-index' src/styles"}`,
+				strings.Repeat(fmt.Sprintf("src/styles/header.css:%d:  z-index: 30;\n", turn), 40)}}
 			switch turn % 3 {
 			case 0:
-				call("view_image", fmt.Sprintf("call_view_%d", turn), `{"path":"/home/dev/site/shot.png"}`,
-					[]any{map[string]any{"type": "input_image", "image_url": shot, "detail": "high"}})
+				calls = append(calls, call{"view_image", fmt.Sprintf("call_view_%d", turn), `{"path":"/home/dev/site/shot.png"}`,
+					[]any{map[string]any{"type": "input_image", "image_url": shot, "detail": "high"}}})
 			case 1:
-				call("mcp__playwright__browser_take_screenshot", fmt.Sprintf("call_mcp_%d", turn), `{"fullPage":false}`,
-					[]any{map[string]any{"type": "input_text", "text": "Took the screenshot of the current page."}, map[string]any{"type": "input_image", "image_url": shot}})
+				calls = append(calls, call{"mcp__playwright__browser_take_screenshot", fmt.Sprintf("call_mcp_%d", turn), `{"fullPage":false}`,
+					[]any{map[string]any{"type": "input_text", "text": "Took the screenshot of the current page."}, map[string]any{"type": "input_image", "image_url": shot}}})
 			default:
-				call("view_image", fmt.Sprintf("call_view_%d", turn), `{"path":"/home/dev/site/narrow.png"}`,
-					map[string]any{"type": "input_image", "image_url": shot})
+				calls = append(calls, call{"view_image", fmt.Sprintf("call_view_%d", turn), `{"path":"/home/dev/site/narrow.png"}`,
+					map[string]any{"type": "input_image", "image_url": shot}})
+			}
+			for _, c := range calls {
+				add("response_item", map[string]any{"type": "reasoning", "summary": text("summary_text", "**Checking the layout**"), "encrypted_content": strings.Repeat("gAAAAB", 40)})
+				add("response_item", map[string]any{"type": "function_call", "name": c.name, "arguments": c.args, "call_id": c.id})
+			}
+			for _, c := range calls {
+				add("response_item", map[string]any{"type": "function_call_output", "call_id": c.id, "output": c.output})
 			}
 			if turn == 5 {
 				// Interrupted while a command ran: the call has no output.
@@ -128,7 +136,7 @@ func TestCompactsCodexImageOutputs(t *testing.T) {
 	if err := strategy.CheckTranscript(original); err != nil {
 		t.Fatalf("the rollout itself breaks the API's rules: %v", err)
 	}
-	for _, s := range []string{"auto", "turn-window", "token-budget", "extractive", "strip-attachments", "strip-tool-results"} {
+	for _, s := range []string{"auto", "turn-window", "token-budget", "extractive", "strip-attachments", "strip-tool-results", "dedup-tools"} {
 		t.Run(s, func(t *testing.T) {
 			root := isolate(t)
 			r := realRunner(t)

@@ -623,6 +623,10 @@ func renderItem(payload []byte, source []transcript.Part, m *transcript.Message)
 	}
 	var it item
 	_ = unmarshal(payload, &it)
+	if lostResult(kept, source) {
+		out, err := leftoverMessage(o, kept)
+		return out, true, err
+	}
 	if !fitsSource(kept, sourceKinds(source, kept)) {
 		out, err := freshItem(m)
 		return out, true, err
@@ -670,6 +674,50 @@ func fitsSource(kept, source []transcript.Part) bool {
 		}
 	}
 	return true
+}
+
+// lostResult reports whether kept are what is left of a tool output
+// without its result (an image the output held, or its stand-in, the call
+// and the result cut): no longer the output of any call.
+func lostResult(kept, source []transcript.Part) bool {
+	return len(source) > 0 && source[0].Kind == transcript.PartToolResult && kept[0].Kind != transcript.PartToolResult
+}
+
+// leftoverMessage writes what is left of a tool output without its result
+// as a user message: stand-ins as input_text blocks, images as the
+// output's own blocks.
+func leftoverMessage(o *jsonx.Object, kept []transcript.Part) ([]byte, error) {
+	out := bytes.TrimSpace(o.Get("output"))
+	var blocks []json.RawMessage
+	switch {
+	case len(out) > 0 && out[0] == '[':
+		blocks, _ = jsonx.ParseArray(out)
+	case len(out) > 0 && out[0] == '{':
+		blocks = []json.RawMessage{out}
+	}
+	content := make([]json.RawMessage, 0, len(kept))
+	for _, p := range kept {
+		if p.Kind == transcript.PartImage && p.Ref.Block >= 0 && p.Ref.Block < len(blocks) {
+			content = append(content, blocks[p.Ref.Block])
+			continue
+		}
+		if p.Kind != transcript.PartText {
+			continue
+		}
+		t, err := jsonx.Marshal(textBlock{"input_text", p.Text})
+		if err != nil {
+			return nil, err
+		}
+		content = append(content, t)
+	}
+	if len(content) == 0 {
+		return nil, fmt.Errorf("fork: a tool output without its result holds nothing the rollout can hold")
+	}
+	msg := &jsonx.Object{}
+	_ = msg.Set("type", "message")
+	_ = msg.Set("role", "user")
+	msg.SetRaw("content", jsonx.Array(content))
+	return msg.Bytes(), nil
 }
 
 // standsIn reports whether p is a text stand-in for the attachment s.
@@ -762,7 +810,10 @@ func renderOutput(o *jsonx.Object, kept []transcript.Part) error {
 		if blocks, err = jsonx.ParseArray(out); err != nil {
 			return err
 		}
-	case len(out) > 0 && out[0] == '{':
+	case len(out) > 0 && out[0] == '{' && blockPart(out, transcript.Ref{}).Kind != transcript.PartOpaque:
+		// One content item (Codex 0.146 wrote some outputs so); an
+		// object of another shape (early builds' {content, success})
+		// becomes the text.
 		blocks = []json.RawMessage{out}
 	default:
 		return o.Set("output", res.Text)

@@ -252,3 +252,59 @@ func TestForkViewImageV0169(t *testing.T) {
 		t.Errorf("the output item lost its id, its call_id or its place:\n%s", out)
 	}
 }
+
+// What is left of a tool output without its result — its call and result
+// cut, an image or its stand-in kept — is no longer the output of any call:
+// the fork writes it as a user message, not as the output again (a result
+// without its call, which the API refuses).
+func TestForkOutputWithoutItsResult(t *testing.T) {
+	for _, strip := range []bool{false, true} {
+		tr, err := Codec{}.Parse(imageOutputsRollout(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := transcript.NewView(tr)
+		if strip {
+			stripImages(v)
+		}
+		// Cut the screenshot tool's call and result, keep its image.
+		var msgs []transcript.Message
+		for _, m := range v.Messages {
+			var parts []transcript.Part
+			for _, p := range m.Parts {
+				if p.ToolCallID != "call_mcp2" {
+					parts = append(parts, p)
+				}
+			}
+			if len(parts) > 0 {
+				m.Parts = parts
+				msgs = append(msgs, m)
+			}
+		}
+		v.Messages = msgs
+		out, err := Codec{}.Fork(v, forkOpts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(out, []byte(`"call_mcp2"`)) {
+			t.Errorf("strip=%v: the cut call's output is still in the fork:\n%s", strip, out)
+		}
+		re, err := Codec{}.Parse(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, m := range re.Messages {
+			if m.Role != transcript.RoleUser || len(m.Parts) != 1 {
+				continue
+			}
+			p := m.Parts[0]
+			if strip && p.Kind == transcript.PartText && p.Text == "[compacted: image image/png 64x48]" || !strip && p.Kind == transcript.PartImage && p.Width == 64 {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("strip=%v: the kept image is not a user message of the fork:\n%s", strip, out)
+		}
+	}
+}

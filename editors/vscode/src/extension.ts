@@ -12,7 +12,7 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 import { ContextData, ContextViewProvider } from './contextView';
-import { AgentCompactionNote, Gauge, GaugeStore, gaugeText, insightMarkdown, shortTokens } from './gauges';
+import { AgentCompactionNote, AgentLoss, Gauge, GaugeStore, gaugeText, insightMarkdown, shortTokens } from './gauges';
 import { findServer } from './server';
 
 /** Transcript files sent to the server; compactd.documentGlobs adds more (never settings.json). */
@@ -344,13 +344,20 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
           void vscode.window.showInformationMessage('compactd: this conversation has no versions yet.');
           return;
         }
+        // The agent's own compactions (aN): their figures and what each summary lost.
+        const losses = new Map(((r.agentCompactions as AgentLoss[] | undefined) ?? []).map((l) => [l.compaction, l]));
         const picked = await vscode.window.showQuickPick(
-          versions.map((v) => ({
-            label: `Version ${versionId(v)}`,
-            description: `${fmtTokens(v.tokensBefore)} → ${fmtTokens(v.tokensAfter)} tokens · ${versionStrategies(v)}`,
-            detail: `${v.created ?? ''}${v.forkPath ? ` · ${v.forkPath}` : ''}`,
-            v,
-          })),
+          versions.map((v) => {
+            const loss = losses.get(versionId(v));
+            return {
+              label: `Version ${versionId(v)}`,
+              description: loss
+                ? `${fmtTokens(loss.tokensBefore)} → ${fmtTokens(loss.tokensAfter)} tokens · the agent's own compaction`
+                : `${fmtTokens(v.tokensBefore)} → ${fmtTokens(v.tokensAfter)} tokens · ${versionStrategies(v)}`,
+              detail: loss ? loss.summary : `${v.created ?? ''}${v.forkPath ? ` · ${v.forkPath}` : ''}`,
+              v,
+            };
+          }),
           { placeHolder: 'Versions of this conversation: pick one to open, restore or diff' },
         );
         if (!picked) return;

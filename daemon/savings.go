@@ -382,6 +382,14 @@ func (d *Daemon) savingsInput(ctx context.Context, tr *tracked, asked bool) (Sav
 	return in, seq, true
 }
 
+// followAside reads what tmp's file gained, as the index would: a codec's
+// panic there is an error (and a line in the log), never the server's end.
+func (d *Daemon) followAside(tmp *tracked, trimmer format.Trimmer, fi os.FileInfo) (err error) {
+	defer jobs.Recovered(&err, "read "+tmp.path, d.log)
+	_, err = tmp.follow(d.savingsIx, trimmer, fi)
+	return err
+}
+
 // maxAdopt is the largest transcript (its source bytes) whose parse the
 // index keeps hot when its estimates read it whole: a larger one is read
 // again for each estimate (and for each command) rather than held.
@@ -403,7 +411,7 @@ func (d *Daemon) adopt(tr, tmp *tracked) bool {
 		return false
 	}
 	if fi.Size() > tmp.position() {
-		if _, err := tmp.follow(d.savingsIx, trimmer, fi); err != nil {
+		if err := d.followAside(tmp, trimmer, fi); err != nil {
 			return false
 		}
 	}

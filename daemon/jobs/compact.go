@@ -537,9 +537,10 @@ func verifyFork(src *source, view *transcript.View, data []byte) (*transcript.Tr
 	if want := len(view.Messages) + len(view.Summaries); want > 0 && len(t.Messages) == 0 {
 		return nil, fmt.Errorf("the compacted %s reads back with no conversation (it should hold %d messages); the fork lost it, so nothing was written", filepath.Base(src.path), want)
 	}
-	// A fork must keep the API invariants (calls paired with results,
-	// signed reasoning intact) unless the source already broke them.
-	if err := strategy.CheckTranscript(t); err != nil && strategy.CheckTranscript(src.t) == nil {
+	// A fork must keep the API invariants (calls paired with results —
+	// every call the source answered — signed reasoning intact) unless the
+	// source already broke them.
+	if err := strategy.CheckFork(t, src.t); err != nil && strategy.CheckTranscript(src.t) == nil {
 		return nil, fmt.Errorf("the compacted %s breaks the API's rules (%v); nothing was written", filepath.Base(src.path), err)
 	}
 	return t, nil

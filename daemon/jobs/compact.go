@@ -353,9 +353,6 @@ func (r *Runner) forgetUnwritten(v store.Version, writeErr error) error {
 // compactBytes runs the pipeline on src with the summarizer req's settings
 // ask for and renders the fork, verified. preview keeps the summary
 // archive untouched (dry runs).
-// tradeOffLimit is the largest transcript, in tokens, a dry run computes
-// the trade-off for.
-const tradeOffLimit = 400_000
 
 func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, req Request, sessionID string, preview bool) (*compacted, *strategy.Report, error) {
 	counter, err := r.tokenCounter(src.t)
@@ -392,8 +389,8 @@ func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, 
 	registry := &storeRegistry{ctx: ctx, s: r.Store}
 	book := recall.NewBook(registry)
 	opts.Recall = book.Handle
-	if preview && opts.Budget == 0 && opts.Counts.Total() <= tradeOffLimit {
-		// A dry run shows what a few budgets would keep; past tradeOffLimit
+	if preview && opts.Budget == 0 && opts.Counts.Total() <= strategy.TradeOffLimit {
+		// A dry run shows what a few budgets would keep; past strategy.TradeOffLimit
 		// the four extra compactions would cost more than the dry run.
 		opts.TradeOff = true
 	}

@@ -810,7 +810,10 @@ func renderOutput(o *jsonx.Object, kept []transcript.Part) error {
 		if blocks, err = jsonx.ParseArray(out); err != nil {
 			return err
 		}
-	case len(out) > 0 && out[0] == '{':
+	case len(out) > 0 && out[0] == '{' && blockPart(out, transcript.Ref{}).Kind != transcript.PartOpaque:
+		// One content item (Codex 0.146 wrote some outputs so); an
+		// object of another shape (early builds' {content, success})
+		// becomes the text.
 		blocks = []json.RawMessage{out}
 	default:
 		return o.Set("output", res.Text)

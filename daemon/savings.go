@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -229,8 +230,17 @@ func (w *savingsWorker) next(delay time.Duration, scanned bool) (string, time.Du
 	best, bestAt := "", time.Time{}
 	var wait time.Duration
 	active := w.d.Active()
-	for p, at := range w.pending {
-		if !scanned && p != active && !w.d.opened(p) {
+	candidates := maps.Keys(w.pending)
+	if !scanned {
+		// Only these may go: look them up rather than go through every
+		// pending path, which the scan adds one by one (a walk per file
+		// scanned is quadratic in the transcripts, each lookup taking the
+		// index's lock the scan's workers need).
+		candidates = slices.Values(append(w.d.openedPaths(), active))
+	}
+	for p := range candidates {
+		at, ok := w.pending[p]
+		if !ok {
 			continue
 		}
 		ready := at.Add(delay * w.d.readCost(p))

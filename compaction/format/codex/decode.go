@@ -46,6 +46,9 @@ type event struct {
 	ThreadName         string     `json:"thread_name"`
 	// Usage is a token_usage_record's usage of one response.
 	Usage *tokenUsage `json:"usage"`
+	// NumTurns is how many of the last user turns a thread_rolled_back
+	// took back.
+	NumTurns int `json:"num_turns"`
 }
 
 type tokenInfo struct {

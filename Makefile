@@ -6,6 +6,13 @@ E2E_HOME  ?= $(CURDIR)/.cache/e2e
 # Fuzz time per target: short in `make test`, long in `make fuzz`.
 FUZZTIME  ?= 10s
 export E2E_HOME COMPACTD_E2E_HOME=$(E2E_HOME)
+# One build configuration for everything but -race and fuzzing: the one compactd ships in (CGO
+# off, -trimpath). Go's build cache keys on both, so lint's vet, cross, the unit and Wine suites,
+# the binaries tests build, dist and the e2e binaries all reuse one compile of each package per
+# platform instead of compiling modernc.org/sqlite and the rest once more per setting.
+export CGO_ENABLED ?= 0
+GOFLAGS += -trimpath
+export GOFLAGS
 
 .PHONY: build demo test check lint cross wine wine-setup unit race fuzz fuzz-short stress bench bench-quick e2e e2e-setup e2e-agents dist clean
 
@@ -25,7 +32,8 @@ check: lint
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 
 ## cross: every package, tests included, builds and vets for each platform (CGO off, as shipped;
-## -trimpath, as make dist builds, so dist reuses what this compiled).
+## -trimpath, as make dist builds, so dist reuses what this compiled, and so do lint on
+## linux/amd64 and the Wine suite on windows/amd64).
 cross:
 	@for p in $(PLATFORMS); do \
 	  echo "cross: $$p"; \
@@ -60,7 +68,7 @@ unit:
 
 ## race: the suite under the race detector (-short keeps it within CI's time).
 race:
-	$(GO) test -race -short -count=1 ./...
+	CGO_ENABLED=1 $(GO) test -race -short -count=1 ./...
 
 ## test: everything — CI runs this on a clean clone.
 ## (the VS Code e2e runs the linux-x64 VSIX that make dist packaged, its bundled binary serving)
@@ -84,7 +92,7 @@ fuzz:
 ## `make unit` runs each of these once (the short form).
 stress:
 	COMPACTD_STRESS=1 $(GO) test -v -count=1 -timeout 150m -run 'Crash|ConcurrentAppend|Stress|Chaos|DamagedStore|StoreUnavailable|OddFiles|Recover' ./daemon/... ./cmd/... ./lsp/...
-	COMPACTD_STRESS=1 COMPACTD_SERVE_RACE=1 $(GO) test -race -v -count=1 -timeout 150m -run 'TestStressTwoServersOneStore' ./cmd/compactd/
+	COMPACTD_STRESS=1 COMPACTD_SERVE_RACE=1 CGO_ENABLED=1 $(GO) test -race -v -count=1 -timeout 150m -run 'TestStressTwoServersOneStore' ./cmd/compactd/
 
 ## bench: every performance figure beside its bar (see README "Performance").
 bench: build

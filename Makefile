@@ -11,10 +11,10 @@ export E2E_HOME COMPACTD_E2E_HOME=$(E2E_HOME)
 # the binaries tests build, dist and the e2e binaries all reuse one compile of each package per
 # platform instead of compiling modernc.org/sqlite and the rest once more per setting.
 export CGO_ENABLED ?= 0
-GOFLAGS += -trimpath
+GOFLAGS := $(filter-out -trimpath,$(GOFLAGS)) -trimpath
 export GOFLAGS
 
-.PHONY: build demo test check lint cross wine wine-setup unit race fuzz fuzz-short stress bench bench-quick e2e e2e-setup e2e-agents dist clean
+.PHONY: build demo test setup check lint cross wine wine-setup unit race fuzz fuzz-short stress bench bench-quick e2e e2e-setup e2e-agents dist clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/compactd
@@ -70,11 +70,17 @@ unit:
 race:
 	CGO_ENABLED=1 $(GO) test -race -short -count=1 ./...
 
-## test: everything — CI runs this on a clean clone.
+## test: everything — CI runs this on a clean clone (.ci/test.sh): lint, cross, unit, race, wine,
+## fuzz-short, dist, e2e, each timed, with the installs (make setup) in the background from the
+## start; every stage runs even after a failure, and a summary ends it.
 ## (the VS Code e2e runs the linux-x64 VSIX that make dist packaged, its bundled binary serving)
-test: lint cross unit race wine fuzz-short dist
-	@E2E_VSIX=$$(ls $(CURDIR)/bin/dist/compactd-*-linux-x64.vsix) $(MAKE) --no-print-directory e2e
-	@echo "make test: all suites passed"
+test:
+	@bash .ci/test.sh
+
+## setup: every install make test needs (Debian packages, Wine, code-server, Neovim, the agents,
+## the extension's npm tree); each target also installs what it needs on its own.
+setup:
+	@bash .ci/setup.sh
 
 fuzz-short:
 	@bash .ci/fuzz.sh $(FUZZTIME)

@@ -207,6 +207,7 @@ func (sb *sandbox) try(timeout time.Duration, name string, args ...string) (stri
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
+	ownGroup(cmd)
 	cmd.Dir = sb.project
 	cmd.Env = sb.env
 	cmd.Stdin = nil

@@ -179,18 +179,10 @@ func prepareContent(ctx context.Context, q querier, b []byte, cuts []int64, pref
 		return p, err
 	}
 
-	// Normalize and hash the records after the prefix, on every core.
-	segs := segmentsFrom(b, cuts, base.size)
-	recs := make([]record, len(segs))
-	parallel(len(segs), func(i int) {
-		body, patch := normalize(segs[i])
-		if patch != nil {
-			if back, err := applyPatch(nil, body, patch); err != nil || !bytes.Equal(back, segs[i]) {
-				body, patch = segs[i], nil // never store what does not come back
-			}
-		}
-		recs[i] = record{body: body, patch: patch, sum: sha256.Sum256(body)}
-	})
+	// Normalize the records after the prefix, group the small ones into
+	// chunks, and hash each segment, on every core.
+	recs := chunkRecords(normalizeAll(segmentsFrom(b, cuts, base.size)))
+	parallel(len(recs), func(i int) { recs[i].sum = sha256.Sum256(recs[i].body) })
 	if err := findBodies(ctx, q, recs); err != nil {
 		return nil, err
 	}

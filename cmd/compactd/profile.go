@@ -27,6 +27,7 @@ func startProfile(getenv func(string) string) func() {
 			return
 		}
 		defer f.Close()
+		runtime.GC() // the profile holds what the last collection saw
 		if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
 			fmt.Fprintf(os.Stderr, "compactd: COMPACTD_MEMPROFILE: %v\n", err)
 		}

@@ -30,39 +30,48 @@ const (
 	maxChunk    = 32 << 10
 )
 
-// A normalized record is one record's body and patch (see normalize) and
-// its raw bytes.
-type normalized struct {
-	raw, body, patch []byte
-}
-
-// normalizeAll normalizes every record, on every core.
-func normalizeAll(segs [][]byte) []normalized {
-	out := make([]normalized, len(segs))
-	parallel(len(segs), func(i int) {
-		body, patch := normalize(segs[i])
-		out[i] = normalized{raw: segs[i], body: body, patch: patch}
-	})
-	return out
+// A scanned record is one record of a content to store: its bytes, the
+// pieces normalize cuts out of it, and what chunking looks at: its body's
+// size and checksum.
+type scanned struct {
+	raw      []byte
+	cuts     []cut
+	bodySize int
+	sum      uint32
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// endsChunk reports whether a small record's body ends the chunk it is in.
-func endsChunk(body []byte) bool {
-	return crc32.Checksum(body, castagnoli)%chunkSpread == 0
+// scanAll finds every record's cuts and its body's checksum, on every
+// core, building no body.
+func scanAll(segs [][]byte) []scanned {
+	out := make([]scanned, len(segs))
+	parallel(len(segs), func(i int) {
+		raw := segs[i]
+		cuts := cutsOf(raw)
+		var sum uint32
+		prev, size := 0, len(raw)
+		for _, c := range cuts {
+			sum = crc32.Update(sum, castagnoli, raw[prev:c.at])
+			prev = int(c.end)
+			size -= int(c.end - c.at)
+		}
+		sum = crc32.Update(sum, castagnoli, raw[prev:])
+		out[i] = scanned{raw: raw, cuts: cuts, bodySize: size, sum: sum}
+	})
+	return out
 }
 
 // chunkRecords groups recs (consecutive records of one content) into the
-// segments to store, each joined and checked on every core. A segment
+// segments to store, each normalized and checked on every core. A segment
 // whose patch does not give its bytes back is stored as its bytes: what
 // is stored always comes back.
-func chunkRecords(recs []normalized) []record {
+func chunkRecords(recs []scanned) []record {
 	type span struct{ from, to int }
 	var spans []span
 	from, size := 0, 0
 	for i, r := range recs {
-		if len(r.body) >= largeRecord {
+		if r.bodySize >= largeRecord {
 			if from < i {
 				spans = append(spans, span{from, i})
 			}
@@ -70,8 +79,8 @@ func chunkRecords(recs []normalized) []record {
 			from, size = i+1, 0
 			continue
 		}
-		size += len(r.body)
-		if size >= maxChunk || endsChunk(r.body) {
+		size += r.bodySize
+		if size >= maxChunk || r.sum%chunkSpread == 0 {
 			spans = append(spans, span{from, i + 1})
 			from, size = i+1, 0
 		}
@@ -83,88 +92,88 @@ func chunkRecords(recs []normalized) []record {
 	parallel(len(spans), func(k int) {
 		sp := spans[k]
 		raw, body, patch := joinRecords(recs[sp.from:sp.to])
-		if patch != nil {
-			if back, err := applyPatch(make([]byte, 0, len(raw)), body, patch); err != nil || !bytes.Equal(back, raw) {
-				body, patch = raw, nil
-			}
+		if patch != nil && !patchGives(body, patch, raw) {
+			body, patch = raw, nil
 		}
 		out[k] = record{body: body, patch: patch}
 	})
 	return out
 }
 
-// joinRecords joins consecutive records into one: their raw bytes (which
-// are adjacent in the content, so joining them copies nothing), their
-// bodies, and one patch placing every record's pieces in the joined body.
-func joinRecords(rs []normalized) (raw, body, patch []byte) {
-	if len(rs) == 1 {
-		return rs[0].raw, rs[0].body, rs[0].patch
+// joinRecords normalizes consecutive records into one segment: their raw
+// bytes (adjacent in the content, so joining them copies nothing), the
+// body, and one patch placing every record's pieces in it.
+func joinRecords(rs []scanned) (raw, body, patch []byte) {
+	first, last := rs[0].raw, rs[len(rs)-1].raw
+	n, pieces, bodySize := 0, 0, 0
+	for _, r := range rs {
+		n += len(r.raw)
+		pieces += len(r.cuts)
+		bodySize += r.bodySize
 	}
-	raw = rs[0].raw[:0:0]
-	if first, last := rs[0].raw, rs[len(rs)-1].raw; len(first) > 0 && len(last) > 0 {
-		// Adjacent slices of one buffer: extend the first over the rest.
-		n := 0
-		for _, r := range rs {
-			n += len(r.raw)
-		}
-		if cap(first) >= n && &first[:n][n-len(last)] == &last[0] {
-			raw = first[:n]
-		}
-	}
-	if len(raw) == 0 {
+	// Records are consecutive slices of one buffer: extend the first over
+	// the rest (copy them when they are not, which no caller does).
+	if len(last) > 0 && cap(first) >= n && &first[:n][n-len(last)] == &last[0] {
+		raw = first[:n]
+	} else {
+		raw = make([]byte, 0, n)
 		for _, r := range rs {
 			raw = append(raw, r.raw...)
 		}
 	}
-	pieces, bodySize := 0, 0
-	for _, r := range rs {
-		bodySize += len(r.body)
-		if len(r.patch) > 0 {
-			n, _ := binary.Uvarint(r.patch)
-			pieces += int(n)
-		}
-	}
 	if pieces == 0 {
-		if bodySize == len(raw) {
-			return raw, raw, nil
-		}
+		return raw, raw, nil
 	}
 	body = make([]byte, 0, bodySize)
-	patch = binary.AppendUvarint(make([]byte, 0, 16+pieces*20), uint64(pieces))
-	// gap counts the body bytes since the last piece, across records.
+	patch = binary.AppendUvarint(make([]byte, 0, 8+pieces*24), uint64(pieces))
 	gap := 0
 	for _, r := range rs {
-		body = append(body, r.body...)
-		if len(r.patch) == 0 {
-			gap += len(r.body)
-			continue
-		}
-		n, k := binary.Uvarint(r.patch)
-		p := r.patch[k:]
-		used := 0
-		for range n {
-			g, k := binary.Uvarint(p)
-			if k <= 0 || len(p) < k+1 {
-				return raw, raw, nil // a patch normalize did not write: store the bytes
-			}
-			patch = binary.AppendUvarint(patch, uint64(gap+int(g)))
-			gap, used = 0, used+int(g)
-			p = p[k:]
-			size := 1 + 16 // kind, UUID
-			if p[0] == pieceBytes {
-				m, k := binary.Uvarint(p[1:])
-				if k <= 0 {
-					return raw, raw, nil
-				}
-				size = 1 + k + int(m)
-			}
-			if size > len(p) {
-				return raw, raw, nil
-			}
-			patch = append(patch, p[:size]...)
-			p = p[size:]
-		}
-		gap += len(r.body) - used
+		body, patch, gap = appendNormalized(body, patch, r.raw, r.cuts, gap)
 	}
 	return raw, body, patch
+}
+
+// patchGives reports whether body and patch give want back (applyPatch,
+// comparing instead of building).
+func patchGives(body, patch, want []byte) bool {
+	n, k := binary.Uvarint(patch)
+	if k <= 0 {
+		return false
+	}
+	patch = patch[k:]
+	at := 0
+	var text [36]byte
+	for range n {
+		gap, k := binary.Uvarint(patch)
+		if k <= 0 || gap > uint64(len(body)-at) || len(patch) < k+1 {
+			return false
+		}
+		g := int(gap)
+		if !bytes.HasPrefix(want, body[at:at+g]) {
+			return false
+		}
+		want, at = want[g:], at+g
+		kind := patch[k]
+		patch = patch[k+1:]
+		switch kind {
+		case pieceUUID:
+			if len(patch) < 16 || !bytes.HasPrefix(want, appendUUID(text[:0], patch[:16])) {
+				return false
+			}
+			want, patch = want[36:], patch[16:]
+		case pieceBytes:
+			size, k := binary.Uvarint(patch)
+			if k <= 0 || size > uint64(len(patch)-k) {
+				return false
+			}
+			piece := patch[k : k+int(size)]
+			if !bytes.HasPrefix(want, piece) {
+				return false
+			}
+			want, patch = want[len(piece):], patch[k+len(piece):]
+		default:
+			return false
+		}
+	}
+	return len(patch) == 0 && bytes.Equal(want, body[at:])
 }

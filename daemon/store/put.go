@@ -75,7 +75,11 @@ const patchChunk = 512
 // (k+1)·patchChunk), each as a uvarint length and the patch).
 
 func encodePatches(ps [][]byte) []byte {
-	var b []byte
+	n := 0
+	for _, p := range ps {
+		n += binary.MaxVarintLen32 + len(p)
+	}
+	b := make([]byte, 0, n)
 	for _, p := range ps {
 		b = binary.AppendUvarint(b, uint64(len(p)))
 		b = append(b, p...)
@@ -181,7 +185,7 @@ func prepareContent(ctx context.Context, q querier, b []byte, cuts []int64, pref
 
 	// Normalize the records after the prefix, group the small ones into
 	// chunks, and hash each segment, on every core.
-	recs := chunkRecords(normalizeAll(segmentsFrom(b, cuts, base.size)))
+	recs := chunkRecords(scanAll(segmentsFrom(b, cuts, base.size)))
 	parallel(len(recs), func(i int) { recs[i].sum = sha256.Sum256(recs[i].body) })
 	if err := findBodies(ctx, q, recs); err != nil {
 		return nil, err

@@ -5,7 +5,8 @@
 #   compactd-VERSION-TARGET.vsix for the six VS Code targets (vsce package --target), each
 #   bundling that platform's binary in bin/TARGET/ where the extension looks for it;
 #   SHA256SUMS over all twelve.
-# Then checks them (.ci/dist_check.sh). VERSION: $VERSION, else the tag v* at HEAD without
+# Then checks them (.ci/dist_check.sh) and that go install …/cmd/compactd@VERSION works
+# (.ci/go_install_check.sh). VERSION: $VERSION, else the tag v* at HEAD without
 # its v, else lsp.Version-dev+<commit> (e.g. 0.1.0-dev+5b48ee3).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -63,3 +64,5 @@ for p in "$out"/compactd-"$VERSION"-*/; do rm -rf "$p"; done
 echo "$VERSION" > "$out/VERSION"
 echo "dist: $(ls "$out" | grep -c -E '\.(tar\.gz|zip)$') archives, $(ls "$out" | grep -c '\.vsix$') VSIXes, SHA256SUMS in $out ($(( $(date +%s)-start )) s)"
 bash .ci/dist_check.sh "$out"
+# And the Go way: go install github.com/compactd/compactd/cmd/compactd@VERSION from a proxy.
+bash .ci/go_install_check.sh

@@ -459,6 +459,19 @@ func (d *Daemon) opened(path string) bool {
 	return tr != nil && tr.opened.Load()
 }
 
+// openedPaths lists the transcripts the editor opened.
+func (d *Daemon) openedPaths() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var paths []string
+	for p, tr := range d.files {
+		if tr.opened.Load() {
+			paths = append(paths, p)
+		}
+	}
+	return paths
+}
+
 func (d *Daemon) entry(path string, create bool) *tracked {
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -39,6 +39,9 @@ const (
 	// serialChunk is the piece a serial indexer reads: below the size
 	// from which the codecs decode on every core.
 	serialChunk = 512 << 10
+	// slackChunk is what a piece holds beyond the bytes the file had at
+	// its Stat, for what was appended since.
+	slackChunk = 64 << 10
 )
 
 // tracked is the index entry of one transcript file. Its mutex serializes
@@ -284,6 +287,11 @@ func (tr *tracked) follow(ix *indexer, trimmer format.Trimmer, fi fs.FileInfo) (
 func (tr *tracked) stream(ix *indexer, trimmer format.Trimmer, r io.Reader, pos int64, fi fs.FileInfo) (changed bool, err error) {
 	var buf, spare []byte
 	eof := false
+	// left is what the file held past pos at its Stat: a piece is no larger
+	// than that (and a little slack), so a small file or append is not read
+	// into a piece of readChunk bytes, each zeroed (5,000 small transcripts
+	// cost 40 GB of zeroing).
+	left := fi.Size() - pos
 	for {
 		for len(buf) > 0 {
 			if tr.skip != nil {
@@ -332,6 +340,9 @@ func (tr *tracked) stream(ix *indexer, trimmer format.Trimmer, r io.Reader, pos 
 		if ix.serial {
 			piece = serialChunk
 		}
+		if want := max(left, 0) + slackChunk; want < int64(piece) {
+			piece = int(want)
+		}
 		if len(buf) == 0 && cap(spare) >= piece {
 			next = spare[:0]
 		} else {
@@ -343,6 +354,7 @@ func (tr *tracked) stream(ix *indexer, trimmer format.Trimmer, r io.Reader, pos 
 		}
 		n, rerr := io.ReadFull(r, next[len(next):cap(next)])
 		tr.bytesRead.Add(int64(n))
+		left -= int64(n)
 		buf = next[:len(next)+n]
 		switch {
 		case rerr == io.EOF || rerr == io.ErrUnexpectedEOF:

@@ -149,11 +149,6 @@ type DryRunTurns struct {
 	TradeOff []strategy.TradePoint
 }
 
-// tradeOffLimit is the largest transcript, in tokens, whose dry run
-// computes the trade-off: past it, four more compactions would cost more
-// than the view is worth.
-const tradeOffLimit = 400_000
-
 // KneeBudget is the knee of path's last dry run's trade-off, 0 when none
 // is known: what "Compact to fit…" suggests.
 func (d *Daemon) KneeBudget(path string) int {
@@ -219,7 +214,7 @@ func (d *Daemon) DryRunTurns(ctx context.Context, path string) (*DryRunTurns, er
 	if opts.Summarizer == nil {
 		opts.Summarizer = &summarize.Extractive{Counter: c}
 	}
-	opts.TradeOff = opts.Budget == 0 && known.Total() <= tradeOffLimit
+	opts.TradeOff = opts.Budget == 0 && known.Total() <= strategy.TradeOffLimit
 	v, rep, err := strategy.Run(ctx, t, c, opts)
 	if err != nil {
 		return nil, fmt.Errorf("dry run of %s: %w", path, err)

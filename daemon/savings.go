@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -229,8 +230,17 @@ func (w *savingsWorker) next(delay time.Duration, scanned bool) (string, time.Du
 	best, bestAt := "", time.Time{}
 	var wait time.Duration
 	active := w.d.Active()
-	for p, at := range w.pending {
-		if !scanned && p != active && !w.d.opened(p) {
+	candidates := maps.Keys(w.pending)
+	if !scanned {
+		// Only these may go: look them up rather than go through every
+		// pending path, which the scan adds one by one (a walk per file
+		// scanned is quadratic in the transcripts, each lookup taking the
+		// index's lock the scan's workers need).
+		candidates = slices.Values(append(w.d.openedPaths(), active))
+	}
+	for p := range candidates {
+		at, ok := w.pending[p]
+		if !ok {
 			continue
 		}
 		ready := at.Add(delay * w.d.readCost(p))
@@ -382,6 +392,14 @@ func (d *Daemon) savingsInput(ctx context.Context, tr *tracked, asked bool) (Sav
 	return in, seq, true
 }
 
+// followAside reads what tmp's file gained, as the index would: a codec's
+// panic there is an error (and a line in the log), never the server's end.
+func (d *Daemon) followAside(tmp *tracked, trimmer format.Trimmer, fi os.FileInfo) (err error) {
+	defer jobs.Recovered(&err, "read "+tmp.path, d.log)
+	_, err = tmp.follow(d.savingsIx, trimmer, fi)
+	return err
+}
+
 // maxAdopt is the largest transcript (its source bytes) whose parse the
 // index keeps hot when its estimates read it whole: a larger one is read
 // again for each estimate (and for each command) rather than held.
@@ -403,7 +421,7 @@ func (d *Daemon) adopt(tr, tmp *tracked) bool {
 		return false
 	}
 	if fi.Size() > tmp.position() {
-		if _, err := tmp.follow(d.savingsIx, trimmer, fi); err != nil {
+		if err := d.followAside(tmp, trimmer, fi); err != nil {
 			return false
 		}
 	}

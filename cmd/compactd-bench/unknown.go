@@ -84,14 +84,30 @@ func benchUnknown(ctx context.Context, cfg *config) ([]row, error) {
 		cfg.logf("unknown: %s", what)
 		b = bytes.Buffer{}
 		env := serverEnv(cfg, filepath.Join(cfg.TempDir, "unknown-store", strconv.Itoa(i), "compactd.db"))
+		runs := 3
+		if cfg.Quick {
+			runs = 1
+		}
 		for _, cmd := range []string{"compact", "gauge"} {
-			wall, _, rss, err := cliFigure(ctx, bin, env, true, cmd, path)
-			if err != nil {
-				return nil, err
+			var walls []time.Duration
+			var cpuBest time.Duration
+			var rssMax int64
+			for range runs {
+				wall, cpu, rss, err := cliFigure(ctx, bin, env, true, cmd, path)
+				if err != nil {
+					return nil, err
+				}
+				walls = append(walls, wall)
+				if cpuBest == 0 || cpu < cpuBest {
+					cpuBest = cpu
+				}
+				rssMax = max(rssMax, rss)
 			}
+			wall := median(walls)
 			rows = append(rows,
-				row{Name: fmt.Sprintf("%s of a %s (CLI, wall)", cmd, what), Value: seconds(wall), Anchor: "≤ 3 s", Pass: wall <= 3*time.Second},
-				row{Name: fmt.Sprintf("%s of a %s (CLI, peak RSS)", cmd, what), Value: fmt.Sprintf("%d MB", rss>>20), Anchor: "≤ 300 MB", Pass: rss <= 300<<20})
+				row{Name: fmt.Sprintf("%s of a %s (CLI, median wall of %d)", cmd, what, runs), Value: seconds(wall), Anchor: "≤ 3 s", Pass: wall <= 3*time.Second},
+				row{Name: fmt.Sprintf("%s of a %s (CLI, peak RSS)", cmd, what), Value: fmt.Sprintf("%d MB", rssMax>>20), Anchor: "≤ 300 MB", Pass: rssMax <= 300<<20},
+				row{Name: fmt.Sprintf("%s of a %s (CLI, CPU, least of %d)", cmd, what, runs), Value: seconds(cpuBest)})
 		}
 		wall, rss, err := serverIndexes(ctx, cfg, bin, ws, filepath.Join(cfg.TempDir, "unknown-serve-store", strconv.Itoa(i), "compactd.db"), path)
 		if err != nil {

@@ -123,7 +123,7 @@ func TestBudgetIsMetOnEveryFormat(t *testing.T) {
 						t.Fatalf("fork does not re-parse: %v", err)
 					}
 					if sourceOK {
-						if err := strategy.CheckTranscript(re); err != nil {
+						if err := strategy.CheckFork(re, tr); err != nil {
 							t.Errorf("the fork breaks invariants its source kept: %v", err)
 						}
 					}

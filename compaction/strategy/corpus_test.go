@@ -94,7 +94,7 @@ func TestStrategiesOnCorpus(t *testing.T) {
 					t.Errorf("fork has %d unreadable records, the source %d", re.Skipped, tr.Skipped)
 				}
 				if sourceOK {
-					if err := strategy.CheckTranscript(re); err != nil {
+					if err := strategy.CheckFork(re, tr); err != nil {
 						t.Errorf("re-parsed fork breaks invariants the source kept: %v", err)
 					}
 				}

@@ -74,11 +74,30 @@ func (r *run) pairEditable(tp *toolPair) bool {
 func (r *run) removePair(tp *toolPair) {
 	r.removePart(tp.call.msg, tp.call.part)
 	if tp.result != noLoc {
-		r.removePart(tp.result.msg, tp.result.part)
+		r.removeResult(tp.result)
 	}
 	for _, c := range tp.copies {
-		r.removePart(c.msg, c.part)
+		r.removeResult(c)
 	}
+}
+
+// removeResult removes a tool result with the attachments it carries: an
+// image a tool returned is a part beside the result, in its record (Codex's
+// output list), or nested in its block (Claude Code's tool_result), and
+// left alone it would stay without the result it belongs to.
+func (r *run) removeResult(l loc) int {
+	res := r.part(l)
+	n := r.removePart(l.msg, l.part)
+	for j := range r.msgs[l.msg].Parts {
+		p := &r.msgs[l.msg].Parts[j]
+		if j == l.part || p.ToolCallID != "" || p.Ref.Record != res.Ref.Record {
+			continue
+		}
+		if res.Ref.Block < 0 || p.Ref.Block == res.Ref.Block {
+			n += r.removePart(l.msg, j)
+		}
+	}
+	return n
 }
 
 // stripReasoning drops reasoning and opaque (encrypted, redacted) parts

@@ -283,7 +283,7 @@ func (r *run) apply(name string) ([]Step, error) {
 		case threshold == 0 || r.total() <= threshold:
 		case r.opts.Summarizer == nil:
 			r.note("after the mechanical steps the conversation still takes %d tokens, above the summarize threshold of %d; no summarizer is configured", r.total(), threshold)
-		case r.opts.Budget == 0 && r.opts.Summarizer.Name() == StrategyExtractive:
+		case r.opts.Budget == 0 && r.opts.Summarizer.Name() == StrategyExtractive && r.counts.Total() <= TradeOffLimit:
 			// No budget asked: fit to the knee of the trade-off, the point
 			// past which more tokens keep little more. (A model's or the
 			// notes file's summary keeps its own span-by-span way.)

@@ -120,8 +120,24 @@ func reasoningBound(f transcript.Format) bool {
 	return f == transcript.FormatOpenAIResponses || f == transcript.FormatCodex
 }
 
+// answeredCalls lists the call ids t holds a result for.
+func answeredCalls(t *transcript.Transcript) map[string]bool {
+	answered := map[string]bool{}
+	for i := range t.Messages {
+		for _, p := range t.Messages[i].Parts {
+			if p.Kind == transcript.PartToolResult && p.ToolCallID != "" {
+				answered[p.ToolCallID] = true
+			}
+		}
+	}
+	return answered
+}
+
 // findViolations checks msgs (a view of src) against the API invariants.
-func findViolations(msgs []transcript.Message, src *transcript.Transcript, x *sourceIndex) []violation {
+// answered names the calls whose result a dangling call lost: a call its
+// source never answered is not compaction's doing (Cursor's agent
+// transcripts record tool calls and never their results).
+func findViolations(msgs []transcript.Message, src *transcript.Transcript, x *sourceIndex, answered map[string]bool) []violation {
 	var out []violation
 	format := src.Format
 	type callAt struct {
@@ -162,19 +178,9 @@ func findViolations(msgs []transcript.Message, src *transcript.Transcript, x *so
 			lastAssistant = i
 		}
 	}
-	// A call its source never answered is not compaction's doing: Cursor's
-	// agent transcripts record tool calls and never their results.
-	answeredInSource := map[string]bool{}
-	for i := range src.Messages {
-		for _, p := range src.Messages[i].Parts {
-			if p.Kind == transcript.PartToolResult && p.ToolCallID != "" {
-				answeredInSource[p.ToolCallID] = true
-			}
-		}
-	}
 	for _, id := range order {
 		c := calls[id]
-		if c.answered || pendingAtEnd(msgs, c.msg) || !answeredInSource[id] {
+		if c.answered || pendingAtEnd(msgs, c.msg) || !answered[id] {
 			continue
 		}
 		out = append(out, violation{kind: violDanglingCall, msg: c.msg, part: c.part, detail: id})
@@ -279,7 +285,22 @@ func Check(v *transcript.View) error {
 	if v == nil || v.Source == nil {
 		return errors.New("check: view has no source transcript")
 	}
-	viols := findViolations(v.Messages, v.Source, newSourceIndex(v.Source))
+	return violationsError(findViolations(v.Messages, v.Source, newSourceIndex(v.Source), answeredCalls(v.Source)))
+}
+
+// CheckFork verifies a fork, re-parsed, the way CheckTranscript does, with
+// one difference: a call the original answered must be answered in the
+// fork too. Checked against itself, a fork whose codec wrote a result as
+// something else (a Codex output as a user message) would pass, its call
+// left without the result the original gave it.
+func CheckFork(fork, original *transcript.Transcript) error {
+	if fork == nil || original == nil {
+		return errors.New("check: no transcript")
+	}
+	return violationsError(findViolations(fork.Messages, fork, newSourceIndex(fork), answeredCalls(original)))
+}
+
+func violationsError(viols []violation) error {
 	if len(viols) == 0 {
 		return nil
 	}
@@ -316,8 +337,9 @@ func (r *run) sanitize() Step {
 	before := r.total()
 	removed := 0
 	x := newSourceIndex(r.src)
+	answered := answeredCalls(r.src)
 	for pass := 0; pass < 8; pass++ {
-		viols := findViolations(r.msgs, r.src, x)
+		viols := findViolations(r.msgs, r.src, x, answered)
 		fixed := 0
 		for _, v := range viols {
 			switch v.kind {

@@ -31,6 +31,11 @@ type TradePoint struct {
 // transcript's size.
 var tradeShares = []float64{0.03, 0.06, 0.12, 0.25}
 
+// TradeOffLimit is the largest transcript, in tokens, a trade-off is
+// computed for (a dry run's, auto's knee): past it, four more compactions
+// cost more than the choice is worth, and auto summarizes as without one.
+const TradeOffLimit = 400_000
+
 // minTradeBudget is the smallest budget a trade-off proposes.
 const minTradeBudget = 1000
 
@@ -72,6 +77,8 @@ func TradeOff(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, 
 		o := opts
 		o.Budget, o.Counts, o.NoRetention, o.TradeOff = b, counts, true, false
 		o.Summarizer = &summarize.Extractive{Counter: c}
+		// Trials name nothing for recall: no version will hold them.
+		o.Recall = nil
 		v, rep, err := Run(ctx, t, c, o)
 		if err != nil {
 			return nil, err

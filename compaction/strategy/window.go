@@ -250,7 +250,7 @@ func (r *run) summarize() (int, error) {
 	if cut < len(r.msgs) {
 		anchor = r.srcIdx[cut]
 	}
-	archived := r.src.Messages[:anchor]
+	archived := r.archivedSpan(anchor)
 	if len(archived) == 0 {
 		return 0, nil
 	}
@@ -326,6 +326,29 @@ func (r *run) summarize() (int, error) {
 		tokens:  r.counter.Text(text),
 	})
 	return 0, nil
+}
+
+// archivedSpan is the history before source message anchor as a summary
+// reads it: the messages the view still holds as the pipeline left them
+// (tool output already stripped costs nothing to read again), and those
+// an earlier step removed from the source, so a window that cut turns
+// first leaves them summarized, not lost.
+func (r *run) archivedSpan(anchor int) []transcript.Message {
+	inView := make(map[int]int, len(r.msgs))
+	for i, si := range r.srcIdx {
+		if !r.gone[i] {
+			inView[si] = i
+		}
+	}
+	out := make([]transcript.Message, 0, anchor)
+	for si := range anchor {
+		if vi, ok := inView[si]; ok {
+			out = append(out, r.msgs[vi])
+		} else {
+			out = append(out, r.src.Messages[si])
+		}
+	}
+	return out
 }
 
 // firstUnprotected is the index of the first message a strategy may

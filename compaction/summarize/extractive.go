@@ -59,6 +59,7 @@ func (e *Extractive) Summarize(ctx context.Context, req Request) (Summary, error
 	if req.Merge {
 		text, n = mergeOutline(req).fit(e.Counter, budget)
 	} else {
+		req.Budget = budget
 		text, n = frontierOf(req).fit(e.Counter, budget)
 	}
 	text, redacted := Redact(text)

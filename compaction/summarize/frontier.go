@@ -132,7 +132,8 @@ func frontierOf(req Request) *frontier {
 	}
 	f.earlier(d, top)
 	f.carry(d, top)
-	f.names()
+	// A name costs a few tokens: a budget of B lists at most about B/2.
+	f.names(max(200, req.Budget))
 	return f
 }
 
@@ -416,15 +417,20 @@ func (f *frontier) earlier(d *digest, top float64) {
 
 // names lists every entity as an item of the inline list: the cheapest
 // way to keep a name the rest of the summary does not carry.
-func (f *frontier) names() {
-	for _, s := range f.index.Ranked() {
+func (f *frontier) names(limit int) {
+	for i, s := range f.index.Ranked() {
+		if i >= limit && !f.factNames[s.Text] {
+			continue // past what any budget of this summary could list
+		}
 		text := s.Text
 		if s.Kind == salience.Command {
 			text = "`" + text + "`"
 		}
 		l := &fline{sec: secNames, text: text, rank: s.Score, ents: []*salience.Stat{s}}
 		if f.factNames[s.Text] {
-			l.base = 0.05 * f.top
+			// A key fact's name (the retention report checks it): cheap to
+			// keep, so kept whenever the budget allows.
+			l.base = 0.5 * f.top
 		}
 		f.lines = append(f.lines, l)
 	}

@@ -353,9 +353,6 @@ func (r *Runner) forgetUnwritten(v store.Version, writeErr error) error {
 // compactBytes runs the pipeline on src with the summarizer req's settings
 // ask for and renders the fork, verified. preview keeps the summary
 // archive untouched (dry runs).
-// tradeOffLimit is the largest transcript, in tokens, a dry run computes
-// the trade-off for.
-const tradeOffLimit = 400_000
 
 func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, req Request, sessionID string, preview bool) (*compacted, *strategy.Report, error) {
 	counter, err := r.tokenCounter(src.t)
@@ -392,8 +389,8 @@ func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, 
 	registry := &storeRegistry{ctx: ctx, s: r.Store}
 	book := recall.NewBook(registry)
 	opts.Recall = book.Handle
-	if preview && opts.Budget == 0 && opts.Counts.Total() <= tradeOffLimit {
-		// A dry run shows what a few budgets would keep; past tradeOffLimit
+	if preview && opts.Budget == 0 && opts.Counts.Total() <= strategy.TradeOffLimit {
+		// A dry run shows what a few budgets would keep; past strategy.TradeOffLimit
 		// the four extra compactions would cost more than the dry run.
 		opts.TradeOff = true
 	}
@@ -537,9 +534,10 @@ func verifyFork(src *source, view *transcript.View, data []byte) (*transcript.Tr
 	if want := len(view.Messages) + len(view.Summaries); want > 0 && len(t.Messages) == 0 {
 		return nil, fmt.Errorf("the compacted %s reads back with no conversation (it should hold %d messages); the fork lost it, so nothing was written", filepath.Base(src.path), want)
 	}
-	// A fork must keep the API invariants (calls paired with results,
-	// signed reasoning intact) unless the source already broke them.
-	if err := strategy.CheckTranscript(t); err != nil && strategy.CheckTranscript(src.t) == nil {
+	// A fork must keep the API invariants (calls paired with results —
+	// every call the source answered — signed reasoning intact) unless the
+	// source already broke them.
+	if err := strategy.CheckFork(t, src.t); err != nil && strategy.CheckTranscript(src.t) == nil {
 		return nil, fmt.Errorf("the compacted %s breaks the API's rules (%v); nothing was written", filepath.Base(src.path), err)
 	}
 	return t, nil

@@ -623,13 +623,17 @@ func renderItem(payload []byte, source []transcript.Part, m *transcript.Message)
 	}
 	var it item
 	_ = unmarshal(payload, &it)
-	if !sameKinds(kept, sourceKinds(source, kept)) {
+	if lostResult(kept, source) {
+		out, err := leftoverMessage(o, kept)
+		return out, true, err
+	}
+	if !fitsSource(kept, sourceKinds(source, kept)) {
 		out, err := freshItem(m)
 		return out, true, err
 	}
 	switch it.Type {
 	case "message", "agent_message":
-		err = renderContent(o, kept)
+		err = renderContent(o, kept, it.Role)
 	case "reasoning":
 		_ = o.Set("summary", []textBlock{{"summary_text", kept[0].Text}})
 	case "function_call":
@@ -653,6 +657,72 @@ func renderItem(payload []byte, source []transcript.Part, m *transcript.Message)
 		return nil, false, err
 	}
 	return o.Bytes(), true, nil
+}
+
+// fitsSource reports whether the item the kept parts came from can hold
+// them: each part of its source's kind, or a text stand-in for an image or
+// document block (compactd's placeholder for an attachment it stripped),
+// which takes that block's place. A tool output rendered any other way
+// would lose its call_id, and its call its result.
+func fitsSource(kept, source []transcript.Part) bool {
+	if len(kept) != len(source) {
+		return false
+	}
+	for i := range kept {
+		if kept[i].Kind != source[i].Kind && !standsIn(&kept[i], &source[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// lostResult reports whether kept are what is left of a tool output
+// without its result (an image the output held, or its stand-in, the call
+// and the result cut): no longer the output of any call.
+func lostResult(kept, source []transcript.Part) bool {
+	return len(source) > 0 && source[0].Kind == transcript.PartToolResult && kept[0].Kind != transcript.PartToolResult
+}
+
+// leftoverMessage writes what is left of a tool output without its result
+// as a user message: stand-ins as input_text blocks, images as the
+// output's own blocks.
+func leftoverMessage(o *jsonx.Object, kept []transcript.Part) ([]byte, error) {
+	out := bytes.TrimSpace(o.Get("output"))
+	var blocks []json.RawMessage
+	switch {
+	case len(out) > 0 && out[0] == '[':
+		blocks, _ = jsonx.ParseArray(out)
+	case len(out) > 0 && out[0] == '{':
+		blocks = []json.RawMessage{out}
+	}
+	content := make([]json.RawMessage, 0, len(kept))
+	for _, p := range kept {
+		if p.Kind == transcript.PartImage && p.Ref.Block >= 0 && p.Ref.Block < len(blocks) {
+			content = append(content, blocks[p.Ref.Block])
+			continue
+		}
+		if p.Kind != transcript.PartText {
+			continue
+		}
+		t, err := jsonx.Marshal(textBlock{"input_text", p.Text})
+		if err != nil {
+			return nil, err
+		}
+		content = append(content, t)
+	}
+	if len(content) == 0 {
+		return nil, fmt.Errorf("fork: a tool output without its result holds nothing the rollout can hold")
+	}
+	msg := &jsonx.Object{}
+	_ = msg.Set("type", "message")
+	_ = msg.Set("role", "user")
+	msg.SetRaw("content", jsonx.Array(content))
+	return msg.Bytes(), nil
+}
+
+// standsIn reports whether p is a text stand-in for the attachment s.
+func standsIn(p, s *transcript.Part) bool {
+	return p.Kind == transcript.PartText && p.Changed && (s.Kind == transcript.PartImage || s.Kind == transcript.PartDocument)
 }
 
 func sameKinds(a, b []transcript.Part) bool {
@@ -682,8 +752,9 @@ func sourceKinds(source, kept []transcript.Part) []transcript.Part {
 }
 
 // renderContent keeps the content blocks that kept parts name, rewriting
-// changed text.
-func renderContent(o *jsonx.Object, kept []transcript.Part) error {
+// changed text; a text stand-in for an image becomes a text block of the
+// message's role in the image's place.
+func renderContent(o *jsonx.Object, kept []transcript.Part, role string) error {
 	content := bytes.TrimSpace(o.Get("content"))
 	if len(content) > 0 && content[0] == '"' {
 		return o.Set("content", kept[0].Text)
@@ -702,6 +773,18 @@ func renderContent(o *jsonx.Object, kept []transcript.Part) error {
 			out = append(out, blocks[k])
 			continue
 		}
+		if p.Kind == transcript.PartText && blockPart(blocks[k], transcript.Ref{}).Kind != transcript.PartText {
+			typ := "input_text"
+			if role == "assistant" {
+				typ = "output_text"
+			}
+			t, err := jsonx.Marshal(textBlock{typ, p.Text})
+			if err != nil {
+				return err
+			}
+			out = append(out, t)
+			continue
+		}
 		b, err := jsonx.ParseObject(blocks[k])
 		if err != nil {
 			return err
@@ -714,20 +797,35 @@ func renderContent(o *jsonx.Object, kept []transcript.Part) error {
 }
 
 // renderOutput rewrites a tool output: a string output becomes the kept
-// text; a list keeps the kept images and holds the text in one block.
+// text; a list (or one content item, which becomes a list) keeps the kept
+// images, puts an input_text block with its stand-in where an image was
+// replaced by one, and holds the text in one block.
 func renderOutput(o *jsonx.Object, kept []transcript.Part) error {
 	res := kept[0]
 	out := bytes.TrimSpace(o.Get("output"))
-	if len(out) == 0 || out[0] != '[' {
+	var blocks []json.RawMessage
+	switch {
+	case len(out) > 0 && out[0] == '[':
+		var err error
+		if blocks, err = jsonx.ParseArray(out); err != nil {
+			return err
+		}
+	case len(out) > 0 && out[0] == '{' && blockPart(out, transcript.Ref{}).Kind != transcript.PartOpaque:
+		// One content item (Codex 0.146 wrote some outputs so); an
+		// object of another shape (early builds' {content, success})
+		// becomes the text.
+		blocks = []json.RawMessage{out}
+	default:
 		return o.Set("output", res.Text)
 	}
-	blocks, err := jsonx.ParseArray(out)
-	if err != nil {
-		return err
-	}
 	keepImage := map[int]bool{}
+	standIn := map[int]string{}
 	for _, p := range kept[1:] {
-		keepImage[p.Ref.Block] = true
+		if p.Kind == transcript.PartText {
+			standIn[p.Ref.Block] = p.Text
+		} else {
+			keepImage[p.Ref.Block] = true
+		}
 	}
 	var list []json.RawMessage
 	textDone := false
@@ -736,6 +834,12 @@ func renderOutput(o *jsonx.Object, kept []transcript.Part) error {
 		case transcript.PartImage:
 			if keepImage[k] {
 				list = append(list, raw)
+			} else if text, ok := standIn[k]; ok {
+				t, err := jsonx.Marshal(textBlock{"input_text", text})
+				if err != nil {
+					return err
+				}
+				list = append(list, t)
 			}
 		case transcript.PartText:
 			if !textDone && res.Text != "" {

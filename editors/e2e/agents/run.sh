@@ -6,7 +6,8 @@
 # (Claude Code and Codex compact their sessions themselves; compactd restores from before
 # and re-compacts, and the agents resume both forks; compactd serve announces each compaction
 # through a real LSP client, with what it lost), TestRealAgentThreshold (Claude Code with
-# CLAUDE_AUTOCOMPACT_PCT_OVERRIDE compacts where compactd marks it) and
+# CLAUDE_AUTOCOMPACT_PCT_OVERRIDE compacts where compactd marks it), TestRealAgentCodexImageOutput
+# (Codex resumes a fork whose view_image output compactd stripped, the stand-in as its output) and
 # TestRealAgentsRecall (the four agents that load compactd's MCP server offline recall what a fork
 # replaced), TestRealAgentPreCompactHook and TestRealAgentCompactionHook (Claude Code's /compact with
 # compactd's hooks: recorded before, and compactd as the compaction) and TestRealAgentsIssue15 (Qwen Code, opencode, Kilo Code) run at the same time: the
@@ -30,7 +31,7 @@ run_tests() {
     "$logs/agents.test" -test.count=1 -test.timeout=30m -test.parallel=4 -test.run "$2" -test.v) >"$logs/$1.log" 2>&1
 }
 start=$(date +%s)
-run_tests agents '^(TestRealAgents|TestRealAgentCompactions|TestRealAgentsRecall|TestRealAgentPreCompactHook|TestRealAgentCompactionHook|TestRealAgentThreshold)$' & agents=$!
+run_tests agents '^(TestRealAgents|TestRealAgentCompactions|TestRealAgentsRecall|TestRealAgentPreCompactHook|TestRealAgentCompactionHook|TestRealAgentThreshold|TestRealAgentCodexImageOutput)$' & agents=$!
 run_tests issue15 '^(TestRealAgentsIssue15|TestRealAgentOpencodeCompactingHook)$' & issue15=$!
 status=0
 wait "$agents" || status=1

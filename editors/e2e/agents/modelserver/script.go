@@ -20,6 +20,9 @@ const (
 	// tool's names whatever the agent makes of them (mcp__compactd__recall,
 	// mcp_compactd_recall, Codex's namespace mcp__compactd).
 	MCP ActionKind = "mcp"
+	// Named calls a tool the request declares, by its name (Tool), with
+	// Args: a tool only one agent has, such as Codex's view_image.
+	Named ActionKind = "named"
 )
 
 // An Action is one tool call of a scripted turn. Paths are as the agent
@@ -191,6 +194,10 @@ func (c *Conversation) toolCall(a Action) (Call, error) {
 		// An agent that defers MCP tools behind a search still runs a
 		// direct call by the tool's full name (Qwen Code).
 		return Call{Name: "mcp__" + a.Server + "__" + a.Tool, Args: args}, nil
+	case Named:
+		if t, ok := c.tool(a.Tool); ok {
+			return Call{Name: t.Name, Namespace: t.Namespace, Args: a.Args}, nil
+		}
 	case Read:
 		if t, ok := c.tool("Read", "read_file", "read"); ok {
 			return Call{Name: t.Name, Args: t.args(map[string]any{"path": a.Path})}, nil

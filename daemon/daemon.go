@@ -149,6 +149,8 @@ type Daemon struct {
 	ignored map[string]int64 // path → size at which detection failed
 	timers  map[string]*time.Timer
 	watched map[string]bool
+	// watchMu serialises watch (see there).
+	watchMu sync.Mutex
 	// wb accounts the watcher's descriptors (watchbound.go).
 	wb watchBudget
 	// rootCache holds the agents' roots until addRoots looks again.

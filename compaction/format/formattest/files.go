@@ -128,8 +128,9 @@ type Sample struct {
 	Corpus bool
 }
 
-// Samples lists every codec's testdata files (fuzz corpora left out) and,
-// when the shared corpus is present, every corpus file but SOURCES.md.
+// Samples lists every codec's testdata files (fuzz corpora and the
+// SOURCES.md that says where fixtures came from left out) and, when the
+// shared corpus is present, every corpus file but SOURCES.md.
 // Fixture paths are relative to the package under test, which must be a
 // codec folder beside the others.
 func Samples(t *testing.T) []Sample {
@@ -144,7 +145,7 @@ func Samples(t *testing.T) []Sample {
 				return err
 			case e.IsDir() && e.Name() == "fuzz":
 				return filepath.SkipDir
-			case !e.IsDir():
+			case !e.IsDir() && e.Name() != "SOURCES.md":
 				out = append(out, Sample{Path: p, Owner: owner})
 			}
 			return nil

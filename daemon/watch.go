@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -328,6 +329,9 @@ func (d *Daemon) watch(dir string) {
 	d.watched[dir] = true
 	d.mu.Unlock()
 	if err := d.watcher.Add(dir); err != nil {
+		if errors.Is(err, fsnotify.ErrClosed) {
+			return // the daemon is closing
+		}
 		// The OS refused (EMFILE, inotify's max_user_watches): poll it.
 		d.log.Warn("watch folder; polling it instead", "dir", dir, "err", err)
 		d.mu.Lock()

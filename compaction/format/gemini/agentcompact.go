@@ -68,11 +68,8 @@ func (Codec) AgentCompactions(t *transcript.Transcript) []format.AgentCompaction
 func (s *lineState) snapshotOf(rec int) (snapshot string, elem int) {
 	for e := 0; e < snapshotWithin; e++ {
 		for _, m := range s.msgs[msgKey{rec, e}] {
-			if m.Role != transcript.RoleUser || len(m.Parts) == 0 {
-				continue
-			}
-			if text := m.Parts[0].Text; strings.HasPrefix(strings.TrimSpace(text), snapshotTag) {
-				return text, e
+			if isSnapshot(&m) {
+				return m.Parts[0].Text, e
 			}
 		}
 	}
@@ -110,4 +107,11 @@ func (c Codec) BeforeCompaction(t *transcript.Transcript, i int, opts format.For
 		return nil, fmt.Errorf("the recording before its compression: %w", err)
 	}
 	return c.Renew(head, opts)
+}
+
+// isSnapshot reports whether m is the summary of a chat compression: a
+// user message opening with a <state_snapshot>.
+func isSnapshot(m *transcript.Message) bool {
+	return m.Role == transcript.RoleUser && len(m.Parts) > 0 && m.Parts[0].Kind == transcript.PartText &&
+		strings.HasPrefix(strings.TrimSpace(m.Parts[0].Text), snapshotTag)
 }

@@ -3,7 +3,6 @@ package qwen
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -92,18 +91,7 @@ func (c Codec) BeforeCompaction(t *transcript.Transcript, i int, opts format.For
 		return nil, fmt.Errorf("no agent compaction %d in this session (it has %d)", i+1, len(list))
 	}
 	leaf, _ := st.lookup(st.nodes[list[i].Record].parent)
-	var chain []int
-	seen := map[int]bool{}
-	for j := leaf; j >= 0 && !seen[j]; {
-		seen[j] = true
-		chain = append(chain, j)
-		p, ok := st.lookup(st.nodes[j].parent)
-		if !ok {
-			break
-		}
-		j = p
-	}
-	slices.Reverse(chain)
+	chain := st.chainTo(leaf)
 	session := opts.SessionID
 	if session == "" {
 		session = newid.UUID()

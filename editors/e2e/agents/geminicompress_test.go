@@ -24,6 +24,7 @@ import (
 // CLI resumes whole, and the original still resumes from its snapshot.
 func TestRealAgentGeminiCompression(t *testing.T) {
 	enabled(t)
+	t.Parallel()
 	bin := compactdBin(t)
 	a := gemini
 	command, version := installedAgent(t, a.name, a.command)

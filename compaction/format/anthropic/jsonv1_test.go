@@ -35,7 +35,12 @@ func FuzzBlocksDecodeAgreesWithEncodingJSON(f *testing.F) {
 // error for the same values (the member is read whole whatever it holds).
 func FuzzContentAgreesWithDecodeContent(f *testing.F) {
 	formattest.SeedFiles(f, "testdata/*.json", false)
-	for _, s := range []string{`null`, `"text"`, `5`, `{"a":1}`, `[]`, `[1,{"type":5},{"type":"text","text":"x"}]`, "\"a\xffb\"", `"a\ud800b"`, ` [ {"type":"text","text":"y"} ] `} {
+	for _, s := range []string{`null`, `"text"`, `5`, `{"a":1}`, `[]`, `[1,{"type":5},{"type":"text","text":"x"}]`, "\"a\xffb\"", `"a\ud800b"`, ` [ {"type":"text","text":"y"} ] `,
+		`[{"type":"tool_result","tool_use_id":"t","content":"out"},{"type":"tool_result","content":null},{"type":"tool_result"}]`,
+		`[{"type":"tool_result","content":[{"type":"text","text":"a"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBO"}}]}]`,
+		`[{"type":"tool_result","content":[1]},{"type":"tool_result","content":{"a":1}},{"type":"tool_result","content": 5 ,"content":"x"}]`,
+		`[{"type":"web_search_tool_result","content":null},{"type":"web_search_tool_result","content" : [ 1 , 2 ] },{"type":"x_tool_result"}]`,
+		`[ {"type":"mystery","data":1} , {"type":"text","text":"t","content":"c"},{"Type":"text","TEXT":"u"}, 7, "s", [], {"type":""}]`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {

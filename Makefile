@@ -43,9 +43,15 @@ wine: wine-setup
 	@bash .ci/wine/test.sh
 	@bash .ci/wine/cli_e2e.sh
 
+## lint: gofmt, go vet, and no merge conflict markers left in any tracked file (inside a string
+## — a webview's script, a Lua or shell heredoc — they compile; Aider's SEARCH/REPLACE blocks in
+## testdata are transcripts, not conflicts).
 lint:
 	@files="$$(gofmt -l cmd daemon lsp compaction)"; \
 	  if [ -n "$$files" ]; then echo "gofmt: these files need formatting:"; echo "$$files"; exit 1; fi
+	@if git rev-parse --git-dir >/dev/null 2>&1 && \
+	  git grep -nE '^(<<<<<<<|>>>>>>>)( |$$)|^=======$$' -- . ':(exclude)**/testdata/**' | grep -vE '^[^:]+:[0-9]+:(<<<<<<< SEARCH|>>>>>>> REPLACE)$$'; then \
+	  echo "lint: merge conflict markers (above) left in tracked files"; exit 1; fi
 	$(GO) vet ./...
 
 ## unit: the whole Go suite once, in full (50 kill -9 crash trials, concurrent appends, 1 GB frames).

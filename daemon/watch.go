@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"github.com/compactd/compactd/daemon/config"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -454,6 +455,11 @@ func (d *Daemon) watchLoop() {
 
 func (d *Daemon) handle(ev fsnotify.Event) {
 	p := filepath.Clean(ev.Name)
+	if filepath.Base(p) == config.WorkspaceFile {
+		// Written, saved by rename, or removed: it applies now.
+		d.wg.Go(d.workspaceFileChanged)
+		return
+	}
 	if agent := d.dbOf(p); agent != nil {
 		// The agent wrote to its database (or its -wal): re-render the
 		// sessions whose rows changed.

@@ -20,6 +20,7 @@ fi
 # NO_COMPILE=1: dist/extension.js is already built (make dist packages six targets from one build).
 if [ -z "${NO_COMPILE:-}" ]; then
   npm run -s typecheck
+  node check_webview.mjs   # the webview pages' scripts are strings to tsc: parse them
   npm run -s compile
 fi
 rm -rf bin

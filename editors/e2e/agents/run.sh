@@ -32,7 +32,7 @@ run_tests() {
 }
 start=$(date +%s)
 run_tests agents '^(TestRealAgents|TestRealAgentCompactions|TestRealAgentsRecall|TestRealAgentPreCompactHook|TestRealAgentCompactionHook|TestRealAgentThreshold|TestRealAgentCodexImageOutput)$' & agents=$!
-run_tests issue15 '^(TestRealAgentsIssue15|TestRealAgentOpencodeCompactingHook)$' & issue15=$!
+run_tests issue15 '^(TestRealAgentsIssue15|TestRealAgentOpencodeCompactingHook|TestRealAgentGeminiCompression|TestRealAgentQwenCompression)$' & issue15=$!
 status=0
 wait "$agents" || status=1
 wait "$issue15" || status=1

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"github.com/compactd/compactd/daemon/config"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -454,6 +455,11 @@ func (d *Daemon) watchLoop() {
 
 func (d *Daemon) handle(ev fsnotify.Event) {
 	p := filepath.Clean(ev.Name)
+	if filepath.Base(p) == config.WorkspaceFile {
+		// Written, saved by rename, or removed: it applies now.
+		d.wg.Go(d.workspaceFileChanged)
+		return
+	}
 	if agent := d.dbOf(p); agent != nil {
 		// The agent wrote to its database (or its -wal): re-render the
 		// sessions whose rows changed.
@@ -496,6 +502,21 @@ func (d *Daemon) handle(ev fsnotify.Event) {
 		delete(d.watched, p)
 		d.wb.release(p)
 		d.wb.entryGone(filepath.Dir(p))
+		if !tracked {
+			// A folder went with what it held: the watches below it went
+			// too. inotify says so for each watched folder; Windows only
+			// names the top one to its parent's watch, so without this a
+			// folder recreated at the same path stayed marked as watched
+			// and was never watched again.
+			under := p + string(filepath.Separator)
+			for q := range d.watched {
+				if strings.HasPrefix(q, under) {
+					delete(d.watched, q)
+					d.wb.release(q)
+					wasWatched = true
+				}
+			}
+		}
 		d.mu.Unlock()
 		if tracked {
 			d.schedule(p)

@@ -2,7 +2,7 @@
 # The whole Go suite for windows/amd64 under Wine: every package's test binary is built for
 # Windows and run by .ci/wine/exec.sh (go test -exec). -short, as the race run: the long
 # stress forms run on Linux. Prints each package's verdict, every failure in full and every
-# skip with its reason; the full log goes to $E2E_HOME/results/wine-go-test.log.
+# skip with its reason; the full log goes to $E2E_HOME/results/wine-go-test.log ($WINE_TEST_LOG).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=../../editors/e2e/setup/lib.sh
@@ -10,12 +10,13 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
 bash .ci/wine/install.sh
 mkdir -p "$E2E_HOME/results"
-log=$E2E_HOME/results/wine-go-test.log
+log=${WINE_TEST_LOG:-$E2E_HOME/results/wine-go-test.log}
 start=$(date +%s)
 # One Wine session for the whole run, its server and services started here with their output
 # discarded: started by a test binary's wine they would inherit its stdout, and go test would
 # wait for that pipe ("Test I/O incomplete ... after exiting").
-"$E2E_HOME/wine/wineserver" -p </dev/null >/dev/null 2>&1
+# (One already running for this prefix is kept: wineserver -p then exits 2.)
+"$E2E_HOME/wine/wineserver" -p </dev/null >/dev/null 2>&1 || true
 "$E2E_HOME/wine/wine" cmd.exe /c ver </dev/null >/dev/null 2>&1 || true
 set +e
 GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go test -short -count=1 -v -timeout 20m \

@@ -676,6 +676,10 @@ func renderItem(payload []byte, source []transcript.Part, m *transcript.Message)
 			}
 			o.SetRaw(key, json.RawMessage(kept[0].Args))
 		}
+	case "tool_search_output":
+		// The tool definitions it loaded stay whole: the calls after it
+		// name those tools. (Dropped with its call, it goes whole too.)
+		return payload, false, nil
 	default:
 		if kept[0].Kind == transcript.PartToolResult {
 			err = renderOutput(o, kept)

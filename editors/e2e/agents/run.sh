@@ -11,8 +11,9 @@
 # TestRealAgentsRecall (the agents that load compactd's MCP server offline recall what a fork
 # replaced), TestRealAgentPreCompactHook and TestRealAgentCompactionHook (Claude Code's /compact
 # with compactd's hooks: recorded before, and compactd as the compaction),
-# TestRealAgentOpencodeCompactingHook and TestRealAgentsIssue15 (Qwen Code, opencode, Kilo Code),
-# in groups that run at the same time (below).
+# TestRealAgentOpencodeCompactingHook, TestRealAgentsIssue15 (Qwen Code, opencode, Kilo Code),
+# TestRealAgentGeminiCompression and TestRealAgentQwenCompression (Gemini CLI's and Qwen Code's
+# own compression, announced and restored), in groups that run at the same time (below).
 # Usage: editors/e2e/agents/run.sh BIN   exit 0 pass, 1 fail, 64 usage
 # Env: E2E_HOME / COMPACTD_E2E_HOME (the cache), COMPACTD_AGENTS_KEEP=1 keeps each
 # sandbox (sessions, forks, every request the agents sent) for a post-mortem.
@@ -31,13 +32,14 @@ go test -c -o "$logs/agents.test" ./editors/e2e/agents/   # one build for every 
 # longest group's, not the sum. Each group's tests run in turn, their subtests (one per agent)
 # side by side. The groups are balanced on the chains of agent runs they hold: Gemini CLI's 28
 # runs in TestRealAgents; Qwen Code, opencode and Kilo Code in TestRealAgentsIssue15; five
-# agents' recall; the agents' own compactions and hooks. A test no group names runs in a
+# agents' recall; the agents' own compactions (the compression tests run beside the others,
+# t.Parallel) and hooks. A test no group names runs in a
 # group of its own, so a new test is never left out.
 groups=(
   "agents|TestRealAgents TestRealAgentThreshold"
   "issue15|TestRealAgentsIssue15 TestRealAgentOpencodeCompactingHook"
   "recall|TestRealAgentsRecall"
-  "compactions|TestRealAgentCompactions TestRealAgentCodexImageOutput TestRealAgentPreCompactHook TestRealAgentCompactionHook"
+  "compactions|TestRealAgentCompactions TestRealAgentCodexImageOutput TestRealAgentPreCompactHook TestRealAgentCompactionHook TestRealAgentGeminiCompression TestRealAgentQwenCompression"
 )
 named=" $(for g in "${groups[@]}"; do printf '%s ' "${g#*|}"; done)"
 rest=()

@@ -56,11 +56,11 @@ lint:
 
 ## unit: the whole Go suite once, in full (50 kill -9 crash trials, concurrent appends, 1 GB frames).
 unit:
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 30m ./...
 
 ## race: the suite under the race detector (-short keeps it within CI's time).
 race:
-	$(GO) test -race -short -count=1 ./...
+	$(GO) test -race -short -count=1 -timeout 30m ./...
 
 ## test: everything — CI runs this on a clean clone.
 ## (the VS Code e2e runs the linux-x64 VSIX that make dist packaged, its bundled binary serving)

@@ -64,11 +64,11 @@ lint:
 
 ## unit: the whole Go suite once, in full (50 kill -9 crash trials, concurrent appends, 1 GB frames).
 unit:
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 30m ./...
 
 ## race: the suite under the race detector (-short keeps it within CI's time).
 race:
-	CGO_ENABLED=1 $(GO) test -race -short -count=1 ./...
+	CGO_ENABLED=1 $(GO) test -race -short -count=1 -timeout 30m ./...
 
 ## test: everything — CI runs this on a clean clone (.ci/test.sh): lint, cross, unit, race, wine,
 ## fuzz-short, dist, e2e, each timed, with the installs (make setup) in the background from the

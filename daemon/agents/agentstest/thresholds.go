@@ -14,11 +14,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/compactd/compactd/compaction/format/formattest"
 	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/agents/gemini"
 )
@@ -166,8 +166,7 @@ func WriteSession(t testing.TB, agent string, l Layout, env agents.Env) string {
 // replaced by project (for Gemini CLI, the project's hash too).
 func Fixture(t testing.TB, agent, project string) []byte {
 	t.Helper()
-	_, here, _, _ := runtime.Caller(0)
-	src, err := os.ReadFile(filepath.Join(filepath.Dir(here), "testdata", agent+".jsonl"))
+	src, err := os.ReadFile(filepath.Join(formattest.RepoRoot(), "daemon", "agents", "agentstest", "testdata", agent+".jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ tmp=$(mktemp -d)
 keep() { echo "   (kept in $tmp)"; }
 start=$(date +%s)
 # The build step runs Go: keep the machine's module and build caches (HOME moves below).
-export GOMODCACHE GOCACHE GOFLAGS=-mod=mod
+export GOMODCACHE GOCACHE GOFLAGS="${GOFLAGS:+$GOFLAGS }-mod=mod"   # make test's -trimpath kept: the build is cached
 GOMODCACHE=$(go env GOMODCACHE) GOCACHE=$(go env GOCACHE)
 isolate_home "$tmp"
 # A user's clone of the repository (committed state: what they would get).

@@ -222,7 +222,7 @@ func (r *router) call(id int, method, params string, timeout time.Duration) (rep
 type stressTally struct {
 	mu                             sync.Mutex
 	requests, answered, unanswered int
-	hung                           int // no answer within hangAfter
+	hung                           int // no answer: the server went away, or none within hangAfter
 	refusals                       map[string]int
 	busy                           int            // answers that say the store was locked
 	panicked                       int            // answers that report a panic
@@ -400,7 +400,7 @@ func TestStressTwoServersOneStore(t *testing.T) {
 	for _, n := range tally.refusals {
 		refused += n
 	}
-	t.Logf("%d rounds in %v under %d busy processes (load average %s at the end): %d requests, %d answered (%d refused), %d not within %s (slowest answer %v), %d never (%s); %d panics (%d reported), %d server exits, %d data races; store busy: %d answers, %d log lines; %d lines appended, %d lost; refusals: %s",
+	t.Logf("%d rounds in %v under %d busy processes (load average %s at the end): %d requests, %d answered (%d refused), %d not within %s (slowest answer %v), %d never answered (server gone, or none within %s); %d panics (%d reported), %d server exits, %d data races; store busy: %d answers, %d log lines; %d lines appended, %d lost; refusals: %s",
 		rounds, elapsed.Round(time.Second), runtime.NumCPU(), loadAverage(), tally.requests, tally.answered, refused, tally.unanswered, answerWithin, tally.slowest.Round(100*time.Millisecond), tally.hung, hangAfter,
 		panics+tally.panicked, tally.panicked, exits, races, tally.busy, busyLogs, tally.lines, lost, strings.Join(refusals, "; "))
 	t.Logf("answer times by round (median / 95th percentile / slowest): %s", latencyByRounds(tally.took))
@@ -408,7 +408,7 @@ func TestStressTwoServersOneStore(t *testing.T) {
 		t.Errorf("%d commands answered with a panic", tally.panicked)
 	}
 	if tally.unanswered > 0 || tally.hung > 0 {
-		t.Errorf("%d of %d commands got no answer within %s, %d none within %s", tally.unanswered, tally.requests, answerWithin, tally.hung, hangAfter)
+		t.Errorf("%d of %d commands got no answer within %s, %d none at all (server gone, or none within %s)", tally.unanswered, tally.requests, answerWithin, tally.hung, hangAfter)
 	}
 	if lost > 0 {
 		t.Errorf("%d of %d appended lines lost", lost, tally.lines)

@@ -8,7 +8,7 @@ suites=(
   "node LSP client|editors/e2e/node/run.sh"
   "headless Neovim, raw LSP|editors/e2e/nvim-lsp/run.sh"
   "Neovim plugin (0.7.2, 0.12, TUI)|editors/e2e/nvim-plugin/run.sh"
-  "Neovim plugin installed by lazy.nvim|editors/e2e/nvim-plugin/lazy_install.sh"
+  "Neovim plugin installed by vim.pack|editors/e2e/nvim-plugin/plugin_manager_install.sh"
   "VS Code via code-server|editors/e2e/vscode/run.sh"
   "real agents: Claude Code, Codex, Gemini CLI|editors/e2e/agents/run.sh"
 )

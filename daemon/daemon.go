@@ -17,8 +17,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
-
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
@@ -149,6 +147,8 @@ type Daemon struct {
 	ignored map[string]int64 // path → size at which detection failed
 	timers  map[string]*time.Timer
 	watched map[string]bool
+	// watchMu serialises watch (see there).
+	watchMu sync.Mutex
 	// wb accounts the watcher's descriptors (watchbound.go).
 	wb watchBudget
 	// rootCache holds the agents' roots until addRoots looks again.
@@ -156,7 +156,7 @@ type Daemon struct {
 	// dbRoots are the agents' database roots as addRoots last saw them.
 	dbRoots atomic.Pointer[[]root]
 
-	watcher *fsnotify.Watcher
+	watcher *folderWatcher
 	active  atomic.Pointer[string]
 	// activeAt is the modification time of the active transcript.
 	activeAt atomic.Int64
@@ -257,7 +257,7 @@ func (d *Daemon) Folders() []string {
 
 // Start begins watching and runs the cold scan in the background.
 func (d *Daemon) Start(ctx context.Context) error {
-	w, err := fsnotify.NewWatcher()
+	w, err := newFolderWatcher()
 	if err != nil {
 		return fmt.Errorf("start the file watcher: %w", err)
 	}
@@ -280,11 +280,14 @@ func (d *Daemon) ScanDone() <-chan struct{} { return d.scanDone }
 // Close stops watching and waits for background work.
 func (d *Daemon) Close() error {
 	d.closeOnce.Do(func() {
-		if d.cancel != nil {
-			d.cancel()
-		}
+		// The watcher first, while watchLoop still drains its events: on
+		// Windows an Add under way (the cold scan's) finishes only then
+		// (folderWatcher).
 		if d.watcher != nil {
 			d.watcher.Close()
+		}
+		if d.cancel != nil {
+			d.cancel()
 		}
 		d.mu.Lock()
 		for _, t := range d.timers {

@@ -95,6 +95,22 @@ func (r *recorder) add(ev Event) {
 
 func (r *recorder) wait(t *testing.T, pred func(Event) bool) Event {
 	t.Helper()
+	ev, ok := r.within(pred)
+	if !ok {
+		t.Fatal("timed out waiting for an event")
+	}
+	return ev
+}
+
+// reset forgets the events recorded so far.
+func (r *recorder) reset() {
+	r.mu.Lock()
+	r.events = nil
+	r.mu.Unlock()
+}
+
+// within waits for an event that satisfies pred, at most 10 seconds.
+func (r *recorder) within(pred func(Event) bool) (Event, bool) {
 	deadline := time.After(10 * time.Second)
 	for i := 0; ; {
 		r.mu.Lock()
@@ -102,7 +118,7 @@ func (r *recorder) wait(t *testing.T, pred func(Event) bool) Event {
 			if pred(r.events[i]) {
 				ev := r.events[i]
 				r.mu.Unlock()
-				return ev
+				return ev, true
 			}
 		}
 		r.mu.Unlock()
@@ -110,7 +126,7 @@ func (r *recorder) wait(t *testing.T, pred func(Event) bool) Event {
 		case <-r.ch:
 		case <-time.After(20 * time.Millisecond):
 		case <-deadline:
-			t.Fatal("timed out waiting for an event")
+			return Event{}, false
 		}
 	}
 }

@@ -161,6 +161,22 @@ func (d *Daemon) SetClientSettings(settings json.RawMessage) error {
 	return err
 }
 
+// workspaceFileChanged reads the .compactd.toml files again after one in a
+// watched folder changed: its settings apply at once — gauge, hover, code
+// actions, auto-compaction — as an editor's settings change does, and what
+// it gets wrong is reported once.
+func (d *Daemon) workspaceFileChanged() {
+	c := &d.cfg
+	c.mu.Lock()
+	old := c.byFile
+	c.byFile, c.nearest, c.reported = nil, nil, nil
+	c.mu.Unlock()
+	if err := d.ConfigErrors(); err != nil && d.opts.OnConfigError != nil {
+		d.opts.OnConfigError(err)
+	}
+	d.reconfigure(old)
+}
+
 // reconfigure re-derives every snapshot after the configuration changed
 // (old is the cache before) and re-evaluates what is watched.
 func (d *Daemon) reconfigure(old map[string]*resolved) {

@@ -2,6 +2,8 @@ package daemon
 
 import (
 	"context"
+	"errors"
+	"github.com/compactd/compactd/daemon/config"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/daemon/agents"
+	"github.com/compactd/compactd/daemon/platform"
 	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
@@ -205,8 +208,7 @@ func (d *Daemon) addRoots(ctx context.Context, under *string) []candidate {
 			if under != nil && !agents.Within(*under, r.dir) && !agents.Within(r.dir, *under) {
 				continue
 			}
-			if _, err := os.Stat(r.dir); err != nil {
-				d.watchAncestor(r.dir)
+			if !d.watchDown(r.dir) {
 				continue
 			}
 			d.watch(r.dir)
@@ -222,23 +224,29 @@ func (d *Daemon) addRoots(ctx context.Context, under *string) []candidate {
 		}
 		start := r.dir
 		if under != nil {
-			if !agents.Within(*under, r.dir) {
-				if agents.Within(r.dir, *under) { // an ancestor of a pending root appeared
-					d.watchAncestor(r.dir)
-				}
+			switch {
+			case agents.Within(*under, r.dir):
+				start = *under
+			case agents.Within(r.dir, *under):
+				// A folder on the way to a root that was not there
+				// appeared (or went): the levels below it may all be
+				// there already, the root's files too.
+			default:
 				continue
 			}
-			start = *under
 		}
-		if _, err := os.Stat(start); err != nil {
-			d.watchAncestor(r.dir)
-			continue
+		if start == r.dir {
+			if !d.watchDown(r.dir) {
+				continue
+			}
+		} else if _, err := os.Stat(start); err != nil {
+			continue // gone again
 		}
 		depth := -1
 		if r.kind == rootGlob {
 			depth = globDepth(r)
 		}
-		_ = filepath.WalkDir(start, func(p string, de fs.DirEntry, err error) error {
+		_ = platform.WalkDir(start, func(p string, de fs.DirEntry, err error) error {
 			if err != nil || ctx.Err() != nil {
 				return nil
 			}
@@ -260,21 +268,47 @@ func (d *Daemon) addRoots(ctx context.Context, under *string) []candidate {
 	return found
 }
 
-// watchAncestor watches the nearest existing ancestor of dir, so that the
-// creation of dir (a new Claude project folder, a first Codex session) is seen.
-func (d *Daemon) watchAncestor(dir string) {
-	for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
+// watchDown watches the nearest existing ancestor of dir and each level
+// below it that exists, down to dir's parent, and reports whether dir
+// exists. Agents create every level of a session's path at once (Claude
+// Code's projects/<slug>/ with its memory/ folder and the session; Qwen
+// Code's projects/<slug>/chats/; Codex's sessions/YYYY/MM/DD/ at midnight;
+// a first run in a fresh CLAUDE_CONFIG_DIR), so by the time the event of
+// one level is handled the levels below it may exist unannounced: each
+// level is looked for only once its parent is watched, so it is either
+// found here or its creation is an event. The caller walks dir, which
+// watches each folder before reading it.
+func (d *Daemon) watchDown(dir string) bool {
+	var missing []string // dir and its missing ancestors, deepest first
+	p := dir
+	for {
 		if _, err := os.Stat(p); err == nil {
-			d.watch(p)
-			return
+			break
 		}
-		if p == filepath.Dir(p) {
-			return
+		missing = append(missing, p)
+		parent := filepath.Dir(p)
+		if parent == p {
+			return false
 		}
+		p = parent
 	}
+	for i := len(missing) - 1; i >= 0; i-- {
+		d.watch(p)
+		if _, err := os.Stat(missing[i]); err != nil {
+			return false
+		}
+		p = missing[i]
+	}
+	return true
 }
 
+// watch watches dir, or polls it past the bound. When it returns, dir's
+// changes are announced from then on, whoever set the watch: a caller
+// reads dir after watch, so what it does not find there is an event
+// (watchMu holds a concurrent caller until the watch is in place).
 func (d *Daemon) watch(dir string) {
+	d.watchMu.Lock()
+	defer d.watchMu.Unlock()
 	d.mu.Lock()
 	if d.watched[dir] || d.wb.isPolled(dir) {
 		d.mu.Unlock()
@@ -297,6 +331,9 @@ func (d *Daemon) watch(dir string) {
 	d.watched[dir] = true
 	d.mu.Unlock()
 	if err := d.watcher.Add(dir); err != nil {
+		if errors.Is(err, fsnotify.ErrClosed) {
+			return // the daemon is closing
+		}
 		// The OS refused (EMFILE, inotify's max_user_watches): poll it.
 		d.log.Warn("watch folder; polling it instead", "dir", dir, "err", err)
 		d.mu.Lock()
@@ -419,6 +456,11 @@ func (d *Daemon) watchLoop() {
 
 func (d *Daemon) handle(ev fsnotify.Event) {
 	p := filepath.Clean(ev.Name)
+	if filepath.Base(p) == config.WorkspaceFile {
+		// Written, saved by rename, or removed: it applies now.
+		d.wg.Go(d.workspaceFileChanged)
+		return
+	}
 	if agent := d.dbOf(p); agent != nil {
 		// The agent wrote to its database (or its -wal): re-render the
 		// sessions whose rows changed.
@@ -457,12 +499,37 @@ func (d *Daemon) handle(ev fsnotify.Event) {
 	case ev.Has(fsnotify.Remove), ev.Has(fsnotify.Rename):
 		d.mu.Lock()
 		_, tracked := d.files[p]
+		wasWatched := d.watched[p]
 		delete(d.watched, p)
 		d.wb.release(p)
 		d.wb.entryGone(filepath.Dir(p))
+		if !tracked {
+			// A folder went with what it held: the watches below it went
+			// too. inotify says so for each watched folder; Windows only
+			// names the top one to its parent's watch, so without this a
+			// folder recreated at the same path stayed marked as watched
+			// and was never watched again.
+			under := p + string(filepath.Separator)
+			for q := range d.watched {
+				if strings.HasPrefix(q, under) {
+					delete(d.watched, q)
+					d.wb.release(q)
+					wasWatched = true
+				}
+			}
+		}
 		d.mu.Unlock()
 		if tracked {
 			d.schedule(p)
+		}
+		if wasWatched {
+			// A root (or a folder on the way to one) went: watch what is
+			// left of the way, so the root is seen when it comes back.
+			d.wg.Go(func() {
+				for _, c := range d.addRoots(d.ctx, &p) {
+					d.schedule(c.path)
+				}
+			})
 		}
 		// A plain rollout replaced by its compressed twin: show the twin.
 		if twin := sourcefile.Twin(p); !sourcefile.Compressed(p) && d.wanted(twin) {

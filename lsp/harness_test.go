@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -85,7 +86,9 @@ func startServer(t *testing.T, opts Options) *client {
 		select {
 		case <-c.exited:
 		case <-time.After(5 * time.Second):
-			t.Error("server did not stop")
+			// What holds it, for the failure to say.
+			buf := make([]byte, 1<<20)
+			t.Errorf("server did not stop; its goroutines:\n%s", buf[:runtime.Stack(buf, true)])
 		}
 	})
 	return c

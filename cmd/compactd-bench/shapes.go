@@ -24,6 +24,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -36,7 +37,7 @@ import (
 func init() {
 	register(section{
 		Name:    "shapes",
-		Summary: "compactd compact, its dry run and compactd gauge of 100 MB sessions of five shapes (tool-heavy, thinking-heavy, image-heavy, many short turns, Codex), end to end",
+		Summary: "compactd compact, its dry run and compactd gauge of 100 MB sessions of six shapes (tool-heavy, thinking-heavy, image-heavy, many short turns, big tool outputs, Codex), end to end",
 		Run:     benchShapes,
 	})
 }
@@ -59,6 +60,8 @@ var shapes = []shape{
 		"claude/projects/-home-dev-src-shapes", "", buildImageHeavy},
 	{"short-turns", "Claude Code: a chat of short prompts and answers, no tools (about 100k turns)",
 		"claude/projects/-home-dev-src-shapes", "", buildShortTurns},
+	{"big-outputs", "Claude Code: whole files read (up to 2,000 lines), grep outputs up to the 30,000-character cap, long prose answers",
+		"claude/projects/-home-dev-src-shapes", "", buildBigOutputs},
 	{"codex", "Codex rollout: reasoning items, function calls and their outputs, token counts",
 		"codex/sessions/2026/11/20", "rollout-2026-11-20T09-00-00-019a7e2c-1b3d-7f4e-9a8b-0c1d2e3f4a5b.jsonl", buildCodex},
 }
@@ -188,7 +191,12 @@ type pools struct {
 	prompts, answers []string
 	thoughts         []thought
 	calls            []toolCall
+	// files are real source files to read (this repository's Go code:
+	// the corpus's sessions read few, and small ones).
+	files []sourceFile
 }
+
+type sourceFile struct{ rel, text string }
 
 type thought struct{ text, signature string }
 
@@ -278,6 +286,26 @@ func loadPools() (*pools, string, error) {
 					}
 				}
 			}
+		}
+	}
+	if root, err := repoRoot(); err == nil {
+		for _, dir := range []string{"compaction", "daemon", "lsp"} {
+			filepath.WalkDir(filepath.Join(root, dir), func(path string, de fs.DirEntry, err error) error {
+				if err != nil || de.IsDir() || !strings.HasSuffix(path, ".go") {
+					return nil
+				}
+				b, err := os.ReadFile(path)
+				if err == nil && len(b) > 0 {
+					rel, _ := filepath.Rel(root, path)
+					p.files = append(p.files, sourceFile{filepath.ToSlash(rel), string(b)})
+				}
+				return nil
+			})
+		}
+	}
+	if len(p.files) == 0 { // outside the repository: the corpus's reads
+		for _, c := range p.calls {
+			p.files = append(p.files, sourceFile{fmt.Sprintf("src/file%d.txt", len(p.files)), c.output})
 		}
 	}
 	if len(p.prompts) == 0 || len(p.answers) == 0 || len(p.thoughts) == 0 || len(p.calls) == 0 {
@@ -529,6 +557,91 @@ func buildShortTurns(p *pools, size int, cwd string) []byte {
 		w.response([]map[string]any{{"type": "text", "text": w.mark(a[:min(len(a), 40+w.rng.IntN(400))])}})
 	}
 	return w.out.Bytes()
+}
+
+// buildBigOutputs is a session of reading and searching: each turn reads
+// whole files as Claude Code's Read returns them (numbered lines, at most
+// 2,000, the file again in toolUseResult) and searches with grep -rn, whose
+// output Claude Code cuts at 30,000 characters, a few calls a turn, each
+// after a sentence saying why; the turn ends in a long answer.
+func buildBigOutputs(p *pools, size int, cwd string) []byte {
+	w := newClaudeWriter(6, size, cwd)
+	for ; w.out.Len() < size; w.copyN++ {
+		w.maybeCompact(p)
+		w.prompt(w.mark(pick(w.rng, p.prompts)))
+		for step := 0; step < 2+w.rng.IntN(5); step++ {
+			why := map[string]any{"type": "text", "text": w.mark(firstSentence(pick(w.rng, p.answers)))}
+			if w.rng.IntN(3) == 0 {
+				w.grep(p, why)
+			} else {
+				w.read(p, why)
+			}
+		}
+		var answer strings.Builder
+		for target := 2_000 + w.rng.IntN(6_000); answer.Len() < target; {
+			answer.WriteString(pick(w.rng, p.answers))
+			answer.WriteString("\n\n")
+		}
+		w.response([]map[string]any{{"type": "text", "text": w.mark(answer.String())}})
+	}
+	return w.out.Bytes()
+}
+
+// read writes a Read of a whole file and its result, as Claude Code 2.1
+// writes them.
+func (w *claudeWriter) read(p *pools, before map[string]any) {
+	f := pick(w.rng, p.files)
+	path := w.cwd + "/" + f.rel
+	lines := strings.SplitAfter(strings.TrimSuffix(f.text, "\n"), "\n")
+	lines = lines[:min(len(lines), 2000)]
+	var numbered strings.Builder
+	for i, l := range lines {
+		fmt.Fprintf(&numbered, "%6d\u2192%s", i+1, l)
+	}
+	content := w.mark(numbered.String())
+	id := w.id("toolu")
+	uuid := w.response([]map[string]any{before, {"type": "tool_use", "id": id, "name": "Read", "input": map[string]any{"file_path": path}}})
+	w.result(id, uuid, content, map[string]any{"type": "text", "file": map[string]any{"filePath": path, "content": strings.Join(lines, ""),
+		"numLines": len(lines), "startLine": 1, "totalLines": len(lines)}})
+}
+
+// grep writes a grep -rn over the files for a word of one of them, its
+// output cut at 30,000 characters as Claude Code cuts a command's.
+func (w *claudeWriter) grep(p *pools, before map[string]any) {
+	words := strings.Fields(pick(w.rng, p.files).text)
+	word := "func"
+	if len(words) > 0 {
+		if cand := strings.Trim(pick(w.rng, words), "(){}[]*&.,;:\"'`"); len(cand) >= 3 {
+			word = cand
+		}
+	}
+	var out strings.Builder
+	start := w.rng.IntN(len(p.files))
+	for k := 0; k < len(p.files) && out.Len() < 30_000; k++ {
+		f := p.files[(start+k)%len(p.files)]
+		for i, l := range strings.Split(f.text, "\n") {
+			if strings.Contains(l, word) {
+				fmt.Fprintf(&out, "%s:%d:%s\n", f.rel, i+1, l)
+			}
+		}
+	}
+	text := out.String()
+	if len(text) > 30_000 {
+		text = text[:30_000] + fmt.Sprintf("\n\n... [%d characters truncated] ...", len(text)-30_000)
+	}
+	text = w.mark(text)
+	id := w.id("toolu")
+	uuid := w.response([]map[string]any{before, {"type": "tool_use", "id": id, "name": "Bash",
+		"input": map[string]any{"command": "grep -rn '" + word + "' .", "description": "Find uses of " + word}}})
+	w.result(id, uuid, text, map[string]any{"stdout": text, "stderr": "", "interrupted": false, "isImage": false})
+}
+
+// firstSentence is s up to its first sentence's end.
+func firstSentence(s string) string {
+	if i := strings.IndexAny(s, ".:\n"); i > 0 {
+		return s[:i+1]
+	}
+	return s
 }
 
 // buildCodex is sessiongen's rollout with Codex's auto-compaction written

@@ -1,8 +1,8 @@
 // Package tokens counts tokens the way model APIs do, offline.
 //
-// It counts with the real BPE ranks of o200k_base and cl100k_base, read by
-// the offline loader of github.com/pkoukk/tiktoken-go-loader, so nothing is
-// ever downloaded. The two steps of tiktoken are done here rather than by
+// It counts with the real BPE ranks of o200k_base and cl100k_base, the files
+// github.com/pkoukk/tiktoken-go-loader embeds (read as its offline loader
+// reads them, into a map sized up front), so nothing is ever downloaded. The two steps of tiktoken are done here rather than by
 // pkoukk/tiktoken-go, whose backtracking regex engine made counting slower
 // than OpenAI's own tokenizer: pretokenize.go cuts text into the pieces the
 // encodings' split regexes give (held equal to regexp2's matches by a

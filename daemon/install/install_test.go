@@ -3,8 +3,12 @@ package install
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -184,8 +188,22 @@ func TestOpencodeHooksRoundTrip(t *testing.T) {
 	}
 	apply(t, cs...)
 	b, _ := os.ReadFile(cfg)
-	if !bytes.Contains(b, []byte(`"opencode-wakatime"`)) || !bytes.Contains(b, []byte("file://"+filepath.ToSlash(OpencodePlugin(store)))) {
-		t.Fatalf("opencode.json after install:\n%s", b)
+	if !bytes.Contains(b, []byte(`"opencode-wakatime"`)) {
+		t.Fatalf("opencode.json after install lost the user's plugin:\n%s", b)
+	}
+	// opencode turns a file: entry into a path with Node's fileURLToPath:
+	// the entry must be a file URL without a host that names the module
+	// (file:///home/… on Unix, file:///C:/… on Windows, never file://C:/…).
+	entry := regexp.MustCompile(`"file:[^"]*"`).Find(b)
+	if entry == nil {
+		t.Fatalf("opencode.json after install names no file: plugin:\n%s", b)
+	}
+	var raw string
+	if err := json.Unmarshal(entry, &raw); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := fileURLToPath(raw); err != nil || got != OpencodePlugin(store) {
+		t.Fatalf("the plugin entry %s names %q (%v), want %q", raw, got, err, OpencodePlugin(store))
 	}
 	js, err := os.ReadFile(OpencodePlugin(store))
 	if err != nil || !bytes.Contains(js, []byte(`"experimental.session.compacting"`)) || !bytes.Contains(js, []byte(`"precompact","--agent","opencode"`)) {
@@ -208,4 +226,25 @@ func TestOpencodeHooksRoundTrip(t *testing.T) {
 	if _, err := os.Stat(filepath.Dir(OpencodePlugin(store))); !os.IsNotExist(err) {
 		t.Fatal("the plugin folder is still there")
 	}
+}
+
+// fileURLToPath is Node's url.fileURLToPath, which opencode applies to a
+// file: plugin entry: no host, a percent-decoded path, and on Windows a
+// drive letter after the leading slash.
+func fileURLToPath(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", err
+	}
+	if u.Scheme != "file" || u.Host != "" {
+		return "", fmt.Errorf("not a file URL without a host: scheme %q, host %q", u.Scheme, u.Host)
+	}
+	p := u.Path
+	if runtime.GOOS == "windows" {
+		if len(p) < 3 || p[0] != '/' || p[2] != ':' {
+			return "", fmt.Errorf("a Windows file URL's path starts with /X:, not %q", p)
+		}
+		p = p[1:]
+	}
+	return filepath.FromSlash(p), nil
 }

@@ -300,11 +300,12 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	report(req.Progress, "write", 90)
 	if req.InPlace {
 		_, appendOnly := src.codec.(format.Appender)
-		rr, err := replaceInPlace(path, src.t.Size, sha256.Sum256(src.data[:src.t.Size]), out.data, appendOnly)
+		rr, err := r.inPlace.replace(path, src.t.Size, sha256.Sum256(src.data[:src.t.Size]), out.data, appendOnly)
 		if err != nil {
 			return nil, r.forgetUnwritten(v, err)
 		}
 		res.Carried = rr.Carried
+		res.Notes = append(res.Notes, rr.Notes...)
 	} else if err := createFile(target, out.data); err != nil {
 		return nil, r.forgetUnwritten(v, err)
 	}

@@ -50,6 +50,10 @@ type Runner struct {
 	// before answering ErrConversationBusy; 0 is DefaultLockWait.
 	LockWait time.Duration
 
+	// inPlace is how in-place writes replace a transcript (tests change
+	// it; the zero value is the real behaviour).
+	inPlace inPlace
+
 	countersOnce sync.Once
 	counters     *tokens.CounterSet
 }

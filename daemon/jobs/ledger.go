@@ -11,6 +11,7 @@ import (
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/strategy"
+	"github.com/compactd/compactd/compaction/transcript"
 )
 
 // The loss ledger: every compaction the agent made of a conversation,
@@ -117,28 +118,26 @@ func (r *Runner) AgentLedgerOf(ctx context.Context, path string, window, measure
 		if loss.TokensAfter == 0 {
 			loss.TokensAfter = r.usageAfter(src, c)
 		}
+		countedBefore := 0 // compactd's count of the conversation before it; 0 when not counted
 		if i >= len(list)-measure {
 			if b, err := beforeAgentOf(src, reader, list, i); err == nil {
 				kept := agentKept(b)
 				loss.Measured, loss.Retention, loss.Lost = true, &kept, lostKinds(kept)
+				if loss.TokensBefore == 0 || loss.TokensAfter == 0 {
+					countedBefore = r.countOf(ctx, b.before.t, b.before.t.Messages)
+				}
 				if loss.TokensBefore == 0 {
-					if c, err := r.tokenCounter(b.before.t); err == nil {
-						if counts, err := c.CountMessages(ctx, b.before.t.Messages); err == nil {
-							for _, n := range counts {
-								loss.TokensBefore += n.N
-							}
-						}
-					}
+					loss.TokensBefore = countedBefore
 				}
 			}
 		}
 		if loss.TokensAfter == 0 && len(c.After) > 0 {
-			if counter, err := r.tokenCounter(src.t); err == nil {
-				if counts, err := counter.CountMessages(ctx, c.After); err == nil {
-					for _, n := range counts {
-						loss.TokensAfter += n.N
-					}
-				}
+			loss.TokensAfter = r.countOf(ctx, src.t, c.After)
+			// What the agent sends beside the conversation (system prompt,
+			// tools) stays: the size it reported before, less the
+			// conversation it then held.
+			if countedBefore > 0 && c.TokensBefore > countedBefore {
+				loss.TokensAfter += c.TokensBefore - countedBefore
 			}
 		}
 		loss.Summary = lossSentence(loss)
@@ -147,6 +146,24 @@ func (r *Runner) AgentLedgerOf(ctx context.Context, path string, window, measure
 	}
 	out.Health = gauge.HealthOf(points, window)
 	return out, nil
+}
+
+// countOf is compactd's token count of msgs (messages of t); 0 when they
+// cannot be counted.
+func (r *Runner) countOf(ctx context.Context, t *transcript.Transcript, msgs []transcript.Message) int {
+	counter, err := r.tokenCounter(t)
+	if err != nil {
+		return 0
+	}
+	counts, err := counter.CountMessages(ctx, msgs)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, c := range counts {
+		n += c.N
+	}
+	return n
 }
 
 // usageAfter is the context size the first usage reported after

@@ -198,7 +198,7 @@ func (r *Runner) restoreInPlace(ctx context.Context, conv store.Conversation, v 
 		res.Saved = saved.Label
 		// Nothing may be appended between recording and replacing: any
 		// change at all means record again.
-		_, err = replaceInPlace(path, int64(len(data)), sha256Sum(data), content, false)
+		rr, err := r.inPlace.replace(path, int64(len(data)), sha256Sum(data), content, false)
 		if errors.Is(err, errSourceChanged) && attempt < maxAttempts*3 {
 			continue
 		}
@@ -208,8 +208,29 @@ func (r *Runner) restoreInPlace(ctx context.Context, conv store.Conversation, v 
 		if err != nil {
 			return nil, err
 		}
+		res.Notes = append(res.Notes, rr.Notes...)
+		if len(rr.Late) > 0 {
+			res.Notes = append(res.Notes, r.keepLate(ctx, conv, src, rr.Late))
+		}
 		return res, nil
 	}
+}
+
+// keepLate records what the replaced transcript held when a writer added
+// late to it (the recorded source, then late) as a version of its own, so
+// a line the agent wrote at the moment of a restore is never lost, and
+// says so.
+func (r *Runner) keepLate(ctx context.Context, conv store.Conversation, src *source, late []byte) string {
+	data := append(append([]byte(nil), src.data...), late...)
+	held := &source{path: src.path, data: data, hash: store.ContentHash(data), codec: src.codec, t: src.t}
+	if t, err := src.codec.Parse(data); err == nil {
+		held.t = t
+	}
+	v, err := r.recordSource(ctx, conv, held)
+	if err != nil {
+		return fmt.Sprintf("the agent wrote %d bytes to %s while it was restored, and they could not be kept: %v", len(late), src.path, err)
+	}
+	return fmt.Sprintf("the agent wrote to %s while it was restored; the file as it was then is kept as %s", src.path, v.Label)
 }
 
 func (r *Runner) restoreFork(ctx context.Context, conv store.Conversation, v store.Version, path string, content []byte) (*RestoreResult, error) {

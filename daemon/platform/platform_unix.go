@@ -59,5 +59,9 @@ func ProcessAlive(pid int) bool {
 	return !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }
 
-// replaceOnce renames tmp over path.
-func replaceOnce(tmp, path string) error { return os.Rename(tmp, path) }
+// ReplaceOnce renames tmp over path (Unix never refuses: see Replace).
+func ReplaceOnce(tmp, path string) error { return os.Rename(tmp, path) }
+
+// InUse is false on Unix: no program's open file keeps another from
+// replacing it.
+func InUse(err error) bool { return false }

@@ -87,37 +87,22 @@ func isAbs(name string) bool {
 const replaceWait = 2 * time.Second
 
 // Replace moves tmp over path (MoveFileEx, replacing and written through
-// before it returns). Windows refuses while any program holds path open
-// without delete sharing; Replace retries for up to replaceWait, then
+// before it returns). Windows refuses while any program holds path open,
+// even one that shares delete; Replace retries for up to replaceWait, then
 // returns an error wrapping ErrInUse and leaves path untouched.
 func Replace(tmp, path string) error {
-	from, err := windows.UTF16PtrFromString(fixLongPath(tmp))
-	if err != nil {
-		return &os.LinkError{Op: "replace", Old: tmp, New: path, Err: err}
-	}
-	to, err := windows.UTF16PtrFromString(fixLongPath(path))
-	if err != nil {
-		return &os.LinkError{Op: "replace", Old: tmp, New: path, Err: err}
-	}
 	deadline := time.Now().Add(replaceWait)
 	for pause := time.Millisecond; ; pause = min(2*pause, 100*time.Millisecond) {
-		err = windows.MoveFileEx(from, to, windows.MOVEFILE_REPLACE_EXISTING|windows.MOVEFILE_WRITE_THROUGH)
-		if err == nil {
-			return nil
-		}
-		if !inUse(err) || time.Now().After(deadline) {
-			break
+		err := ReplaceOnce(tmp, path)
+		if !errors.Is(err, ErrInUse) || time.Now().After(deadline) {
+			return err
 		}
 		time.Sleep(pause)
 	}
-	if inUse(err) {
-		err = errors.Join(ErrInUse, err)
-	}
-	return &os.LinkError{Op: "replace", Old: tmp, New: path, Err: err}
 }
 
-// inUse reports whether err says another program holds the file.
-func inUse(err error) bool {
+// InUse reports whether err says another program holds the file.
+func InUse(err error) bool {
 	return errors.Is(err, windows.ERROR_SHARING_VIOLATION) ||
 		errors.Is(err, windows.ERROR_ACCESS_DENIED) ||
 		errors.Is(err, windows.ERROR_LOCK_VIOLATION)
@@ -170,10 +155,11 @@ func ProcessAlive(pid int) bool {
 	return err != nil || ev == uint32(windows.WAIT_TIMEOUT)
 }
 
-// replaceOnce moves tmp over path once (MoveFileEx, written through). An
-// error wrapping ErrInUse means another program holds path open without
-// delete sharing; nothing was changed.
-func replaceOnce(tmp, path string) error {
+// ReplaceOnce moves tmp over path once (MoveFileEx, written through). An
+// error wrapping ErrInUse means a program holds path open (Windows
+// refuses to replace an open file whatever its sharing); nothing was
+// changed.
+func ReplaceOnce(tmp, path string) error {
 	from, err := windows.UTF16PtrFromString(fixLongPath(tmp))
 	if err != nil {
 		return &os.LinkError{Op: "replace", Old: tmp, New: path, Err: err}
@@ -186,7 +172,7 @@ func replaceOnce(tmp, path string) error {
 	if err == nil {
 		return nil
 	}
-	if inUse(err) {
+	if InUse(err) {
 		err = errors.Join(ErrInUse, err)
 	}
 	return &os.LinkError{Op: "replace", Old: tmp, New: path, Err: err}

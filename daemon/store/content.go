@@ -11,7 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 )
 
 // ContentHash is the hex sha256 of a file's bytes: how versions and the
@@ -41,9 +41,11 @@ func LineCuts(b []byte) []int64 {
 
 // segments splits b at cuts (sorted, deduplicated, out-of-range ignored).
 func segments(b []byte, cuts []int64) [][]byte {
-	cs := append([]int64(nil), cuts...)
-	sort.Slice(cs, func(i, j int) bool { return cs[i] < cs[j] })
-	var out [][]byte
+	cs := cuts
+	if !slices.IsSorted(cs) {
+		cs = slices.Sorted(slices.Values(cuts))
+	}
+	out := make([][]byte, 0, len(cs)+1)
 	prev := int64(0)
 	for _, c := range cs {
 		if c <= prev || c >= int64(len(b)) {

@@ -32,14 +32,29 @@ const (
 
 var usageMember = []byte(`,"usage":{`)
 
+// A cut is one piece normalize cuts out of a record: rec[at:end], a UUID
+// or a usage member.
+type cut struct {
+	at, end int32
+	uuid    bool
+}
+
 // normalize returns rec's body and the patch that gives rec back.
 // A record with nothing to cut is its own body, with an empty patch.
 func normalize(rec []byte) (body, patch []byte) {
-	type cut struct {
-		at, end int
-		uuid    bool
+	cuts := cutsOf(rec)
+	if len(cuts) == 0 {
+		return rec, nil
 	}
-	var cuts []cut
+	body = make([]byte, 0, len(rec))
+	patch = binary.AppendUvarint(nil, uint64(len(cuts)))
+	body, patch, _ = appendNormalized(body, patch, rec, cuts, 0)
+	return body, patch
+}
+
+// cutsOf returns the pieces normalize cuts out of rec, in order.
+func cutsOf(rec []byte) []cut {
+	var usage []cut
 	// Usage members first: UUIDs inside one go with it.
 	for off := 0; ; {
 		i := bytes.Index(rec[off:], usageMember)
@@ -51,60 +66,71 @@ func normalize(rec []byte) (body, patch []byte) {
 		if end < 0 {
 			break
 		}
-		cuts = append(cuts, cut{at: start, end: end})
+		usage = append(usage, cut{at: int32(start), end: int32(end)})
 		off = end
 	}
 	inUsage := func(i int) bool {
-		for _, c := range cuts {
-			if !c.uuid && i >= c.at && i < c.end {
+		for _, c := range usage {
+			if i >= int(c.at) && i < int(c.end) {
 				return true
 			}
 		}
 		return false
 	}
+	// A quoted UUID is found by its first hyphen, nine bytes after the
+	// opening quote: JSON has far fewer hyphens than quotes to look at.
 	var uuids []cut
-	for off := 0; off+38 <= len(rec); {
-		i := bytes.IndexByte(rec[off:len(rec)-37], '"')
+	next := 0 // where the next UUID may open (after the last one's quote)
+	for off := 9; off < len(rec); {
+		i := bytes.IndexByte(rec[off:], '-')
 		if i < 0 {
 			break
 		}
-		q := off + i
-		if rec[q+37] == '"' && isUUID(rec[q+1:q+37]) && !inUsage(q) {
-			uuids = append(uuids, cut{at: q + 1, end: q + 37, uuid: true})
-			off = q + 38
+		q := off + i - 9
+		if q >= next && q+38 <= len(rec) && rec[q] == '"' && rec[q+37] == '"' && isUUID(rec[q+1:q+37]) && !inUsage(q) {
+			uuids = append(uuids, cut{at: int32(q + 1), end: int32(q + 37), uuid: true})
+			next = q + 38
+			off = q + 38 + 9
 			continue
 		}
-		off = q + 1
+		off += i + 1
 	}
-	if len(cuts) == 0 && len(uuids) == 0 {
-		return rec, nil
+	if len(usage) == 0 {
+		return uuids
 	}
-	all := mergeCuts(cuts, uuids, func(c cut) int { return c.at })
-	body = make([]byte, 0, len(rec))
-	patch = binary.AppendUvarint(nil, uint64(len(all)))
+	return mergeCuts(usage, uuids, func(c cut) int32 { return c.at })
+}
+
+// appendNormalized appends rec's body (rec without its cuts) to body and
+// its pieces to patch, each placed gap body bytes after the piece before
+// it (gap counts the body bytes since the last piece, across the records
+// of one segment); it returns the gap after rec.
+func appendNormalized(body, patch, rec []byte, cuts []cut, gap int) ([]byte, []byte, int) {
 	prev := 0
-	for _, c := range all {
-		body = append(body, rec[prev:c.at]...)
+	for _, c := range cuts {
+		at, end := int(c.at), int(c.end)
+		body = append(body, rec[prev:at]...)
 		// Where the piece goes: this many body bytes after the last one.
-		patch = binary.AppendUvarint(patch, uint64(c.at-prev))
+		patch = binary.AppendUvarint(patch, uint64(gap+at-prev))
+		gap = 0
 		if c.uuid {
 			patch = append(patch, pieceUUID)
 			var raw [16]byte
-			hexUUID(raw[:], rec[c.at:c.end])
+			hexUUID(raw[:], rec[at:end])
 			patch = append(patch, raw[:]...)
 		} else {
 			patch = append(patch, pieceBytes)
-			patch = binary.AppendUvarint(patch, uint64(c.end-c.at))
-			patch = append(patch, rec[c.at:c.end]...)
+			patch = binary.AppendUvarint(patch, uint64(end-at))
+			patch = append(patch, rec[at:end]...)
 		}
-		prev = c.end
+		prev = end
 	}
 	body = append(body, rec[prev:]...)
-	return body, patch
+	return body, patch, gap + len(rec) - prev
 }
 
 // mergeCuts merges two lists sorted by key into one sorted list.
-func mergeCuts[T any](a, b []T, key func(T) int) []T {
+func mergeCuts[T any, K int | int32](a, b []T, key func(T) K) []T {
 	out := make([]T, 0, len(a)+len(b))
 	for len(a) > 0 && len(b) > 0 {
 		if key(a[0]) <= key(b[0]) {

@@ -75,7 +75,11 @@ const patchChunk = 512
 // (k+1)·patchChunk), each as a uvarint length and the patch).
 
 func encodePatches(ps [][]byte) []byte {
-	var b []byte
+	n := 0
+	for _, p := range ps {
+		n += binary.MaxVarintLen32 + len(p)
+	}
+	b := make([]byte, 0, n)
 	for _, p := range ps {
 		b = binary.AppendUvarint(b, uint64(len(p)))
 		b = append(b, p...)
@@ -179,18 +183,10 @@ func prepareContent(ctx context.Context, q querier, b []byte, cuts []int64, pref
 		return p, err
 	}
 
-	// Normalize and hash the records after the prefix, on every core.
-	segs := segmentsFrom(b, cuts, base.size)
-	recs := make([]record, len(segs))
-	parallel(len(segs), func(i int) {
-		body, patch := normalize(segs[i])
-		if patch != nil {
-			if back, err := applyPatch(nil, body, patch); err != nil || !bytes.Equal(back, segs[i]) {
-				body, patch = segs[i], nil // never store what does not come back
-			}
-		}
-		recs[i] = record{body: body, patch: patch, sum: sha256.Sum256(body)}
-	})
+	// Normalize the records after the prefix, group the small ones into
+	// chunks, and hash each segment, on every core.
+	recs := chunkRecords(scanAll(segmentsFrom(b, cuts, base.size)))
+	parallel(len(recs), func(i int) { recs[i].sum = sha256.Sum256(recs[i].body) })
 	if err := findBodies(ctx, q, recs); err != nil {
 		return nil, err
 	}

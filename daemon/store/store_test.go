@@ -236,7 +236,8 @@ func TestRecordVersionLineageAndReuse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pad := ""
+	// Lines large enough to be stored one by one (small ones share chunks).
+	pad := strings.Repeat("x", largeRecord)
 	src := []byte("line one" + pad + "\nline two" + pad + "\nline three" + pad + "\n")
 	v1, reused, err := s.RecordVersion(ctx, NewVersion{Conversation: c, Kind: KindSource, SourcePath: "/p/abc.jsonl", Content: src, Cuts: LineCuts(src)})
 	if err != nil || reused || v1.Label != "v1" {

@@ -8,6 +8,7 @@
 #        default: the build machine's platform, a VSIX for any platform.
 #        OUT: where the VSIX goes (default editors/vscode/compactd.vsix).
 #        NO_COMPILE=1: package the dist/extension.js already built.
+#        DEPS_ONLY=1: install the npm tree (npm ci, when package-lock.json changed) and stop.
 # Only the npm registry is contacted.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,9 +18,12 @@ if [ ! -d node_modules ] || ! cmp -s package-lock.json node_modules/.compactd-lo
   npm ci --no-audit --no-fund
   cp package-lock.json node_modules/.compactd-lock
 fi
+# DEPS_ONLY=1: only the npm tree (make test installs it ahead, with the other installs).
+[ -z "${DEPS_ONLY:-}" ] || exit 0
 # NO_COMPILE=1: dist/extension.js is already built (make dist packages six targets from one build).
 if [ -z "${NO_COMPILE:-}" ]; then
   npm run -s typecheck
+  node check_webview.mjs   # the webview pages' scripts are strings to tsc: parse them
   npm run -s compile
 fi
 rm -rf bin

@@ -2,9 +2,13 @@ package claude
 
 import (
 	"encoding/json"
+	"errors"
+	"io"
 	"strings"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	jsonv1 "github.com/go-json-experiment/json/v1"
 
 	"github.com/compactd/compactd/compaction/format/anthropic"
@@ -13,33 +17,27 @@ import (
 
 // line is the part of a record the codec reads; everything else stays in Raw.
 type line struct {
-	Type              string          `json:"type"`
-	Subtype           string          `json:"subtype"`
-	UUID              string          `json:"uuid"`
-	ParentUUID        *string         `json:"parentUuid"`
-	LogicalParentUUID *string         `json:"logicalParentUuid"`
-	IsSidechain       bool            `json:"isSidechain"`
-	IsMeta            bool            `json:"isMeta"`
-	IsCompactSummary  bool            `json:"isCompactSummary"`
-	SessionID         string          `json:"sessionId"`
-	Cwd               string          `json:"cwd"`
-	Version           string          `json:"version"`
-	Timestamp         string          `json:"timestamp"`
-	LeafUUID          string          `json:"leafUuid"`
-	Explicit          bool            `json:"explicit"`
-	Rewound           bool            `json:"rewound"`
-	CustomTitle       string          `json:"customTitle"`
-	AITitle           string          `json:"aiTitle"`
-	Message           json.RawMessage `json:"message"`
-	Attachment        json.RawMessage `json:"attachment"`
-}
-
-type apiMessage struct {
-	ID      string          `json:"id"`
-	Role    string          `json:"role"`
-	Model   string          `json:"model"`
-	Content json.RawMessage `json:"content"`
-	Usage   *apiUsage       `json:"usage"`
+	Type              string  `json:"type"`
+	Subtype           string  `json:"subtype"`
+	UUID              string  `json:"uuid"`
+	ParentUUID        *string `json:"parentUuid"`
+	LogicalParentUUID *string `json:"logicalParentUuid"`
+	IsSidechain       bool    `json:"isSidechain"`
+	IsMeta            bool    `json:"isMeta"`
+	IsCompactSummary  bool    `json:"isCompactSummary"`
+	SessionID         string  `json:"sessionId"`
+	Cwd               string  `json:"cwd"`
+	Version           string  `json:"version"`
+	Timestamp         string  `json:"timestamp"`
+	LeafUUID          string  `json:"leafUuid"`
+	Explicit          bool    `json:"explicit"`
+	Rewound           bool    `json:"rewound"`
+	CustomTitle       string  `json:"customTitle"`
+	AITitle           string  `json:"aiTitle"`
+	// Message is empty as decodeLine reads a line (wireLine decodes the
+	// message in place); the field keeps line what encoding/json decodes.
+	Message    json.RawMessage `json:"message"`
+	Attachment json.RawMessage `json:"attachment"`
 }
 
 type apiUsage struct {
@@ -47,6 +45,52 @@ type apiUsage struct {
 	Output        int `json:"output_tokens"`
 	CacheCreation int `json:"cache_creation_input_tokens"`
 	CacheRead     int `json:"cache_read_input_tokens"`
+}
+
+// wireLine is a record as decodeLine reads it: a line whose message is
+// decoded as it is read (line.Message stays empty), so the message and its
+// content are not captured and decoded again.
+type wireLine struct {
+	line
+	Message wireMessage `json:"message"`
+}
+
+// wireMessage is a record's message decoded in place. Like the
+// json.RawMessage it replaces, it takes any JSON value: one that does not
+// decode as a streamedMessage leaves ok false (the record is a meta row), and
+// only a syntax error fails the record.
+type wireMessage struct {
+	present, ok bool
+	am          streamedMessage
+}
+
+// streamedMessage is the part of a Messages API message the codec reads,
+// its content decoded in place.
+type streamedMessage struct {
+	ID      string            `json:"id"`
+	Role    string            `json:"role"`
+	Model   string            `json:"model"`
+	Content anthropic.Content `json:"content"`
+	Usage   *apiUsage         `json:"usage"`
+}
+
+// UnmarshalJSONFrom implements json.UnmarshalerFrom.
+func (m *wireMessage) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	rec, depth := m.am.Content.Rec, dec.StackDepth()
+	*m = wireMessage{present: true} // a repeated member replaces the last
+	m.am.Content.Rec = rec
+	err := jsonv2.UnmarshalDecode(dec, &m.am) // with the record's (v1) options
+	if err == nil {
+		m.ok = true
+		return nil
+	}
+	var syntax *jsontext.SyntacticError
+	if errors.As(err, &syntax) || errors.Is(err, io.ErrUnexpectedEOF) || dec.StackDepth() != depth {
+		return err
+	}
+	// A value of another shape, read whole (v1 semantics go on past a
+	// type mismatch): no message.
+	return nil
 }
 
 // node is what the codec keeps of one record, decoded once: the tree links
@@ -70,12 +114,14 @@ type node struct {
 // decodeLine classifies one record and decodes its message, if any.
 func decodeLine(raw []byte, idx int) (node, transcript.Record, *line, error) {
 	rec := transcript.Record{Raw: raw}
-	var l line
-	if err := jsonv1.Unmarshal(raw, &l); err != nil {
+	var w wireLine
+	w.Message.am.Content.Rec = idx
+	if err := jsonv1.Unmarshal(raw, &w); err != nil {
 		rec.Kind = transcript.RecordMalformed
 		rec.Err = err.Error()
 		return node{kind: transcript.RecordMalformed}, rec, nil, err
 	}
+	l := w.line
 	rec.ID = l.UUID
 	rec.Type = l.Type
 	n := node{typ: l.Type, subtype: l.Subtype, uuid: l.UUID, sidechain: l.IsSidechain}
@@ -89,7 +135,7 @@ func decodeLine(raw []byte, idx int) (node, transcript.Record, *line, error) {
 	case "user", "assistant":
 		n.kind = transcript.RecordMessage
 		n.conversation = l.UUID != ""
-		n.msg = decodeMessage(&l, idx)
+		n.msg = decodeMessage(&l, &w.Message, idx)
 		if n.msg == nil {
 			n.kind = transcript.RecordMeta
 		}
@@ -130,11 +176,11 @@ func decodeLine(raw []byte, idx int) (node, transcript.Record, *line, error) {
 
 var harnessPrefixes = []string{"<command-", "<local-command-", "<system-reminder>", "<bash-input>", "<bash-stdout>", "<bash-stderr>", "Caveat: ", "<user-memory-input>", "[Request interrupted"}
 
-func decodeMessage(l *line, idx int) *transcript.Message {
-	var am apiMessage
-	if len(l.Message) == 0 || jsonv1.Unmarshal(l.Message, &am) != nil {
+func decodeMessage(l *line, wm *wireMessage, idx int) *transcript.Message {
+	if !wm.present || !wm.ok {
 		return nil
 	}
+	am := &wm.am
 	m := &transcript.Message{ID: l.UUID, Timestamp: parseTime(l.Timestamp), Records: []int{idx}}
 	if l.Type == "assistant" {
 		m.Role, m.Origin, m.Model = transcript.RoleAssistant, transcript.OriginAgent, am.Model
@@ -151,7 +197,7 @@ func decodeMessage(l *line, idx int) *transcript.Message {
 	}
 	// Claude Code logs the Messages API's content as sent or received;
 	// content that is neither a string nor blocks leaves the message empty.
-	m.Parts, _ = anthropic.DecodeContent(am.Content, idx)
+	m.Parts = am.Content.Parts
 	if m.Role == transcript.RoleUser {
 		m.Origin = userOrigin(l, m.Parts)
 	}

@@ -46,6 +46,9 @@ type event struct {
 	ThreadName         string     `json:"thread_name"`
 	// Usage is a token_usage_record's usage of one response.
 	Usage *tokenUsage `json:"usage"`
+	// NumTurns is how many of the last user turns a thread_rolled_back
+	// took back.
+	NumTurns int `json:"num_turns"`
 }
 
 type tokenInfo struct {
@@ -89,6 +92,9 @@ type item struct {
 	Action           json.RawMessage `json:"action"`
 	Summary          json.RawMessage `json:"summary"`
 	EncryptedContent json.RawMessage `json:"encrypted_content"`
+	// Tools are the definitions a tool_search_output loads: what the
+	// model reads of it.
+	Tools json.RawMessage `json:"tools"`
 }
 
 type block struct {
@@ -493,7 +499,20 @@ func outputParts(it *item, r refs) []transcript.Part {
 	default:
 		res.Text = string(out)
 	}
+	if it.Type == "tool_search_output" && res.Text == "" {
+		res.Text = compactJSON(it.Tools)
+	}
 	return append([]transcript.Part{res}, images...)
+}
+
+// compactJSON is raw without insignificant space: the tool definitions as
+// the API reads them. "" for nothing or invalid JSON.
+func compactJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if len(bytes.TrimSpace(raw)) == 0 || json.Compact(&b, raw) != nil || b.String() == "null" {
+		return ""
+	}
+	return b.String()
 }
 
 // jsonString decodes a JSON string value; anything else is "".

@@ -196,22 +196,30 @@ func (w *forkWriter) index() {
 	w.before, w.after, w.emitted = map[int][]int{}, map[int][]int{}, map[int]bool{}
 	w.lastOwned = -1
 	var pending []int
+	// unread is where in pending the first item the history does not
+	// hold came (one a rollback took back), -1 while there is none.
+	unread := -1
 	for r := range src.Records {
 		rec := &src.Records[r]
 		if owned[r] {
 			w.before[r] = pending
-			pending = nil
+			pending, unread = nil, -1
 			w.lastOwned = r
 			continue
 		}
 		switch {
 		case rec.Type == typeCompacted:
 			// What came before was replaced, with the lines around it.
-			pending = nil
+			pending, unread = nil, -1
+			continue
+		case rec.Kind == transcript.RecordMessage && rec.Type != typeSessionMeta:
+			// An item a compaction replaced or a rollback took back.
+			if unread < 0 {
+				unread = len(pending)
+			}
 			continue
 		case rec.Kind == transcript.RecordMalformed || rec.Kind == transcript.RecordMessage || rec.Type == typeSessionMeta:
-			// Garbage, items a compaction replaced, and the meta the
-			// fork writes itself.
+			// Garbage, and the meta the fork writes itself.
 			continue
 		}
 		if rec.Type == typeTurnContext {
@@ -224,6 +232,20 @@ func (w *forkWriter) index() {
 			switch eventType(rec.Raw) {
 			case "token_count":
 				continue // describes the old context
+			case "thread_rolled_back":
+				// The source's messages are read with the rollback
+				// applied and the fork holds no turn it took back: in
+				// the fork it would take back turns the user kept. The
+				// lines of the turns it took back go too (their user
+				// message events, and the turn context before them).
+				if unread >= 0 {
+					pending = pending[:unread]
+					for len(pending) > 0 && startsTurnLine(&src.Records[pending[len(pending)-1]]) {
+						pending = pending[:len(pending)-1]
+					}
+				}
+				unread = -1
+				continue
 			case "user_message":
 				// Written after the item it repeats.
 				if w.lastOwned >= 0 && len(pending) == 0 {
@@ -245,6 +267,12 @@ const (
 )
 
 func isBaseline(typ string) bool { return typ == typeTurnContext || typ == typeWorldState }
+
+// startsTurnLine reports whether rec is a line Codex writes as a turn
+// begins, before the user's message: its context baseline, task_started.
+func startsTurnLine(rec *transcript.Record) bool {
+	return isBaseline(rec.Type) || rec.Type == typeEventMsg && eventType(rec.Raw) == "task_started"
+}
 
 // rebuilds reports whether the fork of v clears the context baseline:
 // history cut or summarized, history only a source compacted record holds
@@ -648,6 +676,10 @@ func renderItem(payload []byte, source []transcript.Part, m *transcript.Message)
 			}
 			o.SetRaw(key, json.RawMessage(kept[0].Args))
 		}
+	case "tool_search_output":
+		// The tool definitions it loaded stay whole: the calls after it
+		// name those tools. (Dropped with its call, it goes whole too.)
+		return payload, false, nil
 	default:
 		if kept[0].Kind == transcript.PartToolResult {
 			err = renderOutput(o, kept)

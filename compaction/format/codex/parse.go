@@ -269,7 +269,39 @@ func (s *state) applyEvent(b *builder, ev *event) {
 		if ev.ThreadName != "" {
 			s.meta.Title = ev.ThreadName
 		}
+	case "thread_rolled_back":
+		rollBack(b, ev.NumTurns)
 	}
+}
+
+// rollBack drops the last n user turns from the history, as Codex does
+// when it rebuilds a rollout holding a thread_rolled_back (the user
+// backtracked to an earlier message, or a client called thread/rollback):
+// everything from the n-th last message the user typed on, and the
+// context updates Codex injected just before it. Messages before the
+// user's first stay; n beyond the user's turns keeps only those.
+func rollBack(b *builder, n int) {
+	if n <= 0 {
+		return
+	}
+	var users []int
+	for i := range b.msgs {
+		if m := &b.msgs[i]; m.Role == transcript.RoleUser && m.Origin == transcript.OriginHuman && transcript.StartsTurn(m) {
+			users = append(users, i)
+		}
+	}
+	if len(users) == 0 {
+		return
+	}
+	cut := users[0]
+	if n < len(users) {
+		cut = users[len(users)-n]
+	}
+	for cut > users[0] && b.msgs[cut-1].Origin == transcript.OriginInjected && !b.msgs[cut-1].Pinned {
+		cut--
+	}
+	b.msgs = slices.Clone(b.msgs[:cut])
+	b.shared, b.replaced, b.kept = 0, true, min(b.kept, cut)
 }
 
 // attachUsage gives the last message the usage of the response that

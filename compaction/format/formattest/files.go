@@ -1,6 +1,7 @@
 package formattest
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -52,10 +53,34 @@ func Fixtures(t testing.TB, patterns ...string) []string {
 // not an input).
 func IsGolden(path string) bool { return strings.Contains(filepath.Base(path), ".golden.") }
 
-// RepoRoot is the repository's root folder, found from this file's place.
+// RepoRoot is the repository's root folder: the nearest folder above the
+// working directory (go test runs a test in its package's folder) that holds
+// compactd's go.mod. Not runtime.Caller: make builds with -trimpath, which
+// leaves the file's name without its folder. Failing that, where this file
+// was compiled.
 func RepoRoot() string {
+	if wd, err := os.Getwd(); err == nil {
+		if root, ok := ModuleRoot(wd); ok {
+			return root
+		}
+	}
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+}
+
+// ModuleRoot returns the nearest folder from dir up that holds compactd's
+// go.mod (not another module's, such as a test project's).
+func ModuleRoot(dir string) (string, bool) {
+	for {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && bytes.Contains(b, []byte("module github.com/compactd/compactd\n")) {
+			return dir, true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
 }
 
 // CorpusDir is the shared sample corpus (../shared/corpus beside the
@@ -128,8 +153,9 @@ type Sample struct {
 	Corpus bool
 }
 
-// Samples lists every codec's testdata files (fuzz corpora left out) and,
-// when the shared corpus is present, every corpus file but SOURCES.md.
+// Samples lists every codec's testdata files (fuzz corpora and the
+// SOURCES.md that says where fixtures came from left out) and, when the
+// shared corpus is present, every corpus file but SOURCES.md.
 // Fixture paths are relative to the package under test, which must be a
 // codec folder beside the others.
 func Samples(t *testing.T) []Sample {
@@ -144,7 +170,7 @@ func Samples(t *testing.T) []Sample {
 				return err
 			case e.IsDir() && e.Name() == "fuzz":
 				return filepath.SkipDir
-			case !e.IsDir():
+			case !e.IsDir() && e.Name() != "SOURCES.md":
 				out = append(out, Sample{Path: p, Owner: owner})
 			}
 			return nil

@@ -252,6 +252,10 @@ func (s *lineState) setMessages(idx int, raw json.RawMessage) error {
 					parts[k].Ref.Block += setBlock(e)
 				}
 				msgs[i].Parts = parts
+				if isSnapshot(&msgs[i]) {
+					// Gemini CLI's chat compression put it there.
+					msgs[i].Origin = transcript.OriginSummary
+				}
 			}
 			s.msgs[msgKey{idx, e}] = msgs
 			s.noteModel(msgs)

@@ -184,10 +184,13 @@ func (s *state) lookup(uuid string) (int, bool) {
 }
 
 // chain returns the records from the root to the leaf.
-func (s *state) chain() []int {
+func (s *state) chain() []int { return s.chainTo(s.leaf) }
+
+// chainTo returns the records from the root to record leaf.
+func (s *state) chainTo(leaf int) []int {
 	var out []int
 	seen := map[int]bool{}
-	for i := s.leaf; i >= 0 && !seen[i]; {
+	for i := leaf; i >= 0 && !seen[i]; {
 		seen[i] = true
 		out = append(out, i)
 		p, ok := s.lookup(s.nodes[i].parent)

@@ -14,11 +14,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/compactd/compactd/compaction/format/formattest"
 	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/agents/gemini"
 )
@@ -141,12 +141,7 @@ func (c Case) WriteSession(t testing.TB, l Layout) string {
 // returns its path.
 func WriteSession(t testing.TB, agent string, l Layout, env agents.Env) string {
 	t.Helper()
-	_, here, _, _ := runtime.Caller(0)
-	src, err := os.ReadFile(filepath.Join(filepath.Dir(here), "testdata", agent+".jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := rewrite(t, src, fixtureCwd[agent], l.Project, agent == "gemini")
+	data := Fixture(t, agent, l.Project)
 	var path string
 	switch agent {
 	case "claude":
@@ -165,6 +160,17 @@ func WriteSession(t testing.TB, agent string, l Layout, env agents.Env) string {
 	}
 	writeFile(t, path, data)
 	return path
+}
+
+// Fixture is an agent's fixture session recorded in project: its folder
+// replaced by project (for Gemini CLI, the project's hash too).
+func Fixture(t testing.TB, agent, project string) []byte {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(formattest.RepoRoot(), "daemon", "agents", "agentstest", "testdata", agent+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rewrite(t, src, fixtureCwd[agent], project, agent == "gemini")
 }
 
 func writeFile(t testing.TB, path string, data []byte) {

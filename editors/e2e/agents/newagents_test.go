@@ -110,12 +110,14 @@ var qwenAgent = dbAgent{
 func TestRealAgentsIssue15(t *testing.T) {
 	enabled(t)
 	bin := compactdBin(t)
+	// Side by side, as TestRealAgents: each agent has its own sandbox and model
+	// server, and mostly waits on its own processes.
 	for _, a := range []dbAgent{qwenAgent, openCodeFamily("opencode", "opencode", "OPENCODE"), openCodeFamily("kilo", "Kilo Code", "KILO")} {
-		t.Run(a.name, func(t *testing.T) { runDBAgent(t, a, bin) })
+		t.Run(a.name, func(t *testing.T) {
+			t.Parallel()
+			runDBAgent(t, a, bin)
+		})
 	}
-	figures.Lock()
-	defer figures.Unlock()
-	t.Log("figures:\n" + strings.Join(figures.lines, "\n"))
 }
 
 func runDBAgent(t *testing.T, a dbAgent, bin string) {

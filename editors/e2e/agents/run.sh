@@ -7,11 +7,13 @@
 # and re-compacts, and the agents resume both forks; compactd serve announces each compaction
 # through a real LSP client, with what it lost), TestRealAgentThreshold (Claude Code with
 # CLAUDE_AUTOCOMPACT_PCT_OVERRIDE compacts where compactd marks it), TestRealAgentCodexImageOutput
-# (Codex resumes a fork whose view_image output compactd stripped, the stand-in as its output) and
-# TestRealAgentsRecall (the four agents that load compactd's MCP server offline recall what a fork
-# replaced), TestRealAgentPreCompactHook and TestRealAgentCompactionHook (Claude Code's /compact with
-# compactd's hooks: recorded before, and compactd as the compaction) and TestRealAgentsIssue15 (Qwen Code, opencode, Kilo Code) run at the same time: the
-# agents mostly wait, and the wall time is the slower of the two.
+# (Codex resumes a fork whose view_image output compactd stripped, the stand-in as its output),
+# TestRealAgentsRecall (the agents that load compactd's MCP server offline recall what a fork
+# replaced), TestRealAgentPreCompactHook and TestRealAgentCompactionHook (Claude Code's /compact
+# with compactd's hooks: recorded before, and compactd as the compaction),
+# TestRealAgentOpencodeCompactingHook, TestRealAgentsIssue15 (Qwen Code, opencode, Kilo Code),
+# TestRealAgentGeminiCompression and TestRealAgentQwenCompression (Gemini CLI's and Qwen Code's
+# own compression, announced and restored), in groups that run at the same time (below).
 # Usage: editors/e2e/agents/run.sh BIN   exit 0 pass, 1 fail, 64 usage
 # Env: E2E_HOME / COMPACTD_E2E_HOME (the cache), COMPACTD_AGENTS_KEEP=1 keeps each
 # sandbox (sessions, forks, every request the agents sent) for a post-mortem.
@@ -24,25 +26,50 @@ bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 bash "$here/install.sh" claude codex gemini qwen opencode kilo
 logs=$(mktemp -d "${TMPDIR:-/tmp}/compactd-agents.XXXXXX")
 cd "$REPO_ROOT"
-go test -c -o "$logs/agents.test" ./editors/e2e/agents/   # one build for both runs
-# run_tests NAME REGEX: runs the tests matching REGEX, log in $logs/NAME.log.
-run_tests() {
+go test -c -o "$logs/agents.test" ./editors/e2e/agents/   # one build for every group
+# The suite runs as groups of tests, each group one process, all at the same time: the agents
+# mostly wait (on their model server, their own start-up and shutdown), so the wall time is the
+# longest group's, not the sum. Each group's tests run in turn, their subtests (one per agent)
+# side by side. The groups are balanced on the chains of agent runs they hold: Gemini CLI's 28
+# runs in TestRealAgents; Qwen Code, opencode and Kilo Code in TestRealAgentsIssue15; five
+# agents' recall; the agents' own compactions (the compression tests run beside the others,
+# t.Parallel) and hooks. A test no group names runs in a
+# group of its own, so a new test is never left out.
+groups=(
+  "agents|TestRealAgents TestRealAgentThreshold"
+  "issue15|TestRealAgentsIssue15 TestRealAgentOpencodeCompactingHook"
+  "recall|TestRealAgentsRecall"
+  "compactions|TestRealAgentCompactions TestRealAgentCodexImageOutput TestRealAgentPreCompactHook TestRealAgentCompactionHook TestRealAgentGeminiCompression TestRealAgentQwenCompression"
+)
+named=" $(for g in "${groups[@]}"; do printf '%s ' "${g#*|}"; done)"
+rest=()
+for t in $("$logs/agents.test" -test.list '^Test'); do
+  case $named in *" $t "*) ;; *) rest+=("$t");; esac
+done
+[ ${#rest[@]} -eq 0 ] || groups+=("other|${rest[*]}")
+# run_group NAME TESTS: runs the tests (space-separated names), log in $logs/NAME.log,
+# figures in $logs/NAME.figures.
+run_group() {
+  local re rc=0 t0; re="^($(echo "$2" | tr ' ' '|'))\$"; t0=$(date +%s)
   (cd editors/e2e/agents && COMPACTD_AGENTS_E2E=1 COMPACTD_BIN="$bin" COMPACTD_AGENTS_REPORT="$logs/$1.figures" \
-    "$logs/agents.test" -test.count=1 -test.timeout=30m -test.parallel=4 -test.run "$2" -test.v) >"$logs/$1.log" 2>&1
+    "$logs/agents.test" -test.count=1 -test.timeout=30m -test.parallel=4 -test.run "$re" -test.v) >"$logs/$1.log" 2>&1 || rc=$?
+  echo "$(( $(date +%s)-t0 ))" >"$logs/$1.seconds"
+  return "$rc"
 }
 start=$(date +%s)
-run_tests agents '^(TestRealAgents|TestRealAgentCompactions|TestRealAgentsRecall|TestRealAgentPreCompactHook|TestRealAgentCompactionHook|TestRealAgentThreshold|TestRealAgentCodexImageOutput)$' & agents=$!
-run_tests issue15 '^(TestRealAgentsIssue15|TestRealAgentOpencodeCompactingHook)$' & issue15=$!
+pids=() names=()
+for g in "${groups[@]}"; do
+  run_group "${g%%|*}" "${g#*|}" & pids+=($!); names+=("${g%%|*}")
+done
 status=0
-wait "$agents" || status=1
-wait "$issue15" || status=1
-for name in agents issue15; do
-  # The verdicts (and, on failure, why), then the figures.
+for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+for name in "${names[@]}"; do
+  # The verdicts (and, on failure, why).
+  echo "--- group $name ($(cat "$logs/$name.seconds") s)"
   grep -E '^\s*(--- (PASS|FAIL|SKIP)|(ok|FAIL|PASS)$)|\.go:[0-9]+: ' "$logs/$name.log" | grep -v 'sandbox kept\| in /tmp/\|figures:$' || true
 done
 echo "--- figures"
-cat "$logs/agents.figures" 2>/dev/null || true
-awk '/figures:$/ {on=1; next} on && /^(---|===|PASS|FAIL|ok)/ {on=0} on {sub(/^ +/, ""); print}' "$logs/issue15.log"
-echo "real-agent suite: $(( $(date +%s) - start )) s"
-if [ "$status" -ne 0 ]; then echo "full logs: $logs/agents.log $logs/issue15.log"; else rm -rf "$logs"; fi
+for name in "${names[@]}"; do cat "$logs/$name.figures" 2>/dev/null || true; done
+echo "real-agent suite: $(( $(date +%s) - start )) s (${#names[@]} groups side by side)"
+if [ "$status" -ne 0 ]; then echo "full logs: $logs/*.log"; else rm -rf "$logs"; fi
 exit "$status"

@@ -102,6 +102,39 @@ func report(format string, args ...any) {
 	figures.lines = append(figures.lines, fmt.Sprintf(format, args...))
 }
 
+// sortedFigures returns the figures reported so far, grouped per agent (the
+// agents run side by side, so their lines interleave).
+func sortedFigures() []string {
+	figures.Lock()
+	defer figures.Unlock()
+	rank := func(line string) int {
+		for i, a := range []agent{claude, codex, gemini} {
+			if strings.HasPrefix(line, a.label) {
+				return i
+			}
+		}
+		return 3
+	}
+	lines := append([]string(nil), figures.lines...)
+	sort.SliceStable(lines, func(i, j int) bool { return rank(lines[i]) < rank(lines[j]) })
+	return lines
+}
+
+// TestMain writes every figure the tests reported to $COMPACTD_AGENTS_REPORT
+// once they all ended (run.sh runs the suite as several processes, each with
+// its own file, and prints them together).
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if p := os.Getenv("COMPACTD_AGENTS_REPORT"); p != "" {
+		if lines := sortedFigures(); len(lines) > 0 {
+			if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+				fmt.Fprintln(os.Stderr, "figures:", err)
+			}
+		}
+	}
+	os.Exit(code)
+}
+
 func TestRealAgents(t *testing.T) {
 	enabled(t)
 	bin := compactdBin(t)
@@ -111,23 +144,7 @@ func TestRealAgents(t *testing.T) {
 	// processes, and the suite's wall time is the slowest agent's.
 	t.Cleanup(func() {
 		report("suite wall time: %s", time.Since(start).Round(time.Second))
-		figures.Lock()
-		defer figures.Unlock()
-		// The agents ran side by side: their lines, grouped per agent.
-		rank := func(line string) int {
-			for i, a := range []agent{claude, codex, gemini} {
-				if strings.HasPrefix(line, a.label) {
-					return i
-				}
-			}
-			return 3
-		}
-		sort.SliceStable(figures.lines, func(i, j int) bool { return rank(figures.lines[i]) < rank(figures.lines[j]) })
-		out := strings.Join(figures.lines, "\n")
-		t.Log("figures:\n" + out)
-		if p := os.Getenv("COMPACTD_AGENTS_REPORT"); p != "" {
-			os.WriteFile(p, []byte(out+"\n"), 0o644)
-		}
+		t.Log("figures:\n" + strings.Join(sortedFigures(), "\n"))
 	})
 	for _, a := range []agent{claude, codex, gemini} {
 		t.Run(a.name, func(t *testing.T) {

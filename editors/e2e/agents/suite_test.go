@@ -22,18 +22,22 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 )
 
-// repoRoot is the module root (this file's folder, three levels up).
+// repoRoot is the module root, three levels above this package's folder, where
+// go test (and run.sh) runs the test binary. (Not runtime.Caller: make builds
+// with -trimpath, which leaves no folder in the file name.)
 func repoRoot(t *testing.T) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", "..", ".."))
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Clean(filepath.Join(wd, "..", "..", ".."))
 }
 
 // e2eHome is where install.sh put the agents: $COMPACTD_E2E_HOME, else
@@ -203,6 +207,7 @@ func (sb *sandbox) try(timeout time.Duration, name string, args ...string) (stri
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
+	ownGroup(cmd)
 	cmd.Dir = sb.project
 	cmd.Env = sb.env
 	cmd.Stdin = nil

@@ -54,14 +54,13 @@ func TestRealAgentThreshold(t *testing.T) {
 	sb.setenv("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=40", "CLAUDE_CODE_AUTO_COMPACT_WINDOW=100000")
 	t.Logf("Claude Code %s in %s", version, sb.root)
 
+	// The server runs with the agent's environment, from before the agent
+	// ever ran: Claude Code creates its config folder's projects/<slug>/,
+	// the memory/ folder and the session at once, and the watcher sees them.
+	lsp := startLSP(t, sb, bin, nil)
 	id := uuid()
 	sb.run(t, claude.timeout, command, claude.first(sb, id, prompt("h1", "Hello."))...)
 	file := claude.session(t, sb, id)
-	// The server runs with the agent's environment; started once the
-	// session exists, its cold scan finds it (a folder Claude Code creates
-	// together with the session's can race the watcher being set on it,
-	// which TestRealAgentCompactions exercises).
-	lsp := startLSP(t, sb, bin, nil)
 	g := sb.gauge(t, bin, file)
 	if g.AutoCompact == nil || g.AutoCompact.At != 32_000 || g.AutoCompact.Source != "env" {
 		t.Fatalf("compactd gauge --json marks Claude Code's compaction at %+v, want 32,000 from the environment", g.AutoCompact)

@@ -24,10 +24,13 @@ apt_need() {
   [ ${#missing[@]} -eq 0 ] && return 0
   echo "installing Debian packages: ${missing[*]}" >&2
   local sudo=(); [ "$(id -u)" -eq 0 ] || sudo=(sudo)
-  if ! DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q "${missing[@]}" >/dev/null; then
+  # make test installs in the background while other steps may install too: wait for dpkg's
+  # lock rather than fail on it.
+  local lock=(-o DPkg::Lock::Timeout=900)
+  if ! DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get "${lock[@]}" install -y -q "${missing[@]}" >/dev/null; then
     # A fresh machine (or container) may have no package lists yet.
-    "${sudo[@]}" apt-get update -q >/dev/null
-    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q "${missing[@]}" >/dev/null
+    "${sudo[@]}" apt-get "${lock[@]}" update -q >/dev/null
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get "${lock[@]}" install -y -q "${missing[@]}" >/dev/null
   fi
 }
 

@@ -110,7 +110,7 @@ export class ContextViewProvider implements vscode.WebviewViewProvider {
 }
 
 /** The webview page: styles follow the theme; the script draws what the extension posts. */
-function page(nonce: string): string {
+export function page(nonce: string): string {
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}';">

@@ -59,8 +59,8 @@ local function client_notify(client, method, params)
   return client.notify(method, params)
 end
 
--- The binary a plugin manager's build step made in this repository (lazy.nvim:
--- build = 'go build -o bin/ ./cmd/compactd'): <repo>/bin/compactd[.exe], the repo being three
+-- The binary a plugin manager's build step made in this repository (vim.pack's PackChanged
+-- autocommand or lazy.nvim's build: go build -o bin/ ./cmd/compactd): <repo>/bin/compactd[.exe], the repo being three
 -- folders above this file (editors/nvim/lua/compactd/init.lua). nil when there is none.
 function M.built_binary()
   local src = debug.getinfo(1, 'S').source

@@ -13,6 +13,7 @@ import (
 	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/agents/claude"
 	"github.com/compactd/compactd/daemon/config"
+	"github.com/compactd/compactd/daemon/platform"
 )
 
 // settingsJSON is the editor's settings as a client sends them.
@@ -108,12 +109,14 @@ func TestWorkspaceFileAppliesWhenItChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec.wait(t, windowIs(400_000))
-	// Saved as editors do: a new file renamed over it.
+	// Saved as editors do: a new file renamed over it (on Windows, which
+	// replaces no file a program has open, retried while the daemon reads
+	// the last version, as editors retry there).
 	tmp := filepath.Join(ws, ".compactd.toml.swp")
 	if err := os.WriteFile(tmp, windowTOML(500_000), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Rename(tmp, file); err != nil {
+	if err := platform.Replace(tmp, file); err != nil {
 		t.Fatal(err)
 	}
 	rec.wait(t, windowIs(500_000))

@@ -16,6 +16,7 @@ import (
 
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/daemon/agents"
+	"github.com/compactd/compactd/daemon/platform"
 	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
@@ -245,7 +246,7 @@ func (d *Daemon) addRoots(ctx context.Context, under *string) []candidate {
 		if r.kind == rootGlob {
 			depth = globDepth(r)
 		}
-		_ = filepath.WalkDir(start, func(p string, de fs.DirEntry, err error) error {
+		_ = platform.WalkDir(start, func(p string, de fs.DirEntry, err error) error {
 			if err != nil || ctx.Err() != nil {
 				return nil
 			}

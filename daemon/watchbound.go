@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/compactd/compactd/daemon/platform"
 )
 
 // The watcher within its descriptor bound. kqueue (macOS, the BSDs) holds
@@ -58,7 +60,7 @@ func newWatchBudget(descriptors int, perEntry bool) watchBudget {
 
 // readStamps lists dir's entries (nil when dir cannot be read).
 func readStamps(dir string) map[string]entryStamp {
-	des, err := os.ReadDir(dir)
+	des, err := platform.ReadDir(dir)
 	if err != nil {
 		return nil
 	}

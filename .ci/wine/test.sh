@@ -24,16 +24,18 @@ GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go test -short -count=1 -v -timeout 20m 
 rc=$?
 set -e
 "$E2E_HOME/wine/wineserver" -k 2>/dev/null || true
-# Verdicts, then each failed or skipped test with what it logged (go test -v prints a test's
-# log lines before its --- FAIL/--- SKIP line): the skips are listed with their reasons.
+# Verdicts, then each failed or skipped test (subtests too) with what it logged, kept per test
+# from its === RUN line to its --- FAIL/--- SKIP line: the skips are listed with their reasons.
 awk '
-  /^=== RUN/ { buf = ""; next }
-  /^(=== PAUSE|=== CONT|=== NAME)/ { next }
-  /^(ok|FAIL|\?) / || /^(ok|FAIL)\t/ { print; buf = ""; next }
-  /^ *--- SKIP/ { print "wine: " $0; if (buf != "") printf "%s", buf; buf = ""; next }
-  /^ *--- FAIL/ { print $0; if (buf != "") printf "%s", buf; buf = ""; next }
-  /^ *--- PASS/ || /^PASS$/ { buf = ""; next }
-  /^ +/ { buf = buf "wine:     " $0 "\n"; next }
+  /^=== RUN/ { cur = $3; next }
+  /^=== (CONT|NAME)/ { cur = $3; next }
+  /^=== PAUSE/ { next }
+  /^(ok|FAIL|\?) / || /^(ok|FAIL)\t/ { print; next }
+  /^ *--- SKIP/ { print "wine: " $0; printf "%s", logs[$3]; delete logs[$3]; next }
+  /^ *--- FAIL/ { print $0; printf "%s", logs[$3]; delete logs[$3]; next }
+  /^ *--- PASS/ { delete logs[$3]; next }
+  /^PASS$/ { next }
+  /^ +/ { logs[cur] = logs[cur] "wine:     " $0 "\n"; next }
 ' "$log"
 pkgs=$(grep -cE '^(ok|FAIL)[[:space:]]+github.com' "$log" || true)
 skips=$(grep -c -- '--- SKIP' "$log" || true)

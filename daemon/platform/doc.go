@@ -4,7 +4,8 @@
 //
 //   - OpenFile opens without ever blocking (a named pipe on Unix) and, on
 //     Windows, shares the file so the agent keeps writing, renaming and
-//     deleting it while compactd reads;
+//     deleting it while compactd reads; ReadDir and WalkDir list folders
+//     with the same sharing, so the agent can remove one compactd lists;
 //   - Replace moves a finished temporary file over a transcript, retrying
 //     while Windows reports the target in use; ReplaceOnce tries once, and
 //     InUse says whether an error is Windows refusing an open file;

@@ -4,12 +4,24 @@
 # (the layout and zip the Go module proxy serves for a tag), and go install fetches, verifies
 # and builds it in module mode — the module path, the absence of replace directives, the
 # zip's limits (no nested module inside it) and the main package all have to be right.
-# Usage: go_install_check.sh [VERSION]   (default v0.0.0-test; nothing is published)
+# Usage: go_install_check.sh [VERSION]   (default v0.0.0-test.g<commit>; nothing is published)
+# The version names the commit: the module cache keeps what it fetched by version, so a fixed
+# version would be served from the cache as the tree was the first time it was checked (the
+# check then tested that stale copy). What this run put in the module cache is removed after.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
-version=${1:-v0.0.0-test}
+version=${1:-v0.0.0-test.g$(git -C "$repo" rev-parse --short=12 HEAD)}
 mod=$(cd "$repo" && go list -m)
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+tmp=$(mktemp -d)
+modcache=$(go env GOMODCACHE)
+cleanup() {
+  rm -rf "$tmp"
+  for p in "$modcache/$mod@$version" "$modcache/cache/download/$mod/@v/$version".*; do
+    [ -e "$p" ] || continue
+    chmod -R u+w "$p" && rm -rf "$p"
+  done
+}
+trap cleanup EXIT
 start=$(date +%s)
 d=$tmp/proxy/$mod/@v
 mkdir -p "$d"

@@ -11,8 +11,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/compactd/compactd/compaction/tokens"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"os/exec"
@@ -28,6 +28,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/compactd/compactd/compaction/sessiongen"
+	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/lsp"
 )
 
@@ -50,6 +51,10 @@ func serverBinary(ctx context.Context, cfg *config) (string, error) {
 	bin := filepath.Join(root, "bin", "compactd")
 	if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() {
 		cfg.logf("lsp: server %s (built %s)", bin, fi.ModTime().Format(time.RFC3339))
+		if src := newestSource(root); src.After(fi.ModTime()) {
+			// make bench builds it first; a section run alone may not.
+			cfg.logf("lsp: WARNING: %s is older than the sources (changed %s): these figures are not the code's; run make build", bin, src.Format(time.RFC3339))
+		}
 		return bin, nil
 	}
 	bin = filepath.Join(cfg.TempDir, "compactd")
@@ -60,6 +65,22 @@ func serverBinary(ctx context.Context, cfg *config) (string, error) {
 		return "", fmt.Errorf("build compactd: %w\n%s", err, out)
 	}
 	return bin, nil
+}
+
+// newestSource is when a Go file of the server last changed.
+func newestSource(root string) time.Time {
+	var newest time.Time
+	for _, dir := range []string{"cmd", "compaction", "daemon", "lsp"} {
+		filepath.WalkDir(filepath.Join(root, dir), func(p string, de fs.DirEntry, err error) error {
+			if err == nil && !de.IsDir() && strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") {
+				if fi, err := de.Info(); err == nil && fi.ModTime().After(newest) {
+					newest = fi.ModTime()
+				}
+			}
+			return nil
+		})
+	}
+	return newest
 }
 
 // repoRoot walks up from the working directory to compactd's go.mod.

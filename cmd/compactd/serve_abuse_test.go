@@ -24,11 +24,13 @@ import (
 // buildServe builds the compactd binary once per test binary run (the
 // build cache makes it quick); tests that spawn it skip under -short.
 // COMPACTD_SERVE_RACE=1 builds it with the race detector (make stress).
+// TestMain removes it when the tests end.
 var buildServe = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "compactd-serve-test-")
 	if err != nil {
 		return "", err
 	}
+	serveBuildDir.Store(&dir)
 	bin := filepath.Join(dir, "compactd")
 	args := []string{"build", "-o", bin}
 	if os.Getenv("COMPACTD_SERVE_RACE") == "1" {
@@ -40,6 +42,19 @@ var buildServe = sync.OnceValues(func() (string, error) {
 	}
 	return bin, nil
 })
+
+// serveBuildDir is the folder buildServe built into, if it ran.
+var serveBuildDir atomic.Pointer[string]
+
+// TestMain removes the binary buildServe built (30 MB a run, left in the
+// temp folder otherwise).
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if dir := serveBuildDir.Load(); dir != nil {
+		os.RemoveAll(*dir)
+	}
+	os.Exit(code)
+}
 
 func compactdBinary(t *testing.T) string {
 	t.Helper()

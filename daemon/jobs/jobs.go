@@ -307,7 +307,7 @@ func (r *Runner) recordSource(ctx context.Context, conv store.Conversation, src 
 	v, _, err := r.Store.RecordVersion(ctx, store.NewVersion{
 		Conversation: conv, Kind: store.KindSource, ParentID: parent,
 		SourcePath: src.path, SourceHash: src.hash, Format: string(src.codec.Format()),
-		Content: src.data, Cuts: recordCuts(src.t), Created: r.now(),
+		Content: src.data, ContentHash: src.hash, Cuts: recordCuts(src.t), Created: r.now(),
 	})
 	return v, err
 }

@@ -36,14 +36,23 @@ func protect(path string, known func(session string) bool) []string {
 		size int64
 		mod  int64
 	}
+	var named []os.DirEntry
+	for _, e := range entries {
+		if shortID(e.Name()) == short && e.Type().IsRegular() {
+			named = append(named, e)
+		}
+	}
+	if len(named) < 2 {
+		// The sweep would take this file alone: no stub endangers
+		// another. Said before reading it, which every write of the
+		// agent would cost (up to StubMaxBytes parsed each time).
+		return nil
+	}
 	var stubs []stub
 	var damaged []string
 	sessions := map[string][]string{} // session id → its files
-	for _, e := range entries {
+	for _, e := range named {
 		name := e.Name()
-		if shortID(name) != short || !e.Type().IsRegular() {
-			continue
-		}
 		p := filepath.Join(dir, name)
 		fi, err := e.Info()
 		if err != nil {

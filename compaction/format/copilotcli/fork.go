@@ -1,6 +1,7 @@
 package copilotcli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -40,8 +41,12 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 			}
 			wrote++
 		case s.Record >= 0:
-			if err := f.copy(src.Records[s.Record].Raw, nil); err != nil {
-				return nil, err
+			// A record may hold several lines (jsonl.Runs joins the events of
+			// types this codec does not know): each is an event of the chain.
+			for _, line := range bytes.Split(src.Records[s.Record].Raw, []byte("\n")) {
+				if err := f.copy(line, nil); err != nil {
+					return nil, err
+				}
 			}
 		default:
 			m := &v.Messages[s.Message]

@@ -548,6 +548,13 @@ func (d *Daemon) refresh(path string) error {
 		d.forget(sourcefile.Twin(path))
 	}
 	if changed {
+		// The file's own time as of what was read: the stat above may
+		// precede the write the read saw (Windows reports a change when
+		// the agent opens the file, before it writes), and the change
+		// after, which finds nothing new, would leave the older time.
+		if fi2, err := os.Stat(path); err == nil {
+			fi, statErr = fi2, nil
+		}
 		// The file's own time, not the time we read it: the cold scan
 		// reads old files last, and they must not push the ones in use
 		// out of the hot budget.

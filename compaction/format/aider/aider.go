@@ -136,9 +136,11 @@ func readLine(src []byte, off int) (class, string, int) {
 		if r == utf8.RuneError && size <= 1 {
 			continue // errors="ignore"
 		}
-		b.WriteRune(r)
 		if r == '\r' {
-			// "\r\n" is one line end, even with ignored bytes between.
+			// Aider reads the log as text (Python's universal newlines,
+			// on every OS): "\r\n" — what Aider writes on Windows — and a
+			// lone "\r" are one "\n", even with ignored bytes between.
+			b.WriteByte('\n')
 			j := i
 			for j < len(src) {
 				r2, s2 := utf8.DecodeRune(src[j:])
@@ -147,13 +149,13 @@ func readLine(src []byte, off int) (class, string, int) {
 					continue
 				}
 				if r2 == '\n' {
-					b.WriteByte('\n')
 					i = j + 1
 				}
 				break
 			}
 			break
 		}
+		b.WriteRune(r)
 		if isLineEnd(r) {
 			break
 		}

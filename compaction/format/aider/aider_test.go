@@ -16,18 +16,20 @@ const fixture = "testdata/webserver.aider.chat.history.md"
 
 // splitChatHistory is aider/utils.py split_chat_history_markdown
 // (include_tool=False) applied to a file read with errors="ignore",
-// transcribed independently of the codec: Python's decode, splitlines
-// (keepends=True), startswith and strip.
+// transcribed independently of the codec: Python's decode, the universal
+// newlines of a file opened as text ("\r\n" and "\r" read as "\n"),
+// splitlines (keepends=True), startswith and strip.
 func splitChatHistory(src []byte) []string {
-	var text []rune
+	var decoded []rune
 	for len(src) > 0 {
 		r, n := utf8.DecodeRune(src)
 		src = src[n:]
 		if r == utf8.RuneError && n <= 1 {
 			continue
 		}
-		text = append(text, r)
+		decoded = append(decoded, r)
 	}
+	text := []rune(strings.ReplaceAll(strings.ReplaceAll(string(decoded), "\r\n", "\n"), "\r", "\n"))
 	var lines []string
 	start := 0
 	for i := 0; i < len(text); i++ {
@@ -278,5 +280,53 @@ func BenchmarkParse(b *testing.B) {
 		if _, err := (Codec{}).Parse(src); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// On Windows Aider writes its log as text, every "\n" as "\r\n", and reads
+// it back with Python's universal newlines: the messages are those of the
+// same log with "\n", appends in any chunks read the same, the log writes
+// back byte for byte, and a fork ends its lines as the log does.
+func TestLogWrittenOnWindows(t *testing.T) {
+	lf := formattest.Read(t, fixture)
+	crlf := bytes.ReplaceAll(lf, []byte("\n"), []byte("\r\n"))
+	trLF, err := Codec{}.Parse(lf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Codec{}.Parse(crlf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := texts(tr.Messages), texts(trLF.Messages); !slices.Equal(got, want) {
+		t.Fatalf("the CRLF log reads as\n%q\nthe same log with LF as\n%q", got, want)
+	}
+	if got, want := texts(tr.Messages), splitChatHistory(crlf); !slices.Equal(got, want) {
+		t.Fatalf("got %q, splitter %q", got, want)
+	}
+	if out, _ := (Codec{}).Write(tr); !bytes.Equal(out, crlf) {
+		t.Fatal("the CRLF log does not write back byte for byte")
+	}
+	for seed := range uint64(10) {
+		formattest.AppendInChunks(t, Codec{}, crlf, seed)
+	}
+	summarize := func(tr *transcript.Transcript) []byte {
+		v := transcript.NewView(tr)
+		v.Messages = v.Messages[3:]
+		v.Summaries = []transcript.Summary{{Text: "Earlier: set the git identity.\nRan ls.", Before: 0}}
+		v.Messages[1].Parts[0].Text, v.Messages[1].Parts[0].Changed = "Shortened.\nTwo lines.", true
+		v.Cut = true
+		out, err := Codec{}.Fork(v, format.ForkOptions{Timestamp: "2026-05-01T10:00:00Z"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	fork, forkLF := summarize(tr), summarize(trLF)
+	if want := bytes.ReplaceAll(forkLF, []byte("\n"), []byte("\r\n")); !bytes.Equal(fork, want) {
+		t.Fatalf("the fork of the CRLF log is not the fork of the LF log with CRLF:\n%q\nwant\n%q", fork, want)
+	}
+	if got, want := splitChatHistory(fork), splitChatHistory(forkLF); !slices.Equal(got, want) {
+		t.Fatalf("Aider reads the CRLF fork as %q, the LF fork as %q", got, want)
 	}
 }

@@ -17,8 +17,8 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 	if src == nil {
 		return nil, fmt.Errorf("fork: view has no source transcript")
 	}
-	w := &forkWriter{}
-	w.out.WriteString(headerPrefix + sessionStamp(opts.Timestamp) + "\n")
+	w := &forkWriter{eol: lineEnd(src)}
+	w.out.WriteString(headerPrefix + sessionStamp(opts.Timestamp) + w.eol)
 	w.last = transcript.RoleTool // nothing gathered yet
 	for i := 0; i <= len(v.Messages); i++ {
 		for _, s := range v.Summaries {
@@ -55,6 +55,22 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 type forkWriter struct {
 	out  bytes.Buffer
 	last transcript.Role
+	// eol ends the lines the fork writes: the source's, "\r\n" where
+	// Aider wrote the log on Windows (as text, "\n" translated).
+	eol string
+}
+
+// lineEnd is how the source's lines end: "\r\n" or "\n".
+func lineEnd(src *transcript.Transcript) string {
+	for _, r := range src.Records {
+		if i := bytes.IndexByte(r.Raw, '\n'); i >= 0 {
+			if i > 0 && r.Raw[i-1] == '\r' {
+				return "\r\n"
+			}
+			return "\n"
+		}
+	}
+	return "\n"
 }
 
 // separate keeps the next message from merging into the previous one:
@@ -62,13 +78,13 @@ type forkWriter struct {
 // messages are not sent to the model).
 func (w *forkWriter) separate(role transcript.Role) {
 	if b := w.out.Bytes(); len(b) > 0 && b[len(b)-1] != '\n' {
-		w.out.WriteByte('\n')
+		w.out.WriteString(w.eol)
 	}
 	switch {
 	case role == transcript.RoleUser && w.last == transcript.RoleUser:
-		w.out.WriteString("\n")
+		w.out.WriteString(w.eol)
 	case role == transcript.RoleAssistant && w.last == transcript.RoleAssistant:
-		w.out.WriteString("> \n")
+		w.out.WriteString("> " + w.eol)
 	}
 	w.last = role
 }
@@ -81,7 +97,7 @@ func (w *forkWriter) raw(role transcript.Role, raw []byte) {
 func (w *forkWriter) user(text string) {
 	w.separate(transcript.RoleUser)
 	for _, l := range strings.Split(text, "\n") {
-		w.out.WriteString("#### " + l + "\n")
+		w.out.WriteString("#### " + l + w.eol)
 	}
 }
 
@@ -91,7 +107,7 @@ func (w *forkWriter) assistant(text string) {
 		if strings.HasPrefix(l, "# ") || strings.HasPrefix(l, "> ") || strings.HasPrefix(l, "#### ") {
 			l = " " + l
 		}
-		w.out.WriteString(l + "\n")
+		w.out.WriteString(l + w.eol)
 	}
 }
 

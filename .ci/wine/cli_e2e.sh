@@ -20,6 +20,13 @@ cleanup() {
 }
 trap cleanup EXIT
 start=$(date +%s)
+# One Wine session for every command below, as test.sh keeps one for the suite: a server
+# started on demand exits a few seconds after its last program, and a command that connects
+# while it shuts down fails ("wine client error:0: recvmsg: Connection reset by peer"). Wait
+# for a server still shutting down (test.sh's), then start one that stays until cleanup.
+"$E2E_HOME/wine/wineserver" -w 2>/dev/null || true
+"$E2E_HOME/wine/wineserver" -p </dev/null >/dev/null 2>&1 || true
+"$E2E_HOME/wine/wine" cmd.exe /c ver </dev/null >/dev/null 2>&1 || true
 (cd "$repo" && GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build -o "$tmp/compactd.exe" ./cmd/compactd)
 # The holder: a Windows program that opens a file for reading the way most do (Go's os.Open,
 # like the C runtime's fopen, shares read and write but not delete) and keeps it open until

@@ -60,20 +60,20 @@ type sessionSource struct {
 
 // forwardSessionsDir finds the folder of fetched public sessions the
 // measure runs on (see testdata/forward/SOURCES.md): $COMPACTD_FORWARD_SESSIONS,
-// else the shared corpus's forward/ folder, else /work/forward-sessions.
+// else forward-sessions/ in the shared folder beside the repository (next
+// to the corpus, not in it: the codec tests read every corpus file as a
+// fixture of its folder's format).
 func forwardSessionsDir() string {
 	if d := os.Getenv("COMPACTD_FORWARD_SESSIONS"); d != "" {
 		return d
 	}
-	var dirs []string
-	if c := corpusDir(); c != "" {
-		dirs = append(dirs, filepath.Join(c, "forward"))
+	root, err := repoRoot()
+	if err != nil {
+		return ""
 	}
-	dirs = append(dirs, "/work/forward-sessions")
-	for _, d := range dirs {
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-			return d
-		}
+	d := filepath.Join(root, "..", "shared", "forward-sessions")
+	if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+		return d
 	}
 	return ""
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/strategy"
+	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -118,27 +119,25 @@ func (r *Runner) AgentLedgerOf(ctx context.Context, path string, window, measure
 		if loss.TokensAfter == 0 {
 			loss.TokensAfter = r.usageAfter(src, c)
 		}
-		countedBefore := 0 // compactd's count of the conversation before it; 0 when not counted
+		overhead := 0 // what the agent sent beside the conversation before it
 		if i >= len(list)-measure {
 			if b, err := beforeAgentOf(src, reader, list, i); err == nil {
 				kept := agentKept(b)
 				loss.Measured, loss.Retention, loss.Lost = true, &kept, lostKinds(kept)
-				if loss.TokensBefore == 0 || loss.TokensAfter == 0 {
-					countedBefore = r.countOf(ctx, b.before.t, b.before.t.Messages)
-				}
 				if loss.TokensBefore == 0 {
-					loss.TokensBefore = countedBefore
+					loss.TokensBefore = r.countOf(ctx, b.before.t, b.before.t.Messages)
+				}
+				if loss.TokensAfter == 0 {
+					if counter, err := r.tokenCounter(b.before.t); err == nil {
+						overhead, _ = r.sourceOverhead(ctx, src.path, b.before.t, counter, nil)
+					}
 				}
 			}
 		}
 		if loss.TokensAfter == 0 && len(c.After) > 0 {
-			loss.TokensAfter = r.countOf(ctx, src.t, c.After)
-			// What the agent sends beside the conversation (system prompt,
-			// tools) stays: the size it reported before, less the
-			// conversation it then held.
-			if countedBefore > 0 && c.TokensBefore > countedBefore {
-				loss.TokensAfter += c.TokensBefore - countedBefore
-			}
+			// The system prompt and tools stay beside what the
+			// compaction left.
+			loss.TokensAfter = r.countOf(ctx, src.t, c.After) + overhead
 		}
 		loss.Summary = lossSentence(loss)
 		out.Compactions = append(out.Compactions, loss)
@@ -159,11 +158,7 @@ func (r *Runner) countOf(ctx context.Context, t *transcript.Transcript, msgs []t
 	if err != nil {
 		return 0
 	}
-	n := 0
-	for _, c := range counts {
-		n += c.N
-	}
-	return n
+	return tokens.Sum(counts).N
 }
 
 // usageAfter is the context size the first usage reported after

@@ -286,7 +286,7 @@ func rollBack(b *builder, n int) {
 	}
 	var users []int
 	for i := range b.msgs {
-		if m := &b.msgs[i]; m.Role == transcript.RoleUser && m.Origin == transcript.OriginHuman && transcript.StartsTurn(m) {
+		if m := &b.msgs[i]; m.Origin == transcript.OriginHuman && transcript.StartsTurn(m) {
 			users = append(users, i)
 		}
 	}

@@ -50,12 +50,12 @@ type gaugeNote struct {
 	// AutoCompactOff says the agent's auto-compaction is switched off.
 	AutoCompactAt  int
 	AutoCompactOff bool
-	Path          string
-	Tokens        int
-	Format        string
-	Source        string
-	Removed       bool
-	At            time.Time
+	Path           string
+	Tokens         int
+	Format         string
+	Source         string
+	Removed        bool
+	At             time.Time
 }
 
 func startLSP(t *testing.T, sb *sandbox, bin string, init map[string]any) *lspClient {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/agents/agentstest"
+	"github.com/compactd/compactd/daemon/index"
 )
 
 // newFolderLayouts are where each agent puts a new session, with the
@@ -89,7 +90,7 @@ func TestSessionsCreatedWithTheirFolders(t *testing.T) {
 					if err := os.WriteFile(file, data, 0o600); err != nil {
 						t.Fatal(err)
 					}
-					if _, ok := rec.within(func(ev Event) bool { return ev.Path == file && ev.Snapshot != nil }); !ok {
+					if _, ok := rec.within(func(ev index.Event) bool { return ev.Path == file && ev.Snapshot != nil }); !ok {
 						t.Fatalf("round %d: session %d (%s) was never indexed; the daemon watches %d folders", round, i, file, d.WatchStats().WatchedFolders)
 					}
 					// The agent goes on: its next record (the first
@@ -105,7 +106,7 @@ func TestSessionsCreatedWithTheirFolders(t *testing.T) {
 					}
 					f.Close()
 					size := int64(len(data) + len(next))
-					if _, ok := rec.within(func(ev Event) bool { return ev.Path == file && ev.Snapshot != nil && ev.Snapshot.Size == size }); !ok {
+					if _, ok := rec.within(func(ev index.Event) bool { return ev.Path == file && ev.Snapshot != nil && ev.Snapshot.Size == size }); !ok {
 						t.Fatalf("round %d: session %d (%s): the append never reached the gauge", round, i, file)
 					}
 				}
@@ -148,13 +149,13 @@ func TestSessionsRootRemovedAndCreatedAgain(t *testing.T) {
 			create() // there when the daemon starts
 			_, rec := startDaemon(t, Options{Folders: []string{project}, Env: env})
 			for i := range times {
-				if _, ok := rec.within(func(ev Event) bool { return ev.Path == file && ev.Snapshot != nil }); !ok {
+				if _, ok := rec.within(func(ev index.Event) bool { return ev.Path == file && ev.Snapshot != nil }); !ok {
 					t.Fatalf("time %d: the session was not indexed", i)
 				}
 				if err := os.RemoveAll(agentDir); err != nil {
 					t.Fatal(err)
 				}
-				if _, ok := rec.within(func(ev Event) bool { return ev.Path == file && ev.Snapshot == nil }); !ok {
+				if _, ok := rec.within(func(ev index.Event) bool { return ev.Path == file && ev.Snapshot == nil }); !ok {
 					t.Fatalf("time %d: the session's removal was not seen", i)
 				}
 				rec.reset()

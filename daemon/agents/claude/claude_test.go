@@ -13,6 +13,7 @@ import (
 	"github.com/compactd/compactd/daemon"
 	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/agents/claude"
+	"github.com/compactd/compactd/daemon/index"
 )
 
 // subagent writes a subagent's transcript as Claude Code 2.1 does: the
@@ -59,7 +60,7 @@ func TestTheDaemonWatchesWorkflowSubagents(t *testing.T) {
 	subagent(t, early, session)
 
 	seen := make(chan string, 32)
-	d, err := daemon.New(daemon.Options{Folders: []string{ws}, Env: env, OnChange: func(ev daemon.Event) {
+	d, err := daemon.New(daemon.Options{Folders: []string{ws}, Env: env, OnChange: func(ev index.Event) {
 		if ev.Snapshot != nil {
 			seen <- ev.Path
 		}

@@ -71,7 +71,7 @@ func codexDaemon(t *testing.T, ws, home string, logged *warnings, before func(da
 	if before != nil {
 		before(day)
 	}
-	d, _ := startDaemon(t, Options{Folders: []string{ws}, Env: agents.Env{Home: home, CodexHome: codexHome}, Logger: slog.New(logged)})
+	d, _ := startDaemon(t, Options{Folders: []string{ws}, Env: agents.Env{Home: home, Vars: map[string]string{"CODEX_HOME": codexHome}}, Logger: slog.New(logged)})
 	return d, day
 }
 

@@ -142,7 +142,7 @@ func newTestDaemon(t *testing.T, ws string) (*Daemon, *recorder) {
 func startDaemon(t *testing.T, opts Options) (*Daemon, *recorder) {
 	t.Helper()
 	rec := &recorder{ch: make(chan struct{}, 1)}
-	if opts.Env == (agents.Env{}) {
+	if opts.Env.Home == "" {
 		opts.Env = agents.Env{Home: t.TempDir()}
 	}
 	if opts.OnChange == nil {

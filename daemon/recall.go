@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/compactd/compactd/compaction/recall"
+	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/install"
 	"github.com/compactd/compactd/daemon/platform"
 	"github.com/compactd/compactd/daemon/store"
@@ -70,5 +71,11 @@ func (d *Daemon) IntegrationsOf(path string) install.Integrations {
 	if r, err := d.runner(); err == nil && r.Store != nil {
 		store = r.Store.Path()
 	}
-	return install.Status(d.opts.Env, d.folderOf(path), store)
+	out := install.Status(d.opts.Env, d.folderOf(path), store)
+	if snap := d.Snapshot(path); snap != nil {
+		if a := agents.ByFormat(snap.Format); a != nil && a.Hooks != nil {
+			out.InstallHooks = "compactd hooks install " + a.Name
+		}
+	}
+	return out
 }

@@ -25,20 +25,20 @@ var newFolderLayouts = []struct {
 	session func(env agents.Env, project string, i int) (file string, extra []string)
 }{
 	{"claude", func(home string) agents.Env {
-		return agents.Env{Home: home, ClaudeConfigDir: filepath.Join(home, "claude-config")}
+		return agents.Env{Home: home, Vars: map[string]string{"CLAUDE_CONFIG_DIR": filepath.Join(home, "claude-config")}}
 	}, func(env agents.Env, project string, i int) (string, []string) {
 		// Claude Code creates projects/<slug>/, its memory/ folder and
 		// the session at once.
-		dir := filepath.Join(env.ClaudeConfigDir, "projects", agents.Slug(project))
+		dir := filepath.Join(env.Var("CLAUDE_CONFIG_DIR"), "projects", agents.Slug(project))
 		return filepath.Join(dir, fmt.Sprintf("7b1f3c2e-9d4a-4c1b-8e2f-%012d.jsonl", i)), []string{filepath.Join(dir, "memory")}
 	}},
 	{"codex", func(home string) agents.Env {
-		return agents.Env{Home: home, CodexHome: filepath.Join(home, "codex-home")}
+		return agents.Env{Home: home, Vars: map[string]string{"CODEX_HOME": filepath.Join(home, "codex-home")}}
 	}, func(env agents.Env, _ string, i int) (string, []string) {
 		// sessions/YYYY/MM/DD: a new day, a new month or a new year
 		// (midnight on New Year's Eve creates three levels at once).
 		y, m, d := 2026+i/4, 1+(i/2)%2, 1+i%2
-		dir := filepath.Join(env.CodexHome, "sessions", fmt.Sprintf("%04d", y), fmt.Sprintf("%02d", m), fmt.Sprintf("%02d", d))
+		dir := filepath.Join(env.Var("CODEX_HOME"), "sessions", fmt.Sprintf("%04d", y), fmt.Sprintf("%02d", m), fmt.Sprintf("%02d", d))
 		return filepath.Join(dir, fmt.Sprintf("rollout-%04d-%02d-%02dT00-00-00-0199a1b2-c3d4-7e5f-8a9b-%012d.jsonl", y, m, d, i)), nil
 	}},
 	{"gemini", func(home string) agents.Env { return agents.Env{Home: home} },

@@ -65,7 +65,7 @@ func testEnv(t *testing.T) (home string) {
 
 func startServer(t *testing.T, opts Options) *client {
 	t.Helper()
-	if opts.Daemon.Env == (agents.Env{}) {
+	if opts.Daemon.Env.Home == "" {
 		opts.Daemon.Env = agents.EnvFromOS(os.Getenv)
 	}
 	if opts.Daemon.Savings == nil {

@@ -11,6 +11,9 @@ import (
 type Integrations struct {
 	MCP   []Installed     `json:"mcp"`
 	Hooks []HookInstalled `json:"hooks"`
+	// InstallHooks is the command that installs compactd's hooks for the
+	// transcript's agent, "" when compactd has none for it.
+	InstallHooks string `json:"installHooks,omitempty"`
 }
 
 // Status lists compactd's MCP server and hooks as installed for the user

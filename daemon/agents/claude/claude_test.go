@@ -49,7 +49,7 @@ func subagent(t *testing.T, path, session string) {
 func TestTheDaemonWatchesWorkflowSubagents(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	ws, home := t.TempDir(), t.TempDir()
-	env := agents.Env{Home: home, ClaudeConfigDir: filepath.Join(home, ".claude")}
+	env := agents.Env{Home: home, Vars: map[string]string{"CLAUDE_CONFIG_DIR": filepath.Join(home, ".claude")}}
 	project := claude.ProjectDir(env, ws)
 	session := "7d3f1a2b-4c5d-4e6f-8a9b-0c1d2e3f4a5b"
 	if err := os.MkdirAll(project, 0o755); err != nil {

@@ -4,6 +4,7 @@ package qwen
 
 import (
 	"path/filepath"
+	"time"
 
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/agents"
@@ -19,6 +20,9 @@ var Agent = &agents.Agent{
 		return agents.PerFolder(folders, func(f string) string { return ProjectDir(env, f) })
 	},
 	Session:   func(path string, _ []string) bool { return agents.JSONL(path) },
+	// qwen --resume finds a session by its id: <id>.jsonl of the chats
+	// folder.
+	ForkName:  func(_, session string, _ time.Time) string { return session + ".jsonl" },
 	Resume:    func(_, session string) string { return "qwen --resume " + agents.ShellQuote(session) },
 	Threshold: threshold,
 }

@@ -25,7 +25,7 @@ func New(name string, f transcript.Format) *agents.Agent {
 		Name: name, Setting: name, Command: name, Imports: true,
 		// The agents' own offline switches: an import needs no network.
 		ImportEnv: importEnv(name),
-		Formats: []transcript.Format{f},
+		Formats:   []transcript.Format{f},
 		Roots: func(env agents.Env, folders []string) []agents.Root {
 			if len(folders) == 0 {
 				return nil

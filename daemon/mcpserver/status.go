@@ -17,10 +17,10 @@ import (
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
-	"github.com/compactd/compactd/daemon"
 	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/sourcefile"
+	"github.com/compactd/compactd/daemon/watch"
 )
 
 // StatusRequest is context_status's arguments.
@@ -230,7 +230,7 @@ type session struct {
 // read parses the session as it is now.
 func (s *session) read(ctx context.Context) (*transcript.Transcript, error) {
 	if s.db != "" {
-		if _, err := daemon.RenderDatabaseSession(ctx, s.env, s.db, s.id); err != nil {
+		if _, err := watch.RenderDatabaseSession(ctx, s.env, s.db, s.id); err != nil {
 			return nil, err
 		}
 	}
@@ -309,7 +309,7 @@ func (s *Server) databaseSession(ctx context.Context, a *agents.Agent, db, named
 	if _, err := os.Stat(db); err != nil {
 		return nil
 	}
-	sessions, err := daemon.DatabaseSessions(ctx, db)
+	sessions, err := watch.DatabaseSessions(ctx, db)
 	if err != nil {
 		return nil
 	}
@@ -317,7 +317,7 @@ func (s *Server) databaseSession(ctx context.Context, a *agents.Agent, db, named
 		if !agents.InFolders(ds.Directory, []string{s.Cwd}) || named != "" && ds.ID != named {
 			continue
 		}
-		path, err := daemon.RenderDatabaseSession(ctx, s.Env, db, ds.ID)
+		path, err := watch.RenderDatabaseSession(ctx, s.Env, db, ds.ID)
 		if err != nil {
 			return nil
 		}

@@ -46,7 +46,7 @@ const (
 // --settings flag's file sits between local and policy but is not known
 // outside the process.
 func settingsFiles(q agents.Query) []agents.SettingsFile {
-	user := filepath.Join(q.Env.Or(q.Env.ClaudeConfigDir, ".claude"), "settings.json")
+	user := filepath.Join(ConfigDir(q.Env), "settings.json")
 	files := []agents.SettingsFile{q.ReadSettings("user settings", user)}
 	if q.Cwd != "" {
 		project := filepath.Join(q.Cwd, ".claude", "settings.json")
@@ -74,8 +74,8 @@ func ManagedSettings(env agents.Env) string {
 // CLAUDE_CONFIG_DIR when set): legacy settings such as autoCompactEnabled
 // and an env object live there too.
 func GlobalConfig(env agents.Env) string {
-	if env.ClaudeConfigDir != "" {
-		return filepath.Join(env.ClaudeConfigDir, ".claude.json")
+	if dir := env.Var(ConfigDirVar); dir != "" {
+		return filepath.Join(dir, ".claude.json")
 	}
 	return filepath.Join(env.Home, ".claude.json")
 }

@@ -129,20 +129,9 @@ function protocolSettings(): Record<string, unknown> {
       keepLast: get<number>('compact.keepLast'),
       turns: get<number>('compact.turns') || undefined,
     },
-    watch: {
-      workspace: get<boolean>('watch.workspace'),
-      claude: get<boolean>('watch.claude'),
-      codex: get<boolean>('watch.codex'),
-      qwen: get<boolean>('watch.qwen'),
-      opencode: get<boolean>('watch.opencode'),
-      kilo: get<boolean>('watch.kilo'),
-      copilotCli: get<boolean>('watch.copilotCli'),
-      cursor: get<boolean>('watch.cursor'),
-      copilotChat: get<boolean>('watch.copilotChat'),
-      gemini: get<boolean>('watch.gemini'),
-      globs: get<string[]>('watch.globs'),
-      exclude: get<string[]>('watch.exclude'),
-    },
+    // Every compactd.watch key: the agents' switches are the server's (one per registered
+    // agent), whatever this manifest declares.
+    watch: Object.fromEntries(Object.keys(c.get<Record<string, unknown>>('watch') ?? {}).map((k) => [k, get<unknown>(`watch.${k}`)])),
     log: { level: get<string>('log.level') },
     store: { path: get<string>('store.path') || undefined },
   };

@@ -1,4 +1,4 @@
-package daemon
+package index
 
 import (
 	"context"
@@ -123,7 +123,7 @@ func knownCounts(ctx context.Context, t *transcript.Transcript, c *tokens.Counte
 // the estimates never take more than a share of the machine; commands
 // (compaction jobs) go first.
 type savingsWorker struct {
-	d  *Daemon
+	x  *Index
 	fn SavingsFunc
 
 	mu      sync.Mutex
@@ -142,13 +142,13 @@ type savingsWorker struct {
 // the same transcript waiting: estimates take at most a third of a core.
 const backoff = 2
 
-func newSavingsWorker(d *Daemon) *savingsWorker {
-	fn := d.opts.Savings
+func newSavingsWorker(x *Index) *savingsWorker {
+	fn := x.opts.Savings
 	if fn == nil {
 		// Counters of their own, so the index's counters measure indexing alone.
-		fn = StrategySavings(newCounterSet(d.opts.CountCache))
+		fn = StrategySavings(newCounterSet(x.opts.CountCache))
 	}
-	return &savingsWorker{d: d, fn: fn, pending: map[string]time.Time{}, notBefore: map[string]time.Time{}, wake: make(chan struct{}, 1)}
+	return &savingsWorker{x: x, fn: fn, pending: map[string]time.Time{}, notBefore: map[string]time.Time{}, wake: make(chan struct{}, 1)}
 }
 
 func (w *savingsWorker) schedule(path string) {
@@ -191,10 +191,10 @@ func (w *savingsWorker) jobStarted() func() {
 }
 
 func (w *savingsWorker) run(ctx context.Context) {
-	delay := w.d.opts.SavingsDelay
+	delay := w.x.opts.SavingsDelay
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	scanDone := w.d.scanDone
+	scanDone := w.x.scan.done
 	for {
 		path, wait := "", time.Duration(0)
 		if w.jobs.Load() == 0 {
@@ -229,21 +229,21 @@ func (w *savingsWorker) next(delay time.Duration, scanned bool) (string, time.Du
 	now := time.Now()
 	best, bestAt := "", time.Time{}
 	var wait time.Duration
-	active := w.d.Active()
+	active := w.x.Active()
 	candidates := maps.Keys(w.pending)
 	if !scanned {
 		// Only these may go: look them up rather than go through every
 		// pending path, which the scan adds one by one (a walk per file
 		// scanned is quadratic in the transcripts, each lookup taking the
 		// index's lock the scan's workers need).
-		candidates = slices.Values(append(w.d.openedPaths(), active))
+		candidates = slices.Values(append(w.x.openedPaths(), active))
 	}
 	for p := range candidates {
 		at, ok := w.pending[p]
 		if !ok {
 			continue
 		}
-		ready := at.Add(delay * w.d.readCost(p))
+		ready := at.Add(delay * w.x.readCost(p))
 		if nb := w.notBefore[p]; nb.After(ready) {
 			ready = nb
 		}
@@ -264,7 +264,7 @@ func (w *savingsWorker) next(delay time.Duration, scanned bool) (string, time.Du
 }
 
 func (w *savingsWorker) compute(ctx context.Context, path string) {
-	tr := w.d.entry(path, false)
+	tr := w.x.entry(path, false)
 	if tr == nil {
 		return
 	}
@@ -275,14 +275,14 @@ func (w *savingsWorker) compute(ctx context.Context, path string) {
 	w.mu.Unlock()
 	start := time.Now()
 	defer func() {
-		w.d.log.Debug("dry-run savings computed", "path", path, "elapsed", time.Since(start), "canceled", ctx.Err() != nil)
+		w.x.log.Debug("dry-run savings computed", "path", path, "elapsed", time.Since(start), "canceled", ctx.Err() != nil)
 		w.mu.Lock()
 		w.running, w.cancel = "", nil
 		w.notBefore[path] = time.Now().Add(backoff * time.Since(start))
 		w.mu.Unlock()
 	}()
 
-	in, seq, ok := w.d.savingsInput(ctx, tr, false)
+	in, seq, ok := w.x.savingsInput(ctx, tr, false)
 	if errors.Is(in.skipped, errNotInUse) {
 		w.settle(tr, seq, in.skipped)
 		return
@@ -290,7 +290,7 @@ func (w *savingsWorker) compute(ctx context.Context, path string) {
 	if !ok {
 		return
 	}
-	set := w.d.settingsFor(path)
+	set := w.x.settings(path)
 	in.Strategies = savingsStrategies(set.Compact.Strategies)
 	in.Options = set.CompactOptions(in.Options.Window, config.Overrides{})
 	savings, err := w.estimate(ctx, path, in)
@@ -307,20 +307,20 @@ func (w *savingsWorker) compute(ctx context.Context, path string) {
 	next.Savings, next.SavingsPending, next.SavingsErr = savings, false, ""
 	if err != nil {
 		next.SavingsErr = err.Error()
-		w.d.log.Debug("dry-run savings", "path", path, "err", err)
+		w.x.log.Debug("dry-run savings", "path", path, "err", err)
 	}
 	tr.snap.Store(&next)
 	tr.mu.Unlock()
-	w.d.emit(tr)
+	w.x.emit(tr)
 	// A dry run over a large transcript leaves garbage of its size.
-	w.d.freeSoon()
-	w.d.enforceBudget(nil, false)
+	w.x.freeSoon()
+	w.x.enforceBudget(nil, false)
 }
 
 // estimate runs the estimates of path: a panic in them is a failed
 // estimate (and a line in the log), never the server's end.
 func (w *savingsWorker) estimate(ctx context.Context, path string, in SavingsInput) (_ map[string]int, err error) {
-	defer jobs.Recovered(&err, "estimate the savings of "+path, w.d.log)
+	defer jobs.Recovered(&err, "estimate the savings of "+path, w.x.log)
 	return w.fn(ctx, in)
 }
 
@@ -341,14 +341,14 @@ func (w *savingsWorker) settle(tr *tracked, seq uint64, why error) {
 	next.SavingsPending, next.SavingsErr = false, why.Error()
 	tr.snap.Store(&next)
 	tr.mu.Unlock()
-	w.d.emit(tr)
+	w.x.emit(tr)
 }
 
 // savingsInput is what the estimates for tr start from, and the Seq of the
 // snapshot they are for: a hot entry's parts (a copy of the message and
 // record lists, which appends and trimming change in place), else the
 // file read again whole, held only while the estimates run.
-func (d *Daemon) savingsInput(ctx context.Context, tr *tracked, asked bool) (SavingsInput, uint64, bool) {
+func (x *Index) savingsInput(ctx context.Context, tr *tracked, asked bool) (SavingsInput, uint64, bool) {
 	tr.mu.Lock()
 	snap := tr.snap.Load()
 	seq := tr.seq
@@ -361,7 +361,7 @@ func (d *Daemon) savingsInput(ctx context.Context, tr *tracked, asked bool) (Sav
 		in.Transcript = readerCopy(tr.t)
 		in.counts = slices.Clone(tr.counts)
 		in.stats = tr.stats
-		in.Counter = d.savingsIx.counterFor(tr.path, tr.t, tr.stats)
+		in.Counter = x.savingsIx.counterFor(tr.path, tr.t, tr.stats)
 		if in.Counter.ID() == tr.countedWith {
 			in.Parts = slices.Clone(tr.parts)
 		}
@@ -369,7 +369,7 @@ func (d *Daemon) savingsInput(ctx context.Context, tr *tracked, asked bool) (Sav
 		return in, seq, true
 	}
 	tr.mu.Unlock()
-	if !asked && !tr.opened.Load() && tr.path != d.Active() {
+	if !asked && !tr.opened.Load() && tr.path != x.Active() {
 		// Cold and not in use: an old session changed (a resumed one
 		// gets its figures once it is the active one).
 		return SavingsInput{skipped: errNotInUse}, seq, false
@@ -378,25 +378,25 @@ func (d *Daemon) savingsInput(ctx context.Context, tr *tracked, asked bool) (Sav
 	// the estimates' counters (the index's measure indexing alone).
 	tmp := &tracked{path: tr.path, ctx: ctx}
 	tmp.wantHot.Store(true)
-	if _, err := tmp.update(d.savingsIx); err != nil || tmp.t == nil {
+	if _, err := tmp.update(x.savingsIx); err != nil || tmp.t == nil {
 		return SavingsInput{}, 0, false
 	}
-	in.Transcript, in.Parts, in.Counter = readerCopy(tmp.t), slices.Clone(tmp.parts), d.savingsIx.counterFor(tr.path, tmp.t, tmp.stats)
+	in.Transcript, in.Parts, in.Counter = readerCopy(tmp.t), slices.Clone(tmp.parts), x.savingsIx.counterFor(tr.path, tmp.t, tmp.stats)
 	in.counts, in.stats = slices.Clone(tmp.counts), tmp.stats
-	if (tr.opened.Load() || tr.path == d.Active()) && tmp.t.Size <= maxAdopt {
+	if (tr.opened.Load() || tr.path == x.Active()) && tmp.t.Size <= maxAdopt {
 		// The conversation in use keeps this parse: its commands and its
 		// next estimates start from it.
 		tmp.ctx = nil
-		d.adopt(tr, tmp)
+		x.adopt(tr, tmp)
 	}
 	return in, seq, true
 }
 
 // followAside reads what tmp's file gained, as the index would: a codec's
 // panic there is an error (and a line in the log), never the server's end.
-func (d *Daemon) followAside(tmp *tracked, trimmer format.Trimmer, fi os.FileInfo) (err error) {
-	defer jobs.Recovered(&err, "read "+tmp.path, d.log)
-	_, err = tmp.follow(d.savingsIx, trimmer, fi)
+func (x *Index) followAside(tmp *tracked, trimmer format.Trimmer, fi os.FileInfo) (err error) {
+	defer jobs.Recovered(&err, "read "+tmp.path, x.log)
+	_, err = tmp.follow(x.savingsIx, trimmer, fi)
 	return err
 }
 
@@ -409,7 +409,7 @@ const maxAdopt = 128 << 20
 // when tr is trimmed and its file is still the one tmp read: tmp reads
 // what was appended since, then tr takes its state. It reports whether
 // it did.
-func (d *Daemon) adopt(tr, tmp *tracked) bool {
+func (x *Index) adopt(tr, tmp *tracked) bool {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	trimmer, ok := tr.codec.(format.Trimmer)
@@ -421,7 +421,7 @@ func (d *Daemon) adopt(tr, tmp *tracked) bool {
 		return false
 	}
 	if fi.Size() > tmp.position() {
-		if err := d.followAside(tmp, trimmer, fi); err != nil {
+		if err := x.followAside(tmp, trimmer, fi); err != nil {
 			return false
 		}
 	}
@@ -440,8 +440,8 @@ func (d *Daemon) adopt(tr, tmp *tracked) bool {
 // for a hot transcript, one more for each 32 MB of a cold one they must
 // read whole (so a large transcript an agent is writing is read in its
 // pauses, not between two lines).
-func (d *Daemon) readCost(path string) time.Duration {
-	tr := d.entry(path, false)
+func (x *Index) readCost(path string) time.Duration {
+	tr := x.entry(path, false)
 	if tr == nil || tr.hot.Load() {
 		return 1
 	}
@@ -454,8 +454,8 @@ func (d *Daemon) readCost(path string) time.Duration {
 // Parsed returns path's transcript as the index holds it, for a
 // compaction job to start from (jobs.Request.Parsed): only while the index
 // keeps it hot, in a JSON Lines format; nil otherwise.
-func (d *Daemon) Parsed(path string) *jobs.Parsed {
-	tr := d.entry(filepath.Clean(path), false)
+func (x *Index) Parsed(path string) *jobs.Parsed {
+	tr := x.entry(filepath.Clean(path), false)
 	if tr == nil {
 		return nil
 	}
@@ -475,7 +475,7 @@ func (d *Daemon) Parsed(path string) *jobs.Parsed {
 // JobRunning holds the background estimates back while a command runs
 // (the one under way is cancelled and scheduled again): commands go
 // first. Call the returned func when the command ends.
-func (d *Daemon) JobRunning() func() { return d.savings.jobStarted() }
+func (x *Index) JobRunning() func() { return x.savings.jobStarted() }
 
 // readerCopy is t for a reader on another goroutine: its message and
 // record lists copied (the index changes their elements in place when it
@@ -485,4 +485,21 @@ func readerCopy(t *transcript.Transcript) *transcript.Transcript {
 	c.Messages = slices.Clone(t.Messages)
 	c.Records = slices.Clone(t.Records)
 	return &c
+}
+
+// commonStrategies are the strategies whose dry-run savings are always
+// shown beside the configured pipeline's.
+var commonStrategies = []string{"strip-reasoning", "strip-tool-results", "dedup-tools", "strip-attachments", "extractive", "auto"}
+
+// savingsStrategies is the list dry-run savings are computed for: the
+// common strategies, the configured pipeline's, and always "auto" (the
+// gauge notification reports it).
+func savingsStrategies(configured []string) []string {
+	out := slices.Clone(commonStrategies)
+	for _, x := range configured {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package daemon
+package watch
 
 import (
 	"context"
@@ -39,7 +39,7 @@ const (
 	rootWorkspace rootKind = iota
 	// rootAgent is one of an agent's folders (daemon/agents); with a
 	// database it is never walked: its sessions are rendered (see
-	// agentsessions.go).
+	// databases.go).
 	rootAgent
 	rootGlob
 )
@@ -61,17 +61,19 @@ type root struct {
 	exclude []string
 }
 
-type candidate struct {
-	path  string
-	mtime time.Time
+// A Candidate is a file that may be a transcript of the workspace, found
+// walking the roots, with its modification time.
+type Candidate struct {
+	Path  string
+	MTime time.Time
 }
 
 // roots lists what each workspace folder's configuration watches.
-func (d *Daemon) roots() []root {
-	folders := d.Folders()
-	cfgs := make([]*resolved, len(folders))
+func (w *Watcher) roots() []root {
+	folders := w.opts.Folders()
+	cfgs := make([]*config.Config, len(folders))
 	for i, f := range folders {
-		cfgs[i] = d.folderConfig(f)
+		cfgs[i] = w.opts.Config(f)
 	}
 	// excludeOf is the union of the exclude patterns of folders.
 	excludeOf := func(of []string) []string {
@@ -80,7 +82,7 @@ func (d *Daemon) roots() []root {
 			if slices.Contains(of, f) {
 				for _, x := range cfgs[i].Watch.Exclude {
 					if !slices.Contains(out, x) {
-						out = append(out, filepath.FromSlash(d.expandHome(x)))
+						out = append(out, filepath.FromSlash(ExpandHome(w.opts.Env, x)))
 					}
 				}
 			}
@@ -104,14 +106,14 @@ func (d *Daemon) roots() []root {
 			continue
 		}
 		exclude := excludeOf(on)
-		for _, r := range d.agentRoots(a, on) {
+		for _, r := range w.AgentRoots(a, on) {
 			out = append(out, root{dir: filepath.Clean(r.Dir), kind: rootAgent, agent: a, database: r.Database, scope: r.Scope, folders: on, exclude: exclude})
 		}
 	}
 	var seen []string
 	for i, f := range folders {
 		for _, g := range cfgs[i].Watch.Globs {
-			g = d.expandHome(g)
+			g = ExpandHome(w.opts.Env, g)
 			if slices.Contains(seen, g) {
 				continue
 			}
@@ -125,34 +127,6 @@ func (d *Daemon) roots() []root {
 		}
 	}
 	return out
-}
-
-// expandHome expands a leading "~/" to the home folder.
-func (d *Daemon) expandHome(p string) string {
-	if rest, ok := strings.CutPrefix(p, "~/"); ok {
-		return filepath.Join(d.opts.Env.Home, rest)
-	}
-	return p
-}
-
-// agentRoots are agent a's roots for the folders that watch it, kept
-// until addRoots looks again (Copilot Chat's read VS Code's storage).
-func (d *Daemon) agentRoots(a *agents.Agent, folders []string) []agents.Root {
-	key := a.Name + "\x00" + strings.Join(folders, "\x00")
-	d.mu.Lock()
-	rs, ok := d.rootCache[key]
-	d.mu.Unlock()
-	if ok {
-		return rs
-	}
-	rs = a.Roots(d.opts.Env, folders)
-	d.mu.Lock()
-	if d.rootCache == nil {
-		d.rootCache = map[string][]agents.Root{}
-	}
-	d.rootCache[key] = rs
-	d.mu.Unlock()
-	return rs
 }
 
 // excluded reports whether p (a file or a folder) matches one of r's
@@ -188,18 +162,18 @@ func globDepth(r root) int {
 // addRoots watches every root (and, for roots not there yet, the nearest
 // existing ancestor so their creation is seen) and returns the candidate
 // files found. Only files under dir are walked when dir is not "".
-func (d *Daemon) addRoots(ctx context.Context, under *string) []candidate {
-	var found []candidate
+func (w *Watcher) addRoots(ctx context.Context, under *string) []Candidate {
+	var found []Candidate
 	if under == nil {
 		// Look again for the agents' folders (a new VS Code workspace
 		// storage entry, a folder added).
-		d.mu.Lock()
-		d.rootCache = nil
-		d.mu.Unlock()
+		w.mu.Lock()
+		w.rootCache = nil
+		w.mu.Unlock()
 	}
-	roots := d.roots()
+	roots := w.roots()
 	if under == nil {
-		d.setDBRoots(roots)
+		w.setDBRoots(roots)
 	}
 	for _, r := range roots {
 		if r.database != "" {
@@ -208,13 +182,13 @@ func (d *Daemon) addRoots(ctx context.Context, under *string) []candidate {
 			if under != nil && !agents.Within(*under, r.dir) && !agents.Within(r.dir, *under) {
 				continue
 			}
-			if !d.watchDown(r.dir) {
+			if !w.watchDown(r.dir) {
 				continue
 			}
-			d.watch(r.dir)
-			for _, p := range d.syncDB(ctx, r.agent) {
+			w.watch(r.dir)
+			for _, p := range w.syncDB(ctx, r.agent) {
 				if fi, err := os.Stat(p); err == nil {
-					found = append(found, candidate{path: p, mtime: fi.ModTime()})
+					found = append(found, Candidate{Path: p, MTime: fi.ModTime()})
 				}
 			}
 			continue
@@ -236,7 +210,7 @@ func (d *Daemon) addRoots(ctx context.Context, under *string) []candidate {
 			}
 		}
 		if start == r.dir {
-			if !d.watchDown(r.dir) {
+			if !w.watchDown(r.dir) {
 				continue
 			}
 		} else if _, err := os.Stat(start); err != nil {
@@ -254,12 +228,12 @@ func (d *Daemon) addRoots(ctx context.Context, under *string) []candidate {
 				if p != r.dir && (skipDirs[de.Name()] || r.excluded(p) || depth >= 0 && folderDepth(r.dir, p) > depth) {
 					return filepath.SkipDir
 				}
-				d.watch(p)
+				w.watch(p)
 				return nil
 			}
-			if d.isCandidate(p, r) {
+			if w.isCandidate(p, r) {
 				if fi, err := de.Info(); err == nil && fi.Mode().IsRegular() {
-					found = append(found, candidate{path: p, mtime: fi.ModTime()})
+					found = append(found, Candidate{Path: p, MTime: fi.ModTime()})
 				}
 			}
 			return nil
@@ -278,7 +252,7 @@ func (d *Daemon) addRoots(ctx context.Context, under *string) []candidate {
 // level is looked for only once its parent is watched, so it is either
 // found here or its creation is an event. The caller walks dir, which
 // watches each folder before reading it.
-func (d *Daemon) watchDown(dir string) bool {
+func (w *Watcher) watchDown(dir string) bool {
 	var missing []string // dir and its missing ancestors, deepest first
 	p := dir
 	for {
@@ -293,7 +267,7 @@ func (d *Daemon) watchDown(dir string) bool {
 		p = parent
 	}
 	for i := len(missing) - 1; i >= 0; i-- {
-		d.watch(p)
+		w.watch(p)
 		if _, err := os.Stat(missing[i]); err != nil {
 			return false
 		}
@@ -306,41 +280,41 @@ func (d *Daemon) watchDown(dir string) bool {
 // changes are announced from then on, whoever set the watch: a caller
 // reads dir after watch, so what it does not find there is an event
 // (watchMu holds a concurrent caller until the watch is in place).
-func (d *Daemon) watch(dir string) {
-	d.watchMu.Lock()
-	defer d.watchMu.Unlock()
-	d.mu.Lock()
-	if d.watched[dir] || d.wb.isPolled(dir) {
-		d.mu.Unlock()
+func (w *Watcher) watch(dir string) {
+	w.watchMu.Lock()
+	defer w.watchMu.Unlock()
+	w.mu.Lock()
+	if w.watched[dir] || w.wb.isPolled(dir) {
+		w.mu.Unlock()
 		return
 	}
-	d.mu.Unlock()
-	cost, entries := d.watchCost(dir)
-	d.mu.Lock()
-	if !d.wb.take(dir, cost) {
+	w.mu.Unlock()
+	cost, entries := w.watchCost(dir)
+	w.mu.Lock()
+	if !w.wb.take(dir, cost) {
 		// Past the bound: poll the folder instead of watching it.
-		d.wb.poll(dir, entries)
-		first := d.wb.noteLimit()
-		d.mu.Unlock()
+		w.wb.poll(dir, entries)
+		first := w.wb.noteLimit()
+		w.mu.Unlock()
 		if first {
-			d.log.Warn("watch limit reached: folders beyond it are polled; transcripts that change there are watched one by one",
-				"descriptors", d.wb.max, "interval", d.opts.PollInterval)
+			w.log.Warn("watch limit reached: folders beyond it are polled; transcripts that change there are watched one by one",
+				"descriptors", w.wb.max, "interval", w.opts.PollInterval)
 		}
 		return
 	}
-	d.watched[dir] = true
-	d.mu.Unlock()
-	if err := d.watcher.Add(dir); err != nil {
+	w.watched[dir] = true
+	w.mu.Unlock()
+	if err := w.fw.Add(dir); err != nil {
 		if errors.Is(err, fsnotify.ErrClosed) {
 			return // the daemon is closing
 		}
 		// The OS refused (EMFILE, inotify's max_user_watches): poll it.
-		d.log.Warn("watch folder; polling it instead", "dir", dir, "err", err)
-		d.mu.Lock()
-		delete(d.watched, dir)
-		d.wb.release(dir)
-		d.wb.poll(dir, readStamps(dir))
-		d.mu.Unlock()
+		w.log.Warn("watch folder; polling it instead", "dir", dir, "err", err)
+		w.mu.Lock()
+		delete(w.watched, dir)
+		w.wb.release(dir)
+		w.wb.poll(dir, readStamps(dir))
+		w.mu.Unlock()
 	}
 }
 
@@ -356,7 +330,7 @@ func folderDepth(dir, p string) int {
 // isCandidate decides from the name (and, for agents that keep every
 // project together, the session's folder) whether p may be a transcript
 // of this workspace under root r.
-func (d *Daemon) isCandidate(p string, r root) bool {
+func (w *Watcher) isCandidate(p string, r root) bool {
 	if sourcefile.Compressed(p) {
 		// A compressed transcript is the same session as its plain twin,
 		// which wins while both exist (Codex writes the .zst, then
@@ -390,15 +364,11 @@ func (d *Daemon) isCandidate(p string, r root) bool {
 }
 
 // wanted decides whether a changed file is worth reading.
-func (d *Daemon) wanted(p string) bool {
-	d.mu.Lock()
-	_, tracked := d.files[p]
-	ignoredAt, ignored := d.ignored[p]
-	d.mu.Unlock()
-	if tracked {
+func (w *Watcher) wanted(p string) bool {
+	if w.opts.Index.Tracked(p) {
 		return true
 	}
-	if ignored {
+	if ignoredAt, ignored := w.opts.Index.Ignored(p); ignored {
 		// A file that was not a transcript is looked at again only while
 		// its head may still change (an agent creating a file line by line).
 		fi, err := os.Stat(p)
@@ -406,8 +376,8 @@ func (d *Daemon) wanted(p string) bool {
 			return false
 		}
 	}
-	for _, r := range d.roots() {
-		if agents.Within(p, r.dir) && d.isCandidate(p, r) {
+	for _, r := range w.roots() {
+		if agents.Within(p, r.dir) && w.isCandidate(p, r) {
 			return true
 		}
 	}
@@ -415,57 +385,57 @@ func (d *Daemon) wanted(p string) bool {
 }
 
 // schedule refreshes p after the debounce delay, coalescing bursts.
-func (d *Daemon) schedule(p string) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.timers[p] != nil || d.ctx.Err() != nil {
+func (w *Watcher) schedule(p string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.timers[p] != nil || w.ctx.Err() != nil {
 		return
 	}
-	d.timers[p] = time.AfterFunc(d.opts.Debounce, func() {
-		d.mu.Lock()
-		delete(d.timers, p)
-		d.mu.Unlock()
-		if d.ctx.Err() == nil {
-			_ = d.refresh(p)
+	w.timers[p] = time.AfterFunc(w.opts.Debounce, func() {
+		w.mu.Lock()
+		delete(w.timers, p)
+		w.mu.Unlock()
+		if w.ctx.Err() == nil {
+			_ = w.opts.Index.Refresh(p)
 		}
 	})
 }
 
-func (d *Daemon) watchLoop() {
+func (w *Watcher) watchLoop() {
 	for {
 		select {
-		case <-d.ctx.Done():
+		case <-w.ctx.Done():
 			return
-		case err, ok := <-d.watcher.Errors:
+		case err, ok := <-w.fw.Errors:
 			if !ok {
 				return
 			}
 			// Overflow means events were lost: re-read what we track.
-			d.log.Warn("file watcher", "err", err)
-			for _, tr := range d.all() {
-				d.schedule(tr.path)
+			w.log.Warn("file watcher", "err", err)
+			for _, p := range w.opts.Index.TrackedPaths() {
+				w.schedule(p)
 			}
-		case ev, ok := <-d.watcher.Events:
+		case ev, ok := <-w.fw.Events:
 			if !ok {
 				return
 			}
-			d.handle(ev)
+			w.handle(ev)
 		}
 	}
 }
 
-func (d *Daemon) handle(ev fsnotify.Event) {
+func (w *Watcher) handle(ev fsnotify.Event) {
 	p := filepath.Clean(ev.Name)
 	if filepath.Base(p) == config.WorkspaceFile {
 		// Written, saved by rename, or removed: it applies now.
-		d.wg.Go(d.workspaceFileChanged)
+		w.wg.Go(w.opts.ConfigFileChanged)
 		return
 	}
-	if agent := d.dbOf(p); agent != nil {
+	if agent := w.dbOf(p); agent != nil {
 		// The agent wrote to its database (or its -wal): re-render the
 		// sessions whose rows changed.
 		if !ev.Has(fsnotify.Remove) {
-			d.scheduleDBSync(agent)
+			w.scheduleDBSync(agent)
 		}
 		return
 	}
@@ -475,34 +445,34 @@ func (d *Daemon) handle(ev fsnotify.Event) {
 		if err != nil {
 			return
 		}
-		d.entryAdded(p)
+		w.entryAdded(p)
 		if fi.IsDir() {
 			if skipDirs[fi.Name()] {
 				return
 			}
 			// A new folder: watch it and pick up files already written
 			// into it before the watch was in place.
-			d.wg.Go(func() {
-				for _, c := range d.addRoots(d.ctx, &p) {
-					d.schedule(c.path)
+			w.wg.Go(func() {
+				for _, c := range w.addRoots(w.ctx, &p) {
+					w.schedule(c.Path)
 				}
 			})
 			return
 		}
-		if d.wanted(p) {
-			d.schedule(p)
+		if w.wanted(p) {
+			w.schedule(p)
 		}
 	case ev.Has(fsnotify.Write):
-		if d.wanted(p) {
-			d.schedule(p)
+		if w.wanted(p) {
+			w.schedule(p)
 		}
 	case ev.Has(fsnotify.Remove), ev.Has(fsnotify.Rename):
-		d.mu.Lock()
-		_, tracked := d.files[p]
-		wasWatched := d.watched[p]
-		delete(d.watched, p)
-		d.wb.release(p)
-		d.wb.entryGone(filepath.Dir(p))
+		tracked := w.opts.Index.Tracked(p)
+		w.mu.Lock()
+		wasWatched := w.watched[p]
+		delete(w.watched, p)
+		w.wb.release(p)
+		w.wb.entryGone(filepath.Dir(p))
 		if !tracked {
 			// A folder went with what it held: the watches below it went
 			// too. inotify says so for each watched folder; Windows only
@@ -510,31 +480,31 @@ func (d *Daemon) handle(ev fsnotify.Event) {
 			// folder recreated at the same path stayed marked as watched
 			// and was never watched again.
 			under := p + string(filepath.Separator)
-			for q := range d.watched {
+			for q := range w.watched {
 				if strings.HasPrefix(q, under) {
-					delete(d.watched, q)
-					d.wb.release(q)
+					delete(w.watched, q)
+					w.wb.release(q)
 					wasWatched = true
 				}
 			}
 		}
-		d.mu.Unlock()
+		w.mu.Unlock()
 		if tracked {
-			d.schedule(p)
+			w.schedule(p)
 		}
 		if wasWatched {
 			// A root (or a folder on the way to one) went: watch what is
 			// left of the way, so the root is seen when it comes back.
-			d.wg.Go(func() {
-				for _, c := range d.addRoots(d.ctx, &p) {
-					d.schedule(c.path)
+			w.wg.Go(func() {
+				for _, c := range w.addRoots(w.ctx, &p) {
+					w.schedule(c.Path)
 				}
 			})
 		}
 		// A plain rollout replaced by its compressed twin: show the twin.
-		if twin := sourcefile.Twin(p); !sourcefile.Compressed(p) && d.wanted(twin) {
+		if twin := sourcefile.Twin(p); !sourcefile.Compressed(p) && w.wanted(twin) {
 			if _, err := os.Stat(twin); err == nil {
-				d.schedule(twin)
+				w.schedule(twin)
 			}
 		}
 	}

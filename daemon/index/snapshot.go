@@ -1,4 +1,4 @@
-package daemon
+package index
 
 import (
 	"sort"
@@ -10,7 +10,8 @@ import (
 
 // A Snapshot is the immutable state of one transcript at one moment. The
 // index replaces it atomically when the file changes; readers (hover, code
-// lens, the gauge) never wait on the indexer and never recompute.
+// lens, the gauge) never wait on the indexer and never recompute. It is
+// the one value every view reads, hence its many fields.
 type Snapshot struct {
 	Path   string
 	Format transcript.Format
@@ -64,7 +65,7 @@ type Snapshot struct {
 
 // withSettings re-derives the window, ratio and level under new settings
 // (for transcripts whose parsed form was evicted).
-func (s *Snapshot) withSettings(set *resolved, seq uint64) *Snapshot {
+func (s *Snapshot) withSettings(set *Settings, seq uint64) *Snapshot {
 	next := *s
 	next.Seq, next.UpdatedAt, next.AgentCompacted = seq, time.Now(), -1
 	w := s.naturalWindow

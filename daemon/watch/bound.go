@@ -1,4 +1,4 @@
-package daemon
+package watch
 
 import (
 	"os"
@@ -14,14 +14,14 @@ import (
 // The watcher within its descriptor bound. kqueue (macOS, the BSDs) holds
 // one descriptor per watched folder and one per file in it, against a
 // per-process limit (256 by default on macOS): ~/.codex/sessions or
-// Copilot CLI's session-state hold thousands of sessions. So the daemon
+// Copilot CLI's session-state hold thousands of sessions. So the watcher
 // counts what each watch costs; folders past the bound are polled
 // instead, and a transcript that changes in a polled folder is watched on
 // its own from a reserve kept for them, so the conversation in use stays
 // live. inotify and Windows hold no descriptor per watch: no bound there
 // unless asked, but a folder the OS refuses to watch is polled too.
 
-// watchBudget is guarded by Daemon.mu.
+// watchBudget is guarded by Watcher.mu.
 type watchBudget struct {
 	// max bounds the descriptors (0: none); perEntry counts a folder's
 	// entries in its cost, as kqueue holds them.
@@ -124,8 +124,8 @@ func (b *watchBudget) noteLimit() bool {
 	return first
 }
 
-// WatchStats is what the watcher holds, for health checks (doctor).
-type WatchStats struct {
+// Stats is what the watcher holds, for health checks (doctor).
+type Stats struct {
 	// Descriptors the watches hold as counted (kqueue: a folder and its
 	// entries), against Limit (0: no bound).
 	Descriptors int `json:"descriptors"`
@@ -139,22 +139,22 @@ type WatchStats struct {
 	LimitReached bool `json:"limitReached"`
 }
 
-// WatchStats reports the watcher's use of its descriptor bound.
-func (d *Daemon) WatchStats() WatchStats {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	s := WatchStats{Descriptors: d.wb.used, Limit: d.wb.max, PolledFolders: len(d.wb.polled), LiveFiles: len(d.wb.live), LimitReached: d.wb.limitHit}
-	s.WatchedFolders = len(d.wb.cost) - len(d.wb.live)
+// Stats reports the watcher's use of its descriptor bound.
+func (w *Watcher) Stats() Stats {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	s := Stats{Descriptors: w.wb.used, Limit: w.wb.max, PolledFolders: len(w.wb.polled), LiveFiles: len(w.wb.live), LimitReached: w.wb.limitHit}
+	s.WatchedFolders = len(w.wb.cost) - len(w.wb.live)
 	return s
 }
 
 // watchCost is what watching dir would hold, with its entries as now.
-func (d *Daemon) watchCost(dir string) (int, map[string]entryStamp) {
-	if !d.wb.perEntry && d.wb.max == 0 {
+func (w *Watcher) watchCost(dir string) (int, map[string]entryStamp) {
+	if !w.wb.perEntry && w.wb.max == 0 {
 		return 1, nil
 	}
 	entries := readStamps(dir)
-	if !d.wb.perEntry {
+	if !w.wb.perEntry {
 		return 1, entries
 	}
 	return 1 + len(entries), entries
@@ -162,110 +162,110 @@ func (d *Daemon) watchCost(dir string) (int, map[string]entryStamp) {
 
 // entryAdded: kqueue watches a new entry of a watched folder too. Past the
 // bound, the folder is polled instead.
-func (d *Daemon) entryAdded(p string) {
+func (w *Watcher) entryAdded(p string) {
 	dir := filepath.Dir(p)
-	d.mu.Lock()
-	if !d.wb.perEntry || d.wb.cost[dir] == 0 {
-		d.mu.Unlock()
+	w.mu.Lock()
+	if !w.wb.perEntry || w.wb.cost[dir] == 0 {
+		w.mu.Unlock()
 		return
 	}
-	d.wb.cost[dir]++
-	d.wb.used++
-	over := d.wb.max > 0 && d.wb.used > d.wb.max
-	d.mu.Unlock()
+	w.wb.cost[dir]++
+	w.wb.used++
+	over := w.wb.max > 0 && w.wb.used > w.wb.max
+	w.mu.Unlock()
 	if !over {
 		return
 	}
-	_ = d.watcher.Remove(dir)
+	_ = w.fw.Remove(dir)
 	entries := readStamps(dir)
-	d.mu.Lock()
-	delete(d.watched, dir)
-	d.wb.release(dir)
-	d.wb.poll(dir, entries)
-	d.mu.Unlock()
+	w.mu.Lock()
+	delete(w.watched, dir)
+	w.wb.release(dir)
+	w.wb.poll(dir, entries)
+	w.mu.Unlock()
 }
 
 // watchLive watches p, a transcript that changed in a polled folder, on its
 // own, so its next changes arrive at once; the least recently changed of
 // those makes room when the reserve is full.
-func (d *Daemon) watchLive(p string) {
-	d.mu.Lock()
-	if i := slices.Index(d.wb.live, p); i >= 0 {
-		d.wb.live = append(slices.Delete(d.wb.live, i, i+1), p)
-		d.mu.Unlock()
+func (w *Watcher) watchLive(p string) {
+	w.mu.Lock()
+	if i := slices.Index(w.wb.live, p); i >= 0 {
+		w.wb.live = append(slices.Delete(w.wb.live, i, i+1), p)
+		w.mu.Unlock()
 		return
 	}
-	if d.watched[p] || d.watched[filepath.Dir(p)] {
-		d.mu.Unlock()
+	if w.watched[p] || w.watched[filepath.Dir(p)] {
+		w.mu.Unlock()
 		return
 	}
 	var evict string
-	if d.wb.liveMax > 0 && len(d.wb.live) >= d.wb.liveMax {
-		evict = d.wb.live[0]
-		d.wb.release(evict)
-		delete(d.watched, evict)
+	if w.wb.liveMax > 0 && len(w.wb.live) >= w.wb.liveMax {
+		evict = w.wb.live[0]
+		w.wb.release(evict)
+		delete(w.watched, evict)
 	}
-	d.wb.used++
-	d.wb.cost[p] = 1
-	d.wb.live = append(d.wb.live, p)
-	d.watched[p] = true
-	d.mu.Unlock()
+	w.wb.used++
+	w.wb.cost[p] = 1
+	w.wb.live = append(w.wb.live, p)
+	w.watched[p] = true
+	w.mu.Unlock()
 	if evict != "" {
-		_ = d.watcher.Remove(evict)
+		_ = w.fw.Remove(evict)
 	}
-	if err := d.watcher.Add(p); err != nil {
-		d.mu.Lock()
-		d.wb.release(p)
-		delete(d.watched, p)
-		d.mu.Unlock()
+	if err := w.fw.Add(p); err != nil {
+		w.mu.Lock()
+		w.wb.release(p)
+		delete(w.watched, p)
+		w.mu.Unlock()
 	}
 }
 
 // pollLoop looks at the polled folders every PollInterval and handles
 // what changed there as the watcher's events would.
-func (d *Daemon) pollLoop() {
-	t := time.NewTicker(d.opts.PollInterval)
+func (w *Watcher) pollLoop() {
+	t := time.NewTicker(w.opts.PollInterval)
 	defer t.Stop()
 	for {
 		select {
-		case <-d.ctx.Done():
+		case <-w.ctx.Done():
 			return
 		case <-t.C:
 		}
-		d.mu.Lock()
-		dirs := make([]string, 0, len(d.wb.polled))
-		for dir := range d.wb.polled {
+		w.mu.Lock()
+		dirs := make([]string, 0, len(w.wb.polled))
+		for dir := range w.wb.polled {
 			dirs = append(dirs, dir)
 		}
-		d.mu.Unlock()
+		w.mu.Unlock()
 		slices.Sort(dirs)
 		for _, dir := range dirs {
-			if d.ctx.Err() != nil {
+			if w.ctx.Err() != nil {
 				return
 			}
-			d.pollOnce(dir)
+			w.pollOnce(dir)
 		}
 	}
 }
 
-func (d *Daemon) pollOnce(dir string) {
+func (w *Watcher) pollOnce(dir string) {
 	now := readStamps(dir)
-	d.mu.Lock()
-	before, ok := d.wb.polled[dir]
+	w.mu.Lock()
+	before, ok := w.wb.polled[dir]
 	if ok {
 		if now == nil {
-			delete(d.wb.polled, dir)
+			delete(w.wb.polled, dir)
 		} else {
-			d.wb.polled[dir] = now
+			w.wb.polled[dir] = now
 		}
 	}
-	d.mu.Unlock()
+	w.mu.Unlock()
 	if !ok {
 		return
 	}
 	if now == nil {
 		if _, err := os.Stat(dir); err != nil {
-			d.handle(fsnotify.Event{Name: dir, Op: fsnotify.Remove})
+			w.handle(fsnotify.Event{Name: dir, Op: fsnotify.Remove})
 		}
 		return
 	}
@@ -274,19 +274,19 @@ func (d *Daemon) pollOnce(dir string) {
 		old, seen := before[name]
 		switch {
 		case !seen:
-			d.handle(fsnotify.Event{Name: p, Op: fsnotify.Create})
+			w.handle(fsnotify.Event{Name: p, Op: fsnotify.Create})
 		case !st.dir && (st.size != old.size || !st.mod.Equal(old.mod)):
-			d.handle(fsnotify.Event{Name: p, Op: fsnotify.Write})
+			w.handle(fsnotify.Event{Name: p, Op: fsnotify.Write})
 		default:
 			continue
 		}
-		if !st.dir && d.wanted(p) {
-			d.watchLive(p)
+		if !st.dir && w.wanted(p) {
+			w.watchLive(p)
 		}
 	}
 	for name := range before {
 		if _, ok := now[name]; !ok {
-			d.handle(fsnotify.Event{Name: filepath.Join(dir, name), Op: fsnotify.Remove})
+			w.handle(fsnotify.Event{Name: filepath.Join(dir, name), Op: fsnotify.Remove})
 		}
 	}
 }

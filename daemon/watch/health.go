@@ -1,4 +1,4 @@
-package daemon
+package watch
 
 import (
 	"os"
@@ -23,24 +23,24 @@ type WatchedRoot struct {
 }
 
 // WatchedRoots lists what the current settings watch.
-func (d *Daemon) WatchedRoots() []WatchedRoot {
+func (w *Watcher) WatchedRoots() []WatchedRoot {
 	var out []WatchedRoot
-	for _, r := range d.roots() {
-		w := WatchedRoot{Dir: r.dir, Kind: r.kind.String()}
+	for _, r := range w.roots() {
+		wr := WatchedRoot{Dir: r.dir, Kind: r.kind.String()}
 		switch {
 		case r.database != "":
-			w.Kind = r.agent.Name + " database"
+			wr.Kind = r.agent.Name + " database"
 		case r.agent != nil:
-			w.Kind = r.agent.Name
+			wr.Kind = r.agent.Name
 		}
 		if fi, err := os.Stat(r.dir); err == nil && fi.IsDir() {
-			w.Exists = true
+			wr.Exists = true
 		}
-		d.mu.Lock()
-		w.Polled = d.wb.isPolled(filepath.Clean(r.dir))
-		w.Watched = d.watched[filepath.Clean(r.dir)] || w.Polled
-		d.mu.Unlock()
-		out = append(out, w)
+		w.mu.Lock()
+		wr.Polled = w.wb.isPolled(filepath.Clean(r.dir))
+		wr.Watched = w.watched[filepath.Clean(r.dir)] || wr.Polled
+		w.mu.Unlock()
+		out = append(out, wr)
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package daemon
+package index
 
 import (
 	"fmt"
@@ -48,8 +48,3 @@ func BenchmarkAppend(b *testing.B) {
 		})
 	}
 }
-
-type discard struct{}
-
-func (discard) Debug(string, ...any) {}
-func (discard) Error(string, ...any) {}

@@ -1,6 +1,6 @@
 //go:build darwin || dragonfly || freebsd || netbsd || openbsd
 
-package daemon
+package watch
 
 import "golang.org/x/sys/unix"
 

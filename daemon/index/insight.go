@@ -1,4 +1,4 @@
-package daemon
+package index
 
 import (
 	"context"
@@ -73,7 +73,7 @@ func (in Insight) withWindow(w int) Insight {
 // tallyOptions are how the entry's tally counts under the current
 // settings: the price of the transcript's model, and where appends may
 // still change messages.
-func (tr *tracked) tallyOptions(ix *indexer, t *transcript.Transcript, set *resolved) gauge.TallyOptions {
+func (tr *tracked) tallyOptions(ix *indexer, t *transcript.Transcript, set *Settings) gauge.TallyOptions {
 	model := gauge.Resolve(t, gauge.Options{Model: set.Gauge.Model, Registry: ix.registry, Stats: &tr.stats})
 	opts := gauge.TallyOptions{Images: model.Info.Provider.ImagePricing(), CountText: ix.counterFor(tr.path, t, tr.stats).Text}
 	table := set.prices
@@ -100,7 +100,7 @@ func (tr *tracked) advanceTally(ix *indexer, nt *transcript.Transcript) {
 
 // insightOf derives the snapshot's insight from the entry's tally. Callers
 // hold tr.mu; g is the snapshot's gauge and turns its per-turn figures.
-func insightOf(tr *tracked, ix *indexer, set *resolved, g gauge.Gauge, turns []TurnInfo) Insight {
+func insightOf(tr *tracked, ix *indexer, set *Settings, g gauge.Gauge, turns []TurnInfo) Insight {
 	t := tr.t
 	opts := tr.tallyOptions(ix, t, set)
 	// The settings' prices may have changed since the tally last read a
@@ -151,8 +151,8 @@ type DryRunTurns struct {
 
 // KneeBudget is the knee of path's last dry run's trade-off, 0 when none
 // is known: what "Compact to fit…" suggests.
-func (d *Daemon) KneeBudget(path string) int {
-	tr := d.entry(filepath.Clean(path), false)
+func (x *Index) KneeBudget(path string) int {
+	tr := x.entry(filepath.Clean(path), false)
 	if tr == nil {
 		return 0
 	}
@@ -171,8 +171,8 @@ func (d *Daemon) KneeBudget(path string) int {
 // DryRunTurns runs the configured pipeline on path without writing
 // anything and maps the result onto its turns. It is computed on request
 // (a view opening) and kept until the transcript changes.
-func (d *Daemon) DryRunTurns(ctx context.Context, path string) (*DryRunTurns, error) {
-	tr := d.entry(filepath.Clean(path), false)
+func (x *Index) DryRunTurns(ctx context.Context, path string) (*DryRunTurns, error) {
+	tr := x.entry(filepath.Clean(path), false)
 	if tr == nil {
 		return nil, fmt.Errorf("%s is not a tracked transcript", path)
 	}
@@ -189,7 +189,7 @@ func (d *Daemon) DryRunTurns(ctx context.Context, path string) (*DryRunTurns, er
 	tr.mu.Unlock()
 	// The index's hot parse (a copy: the index trims in place), or the
 	// file read whole when it keeps the transcript trimmed.
-	in, _, ok := d.savingsInput(ctx, tr, true)
+	in, _, ok := x.savingsInput(ctx, tr, true)
 	if !ok || in.Transcript == nil {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -197,7 +197,7 @@ func (d *Daemon) DryRunTurns(ctx context.Context, path string) (*DryRunTurns, er
 		return nil, fmt.Errorf("%s could not be read again for the dry run", path)
 	}
 	t, counts := in.Transcript, in.counts
-	c := d.ix.counterFor(tr.path, t, in.stats)
+	c := x.ix.counterFor(tr.path, t, in.stats)
 	if len(counts) != len(t.Messages) {
 		var err error
 		if counts, err = c.CountMessages(ctx, t.Messages); err != nil {
@@ -208,7 +208,7 @@ func (d *Daemon) DryRunTurns(ctx context.Context, path string) (*DryRunTurns, er
 	if err != nil {
 		return nil, err
 	}
-	opts := d.settingsFor(tr.path).CompactOptions(snap.Window, config.Overrides{})
+	opts := x.settings(tr.path).CompactOptions(snap.Window, config.Overrides{})
 	opts.Counts, opts.NoRetention = known, true
 	opts.Recall = recall.NewBook(nil).Handle // as a compaction writes its placeholders
 	if opts.Summarizer == nil {

@@ -1,4 +1,4 @@
-package daemon
+package index
 
 import (
 	"bytes"
@@ -46,6 +46,11 @@ const (
 
 // tracked is the index entry of one transcript file. Its mutex serializes
 // updates of that file; readers use snap without locking.
+//
+// It has many fields because it is the one place a transcript's state is
+// carried from one append to the next (the parse, the counts, the tally,
+// the line offsets, the long lines skipped, the budgets' marks): each is
+// read and written under its mutex, by the few functions of this package.
 //
 // Every entry keeps what its codec needs to go on appending, its messages'
 // counts and the byte offsets of its lines: an append costs what it adds,
@@ -206,8 +211,8 @@ func (tr *tracked) trim(trimmer format.Trimmer) {
 	tr.hot.Store(false)
 }
 
-// errNotTranscript marks files that no codec recognizes.
-var errNotTranscript = errors.New("not a transcript")
+// ErrNotTranscript marks files that no codec recognizes.
+var ErrNotTranscript = errors.New("not a transcript")
 
 // update brings the entry up to date with the file on disk. It returns
 // changed=false when nothing new was consumed, and fs.ErrNotExist (wrapped)
@@ -232,7 +237,7 @@ func (tr *tracked) update(ix *indexer) (changed bool, err error) {
 		return false, fmt.Errorf("stat %s: %w", tr.path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return false, fmt.Errorf("%s is not a regular file: %w", tr.path, errNotTranscript)
+		return false, fmt.Errorf("%s is not a regular file: %w", tr.path, ErrNotTranscript)
 	}
 	size, ino := fi.Size(), platform.FileID(tr.path, fi)
 	if sourcefile.Compressed(tr.path) {
@@ -520,7 +525,7 @@ func (tr *tracked) fullParse(ix *indexer, fi fs.FileInfo) (bool, error) {
 		tr.bytesRead.Add(int64(len(head)))
 		c, err := format.Detect(sourcefile.PlainName(tr.path), head)
 		if err != nil {
-			return false, fmt.Errorf("%w: %w", errNotTranscript, err)
+			return false, fmt.Errorf("%w: %w", ErrNotTranscript, err)
 		}
 		codec = c
 	}
@@ -580,7 +585,7 @@ func (tr *tracked) streamParse(ix *indexer, trimmer format.Trimmer, fi fs.FileIn
 		return false, fmt.Errorf("parse %s as %s: %w", tr.path, trimmer.Format(), err)
 	}
 	if n := len(tr.t.Records); n > 0 && tr.t.Skipped == n {
-		return false, fmt.Errorf("%w: no line of %s is a %s record", errNotTranscript, tr.path, trimmer.Format())
+		return false, fmt.Errorf("%w: no line of %s is a %s record", ErrNotTranscript, tr.path, trimmer.Format())
 	}
 	// Growing by appends left the lists up to twice their length.
 	t := *tr.t
@@ -670,7 +675,7 @@ func (tr *tracked) rebuild(ix *indexer, modelChanged bool) (reread bool) {
 	return false
 }
 
-func buildSnapshot(tr *tracked, ix *indexer, set *resolved, size int64) *Snapshot {
+func buildSnapshot(tr *tracked, ix *indexer, set *Settings, size int64) *Snapshot {
 	t := tr.t
 	opts := gauge.Options{Model: set.Gauge.Model, ContextWindow: set.Gauge.ContextWindow, Registry: ix.registry, Warn: set.Gauge.Warn, Critical: set.Gauge.Critical, Stats: &tr.stats, Overhead: tr.overhead}
 	if opts.ContextWindow == 0 && len(set.windows) > 0 {
@@ -824,7 +829,7 @@ type indexer struct {
 	// cache remembers whole messages' counts by content; nil disables it.
 	cache tokens.Cache
 	// settings is the configuration of the transcript at a path.
-	settings func(path string) *resolved
+	settings func(path string) *Settings
 	log      interface {
 		Debug(msg string, args ...any)
 		Error(msg string, args ...any)

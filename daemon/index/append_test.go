@@ -1,4 +1,4 @@
-package daemon
+package index
 
 import (
 	"fmt"
@@ -10,21 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/compactd/compactd/daemon/agents"
-
 	"github.com/compactd/compactd/compaction/sessiongen"
-	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
 )
-
-func testIndexer(t *testing.T) *indexer {
-	t.Helper()
-	counter, err := tokens.New("o200k_base", tokens.WithCache(tokens.NewMemoryCache(0)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &indexer{forced: counter, registry: tokens.NewRegistry(), settings: defaultSettings, log: discard{}}
-}
 
 // TestAppendPiecesMatchFullIndex writes a session to a real file in random
 // pieces (many ending inside a response split over several lines, whose
@@ -128,17 +116,9 @@ func TestHotBudgetKeepsRecentFiles(t *testing.T) {
 		os.Chtimes(p, mt, mt)
 		paths, sizes = append(paths, p), append(sizes, int64(len(data)))
 	}
-	d, err := New(Options{Folders: []string{ws}, Env: agents.Env{Home: t.TempDir()}, HotBytes: sizes[0] + sizes[1]})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	<-d.ScanDone()
+	x, _ := startIndex(t, ws, Options{HotBytes: sizes[0] + sizes[1]})
 	for i, p := range paths {
-		tr := d.entry(p, false)
+		tr := x.entry(p, false)
 		if tr == nil {
 			t.Fatalf("%s is not indexed", p)
 		}
@@ -163,35 +143,24 @@ func TestActiveTrimmedBecomesHot(t *testing.T) {
 		mt := time.Now().Add(time.Duration(i-5) * time.Minute)
 		os.Chtimes(p, mt, mt) // b is the newest
 	}
-	rec := &recorder{ch: make(chan struct{}, 1)}
-	d, err := New(Options{Folders: []string{ws}, Env: agents.Env{Home: t.TempDir()}, OnChange: rec.add, HotBytes: 1, SavingsDelay: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	<-d.ScanDone()
-	a := d.entry(paths[0], false)
-	if a.hot.Load() || d.Parsed(paths[0]) != nil {
+	x, rec := startIndex(t, ws, Options{HotBytes: 1, SavingsDelay: time.Millisecond})
+	a := x.entry(paths[0], false)
+	if a.hot.Load() || x.Parsed(paths[0]) != nil {
 		t.Fatal("a was read hot though over the budget and not in use")
 	}
 	more := sessiongen.Continue(transcript.FormatClaudeCode, datas[0], 4, 8)
-	f, _ := os.OpenFile(paths[0], os.O_APPEND|os.O_WRONLY, 0)
-	f.Write(more)
-	f.Close()
+	appendTo(t, x, paths[0], more)
 	size := int64(len(datas[0]) + len(more))
 	rec.wait(t, func(ev Event) bool {
 		return ev.Path == paths[0] && ev.Snapshot != nil && ev.Snapshot.Size == size && !ev.Snapshot.SavingsPending
 	})
-	p := d.Parsed(paths[0])
+	p := x.Parsed(paths[0])
 	if p == nil || !a.hot.Load() {
 		t.Fatal("the conversation in use did not become hot after its estimates")
 	}
 	fresh := &tracked{path: paths[0]}
 	fresh.wantHot.Store(true)
-	if _, err := fresh.update(d.ix); err != nil {
+	if _, err := fresh.update(x.ix); err != nil {
 		t.Fatal(err)
 	}
 	if len(p.Parts) != len(fresh.parts) || len(p.Transcript.Messages) != len(fresh.t.Messages) {
@@ -204,15 +173,13 @@ func TestActiveTrimmedBecomesHot(t *testing.T) {
 	}
 	// Appends go on from the adopted parse.
 	more2 := sessiongen.Continue(transcript.FormatClaudeCode, append(datas[0], more...), 5, 6)
-	f, _ = os.OpenFile(paths[0], os.O_APPEND|os.O_WRONLY, 0)
-	f.Write(more2)
-	f.Close()
+	appendTo(t, x, paths[0], more2)
 	ev := rec.wait(t, func(ev Event) bool {
 		return ev.Path == paths[0] && ev.Snapshot != nil && ev.Snapshot.Size == size+int64(len(more2))
 	})
 	check := &tracked{path: paths[0]}
 	check.wantHot.Store(true)
-	if _, err := check.update(d.ix); err != nil {
+	if _, err := check.update(x.ix); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := ev.Snapshot.Tokens, check.snap.Load().Tokens; got != want || ev.Snapshot.Messages != len(check.t.Messages) {
@@ -236,27 +203,13 @@ func TestGrowingSessionsKeepTheirState(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rec := &recorder{ch: make(chan struct{}, 1)}
-	d, err := New(Options{Folders: []string{ws}, Env: agents.Env{Home: t.TempDir()}, OnChange: rec.add, HotBytes: 1, ColdBytes: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	<-d.ScanDone()
-	main := d.entry(paths[0], false)
+	x, rec := startIndex(t, ws, Options{HotBytes: 1, ColdBytes: 1})
+	main := x.entry(paths[0], false)
 	read := main.bytesRead.Load()
 	for round := range 4 {
 		for i, p := range paths {
 			more := sessiongen.Continue(transcript.FormatClaudeCode, datas[i], uint64(100+10*round+i), 4)
-			f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f.Write(more)
-			f.Close()
+			appendTo(t, x, p, more)
 			datas[i] = append(datas[i], more...)
 			size := int64(len(datas[i]))
 			rec.wait(t, func(ev Event) bool { return ev.Path == p && ev.Snapshot != nil && ev.Snapshot.Size == size })

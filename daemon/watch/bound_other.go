@@ -1,6 +1,6 @@
 //go:build !(darwin || dragonfly || freebsd || netbsd || openbsd)
 
-package daemon
+package watch
 
 // kqueueWatcher is false: inotify (Linux) and ReadDirectoryChangesW
 // (Windows) hold no descriptor per watched folder or file.

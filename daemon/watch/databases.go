@@ -1,4 +1,4 @@
-package daemon
+package watch
 
 import (
 	"bytes"
@@ -41,7 +41,7 @@ const dbSyncDelay = 50 * time.Millisecond
 // turn of a session never reached the gauge).
 const dbRecheckDelay = 250 * time.Millisecond
 
-// agentDBs is the daemon's state for database sessions.
+// agentDBs is the watcher's state for database sessions.
 type agentDBs struct {
 	mu sync.Mutex
 	// open connections by database path.
@@ -63,29 +63,29 @@ type dbSync struct {
 // setDBRoots keeps the database roots among roots (addRoots computes
 // them whenever the folders or the configuration change): every file
 // event asks whether it is an agent's database.
-func (d *Daemon) setDBRoots(roots []root) {
+func (w *Watcher) setDBRoots(roots []root) {
 	var dbs []root
 	for _, r := range roots {
 		if r.database != "" {
 			dbs = append(dbs, r)
 		}
 	}
-	d.dbRoots.Store(&dbs)
+	w.dbRoots.Store(&dbs)
 }
 
 // databaseRoots are the watched agents' database roots.
-func (d *Daemon) databaseRoots() []root {
-	if dbs := d.dbRoots.Load(); dbs != nil {
+func (w *Watcher) databaseRoots() []root {
+	if dbs := w.dbRoots.Load(); dbs != nil {
 		return *dbs
 	}
-	d.setDBRoots(d.roots())
-	return *d.dbRoots.Load()
+	w.setDBRoots(w.roots())
+	return *w.dbRoots.Load()
 }
 
 // dbRoot is the watched root of agent's database, false when the
 // configuration does not watch it.
-func (d *Daemon) dbRoot(agent *agents.Agent) (root, bool) {
-	for _, r := range d.databaseRoots() {
+func (w *Watcher) dbRoot(agent *agents.Agent) (root, bool) {
+	for _, r := range w.databaseRoots() {
 		if r.agent == agent {
 			return r, true
 		}
@@ -95,8 +95,8 @@ func (d *Daemon) dbRoot(agent *agents.Agent) (root, bool) {
 
 // dbOf returns the watched agent whose database (or its -wal) p is, nil if
 // none.
-func (d *Daemon) dbOf(p string) *agents.Agent {
-	for _, r := range d.databaseRoots() {
+func (w *Watcher) dbOf(p string) *agents.Agent {
+	for _, r := range w.databaseRoots() {
 		if p == r.database || p == r.database+"-wal" {
 			return r.agent
 		}
@@ -106,18 +106,18 @@ func (d *Daemon) dbOf(p string) *agents.Agent {
 
 // scheduleDBSync re-reads an agent's database after a quiet moment, and
 // once more dbRecheckDelay later.
-func (d *Daemon) scheduleDBSync(agent *agents.Agent) {
-	d.scheduleDBSyncAfter(agent, dbSyncDelay, true)
+func (w *Watcher) scheduleDBSync(agent *agents.Agent) {
+	w.scheduleDBSyncAfter(agent, dbSyncDelay, true)
 }
 
-func (d *Daemon) scheduleDBSyncAfter(agent *agents.Agent, delay time.Duration, recheck bool) {
-	s := &d.dbs
+func (w *Watcher) scheduleDBSyncAfter(agent *agents.Agent, delay time.Duration, recheck bool) {
+	s := &w.dbs
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.timers == nil {
 		s.timers = map[string]*dbSync{}
 	}
-	if d.ctx == nil || d.ctx.Err() != nil {
+	if w.ctx == nil || w.ctx.Err() != nil {
 		return
 	}
 	if p := s.timers[agent.Name]; p != nil {
@@ -132,14 +132,14 @@ func (d *Daemon) scheduleDBSyncAfter(agent *agents.Agent, delay time.Duration, r
 		}
 		again := p.recheck
 		s.mu.Unlock()
-		if d.ctx.Err() != nil {
+		if w.ctx.Err() != nil {
 			return
 		}
-		for _, path := range d.syncDB(d.ctx, agent) {
-			d.schedule(path)
+		for _, path := range w.syncDB(w.ctx, agent) {
+			w.schedule(path)
 		}
 		if again {
-			d.scheduleDBSyncAfter(agent, dbRecheckDelay, false)
+			w.scheduleDBSyncAfter(agent, dbRecheckDelay, false)
 		}
 	})
 	s.timers[agent.Name] = p
@@ -148,37 +148,53 @@ func (d *Daemon) scheduleDBSyncAfter(agent *agents.Agent, delay time.Duration, r
 // syncDB renders the agent's sessions of the workspace that changed since
 // the last sync, removes the renderings of sessions that are gone, and
 // returns the rendered files that changed.
-func (d *Daemon) syncDB(ctx context.Context, agent *agents.Agent) []string {
-	r, ok := d.dbRoot(agent)
+func (w *Watcher) syncDB(ctx context.Context, agent *agents.Agent) []string {
+	changed, _ := w.render(ctx, agent, false)
+	return changed
+}
+
+// RenderAgain forgets what was rendered of agent's database sessions and
+// renders them again: the files whose content changed, and why the
+// database could not be read (the read never waits for the agent's locks).
+func (w *Watcher) RenderAgain(ctx context.Context, agent *agents.Agent) ([]string, error) {
+	return w.render(ctx, agent, true)
+}
+
+func (w *Watcher) render(ctx context.Context, agent *agents.Agent, again bool) ([]string, error) {
+	r, ok := w.dbRoot(agent)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	path := r.database
-	s := &d.dbs
+	s := &w.dbs
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.conns == nil {
 		s.conns, s.rendered = map[string]*agentdb.DB{}, map[string]string{}
 	}
+	if again {
+		clear(s.rendered)
+	}
 	db := s.conns[path]
 	if db == nil {
 		if _, err := os.Stat(path); err != nil {
-			return nil
+			return nil, nil
 		}
 		var err error
 		if db, err = agentdb.Open(path); err != nil {
-			d.log.Warn("agent database", "agent", agent.Name, "err", err)
-			return nil
+			w.log.Warn("agent database", "agent", agent.Name, "err", err)
+			return nil, err
 		}
 		s.conns[path] = db
 	}
 	sessions, err := db.Sessions(ctx, r.folders)
 	if err != nil {
-		d.log.Warn("agent database", "agent", agent.Name, "err", err)
-		return nil
+		w.log.Warn("agent database", "agent", agent.Name, "err", err)
+		return nil, err
 	}
 	dir := r.scope
 	var changed []string
+	var errs []error
 	live := map[string]bool{}
 	for _, ses := range sessions {
 		file := filepath.Join(dir, safeSessionFile(ses.ID))
@@ -191,16 +207,18 @@ func (d *Daemon) syncDB(ctx context.Context, agent *agents.Agent) []string {
 			continue // deleted between the two reads
 		}
 		if err != nil {
-			d.log.Warn("render agent session", "agent", agent.Name, "session", ses.ID, "err", err)
+			w.log.Warn("render agent session", "agent", agent.Name, "session", ses.ID, "err", err)
+			errs = append(errs, err)
 			continue
 		}
 		wrote, err := writeIfChanged(file, data)
 		if err != nil {
-			d.log.Warn("render agent session", "agent", agent.Name, "session", ses.ID, "err", err)
+			w.log.Warn("render agent session", "agent", agent.Name, "session", ses.ID, "err", err)
+			errs = append(errs, err)
 			continue
 		}
 		s.rendered[file] = ses.Fingerprint
-		if wrote || d.entry(file, false) == nil {
+		if wrote || !w.opts.Index.Tracked(file) {
 			changed = append(changed, file)
 		}
 	}
@@ -212,7 +230,7 @@ func (d *Daemon) syncDB(ctx context.Context, agent *agents.Agent) []string {
 			}
 		}
 	}
-	return changed
+	return changed, errors.Join(errs...)
 }
 
 // safeSessionFile names a session's rendering; ids are ses_<base62>, but a
@@ -261,8 +279,8 @@ func writeIfChanged(file string, data []byte) (bool, error) {
 }
 
 // closeDBs closes the agents' database connections.
-func (d *Daemon) closeDBs() {
-	s := &d.dbs
+func (w *Watcher) closeDBs() {
+	s := &w.dbs
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, p := range s.timers {
@@ -313,7 +331,7 @@ func DatabaseSessions(ctx context.Context, path string) ([]agentdb.Session, erro
 }
 
 // RenderDatabaseSession renders session id of an agent's database the way
-// the daemon does and returns the rendered file; the error lists the
+// the watcher does and returns the rendered file; the error lists the
 // sessions the database holds when it has none of that id.
 func RenderDatabaseSession(ctx context.Context, env agents.Env, path, id string) (string, error) {
 	db, err := agentdb.Open(path)
@@ -357,7 +375,7 @@ func ListSessions(sessions []agentdb.Session) string {
 }
 
 // RenderDatabase renders the sessions an agent's database holds for dirs
-// (every session when dirs is nil) the way the daemon does, under
+// (every session when dirs is nil) the way the watcher does, under
 // env.SessionsDir(), and returns the rendered files, newest session first.
 // The database is only read. The CLI uses it to gauge and compact
 // database sessions.

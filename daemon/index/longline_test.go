@@ -1,4 +1,4 @@
-package daemon
+package index
 
 import (
 	"bytes"
@@ -27,7 +27,7 @@ func TestLongLineIsSkipped(t *testing.T) {
 	if err := os.WriteFile(path, src.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d, rec := newTestDaemon(t, ws)
+	x, rec := startIndex(t, ws, Options{})
 	first := rec.wait(t, func(ev Event) bool { return ev.Path == path && ev.Snapshot != nil })
 	s := first.Snapshot
 	if !strings.Contains(s.Status, "longer than") || s.Problems < 1 {
@@ -35,23 +35,21 @@ func TestLongLineIsSkipped(t *testing.T) {
 	}
 	whole := &tracked{path: filepath.Join(t.TempDir(), "base.jsonl")}
 	os.WriteFile(whole.path, base, 0o644)
-	if _, err := whole.update(d.ix); err != nil {
+	if _, err := whole.update(x.ix); err != nil {
 		t.Fatal(err)
 	}
 	if s.Messages <= len(whole.t.Messages) {
 		t.Fatalf("%d messages: the lines after the long one were not read (%d before it)", s.Messages, len(whole.t.Messages))
 	}
-	read := d.Stats().BytesRead
-	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	f.Write(more[len(more)/2:])
-	f.Close()
+	read := x.Stats().BytesRead
+	appendTo(t, x, path, more[len(more)/2:])
 	ev := rec.wait(t, func(ev Event) bool {
 		return ev.Path == path && ev.Snapshot != nil && ev.Snapshot.Size == int64(src.Len()+len(more)-len(more)/2)
 	})
 	if ev.Snapshot.Messages <= s.Messages {
 		t.Fatalf("append after the long line not indexed: %d → %d messages", s.Messages, ev.Snapshot.Messages)
 	}
-	if got := d.Stats().BytesRead - read; got > int64(len(more)) {
+	if got := x.Stats().BytesRead - read; got > int64(len(more)) {
 		t.Fatalf("an append of %d bytes read %d", len(more)-len(more)/2, got)
 	}
 }
@@ -70,7 +68,7 @@ func TestNULRunIsSkipped(t *testing.T) {
 	if err := os.Truncate(path, sparse); err != nil {
 		t.Fatal(err)
 	}
-	d, rec := newTestDaemon(t, ws)
+	x, rec := startIndex(t, ws, Options{})
 	first := rec.wait(t, func(ev Event) bool { return ev.Path == path && ev.Snapshot != nil })
 	s := first.Snapshot
 	if !strings.Contains(s.Status, "NUL") || s.Problems < 1 {
@@ -78,24 +76,22 @@ func TestNULRunIsSkipped(t *testing.T) {
 	}
 	clean := &tracked{path: filepath.Join(t.TempDir(), "base.jsonl")}
 	os.WriteFile(clean.path, base, 0o644)
-	if _, err := clean.update(d.ix); err != nil {
+	if _, err := clean.update(x.ix); err != nil {
 		t.Fatal(err)
 	}
 	if s.Tokens != clean.snap.Load().Tokens || s.Messages != len(clean.t.Messages) {
 		t.Fatalf("gauge %d tokens, %d messages; the session alone: %d, %d", s.Tokens, s.Messages, clean.snap.Load().Tokens, len(clean.t.Messages))
 	}
-	read := d.Stats().BytesRead
+	read := x.Stats().BytesRead
 	more := sessiongen.Continue(transcript.FormatClaudeCode, base, 6, 8)
-	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	f.Write(append([]byte("\n"), more...))
-	f.Close()
+	appendTo(t, x, path, append([]byte("\n"), more...))
 	ev := rec.wait(t, func(ev Event) bool {
 		return ev.Path == path && ev.Snapshot != nil && ev.Snapshot.Size == sparse+1+int64(len(more))
 	})
 	if ev.Snapshot.Messages <= s.Messages || !strings.Contains(ev.Snapshot.Status, "NUL") {
 		t.Fatalf("after the NUL run: %d → %d messages, status %q", s.Messages, ev.Snapshot.Messages, ev.Snapshot.Status)
 	}
-	if got := d.Stats().BytesRead - read; got > int64(len(more))+1 {
+	if got := x.Stats().BytesRead - read; got > int64(len(more))+1 {
 		t.Fatalf("an append after the NUL run read %d bytes (%d appended): the run was read again", got, len(more)+1)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/BurntSushi/toml"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/compactd/compactd/compaction/tokens"
@@ -145,6 +146,19 @@ func gridDriverOf(t *testing.T, name string) gridDriver {
 				return pre, ok
 			},
 		}
+	case "codex":
+		return gridDriver{label: codex.label, name: "codex", command: "codex", configure: codex.configure,
+			run: func(t *testing.T, sb *sandbox, c gridCase, command, id, prompt string) (string, string) {
+				args := codex.first(sb, "", prompt)
+				if id != "" {
+					args = codex.resume(sb, id, prompt)
+				}
+				sb.run(t, 5*time.Minute, command, args...)
+				file := codex.session(t, sb, "")
+				return file, codex.idOf(t, file)
+			},
+			compacted: codexCompaction,
+		}
 	}
 	t.Fatalf("no grid driver for %s", name)
 	return gridDriver{}
@@ -216,7 +230,7 @@ func runGridCase(t *testing.T, c gridCase, bin string) gridRow {
 		coarseSteps = fills.steps(target-window*8/100-start, coarse)
 	}
 	if len(coarseSteps) > 0 {
-		script.Turns["coarse"] = modelserver.Turn{Thinking: thinking, Steps: coarseSteps, Answer: "Read the large files. (answer coarse)"}
+		script.Turns["coarse"] = modelserver.Turn{Thinking: thinking, Steps: coarseSteps, Answer: "Read the large files. (answer coarse)", EndOnSummary: true}
 		seq := lastSeq(srv)
 		d.run(t, sb, c, command, id, prompt("coarse", "Read the large files one by one."))
 		checkAccepted(t, srv, seq, "the coarse run")
@@ -225,7 +239,7 @@ func runGridCase(t *testing.T, c gridCase, bin string) gridRow {
 		if _, done := d.compacted(t, file); !done {
 			reached := lastContext(srv)
 			// One file a request, each 1/150 of the window, to 6 % past the mark.
-			script.Turns["fine"] = modelserver.Turn{Thinking: thinking, Steps: fills.steps(target+window*6/100-reached, fine), Answer: "Read the small files. (answer fine)"}
+			script.Turns["fine"] = modelserver.Turn{Thinking: thinking, Steps: fills.steps(target+window*6/100-reached, fine), Answer: "Read the small files. (answer fine)", EndOnSummary: true}
 			seq := lastSeq(srv)
 			d.run(t, sb, c, command, id, prompt("fine", "Read the small files one by one."))
 			checkAccepted(t, srv, seq, "the fine run")
@@ -381,8 +395,8 @@ func (f *filler) steps(total, per int) [][]modelserver.Action {
 	return steps
 }
 
-// writeSetting writes a settings file: JSON merged into what the file
-// holds, or a string as it is.
+// writeSetting writes a settings file: JSON (TOML for a .toml file) merged
+// into what the file holds, or a string as it is.
 func writeSetting(t *testing.T, path string, content any) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -394,14 +408,27 @@ func writeSetting(t *testing.T, path string, content any) {
 		data = []byte(v)
 	case map[string]any:
 		merged := map[string]any{}
+		isTOML := filepath.Ext(path) == ".toml"
 		if b, err := os.ReadFile(path); err == nil {
-			if err := json.Unmarshal(b, &merged); err != nil {
+			if isTOML {
+				err = toml.Unmarshal(b, &merged)
+			} else {
+				err = json.Unmarshal(b, &merged)
+			}
+			if err != nil {
 				t.Fatalf("%s: %v", path, err)
 			}
 		}
 		mergeJSON(merged, v)
 		var err error
-		if data, err = json.MarshalIndent(merged, "", "  "); err != nil {
+		if isTOML {
+			var b bytes.Buffer
+			err = toml.NewEncoder(&b).Encode(merged)
+			data = b.Bytes()
+		} else {
+			data, err = json.MarshalIndent(merged, "", "  ")
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 	default:
@@ -627,6 +654,45 @@ func contextStatus(t *testing.T, sb *sandbox, bin, agent, file string) gridStatu
 		t.Fatalf("context_status answered about %s, not %s", st.Path, file)
 	}
 	return st
+}
+
+// codexCompaction reads Codex's first compaction of a rollout: the largest
+// context its token counts recorded before the compacted record (Codex
+// compacts once the context reaches its limit; the last count before the
+// record is its summary request's).
+func codexCompaction(t *testing.T, path string) (int, bool) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	last := 0
+	for sc.Scan() {
+		var r struct {
+			Type    string `json:"type"`
+			Payload struct {
+				Type string `json:"type"`
+				Info *struct {
+					Last struct {
+						Total int `json:"total_tokens"`
+					} `json:"last_token_usage"`
+				} `json:"info"`
+			} `json:"payload"`
+		}
+		if json.Unmarshal(sc.Bytes(), &r) != nil {
+			continue
+		}
+		switch {
+		case r.Type == "compacted":
+			return last, true
+		case r.Type == "event_msg" && r.Payload.Type == "token_count" && r.Payload.Info != nil:
+			last = max(last, r.Payload.Info.Last.Total)
+		}
+	}
+	return 0, false
 }
 
 // claudeBoundary reads the first compact_boundary of a Claude Code

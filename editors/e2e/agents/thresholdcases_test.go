@@ -19,6 +19,11 @@ func gridCases() []gridCase {
 		}
 		return map[string]any{"env": m}
 	}
+	codexUser := func(sb *sandbox) string { return filepath.Join(sb.getenv("CODEX_HOME"), "config.toml") }
+	codexProject := func(sb *sandbox) string { return filepath.Join(sb.project, ".codex", "config.toml") }
+	trusted := func(sb *sandbox) map[string]any {
+		return map[string]any{sb.project: map[string]any{"trust_level": "trusted"}}
+	}
 	const pct, window = "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "CLAUDE_CODE_AUTO_COMPACT_WINDOW"
 	return []gridCase{
 		// Claude Code: the percentage alone, the window alone, both.
@@ -85,5 +90,32 @@ func gridCases() []gridCase {
 		{name: "claude/x-opus-4-5-percentage-env", agent: "claude", model: "claude-opus-4-5-20251101", env: []string{pct + "=40"}},
 		{name: "claude/x-sonnet-4-6-1m-percentage-env", agent: "claude", model: "claude-sonnet-4-6[1m]", env: []string{pct + "=10"}},
 		{name: "claude/haiku-4-5-percentage-env", agent: "claude", model: "claude-haiku-4-5", env: []string{pct + "=30"}, serverWindow: 200_000},
+
+		// Codex (gpt-5.5, a 272k window in its catalogue).
+		{name: "codex/model_context_window", agent: "codex", files: settings(func(sb *sandbox) map[string]any {
+			return map[string]any{codexUser(sb): map[string]any{"model_context_window": 40000}}
+		})},
+		{name: "codex/model_auto_compact_token_limit", agent: "codex", files: settings(func(sb *sandbox) map[string]any {
+			return map[string]any{codexUser(sb): map[string]any{"model_auto_compact_token_limit": 30000}}
+		})},
+		{name: "codex/limit-above-90-percent", agent: "codex", files: settings(func(sb *sandbox) map[string]any {
+			return map[string]any{codexUser(sb): map[string]any{"model_context_window": 40000, "model_auto_compact_token_limit": 39000}}
+		})},
+		{name: "codex/profile", agent: "codex", files: settings(func(sb *sandbox) map[string]any {
+			return map[string]any{codexUser(sb): map[string]any{"model_auto_compact_token_limit": 60000, "profile": "small",
+				"profiles": map[string]any{"small": map[string]any{"model_auto_compact_token_limit": 25000}}}}
+		})},
+		{name: "codex/project-config", agent: "codex", files: settings(func(sb *sandbox) map[string]any {
+			return map[string]any{
+				codexUser(sb):    map[string]any{"model_auto_compact_token_limit": 60000, "projects": trusted(sb)},
+				codexProject(sb): map[string]any{"model_auto_compact_token_limit": 28000},
+			}
+		})},
+		{name: "codex/project-config-untrusted", agent: "codex", files: settings(func(sb *sandbox) map[string]any {
+			return map[string]any{
+				codexUser(sb):    map[string]any{"model_auto_compact_token_limit": 35000},
+				codexProject(sb): map[string]any{"model_auto_compact_token_limit": 25000},
+			}
+		})},
 	}
 }

@@ -1,6 +1,22 @@
 package agentstest
 
-import "path/filepath"
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// systemSettingsWant is the gemini/system-settings-insecure case's point:
+// the user's 0.3 where Gemini CLI skips the insecure system file, the
+// system file's 0.7 (× 1,048,576 = 734,003.2) on Windows, where compactd
+// takes it as read.
+func systemSettingsWant() Want {
+	if runtime.GOOS == "windows" {
+		return Want{At: 734_004, Source: "system settings"}
+	}
+	return Want{At: 314_573, Source: "user settings"}
+}
 
 // Cases are the threshold cases, every setting source of Claude Code,
 // Codex, Gemini CLI and Qwen Code. The expected points are worked out by
@@ -15,7 +31,8 @@ import "path/filepath"
 //     with 1M.
 //   - Codex, gpt-5.5 (the rollout records 258,400 = 95 % of 272,000):
 //     min(limit, 90 % × 272,000 = 244,800).
-//   - Gemini CLI: compressionThreshold × 1,048,576, rounded up.
+//   - Gemini CLI: compressionThreshold × 1,048,576, rounded up (0 counts as
+//     unset: the default 0.5).
 //   - Qwen Code (1,000,000 recorded): min(P × W, W − 33k), rounded up.
 func Cases() []Case {
 	claudeUser := func(l Layout) string { return filepath.Join(l.Home, ".claude", "settings.json") }
@@ -128,6 +145,13 @@ func Cases() []Case {
 				filepath.Join(l.Home, ".gemini", "trustedFolders.json"): map[string]any{l.Project: "TRUST_FOLDER"},
 			}
 		}), Want: Want{At: 209_716, Source: "project settings"}},
+		{Name: "gemini/project-settings-zero", Agent: "gemini", Files: files(func(l Layout) map[string]any {
+			return map[string]any{
+				geminiUser(l):    map[string]any{"model": map[string]any{"compressionThreshold": 0.3}},
+				geminiProject(l): map[string]any{"model": map[string]any{"compressionThreshold": 0}},
+				filepath.Join(l.Home, ".gemini", "trustedFolders.json"): map[string]any{l.Project: "TRUST_FOLDER"},
+			}
+		}), Want: Want{At: 524_288, Source: "project settings"}}, // a winning 0 counts as unset: the default, not the user's 0.3
 		{Name: "gemini/project-settings-untrusted", Agent: "gemini", Files: files(func(l Layout) map[string]any {
 			return map[string]any{
 				geminiUser(l):    map[string]any{"model": map[string]any{"compressionThreshold": 0.3}},
@@ -137,14 +161,20 @@ func Cases() []Case {
 		{Name: "gemini/env", Agent: "gemini", Env: env("GEMINI_CLI_TRUST_WORKSPACE", "true"), Files: files(func(l Layout) map[string]any {
 			return map[string]any{geminiProject(l): map[string]any{"model": map[string]any{"compressionThreshold": 0.2}}}
 		}), Want: Want{At: 209_716, Source: "project settings"}},
-		{Name: "gemini/system-settings", Agent: "gemini", Env: func(l Layout) map[string]string {
+		{Name: "gemini/system-settings-insecure", Agent: "gemini", Env: func(l Layout) map[string]string {
 			return map[string]string{"GEMINI_CLI_SYSTEM_SETTINGS_PATH": filepath.Join(l.Home, "etc", "settings.json")}
 		}, Files: files(func(l Layout) map[string]any {
 			return map[string]any{
 				geminiUser(l): map[string]any{"model": map[string]any{"compressionThreshold": 0.3}},
 				filepath.Join(l.Home, "etc", "settings.json"): map[string]any{"model": map[string]any{"compressionThreshold": 0.7}},
 			}
-		}), Want: Want{At: 734_004, Source: "system settings"}}, // 0.7 × 1,048,576 = 734,003.2
+		}), Prepare: func(t testing.TB, l Layout) {
+			// Writable by others: Gemini CLI skips a system file there
+			// (on Windows it checks ACLs, which compactd does not repeat).
+			if err := os.Chmod(filepath.Join(l.Home, "etc"), 0o777); err != nil {
+				t.Fatal(err)
+			}
+		}, Want: systemSettingsWant()},
 
 		// Qwen Code.
 		{Name: "qwen/default", Agent: "qwen", Want: Want{At: 850_000, Source: "default"}},

@@ -46,6 +46,9 @@ type Case struct {
 	// Model, when set, is the model the session runs instead of its
 	// fixture's.
 	Model string
+	// Prepare, when set, runs after the files are written (a folder's
+	// permissions).
+	Prepare func(t testing.TB, l Layout)
 	// Want is where the agent compacts.
 	Want Want
 }
@@ -86,6 +89,9 @@ func (c Case) Vars(l Layout) map[string]string {
 // Write writes the case's settings files.
 func (c Case) Write(t testing.TB, l Layout) {
 	t.Helper()
+	if c.Prepare != nil {
+		defer c.Prepare(t, l)
+	}
 	if c.Files == nil {
 		return
 	}

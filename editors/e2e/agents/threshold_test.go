@@ -78,17 +78,19 @@ type gridCase struct {
 	// model is Claude Code's --model ("" = claudeModel).
 	model string
 	// env is added to the launch environment (the agent's and compactd's,
-	// as when both start from one shell).
+	// as when both start from one shell); @SANDBOX@ is the sandbox's
+	// folder.
 	env []string
 	// files are settings files to write, by path, as JSON (merged into
 	// the file the agent's configuration already wrote) or, for a string,
 	// as that text.
 	files func(sb *sandbox) map[string]any
-	// managed is Claude Code's managed settings: /etc/claude-code/
-	// managed-settings.json, seen by the agent and compactd alike in a
-	// private mount namespace (the agent reads it from that fixed path
-	// only), nil for none.
-	managed map[string]any
+	// etc are files of /etc by their path under it (Claude Code's
+	// managed settings, claude-code/managed-settings.json; Gemini CLI's
+	// system settings, gemini-cli/settings.json), seen by the agent and
+	// compactd alike in a private mount namespace: the agents read them
+	// from those fixed paths only.
+	etc map[string]any
 	// serverWindow is the model's window as the model server enforces
 	// it: a request above it is refused as too long (0: none is).
 	serverWindow int
@@ -159,6 +161,42 @@ func gridDriverOf(t *testing.T, name string) gridDriver {
 			},
 			compacted: codexCompaction,
 		}
+	case "gemini":
+		return gridDriver{label: gemini.label, name: "gemini", command: "gemini", lspInit: gemini.lspInit,
+			configure: func(t *testing.T, sb *sandbox, srv *modelserver.Server) {
+				gemini.configure(t, sb, srv)
+				// Trusted as a user trusts a folder (headless, an untrusted
+				// folder is refused): in trustedFolders.json, which compactd
+				// reads too, not by --skip-trust, which it cannot see.
+				writeSetting(t, filepath.Join(sb.home, ".gemini", "trustedFolders.json"), map[string]any{sb.project: "TRUST_FOLDER"})
+			},
+			run: func(t *testing.T, sb *sandbox, c gridCase, command, id, prompt string) (string, string) {
+				args := []string{"--yolo", "-m", geminiModel, "-p", prompt}
+				if id == "" {
+					id = uuid()
+					args = append(args, "--session-id", id)
+				} else {
+					args = append(args, "--resume", id)
+				}
+				sb.run(t, 5*time.Minute, command, args...)
+				return gemini.session(t, sb, id), id
+			},
+			compacted: geminiCompression,
+		}
+	case "qwen":
+		return gridDriver{label: qwenAgent.label, name: "qwen", command: "qwen", configure: qwenAgent.configure,
+			run: func(t *testing.T, sb *sandbox, c gridCase, command, id, prompt string) (string, string) {
+				if id == "" {
+					id = "new:" + uuid()
+				}
+				stdout, stderr, err := qwenAgent.turn(t, sb, command, id, prompt)
+				if err != nil {
+					t.Fatalf("%s %q: %v\n--- stdout\n%s\n--- stderr\n%s", command, prompt, err, tail(stdout, 2000), tail(stderr, 3000))
+				}
+				return qwenAgent.session(t, sb, "", command, id)
+			},
+			compacted: qwenCompression,
+		}
 	}
 	t.Fatalf("no grid driver for %s", name)
 	return gridDriver{}
@@ -177,14 +215,16 @@ func runGridCase(t *testing.T, c gridCase, bin string) gridRow {
 	}
 	t.Cleanup(func() { srv.Close() })
 	d.configure(t, sb, srv)
-	sb.setenv(c.env...)
+	for _, kv := range c.env {
+		sb.setenv(strings.ReplaceAll(kv, "@SANDBOX@", sb.root))
+	}
 	if c.files != nil {
 		for path, content := range c.files(sb) {
 			writeSetting(t, path, content)
 		}
 	}
-	if c.managed != nil {
-		sb.managedClaude(t, c.managed)
+	if c.etc != nil {
+		sb.overlayEtc(t, c.etc)
 	}
 	agentLabel := d.label + " " + version
 	t.Logf("%s in %s", agentLabel, sb.root)
@@ -452,32 +492,32 @@ func mergeJSON(dst, src map[string]any) {
 	}
 }
 
-// managedClaude writes Claude Code's managed settings where it reads them,
-// /etc/claude-code/managed-settings.json, without touching /etc: every
-// process of the sandbox from now on runs in a user and mount namespace of
-// its own where /etc is an overlay of the sandbox's etc folder on the real
-// one, read-only.
-func (sb *sandbox) managedClaude(t *testing.T, settings map[string]any) {
+// overlayEtc shows files at /etc/<path> to the agent and compactd without
+// touching /etc: every process of the sandbox from now on runs in a user
+// and mount namespace of its own where /etc is a read-only overlay of the
+// sandbox's etc folder on the real one.
+func (sb *sandbox) overlayEtc(t *testing.T, files map[string]any) {
 	t.Helper()
 	if _, err := exec.LookPath("unshare"); err != nil {
-		missing(t, "managed settings: Claude Code reads them from /etc/claude-code only, and the namespace that shows it a temp folder there needs unshare (util-linux): %v", err)
+		missing(t, "files in /etc: the agents read them from fixed paths only, and the namespace that shows them a temp folder there needs unshare (util-linux): %v", err)
 	}
 	etc := filepath.Join(sb.root, "etc")
-	b, err := json.MarshalIndent(settings, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(etc, "claude-code"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(etc, "claude-code", "managed-settings.json"), b, 0o644); err != nil {
-		t.Fatal(err)
+	for rel, content := range files {
+		path := filepath.Join(etc, filepath.FromSlash(rel))
+		writeSetting(t, path, content)
+		// As an administrator's: not writable by others (Gemini CLI
+		// skips a system file that is).
+		if err := os.Chmod(path, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	sb.wrap = []string{"unshare", "--user", "--map-root-user", "--mount", "--propagation", "private", "--",
 		"sh", "-c", `mount -t overlay overlay -o "lowerdir=$0:/etc" /etc && exec "$@"`, etc}
 	// The namespace works here, or the case cannot run.
-	if out, errOut, err := sb.try(time.Minute, "cat", "/etc/claude-code/managed-settings.json"); err != nil || !strings.Contains(out, "{") {
-		missing(t, "managed settings: a user and mount namespace with /etc overlaid is not available here (%v): %s", err, errOut)
+	for rel := range files {
+		if out, errOut, err := sb.try(time.Minute, "cat", "/etc/"+rel); err != nil || !strings.Contains(out, "{") {
+			missing(t, "files in /etc: a user and mount namespace with /etc overlaid is not available here (%v): %s", err, errOut)
+		}
 	}
 }
 
@@ -690,6 +730,65 @@ func codexCompaction(t *testing.T, path string) (int, bool) {
 			return last, true
 		case r.Type == "event_msg" && r.Payload.Type == "token_count" && r.Payload.Info != nil:
 			last = max(last, r.Payload.Info.Last.Total)
+		}
+	}
+	return 0, false
+}
+
+// geminiCompression reads Gemini CLI's first compression of a session: the
+// prompt its last response recorded before the history was replaced by a
+// <state_snapshot> (Gemini CLI compresses once the last prompt reaches its
+// threshold).
+func geminiCompression(t *testing.T, path string) (int, bool) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	last := 0
+	for sc.Scan() {
+		line := sc.Bytes()
+		if bytes.Contains(line, []byte(`"$set"`)) && bytes.Contains(line, []byte("<state_snapshot>")) {
+			return last, true
+		}
+		var r struct {
+			Type   string `json:"type"`
+			Tokens *struct {
+				Input int `json:"input"`
+			} `json:"tokens"`
+		}
+		if json.Unmarshal(line, &r) == nil && r.Type == "gemini" && r.Tokens != nil && r.Tokens.Input > 0 {
+			last = r.Tokens.Input
+		}
+	}
+	return 0, false
+}
+
+// qwenCompression reads Qwen Code's first compression of a session: the
+// token count its chat_compression record says it compressed at.
+func qwenCompression(t *testing.T, path string) (int, bool) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		var r struct {
+			Subtype string `json:"subtype"`
+			Payload struct {
+				Info struct {
+					Original int `json:"originalTokenCount"`
+				} `json:"info"`
+			} `json:"systemPayload"`
+		}
+		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Subtype == "chat_compression" {
+			return r.Payload.Info.Original, true
 		}
 	}
 	return 0, false

@@ -13,6 +13,14 @@ import (
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
+// The pipeline's defaults: what a zero field of Options takes, and what
+// the configuration's defaults are (config.Default reads them here).
+const (
+	DefaultKeepLast           = 1
+	DefaultBufferTurns        = 4
+	DefaultSummarizeThreshold = 0.5
+)
+
 // Options configure one compaction run. The zero value is usable: it runs
 // "auto" keeping the last turn.
 type Options struct {

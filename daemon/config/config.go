@@ -13,9 +13,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -70,6 +72,23 @@ type Price struct {
 	CacheWrite  float64        `toml:"cache_write" json:"cacheWrite,omitempty"`
 	Output      float64        `toml:"output" json:"output,omitempty"`
 	Tiers       []pricing.Tier `toml:"tiers" json:"tiers,omitempty"`
+}
+
+// Clone returns a copy of c sharing no map or slice with it: a layer
+// applied to the copy changes nothing of c.
+func (c *Config) Clone() *Config {
+	out := *c
+	out.Models = maps.Clone(c.Models)
+	out.Prices = maps.Clone(c.Prices)
+	for k, p := range out.Prices {
+		p.Tiers = slices.Clone(p.Tiers)
+		out.Prices[k] = p
+	}
+	out.Tools = maps.Clone(c.Tools)
+	out.Compact.Strategies = slices.Clone(c.Compact.Strategies)
+	out.Watch = c.Watch.clone()
+	out.Sources = slices.Clone(c.Sources)
+	return &out
 }
 
 // PriceTable is the bundled price table with the settings' prices on top.
@@ -151,8 +170,9 @@ var LogLevels = []string{"debug", "info", "warn", "error"}
 // Default returns the built-in configuration.
 func Default() *Config {
 	return &Config{
-		Gauge:       Gauge{Warn: 0.75, Critical: 0.90},
-		Compact:     Compact{Strategies: []string{strategy.StrategyAuto}, KeepLast: 1, SummarizeThreshold: 0.5, BufferTurns: 4},
+		Gauge: Gauge{Warn: 0.75, Critical: 0.90},
+		Compact: Compact{Strategies: []string{strategy.StrategyAuto}, KeepLast: strategy.DefaultKeepLast,
+			SummarizeThreshold: strategy.DefaultSummarizeThreshold, BufferTurns: strategy.DefaultBufferTurns},
 		Watch:       Watch{Workspace: true},
 		Summarize:   Summarize{Timeout: Duration{60 * time.Second}},
 		AutoCompact: AutoCompact{Ratio: 0.85, MinTurns: 4},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 
 	"github.com/compactd/compactd/daemon/agents"
@@ -32,11 +33,16 @@ func (w Watch) Agent(name string) bool {
 	return !set || on
 }
 
+// clone is w sharing nothing with it (Config.Clone).
+func (w Watch) clone() Watch {
+	w.Agents = maps.Clone(w.Agents)
+	w.Globs = slices.Clone(w.Globs)
+	w.Exclude = slices.Clone(w.Exclude)
+	return w
+}
+
 // set records one switch (a layer sets only the keys it names).
 func (w *Watch) set(name string, on bool) {
-	// A copy: a layer that fails validation is dropped by restoring the
-	// Config as it was, which must not share this map.
-	w.Agents = maps.Clone(w.Agents)
 	if w.Agents == nil {
 		w.Agents = map[string]bool{}
 	}

@@ -328,7 +328,7 @@ func (r *Runner) recompactAgent(ctx context.Context, path string, req Request) (
 	v, _, err := r.Store.RecordVersion(ctx, store.NewVersion{
 		Conversation: conv, Kind: store.KindCompact, ParentID: beforeVersion.ID,
 		SourcePath: path, SourceHash: beforeVersion.ContentHash, Format: string(b.src.codec.Format()),
-		Pipeline: pipelineNames(req.Options), Options: recordOptions(req.Options), Report: recorded,
+		Pipeline: pipelineNames(req.Options), Options: out.options, Report: recorded,
 		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, ForkPath: target,
 		Content: out.data, Cuts: recordCuts(out.t), Created: r.now(), Recalls: out.recalls,
 	})

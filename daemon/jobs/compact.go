@@ -279,7 +279,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	v, _, err := r.Store.RecordVersion(ctx, store.NewVersion{
 		Conversation: conv, Kind: store.KindCompact, ParentID: srcVersion.ID,
 		SourcePath: path, SourceHash: src.hash, Format: string(src.codec.Format()),
-		Pipeline: pipelineNames(req.Options), Options: recordOptions(req.Options), Report: recorded,
+		Pipeline: pipelineNames(req.Options), Options: out.options, Report: recorded,
 		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, ForkPath: target,
 		Content: out.data, Cuts: recordCuts(out.t), Created: r.now(), Recalls: out.recalls,
 	})
@@ -338,6 +338,9 @@ type compacted struct {
 	counts *strategy.Counts
 	// recalls are what its placeholders and summaries name by handle.
 	recalls []store.RecallContent
+	// options are what the pipeline ran with (the window resolved, the
+	// stored pins added), as the store records them.
+	options RecordedOptions
 }
 
 // forgetUnwritten removes a result recorded ahead of a write that failed,
@@ -425,7 +428,7 @@ func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, 
 	if sum != nil {
 		name = sum.Name()
 	}
-	return &compacted{data: data, t: t, view: view, summarizer: name, counts: opts.Counts, recalls: recallsOf(view, book)}, rep, nil
+	return &compacted{data: data, t: t, view: view, summarizer: name, counts: opts.Counts, recalls: recallsOf(view, book), options: recordOptions(opts)}, rep, nil
 }
 
 // countSource counts src's parts on every core, reusing the counts it

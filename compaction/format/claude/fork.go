@@ -106,6 +106,10 @@ type forkWriter struct {
 	// a main thread of their own and the kept rows for a side branch.
 	sidechain bool
 	agentID   string
+	// renamed maps the source uuid of each record written to its uuid in
+	// the fork, for the tool results that name the row holding their call
+	// (sourceToolAssistantUUID).
+	renamed map[string]string
 }
 
 // ownThread reports whether src is a subagent's own thread, and its agent.
@@ -128,10 +132,25 @@ func (w *forkWriter) emit(o *jsonx.Object) {
 
 func (w *forkWriter) chain(o *jsonx.Object) {
 	id := newid.UUID()
-	if w.keepIDs {
-		var kept string
-		if json.Unmarshal(o.Get("uuid"), &kept) == nil && kept != "" {
-			id = kept
+	var old string
+	if json.Unmarshal(o.Get("uuid"), &old) == nil && old != "" {
+		if w.keepIDs {
+			id = old
+		}
+		if w.renamed == nil {
+			w.renamed = map[string]string{}
+		}
+		w.renamed[old] = id
+	}
+	if raw := o.Get("sourceToolAssistantUUID"); raw != nil {
+		// The row holding the call is in the fork under its new uuid
+		// (written before its results); a row the fork left out is
+		// named no more.
+		var src string
+		if json.Unmarshal(raw, &src) == nil && w.renamed[src] != "" {
+			_ = o.Set("sourceToolAssistantUUID", w.renamed[src])
+		} else {
+			o.Delete("sourceToolAssistantUUID")
 		}
 	}
 	if w.parent == "" {

@@ -304,3 +304,43 @@ func sameRows(t *testing.T, tr *transcript.Transcript, parsed, loaded []transcri
 		t.Errorf("Parse and Load disagree on the rows sent:\n parse %s\n load  %s", p, l)
 	}
 }
+
+// TestStripAttachmentsInToolResults: the images a Read returned go from a
+// strip-attachments fork, the results saying what they held. The view
+// dropped them while the fork kept their blocks whole: the report counted
+// them gone, Claude Code sent them again.
+func TestStripAttachmentsInToolResults(t *testing.T) {
+	counter, err := tokens.New(tokens.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Codec{}.Parse(formattest.Fixture(t, "offchain-2.1.330.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _, err := strategy.Run(t.Context(), tr, counter, strategy.Options{Strategies: []string{"strip-attachments"}, KeepLast: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, fork := formattest.ForkParse(t, Codec{}, v, format.ForkOptions{SessionID: "0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6"})
+	if n := bytes.Count(data, []byte(`"type":"image"`)); n != 0 {
+		t.Errorf("the fork holds %d image blocks", n)
+	}
+	stood := 0
+	for _, m := range fork.Messages {
+		for _, p := range m.Parts {
+			if p.Kind == transcript.PartImage {
+				t.Errorf("the fork reads back with an image in message %s", m.ID)
+			}
+			if p.Kind == transcript.PartToolResult && strings.HasPrefix(p.Text, "[compacted: image image/png") {
+				stood++
+			}
+		}
+	}
+	if stood != 2 {
+		t.Errorf("%d results say what image they held, want 2 (the Read of the PNG, and its parallel Read)", stood)
+	}
+	if bytes.Contains(data, []byte(`"toolUseResult":{"type":"image"`)) {
+		t.Errorf("the fork keeps the image in a toolUseResult")
+	}
+}

@@ -38,6 +38,7 @@ type anthBlock struct {
 	Data         *string         `json:"data"`
 	CacheControl json.RawMessage `json:"cache_control"`
 	Source       *anthSource     `json:"source"`
+	IsError      bool            `json:"is_error"`
 }
 
 type anthTool struct {
@@ -251,7 +252,10 @@ func parseAnthropic(body []byte, countOnly bool) (*Conversation, *anthRequest, *
 				if err := checkToolResultContent(b.Content, at); err != nil {
 					return c, &req, err
 				}
-				c.Items = append(c.Items, Item{Role: m.Role, Kind: KindResult, CallID: b.ToolUseID, Text: resultText(b.Content), Blocks: resultBlocks(b.Content)})
+				if body := strings.TrimSpace(string(b.Content)); b.IsError && (body == "" || body == "null" || body == `""` || body == "[]") {
+					return c, &req, invalid("%s.tool_result: content cannot be empty if `is_error` is true", at)
+				}
+				c.Items = append(c.Items, Item{Role: m.Role, Kind: KindResult, CallID: b.ToolUseID, Text: resultText(b.Content), Blocks: resultBlocks(b.Content), Images: resultImages(b.Content)})
 			case "thinking":
 				if m.Role != "assistant" {
 					return c, &req, invalid("%s.type: thinking blocks are only allowed in assistant messages", at)
@@ -365,6 +369,21 @@ func resultBlocks(raw json.RawMessage) []string {
 		}
 	}
 	return out
+}
+
+// resultImages counts a tool_result's image blocks.
+func resultImages(raw json.RawMessage) int {
+	var bs []anthBlock
+	if json.Unmarshal(raw, &bs) != nil {
+		return 0
+	}
+	n := 0
+	for _, b := range bs {
+		if b.Type == "image" {
+			n++
+		}
+	}
+	return n
 }
 
 func resultText(raw json.RawMessage) string {

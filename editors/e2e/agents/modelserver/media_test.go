@@ -59,7 +59,9 @@ func TestValidateAnthropicImages(t *testing.T) {
 			obj{"role": "user", "content": content},
 		}})
 	}
-	result := func(blocks ...any) obj { return obj{"type": "tool_result", "tool_use_id": "toolu_1", "content": blocks} }
+	result := func(blocks ...any) obj {
+		return obj{"type": "tool_result", "tool_use_id": "toolu_1", "content": blocks}
+	}
 	runValidation(t, ValidateAnthropic, []validationCase{
 		{"a PNG read", readResult(result(img("image/png", png64)), obj{"type": "text", "text": "(image)"}), ""},
 		{"a JPEG pasted by the user", body(t, obj{"model": "m", "max_tokens": 10, "messages": []any{obj{"role": "user", "content": []any{img("image/jpeg", jpeg64), obj{"type": "text", "text": "what is this?"}}}}}), ""},
@@ -72,6 +74,9 @@ func TestValidateAnthropicImages(t *testing.T) {
 		{"an image without a source", readResult(result(obj{"type": "image"})), "messages.2.content.0.tool_result.content.0.image.source: Field required"},
 		{"a tool result holding a tool_use", readResult(result(obj{"type": "tool_use", "id": "x", "name": "n", "input": obj{}})),
 			"messages.2.content.0.tool_result.content.0: Input tag 'tool_use' found using 'type' does not match any of the expected tags"},
+		{"an error result with no content", readResult(obj{"type": "tool_result", "tool_use_id": "toolu_1", "content": "", "is_error": true}),
+			"messages.2.content.0.tool_result: content cannot be empty if `is_error` is true"},
+		{"an error result saying why", readResult(obj{"type": "tool_result", "tool_use_id": "toolu_1", "content": "no such file", "is_error": true}), ""},
 		{"two results for one call", readResult(result(img("image/png", png64)), obj{"type": "tool_result", "tool_use_id": "toolu_1", "content": "again"}),
 			"messages.2.content.1: each tool_use must have a single result. Found multiple `tool_result` blocks with id: toolu_1"},
 	})

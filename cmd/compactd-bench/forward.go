@@ -235,9 +235,13 @@ func benchForward(ctx context.Context, cfg *config) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	bin, err := serverBinary(ctx, cfg)
-	if err != nil {
-		return nil, err
+	// $COMPACTD_FORWARD_BIN measures another build (an earlier commit's,
+	// to compare) on the same cuts.
+	bin := os.Getenv("COMPACTD_FORWARD_BIN")
+	if bin == "" {
+		if bin, err = serverBinary(ctx, cfg); err != nil {
+			return nil, err
+		}
 	}
 	defer os.RemoveAll(filepath.Join(cfg.TempDir, "forward"))
 	var rows []row

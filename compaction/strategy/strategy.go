@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/sourcegraph/conc"
+	"github.com/compactd/compactd/compaction/parallel"
 
 	"github.com/compactd/compactd/compaction/facts"
 	"github.com/compactd/compactd/compaction/summarize"
@@ -164,7 +164,7 @@ func Run(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, opts 
 	// The source's key facts do not depend on the steps: extract them on
 	// another core while the steps run.
 	var want []facts.Fact
-	var extracting conc.WaitGroup // a panic there reaches this goroutine
+	var extracting parallel.WaitGroup // a panic there reaches this goroutine
 	if !opts.NoRetention {
 		extracting.Go(func() { want = facts.Extract(t.Messages) })
 	}

@@ -11,6 +11,7 @@ package config
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -22,7 +23,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/strategy"
@@ -217,18 +218,19 @@ func Load(file string) (*Config, error) {
 func (c *Config) ApplyTOML(name string, b []byte) error {
 	models, tools, prices := c.Models, c.Tools, c.Prices
 	c.Models, c.Tools, c.Prices = nil, nil, nil
-	md, err := toml.Decode(string(b), c)
+	err := toml.NewDecoder(bytes.NewReader(b)).DisallowUnknownFields().EnableUnmarshalerInterface().Decode(c)
 	c.mergeMaps(models, tools)
 	c.mergePrices(prices)
-	if err != nil {
-		return fmt.Errorf("config %s: %w", name, err)
-	}
-	if und := md.Undecoded(); len(und) > 0 {
-		keys := make([]string, len(und))
-		for i, k := range und {
-			keys[i] = k.String()
+	var unknown *toml.StrictMissingError
+	if errors.As(err, &unknown) {
+		keys := make([]string, len(unknown.Errors))
+		for i, e := range unknown.Errors {
+			keys[i] = strings.Join(e.Key(), ".")
 		}
 		return fmt.Errorf("config %s: unknown key %s", name, strings.Join(keys, ", "))
+	}
+	if err != nil {
+		return fmt.Errorf("config %s: %w", name, err)
 	}
 	c.Sources = append(c.Sources, name)
 	return c.validate(name)

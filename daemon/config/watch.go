@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/pelletier/go-toml/v2"
+
 	"github.com/compactd/compactd/daemon/agents"
 	_ "github.com/compactd/compactd/daemon/agents/all" // the switches are the registry's
 )
@@ -109,11 +111,12 @@ func joinQuoted(list []string) string {
 	return b.String()
 }
 
-// UnmarshalTOML overlays a [watch] table.
-func (w *Watch) UnmarshalTOML(data any) error {
-	table, ok := data.(map[string]any)
-	if !ok {
-		return fmt.Errorf("watch must be a table, not %T", data)
+// UnmarshalTOML overlays a [watch] table (its TOML text: the decoder's
+// unstable.Unmarshaler).
+func (w *Watch) UnmarshalTOML(data []byte) error {
+	var table map[string]any
+	if err := toml.Unmarshal(data, &table); err != nil {
+		return fmt.Errorf("watch must be a table: %w", err)
 	}
 	m := make(map[string]json.RawMessage, len(table))
 	for k, v := range table {

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/google/uuid"
+
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/recall"
@@ -227,7 +229,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 			rec.err = r.proveStored(ctx, rec.v, src.data)
 		}
 	}()
-	sessionID := newUUID()
+	sessionID := uuid.NewString()
 	if req.InPlace {
 		sessionID = src.t.Meta.SessionID
 	}
@@ -587,7 +589,7 @@ func (r *Runner) dryRun(ctx context.Context, src *source, req Request) (*Result,
 	} else if ok {
 		key = c.Key
 	}
-	out, rep, err := r.compactBytes(ctx, src, key, req, newUUID(), true)
+	out, rep, err := r.compactBytes(ctx, src, key, req, uuid.NewString(), true)
 	if err != nil {
 		return nil, err
 	}

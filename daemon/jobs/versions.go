@@ -9,6 +9,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/sourcefile"
@@ -240,7 +242,7 @@ func (r *Runner) restoreFork(ctx context.Context, conv store.Conversation, v sto
 	}
 	out := content
 	var t *transcript.Transcript
-	sessionID := newUUID()
+	sessionID := uuid.NewString()
 	if ok {
 		parsed, err := codec.Parse(content)
 		if err == nil {

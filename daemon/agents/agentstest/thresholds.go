@@ -1,8 +1,8 @@
 // Package agentstest holds what the tests of several packages share about
 // the agents: the per-source cases of their auto-compaction thresholds,
 // each with the agent's settings files, its environment and the point the
-// agent compacts at, computed by hand from the agent's own formula
-// (/work/notes/agents-research.md §1). daemon/agents/<name>, `compactd
+// agent compacts at, computed by hand from the agent's own formula (each
+// agent's threshold.go cites its source). daemon/agents/<name>, `compactd
 // gauge --json`, `compactd statusline` and the LSP gauge are each held to
 // the same table.
 //
@@ -16,7 +16,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/compactd/compactd/compaction/format/formattest"
 	"github.com/compactd/compactd/daemon/agents"

@@ -162,7 +162,7 @@ func readSourceBytes(path string) ([]byte, error) {
 	case errors.As(err, &unrecognized), errors.As(err, &notRegular), errors.Is(err, sourcefile.ErrTooLarge), errors.Is(err, sourcefile.ErrTruncated):
 		return nil, err // these name the path and say what to do
 	}
-	return nil, fmt.Errorf("read %s: %w", path, err)
+	return nil, fileErr("read", path, err)
 }
 
 func parseSource(path string, data []byte) (*source, error) {

@@ -47,11 +47,17 @@ func (s *state) withOffChainRows(path []int) []int {
 	for _, i := range path {
 		on[i] = true
 	}
+	// After a compaction that preserved rows, Claude Code's loader keeps
+	// nothing else from before the boundary.
+	floor := -1
+	if b := s.lastBoundary(side); b >= 0 && s.nodes[b].kept != nil {
+		floor = b
+	}
 	rowsOf := map[string][]int{} // response id → its rows, in file order
 	var results []int            // tool results off the path
 	for i := range s.nodes {
 		n := &s.nodes[i]
-		if n.sidechain != side || n.msg == nil {
+		if n.sidechain != side || n.msg == nil || i < floor && !on[i] {
 			continue
 		}
 		switch {

@@ -31,6 +31,10 @@ import (
 //     hangs beside it;
 //   - offchain-2.1.114-agent.jsonl (2.1.114): the text result off the
 //     chain;
+//   - compacted-2.1.330.jsonl, the same session compacted by Claude Code
+//     2.1.330's /compact, then three parallel calls again: its boundary
+//     preserved the last answer, which stays before the boundary (see
+//     preserved.go);
 //   - offchain-sibling.jsonl, derived from offchain-2.1.330.jsonl in the
 //     shape issue 34 saw in a 2.1.170 desktop session: the row after a
 //     result hangs from the call's row, the result beside it (the image
@@ -41,7 +45,7 @@ import (
 // forks with every strategy, strip-reasoning alone included, kept their
 // calls without them, and the invariant check, which walked the same way,
 // let the forks through.
-var offChainFixtures = []string{"offchain-2.1.330.jsonl", "offchain-2.1.330-agent.jsonl", "offchain-2.1.170-agent.jsonl", "offchain-2.1.114-agent.jsonl", "offchain-sibling.jsonl"}
+var offChainFixtures = []string{"offchain-2.1.330.jsonl", "offchain-2.1.330-agent.jsonl", "offchain-2.1.170-agent.jsonl", "offchain-2.1.114-agent.jsonl", "offchain-sibling.jsonl", "compacted-2.1.330.jsonl"}
 
 // TestOffChainResultsAreRead: every call of these sessions is answered in
 // what compactd reads, as in what Claude Code sends, and Load (Claude
@@ -343,4 +347,38 @@ func TestStripAttachmentsInToolResults(t *testing.T) {
 	if bytes.Contains(data, []byte(`"toolUseResult":{"type":"image"`)) {
 		t.Errorf("the fork keeps the image in a toolUseResult")
 	}
+}
+
+// TestCompactionPreservedRows: the answer Claude Code's /compact preserved
+// (listed by its boundary, written before it) is read after the summary,
+// as Claude Code sends it, without the usage it measured before the
+// compaction; forks keep it there. compactd read the conversation from the
+// boundary on and lost it.
+func TestCompactionPreservedRows(t *testing.T) {
+	tr := formattest.RoundTrip(t, Codec{}, "compacted", formattest.Fixture(t, "compacted-2.1.330.jsonl"))
+	preserved := func(msgs []transcript.Message) {
+		t.Helper()
+		if len(msgs) < 2 || msgs[0].Origin != transcript.OriginSummary {
+			t.Fatalf("the conversation does not start with the summary")
+		}
+		m := msgs[1]
+		if m.Role != transcript.RoleAssistant || !strings.Contains(m.Parts[len(m.Parts)-1].Text, "(answer sub)") {
+			t.Fatalf("after the summary: %s %v, want the answer the compaction preserved", m.Role, m.Parts)
+		}
+		if m.Usage != nil {
+			t.Errorf("the preserved answer carries the usage measured before the compaction: %+v", *m.Usage)
+		}
+	}
+	preserved(tr.Messages)
+	loaded, err := Codec{}.Load(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	preserved(loaded)
+	sameRows(t, tr, tr.Messages, loaded)
+	for seed := range uint64(4) {
+		formattest.AppendInChunks(t, Codec{}, formattest.Fixture(t, "compacted-2.1.330.jsonl"), seed)
+	}
+	_, fork := formattest.ForkParse(t, Codec{}, transcript.NewView(tr), format.ForkOptions{SessionID: "0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6"})
+	preserved(fork.Messages)
 }

@@ -180,9 +180,13 @@ func TestRealAgentOffChainForks(t *testing.T) {
 			}
 		}
 		if strategy == "strip-reasoning" {
-			// It removes no call and no result: the resumed request
-			// carries every one the session's did.
+			// It removes no call, no result and no answer: the resumed
+			// request carries every one the session's did (after Claude
+			// Code's own compaction, the answer it preserved too).
 			for _, it := range original.Items {
+				if it.Kind == modelserver.KindText && it.Role == "assistant" && !slices.Contains(req.Texts("assistant"), it.Text) {
+					t.Errorf("the resumed strip-reasoning fork lacks the answer %q the session sent", it.Text)
+				}
 				if it.Kind != modelserver.KindCall && it.Kind != modelserver.KindResult {
 					continue
 				}

@@ -79,10 +79,7 @@ func (s *state) withOffChainRows(path []int) []int {
 	var callRow map[string]int // call id → the row holding it; -1 when two responses do
 	for _, r := range results {
 		n := &s.nodes[r]
-		p, hasParent := -1, false
-		if n.hasParent && n.parent != "" {
-			p, hasParent = s.lookup(n.parent)
-		}
+		p, hasParent := s.parentRow(r)
 		if hasParent {
 			attach(p, r)
 			if holdsCalls(s.nodes[p].msg, n.msg) {
@@ -141,7 +138,7 @@ func (s *state) withOffChainRows(path []int) []int {
 					continue
 				}
 				seen[r] = true
-				if p, ok := s.lookup(s.nodes[r].parent); ok && s.nodes[r].hasParent && isRow(p) {
+				if p, ok := s.parentRow(r); ok && isRow(p) {
 					byParent = append(byParent, r)
 				} else {
 					other = append(other, r)
@@ -354,20 +351,40 @@ func (s *state) own(i int) bool {
 	return false
 }
 
-// children maps each row to the rows naming it as their parent, in file
-// order.
+// children maps each row to the rows naming it as their parent (through
+// progress rows, see parentRow), in file order.
 func (s *state) children() map[int][]int {
 	out := map[int][]int{}
 	for j := range s.nodes {
-		n := &s.nodes[j]
-		if !n.hasParent || n.parent == "" {
+		if s.nodes[j].typ == "progress" {
 			continue
 		}
-		if p, ok := s.lookup(n.parent); ok {
+		if p, ok := s.parentRow(j); ok {
 			out[p] = append(out[p], j)
 		}
 	}
 	return out
+}
+
+// parentRow is row i's parent, progress rows passed over: Claude Code
+// takes them out of the chain and hangs the rows under one from its
+// parent.
+func (s *state) parentRow(i int) (int, bool) {
+	for steps := 0; steps <= len(s.nodes); steps++ {
+		n := &s.nodes[i]
+		if !n.hasParent || n.parent == "" {
+			return 0, false
+		}
+		p, ok := s.lookup(n.parent)
+		if !ok {
+			return 0, false
+		}
+		if s.nodes[p].typ != "progress" {
+			return p, true
+		}
+		i = p
+	}
+	return 0, false
 }
 
 // ownChains returns the chains of Claude Code's own rows hanging off row

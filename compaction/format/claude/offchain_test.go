@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -381,4 +382,85 @@ func TestCompactionPreservedRows(t *testing.T) {
 	}
 	_, fork := formattest.ForkParse(t, Codec{}, transcript.NewView(tr), format.ForkOptions{SessionID: "0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6"})
 	preserved(fork.Messages)
+}
+
+// TestLoadAgreesWithParse holds Parse's incremental walk to Load, the
+// reading written after Claude Code's loader: on every fixture and every
+// corpus file, both send the same user and assistant rows in the same
+// order, and every call that Load answers Parse answers too.
+func TestLoadAgreesWithParse(t *testing.T) {
+	files := formattest.Fixtures(t, "*.jsonl")
+	if formattest.CorpusDir() != "" {
+		files = append(files, formattest.Corpus(t, "claude-code", "*.jsonl")...)
+	}
+	for _, f := range files {
+		if formattest.IsGolden(f) {
+			continue
+		}
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			src := formattest.Read(t, f)
+			tr, err := Codec{}.Parse(src)
+			if err != nil {
+				t.Skipf("not a session: %v", err)
+			}
+			loaded, err := Codec{}.Load(tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameRows(t, tr, tr.Messages, loaded)
+			parsed := results(tr.Messages)
+			for id := range results(loaded) {
+				if !parsed[id] {
+					t.Errorf("Load answers call %s, Parse does not", id)
+				}
+			}
+		})
+	}
+}
+
+// TestResultUnderProgressRow: a result hanging from a progress row that
+// hangs from the call's row (Claude Code wrote tool progress into the
+// chain before 2.1) is joined to its call: the loader takes progress rows
+// out and hangs what was under them from their parent.
+func TestResultUnderProgressRow(t *testing.T) {
+	src := formattest.Fixture(t, "offchain-2.1.330.jsonl")
+	var out [][]byte
+	moved := 0
+	for l := range bytes.Lines(src) {
+		var row map[string]any
+		if err := json.Unmarshal(l, &row); err != nil {
+			t.Fatal(err)
+		}
+		if source, ok := row["sourceToolAssistantUUID"].(string); ok && row["parentUuid"] == source && moved < 2 {
+			// The first two results: one off the chain, one on it.
+			progress := map[string]any{"type": "progress", "uuid": fmt.Sprintf("9f0e1d2c-0000-4000-8000-00000000000%d", moved), "parentUuid": source,
+				"isSidechain": false, "sessionId": row["sessionId"], "timestamp": row["timestamp"], "data": map[string]any{"type": "bash_progress"}}
+			b, _ := json.Marshal(progress)
+			out = append(out, append(b, '\n'))
+			row["parentUuid"] = progress["uuid"]
+			delete(row, "sourceToolAssistantUUID")
+			moved++
+		}
+		b, err := json.Marshal(row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, append(b, '\n'))
+	}
+	if moved != 2 {
+		t.Fatalf("moved %d results under progress rows", moved)
+	}
+	src = bytes.Join(out, nil)
+	tr := formattest.RoundTrip(t, Codec{}, "progress", src)
+	if miss := unanswered(tr.Messages, callIDs(src)); len(miss) > 0 {
+		t.Errorf("compactd reads %d calls without their results: %v", len(miss), miss)
+	}
+	loaded, err := Codec{}.Load(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if miss := unanswered(loaded, callIDs(src)); len(miss) > 0 {
+		t.Errorf("Load rebuilds %d calls without their results: %v", len(miss), miss)
+	}
+	sameRows(t, tr, tr.Messages, loaded)
 }

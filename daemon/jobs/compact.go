@@ -16,7 +16,6 @@ import (
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
-	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/store"
 )
@@ -321,7 +320,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 				res.Notes = append(res.Notes, err.Error())
 			} else {
 				res.Imported = true
-				res.Resume = fmt.Sprintf("cd %s && %s --session %s", agents.ShellQuote(out.t.Meta.Cwd), dbAgentCommand(src.codec.Format()), agents.ShellQuote(res.Session))
+				res.Resume = resumeImported(src.codec.Format(), out.t.Meta.Cwd, res.Session)
 			}
 		}
 	}

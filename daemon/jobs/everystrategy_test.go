@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/compactd/compactd/compaction/format/formattest"
 	"github.com/compactd/compactd/compaction/sessiongen"
 	"github.com/compactd/compactd/compaction/strategy"
+	"github.com/compactd/compactd/compaction/transcript"
 )
 
 // A shapeFile is a transcript the strategies are run on: its bytes, the
@@ -30,7 +32,8 @@ type shapeFile struct {
 // present, and generated sessions of Claude Code, Codex and both Copilot
 // CLI layouts (the flat session-state/<id>.jsonl with truncations, and
 // 1.0's session-state/<id>/events.jsonl with background compactions),
-// all with turns the user interrupted mid-call.
+// and each format once more with a turn the user interrupted after a
+// tool's result.
 func everyFormatShapes(t *testing.T) []shapeFile {
 	t.Helper()
 	var out []shapeFile
@@ -91,7 +94,7 @@ func everyFormatShapes(t *testing.T) []shapeFile {
 	} else {
 		t.Log("shared corpus absent: its files are left out")
 	}
-	for seed := uint64(1); seed <= 3; seed++ {
+	for seed := uint64(1); seed <= 2; seed++ {
 		o := sessiongen.Options{Seed: seed, Turns: 9}
 		claude := sessiongen.ClaudeCode(o)
 		out = append(out,
@@ -101,7 +104,56 @@ func everyFormatShapes(t *testing.T) []shapeFile {
 			shapeFile{name: "generated/copilot-cli-flat", rel: filepath.Join("session-state", uuidOf(seed)+".jsonl"), data: sessiongen.CopilotCLIFlat(o)},
 		)
 	}
+	// Each format once more with a turn that ended right after a tool's
+	// result (the user interrupted it), written by the format's own codec.
+	derived := map[string]bool{}
+	for _, sh := range slices.Clone(out) {
+		codec, _ := format.Detect(sh.rel, sh.data)
+		if derived[string(codec.Format())] {
+			continue
+		}
+		if data, ok := interruptTurn(t, codec, sh.data); ok {
+			derived[string(codec.Format())] = true
+			out = append(out, shapeFile{name: "interrupted/" + sh.name, rel: sh.rel, data: data, siblings: sh.siblings})
+		}
+	}
 	return out
+}
+
+// interruptTurn rewrites a transcript, with its codec, so that the third
+// turn from the end stops right after a tool's result: the assistant's
+// answer to it and whatever came after in that turn are gone.
+func interruptTurn(t *testing.T, codec format.Codec, data []byte) ([]byte, bool) {
+	t.Helper()
+	tr, err := codec.Parse(data)
+	if err != nil {
+		return nil, false
+	}
+	turns := transcript.BuildTurns(tr.Messages)
+	if len(turns) < 4 {
+		return nil, false
+	}
+	turn := turns[len(turns)-3]
+	last := -1
+	for i := turn.Start; i < turn.End; i++ {
+		if slices.ContainsFunc(tr.Messages[i].Parts, func(p transcript.Part) bool { return p.Kind == transcript.PartToolResult }) {
+			last = i
+		}
+	}
+	if last < 0 || last+1 >= turn.End {
+		return nil, false
+	}
+	v := transcript.NewView(tr)
+	v.Messages = slices.Delete(slices.Clone(v.Messages), last+1, turn.End)
+	out, err := codec.Fork(v, format.ForkOptions{SessionID: tr.Meta.SessionID})
+	if err != nil {
+		return nil, false
+	}
+	back, err := codec.Parse(out)
+	if err != nil || len(back.Messages) != len(v.Messages) {
+		return nil, false
+	}
+	return out, true
 }
 
 // TestEveryStrategyOnEveryFormat is issue 34's item 3: every strategy
@@ -109,11 +161,10 @@ func everyFormatShapes(t *testing.T) []shapeFile {
 // Compact: the pipeline, the fork in the agent's format, the check that it
 // reads back within the API's rules, the store). A strategy that cannot
 // act on a transcript may refuse, but its message then names what the
-// user can do instead. Before, a Copilot CLI session with a turn the user
-// interrupted mid-call was refused by turn-window, token-budget,
-// summarize, extractive and notes ("tool call without its result"): the
-// stand-in for the removed turns was written over the interrupted
-// message's tool request, which the fork kept.
+// user can do instead. Before, a session with a turn the user interrupted
+// after a tool call was refused by every strategy that cut it ("tool call
+// without its result"): the stand-in for the removed turns was written
+// over the interrupted message's tool call, which the fork kept.
 func TestEveryStrategyOnEveryFormat(t *testing.T) {
 	shapes := everyFormatShapes(t)
 	formats := map[string]bool{}

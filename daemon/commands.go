@@ -10,6 +10,7 @@ import (
 	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/daemon/config"
+	"github.com/compactd/compactd/daemon/index"
 	"github.com/compactd/compactd/daemon/jobs"
 )
 
@@ -159,10 +160,10 @@ func (d *Daemon) compact(ctx context.Context, req CompactRequest, dryRun bool) (
 	case res.AgentRetention != nil:
 		ar := res.AgentRetention
 		out.Message = fmt.Sprintf("the history before the agent's compaction %s, compacted by compactd: %s → %s tokens; the agent's summary kept %.0f %% of the key facts, this %.0f %% (%d it lost are kept)",
-			ar.Compaction, Short(res.TokensBefore), Short(res.TokensAfter), 100*ar.Agent.Score, 100*ar.Ours.Score, len(ar.AgentLostOursKept))
+			ar.Compaction, index.Short(res.TokensBefore), index.Short(res.TokensAfter), 100*ar.Agent.Score, 100*ar.Ours.Score, len(ar.AgentLostOursKept))
 		out.Open = res.ForkPath
 	case res.DryRun:
-		out.Message = fmt.Sprintf("dry run: compaction would save %s tokens (%s → %s); nothing was written", Short(saved), Short(res.TokensBefore), Short(res.TokensAfter))
+		out.Message = fmt.Sprintf("dry run: compaction would save %s tokens (%s → %s); nothing was written", index.Short(saved), index.Short(res.TokensBefore), index.Short(res.TokensAfter))
 		out.Open = res.ReportPath
 		if snap := d.Snapshot(req.Path); snap != nil {
 			if out.Economics = snap.Insight.Economics(snap.Tokens, saved, d.Now()); out.Economics != nil && saved > 0 {
@@ -170,10 +171,10 @@ func (d *Daemon) compact(ctx context.Context, req CompactRequest, dryRun bool) (
 			}
 		}
 	case req.InPlace:
-		out.Message = fmt.Sprintf("compacted in place: %s → %s tokens (saved %s); the previous content is version %s", Short(res.TokensBefore), Short(res.TokensAfter), Short(saved), res.Parent)
+		out.Message = fmt.Sprintf("compacted in place: %s → %s tokens (saved %s); the previous content is version %s", index.Short(res.TokensBefore), index.Short(res.TokensAfter), index.Short(saved), res.Parent)
 		_, _ = d.Refresh(req.Path) // the gauge follows the rewritten file at once
 	default:
-		out.Message = fmt.Sprintf("compacted: %s → %s tokens (saved %s); fork written beside the original", Short(res.TokensBefore), Short(res.TokensAfter), Short(saved))
+		out.Message = fmt.Sprintf("compacted: %s → %s tokens (saved %s); fork written beside the original", index.Short(res.TokensBefore), index.Short(res.TokensAfter), index.Short(saved))
 		out.Open = res.ForkPath
 	}
 	return out, nil
@@ -224,8 +225,6 @@ func (d *Daemon) recordVersioned(paths ...string) {
 	}
 }
 
-// Restore writes a stored version (or, for "a1", the conversation before
-// the agent's own compaction) as a new transcript, or in place.
 // Pinned is what a pin or unpin reports.
 type Pinned struct {
 	Message string `json:"message"`
@@ -246,6 +245,8 @@ func (d *Daemon) Pin(ctx context.Context, path string, line int, on bool) (*Pinn
 	return &Pinned{Message: res.Message, PinResult: *res}, nil
 }
 
+// Restore writes a stored version (or, for "a1", the conversation before
+// the agent's own compaction) as a new transcript, or in place.
 func (d *Daemon) Restore(ctx context.Context, path, version string, inPlace bool, progress Progress) (*Restored, error) {
 	r, err := d.runner()
 	if err != nil {

@@ -14,11 +14,11 @@ import (
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/tokens"
-	"github.com/compactd/compactd/daemon"
 	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/jobs"
 	"github.com/compactd/compactd/daemon/store"
+	"github.com/compactd/compactd/daemon/watch"
 )
 
 func init() {
@@ -101,7 +101,7 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 	// sessions, rendered read-only where the daemon renders them.
 	var paths []string
 	for _, path := range pos {
-		if !daemon.IsAgentDatabase(path) {
+		if !watch.IsAgentDatabase(path) {
 			if *session != "" {
 				return usagef("--session names a session of an agent's database (opencode.db, kilo.db); %s is not one", path)
 			}
@@ -109,7 +109,7 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 			continue
 		}
 		if *session != "" {
-			rendered, err := daemon.RenderDatabaseSession(ctx, agents.EnvFromOS(e.getenv), path, *session)
+			rendered, err := watch.RenderDatabaseSession(ctx, agents.EnvFromOS(e.getenv), path, *session)
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -117,7 +117,7 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 			paths = append(paths, rendered)
 			continue
 		}
-		rendered, err := daemon.RenderDatabase(ctx, agents.EnvFromOS(e.getenv), path, nil)
+		rendered, err := watch.RenderDatabase(ctx, agents.EnvFromOS(e.getenv), path, nil)
 		if err != nil {
 			errs = append(errs, err)
 		}

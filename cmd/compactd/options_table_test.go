@@ -14,6 +14,7 @@ import (
 	"github.com/compactd/compactd/daemon"
 	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/config"
+	"github.com/compactd/compactd/daemon/index"
 	"github.com/compactd/compactd/daemon/jobs"
 	"github.com/compactd/compactd/daemon/store"
 	"github.com/compactd/compactd/lsp"
@@ -103,12 +104,12 @@ func TestEverySurfaceRunsTheSameOptions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			snaps := make(chan *daemon.Snapshot, 64)
+			snaps := make(chan *index.Snapshot, 64)
 			d, err := daemon.New(daemon.Options{
 				Folders: []string{ws}, Env: agents.Env{Home: envs["HOME"]},
 				Config: config.Layers{Files: true, Client: clientJSON},
-				Jobs:   runner, Savings: daemon.StrategySavings(tokens.NewCounterSet()), SavingsDelay: time.Millisecond,
-				OnChange: func(ev daemon.Event) {
+				Jobs:   runner, Savings: index.StrategySavings(tokens.NewCounterSet()), SavingsDelay: time.Millisecond,
+				OnChange: func(ev index.Event) {
 					if ev.Snapshot != nil && !ev.Snapshot.SavingsPending {
 						select {
 						case snaps <- ev.Snapshot:
@@ -139,7 +140,7 @@ func TestEverySurfaceRunsTheSameOptions(t *testing.T) {
 			}
 
 			// Savings and automatic compaction take no per-request override.
-			var snap *daemon.Snapshot
+			var snap *index.Snapshot
 			select {
 			case snap = <-snaps:
 			case <-time.After(time.Minute):

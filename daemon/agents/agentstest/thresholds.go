@@ -145,9 +145,9 @@ func WriteSession(t testing.TB, agent string, l Layout, env agents.Env) string {
 	var path string
 	switch agent {
 	case "claude":
-		path = filepath.Join(env.Or(env.ClaudeConfigDir, ".claude"), "projects", agents.Slug(l.Project), "7b1f3c2e-9d4a-4c1b-8e2f-0a6d5c4b3a21.jsonl")
+		path = filepath.Join(env.Or(env.Var("CLAUDE_CONFIG_DIR"), ".claude"), "projects", agents.Slug(l.Project), "7b1f3c2e-9d4a-4c1b-8e2f-0a6d5c4b3a21.jsonl")
 	case "codex":
-		path = filepath.Join(env.Or(env.CodexHome, ".codex"), "sessions", "2026", "11", "26", "rollout-2026-11-26T00-00-00-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl")
+		path = filepath.Join(env.Or(env.Var("CODEX_HOME"), ".codex"), "sessions", "2026", "11", "26", "rollout-2026-11-26T00-00-00-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl")
 	case "gemini":
 		tmp := filepath.Join(env.Home, ".gemini", "tmp", "project", "chats")
 		path = filepath.Join(tmp, "session-2026-11-26T00-00-5b9e2c71.jsonl")

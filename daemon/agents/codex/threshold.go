@@ -62,7 +62,7 @@ func readTOML(q agents.Query, source, path string) configLayer {
 
 // UserConfig is $CODEX_HOME/config.toml (default ~/.codex/config.toml).
 func UserConfig(env agents.Env) string {
-	return filepath.Join(env.Or(env.CodexHome, ".codex"), "config.toml")
+	return filepath.Join(Home(env), "config.toml")
 }
 
 // configLayers are Codex's config files in increasing precedence: the

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/compactd/compactd/compaction/tokens"

@@ -17,7 +17,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/compactd/compactd/compaction/format/formattest"
 	"github.com/compactd/compactd/daemon/agents"

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/BurntSushi/toml"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/editors/e2e/agents/modelserver"

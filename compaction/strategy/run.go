@@ -17,6 +17,9 @@ const removedPart = -1
 // A run is one pipeline execution's working state. Strategies mark parts
 // and messages removed while they scan (indexes stay stable), and flush
 // drops the marks between steps.
+//
+// It is one run's working state, shared by every strategy of the pipeline: hence more than a dozen
+// fields.
 type run struct {
 	ctx     context.Context
 	src     *transcript.Transcript

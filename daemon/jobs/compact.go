@@ -23,6 +23,9 @@ import (
 )
 
 // Request asks for one compaction.
+//
+// It carries every choice a compaction takes, each read by one step of the job: hence more than a
+// dozen fields.
 type Request struct {
 	Path    string
 	Options strategy.Options
@@ -85,6 +88,9 @@ func (k Counted) For(c *tokens.Counter) []tokens.Count {
 }
 
 // Result is what a compaction did (or, for a dry run, would do).
+//
+// It is a command's answer on the wire and in `compact --json`, one field per figure the user
+// reads: hence more than a dozen.
 type Result struct {
 	DryRun       bool               `json:"dryRun"`
 	Format       string             `json:"format"`

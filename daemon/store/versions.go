@@ -31,6 +31,8 @@ const (
 )
 
 // A Version is one recorded state of a conversation.
+//
+// It is one row of the versions table, field for column: hence more than a dozen.
 type Version struct {
 	ID             int64  `json:"-"`
 	ConversationID int64  `json:"-"`
@@ -59,6 +61,8 @@ type Version struct {
 }
 
 // NewVersion is what RecordVersion needs.
+//
+// It is a row to insert, field for column: hence more than a dozen.
 type NewVersion struct {
 	Conversation Conversation
 	Kind         string

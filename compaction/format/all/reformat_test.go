@@ -2,8 +2,8 @@ package all
 
 import (
 	"os"
-	"sync"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/compactd/compactd/compaction/format"

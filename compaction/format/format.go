@@ -6,6 +6,7 @@
 package format
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -203,6 +204,11 @@ func (o ForkOptions) WithDefaults() ForkOptions {
 	return o
 }
 
+// BOM is the UTF-8 byte order mark some editors and tools write at the
+// start of a file. Codecs read a file that starts with one as they read it
+// without, and write it back with it.
+var BOM = []byte("\xef\xbb\xbf")
+
 // DetectBytes is how much of a file Detect sees.
 const DetectBytes = 64 << 10
 
@@ -259,6 +265,9 @@ func Detect(name string, head []byte) (Codec, error) {
 	if len(head) > DetectBytes {
 		head = head[:DetectBytes]
 	}
+	// A byte order mark (an editor on Windows saved the file) says
+	// nothing of the format: the codecs judge what follows it.
+	head = bytes.TrimPrefix(head, BOM)
 	var best Codec
 	bestScore := 0
 	for _, f := range Formats() {

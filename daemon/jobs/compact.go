@@ -179,6 +179,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	if err != nil {
 		return nil, err
 	}
+	r.inPlace.at("read")
 	if req.DryRun {
 		r.inspect(ctx, src, req)
 		return r.dryRun(ctx, src, req)
@@ -195,14 +196,23 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	defer lock.unlock()
 	// Another job may have held the lock and rewritten the file: read
 	// again, and parse again only what changed.
+	first := src
 	if src, err = rereadSource(path, src); err != nil {
 		return nil, err
 	}
+	if req.InPlace && first.id != 0 && src.id != 0 && first.id != src.id {
+		// Not the transcript this job was asked to compact: in place is
+		// the file that is there, and this one is new.
+		return nil, fmt.Errorf("%s was replaced by another file while compactd read it; nothing was written (run compact again to compact the file now there)", path)
+	}
+	r.inPlace.at("locked")
 	if req.InPlace {
 		if err := refuseDatabaseInPlace(src.codec.Format(), path); err != nil {
 			return nil, err
 		}
-		if err := checkReplaceable(path); err != nil {
+		if err := checkReplaceable(path); errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s was deleted while compactd read it; nothing was written", path)
+		} else if err != nil {
 			return nil, err
 		}
 	}
@@ -248,6 +258,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 		return nil, err
 	}
 	srcVersion := rs.v
+	r.inPlace.at("compacted")
 
 	versions, err := r.Store.Versions(ctx, conv.ID)
 	if err != nil {
@@ -294,6 +305,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	if err != nil {
 		return nil, untouched(path, err)
 	}
+	r.inPlace.at("recorded")
 	res := &Result{
 		Format: string(src.codec.Format()), ForkPath: target, Version: v.Label, Parent: srcVersion.Label,
 		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, Steps: rep.Steps,
@@ -307,7 +319,10 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	report(req.Progress, "write", 90)
 	if req.InPlace {
 		_, appendOnly := src.codec.(format.Appender)
-		rr, err := r.inPlace.replace(path, src.t.Size, sha256.Sum256(src.data[:src.t.Size]), out.data, appendOnly)
+		rr, err := r.inPlace.replace(path, src.t.Size, sha256.Sum256(src.data[:src.t.Size]), out.data, appendOnly, &sourceFile{id: src.id})
+		if errors.Is(err, errSourceGone) || errors.Is(err, errSourceReplaced) {
+			return nil, notInPlace(path, v.Label, err)
+		}
 		if err != nil {
 			return nil, r.forgetUnwritten(v, err)
 		}
@@ -354,6 +369,18 @@ type compacted struct {
 // forgetUnwritten removes a result recorded ahead of a write that failed,
 // so history never lists a version that never reached the disk, and
 // returns the write's error.
+// notInPlace says that an in-place compaction wrote nothing because its
+// transcript went (errSourceGone) or another file took its path
+// (errSourceReplaced) while it ran, and where its result is: compactd
+// must not bring back a session an agent or its user removed, nor write
+// over another file, so the version stays in the store only.
+func notInPlace(path, label string, why error) error {
+	if errors.Is(why, errSourceGone) {
+		return fmt.Errorf("%s was deleted while compactd compacted it in place, so nothing was written there (a removed session is not brought back). The compacted version %s is in the store: 'compactd restore %s %s' writes it as a new session beside it, 'compactd restore --in-place %s %s' puts it back at that path", path, label, path, label, path, label)
+	}
+	return fmt.Errorf("%s was replaced by another file while compactd compacted it in place; that file was left as it is. The compacted version %s, of the transcript as it was, is in the store: 'compactd restore %s %s' writes it as a new session beside it", path, label, path, label)
+}
+
 func (r *Runner) forgetUnwritten(v store.Version, writeErr error) error {
 	if err := r.Store.DeleteUnwritten(context.Background(), v.ID); err != nil {
 		return errors.Join(writeErr, err)

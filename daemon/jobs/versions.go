@@ -200,7 +200,7 @@ func (r *Runner) restoreInPlace(ctx context.Context, conv store.Conversation, v 
 		res.Saved = saved.Label
 		// Nothing may be appended between recording and replacing: any
 		// change at all means record again.
-		rr, err := r.inPlace.replace(path, int64(len(data)), sha256Sum(data), content, false)
+		rr, err := r.inPlace.replace(path, int64(len(data)), sha256Sum(data), content, false, nil)
 		if errors.Is(err, errSourceChanged) && attempt < maxAttempts*3 {
 			continue
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/compactd/compactd/daemon/agents/copilotchat"
 	"github.com/compactd/compactd/daemon/agents/opencode"
 	"github.com/compactd/compactd/daemon/config"
+	"github.com/compactd/compactd/daemon/index"
 )
 
 // openAgentDB creates an opencode database under home as the agent does
@@ -133,7 +134,7 @@ func TestDatabaseSessionsOfTheWorkspace(t *testing.T) {
 
 	// The agent answers again: the commit reaches the gauge.
 	addTurn(t, oc, "ses_mine", 2, 6200)
-	rec.wait(t, func(ev Event) bool { return ev.Path == mine && ev.Snapshot != nil && ev.Snapshot.Tokens == 6200 })
+	rec.wait(t, func(ev index.Event) bool { return ev.Path == mine && ev.Snapshot != nil && ev.Snapshot.Tokens == 6200 })
 
 	// The agent holds a write transaction open while compactd reads: the
 	// read neither waits nor fails, and sees the last commit.
@@ -142,18 +143,12 @@ func TestDatabaseSessionsOfTheWorkspace(t *testing.T) {
 		t.Fatal(err)
 	}
 	addTurn(t, tx, "ses_mine", 3, 9999)
-	d.dbs.mu.Lock()
-	d.dbs.rendered = map[string]string{} // force a full re-read
-	d.dbs.mu.Unlock()
-	changed := d.syncDB(t.Context(), opencode.Agent)
-	// The read succeeded (the session's fingerprint is known again): the
-	// agent's lock is held until the commit below, so a read that waited
-	// for it would have failed at the busy timeout instead.
-	d.dbs.mu.Lock()
-	reread := d.dbs.rendered[mine] != ""
-	d.dbs.mu.Unlock()
-	if !reread {
-		t.Fatal("the read beside the agent's open transaction failed")
+	changed, err := d.watch.RenderAgain(t.Context(), opencode.Agent)
+	// The read succeeded: the agent's lock is held until the commit below,
+	// so a read that waited for it would have failed at the busy timeout
+	// instead.
+	if err != nil {
+		t.Fatalf("the read beside the agent's open transaction failed: %v", err)
 	}
 	rendered, err := os.ReadFile(mine)
 	if len(changed) != 0 || err != nil || !strings.Contains(string(rendered), "prompt 2") || strings.Contains(string(rendered), "prompt 3") {
@@ -168,7 +163,7 @@ func TestDatabaseSessionsOfTheWorkspace(t *testing.T) {
 	if err := tx.Commit(); err != nil {
 		t.Fatalf("the agent's commit failed after compactd's read: %v", err)
 	}
-	rec.wait(t, func(ev Event) bool { return ev.Path == mine && ev.Snapshot != nil && ev.Snapshot.Tokens == 9999 })
+	rec.wait(t, func(ev index.Event) bool { return ev.Path == mine && ev.Snapshot != nil && ev.Snapshot.Tokens == 9999 })
 
 	// A deleted session's rendering goes away.
 	if _, err := oc.Exec(`DELETE FROM part WHERE session_id = 'ses_mine'`); err != nil {
@@ -176,7 +171,7 @@ func TestDatabaseSessionsOfTheWorkspace(t *testing.T) {
 	}
 	oc.Exec(`DELETE FROM message WHERE session_id = 'ses_mine'`)
 	oc.Exec(`DELETE FROM session WHERE id = 'ses_mine'`)
-	rec.wait(t, func(ev Event) bool { return ev.Path == mine && ev.Snapshot == nil })
+	rec.wait(t, func(ev index.Event) bool { return ev.Path == mine && ev.Snapshot == nil })
 }
 
 // TestDatabaseSwitchOff: [watch] opencode = false renders nothing.
@@ -289,5 +284,5 @@ func TestEditorAndCLIAgentsOfTheWorkspace(t *testing.T) {
 	f, _ := os.OpenFile(chat, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(`{"kind":1,"k":["requests",1,"result","metadata","promptTokens"],"v":13000}` + "\n")
 	f.Close()
-	rec.wait(t, func(ev Event) bool { return ev.Path == chat && ev.Snapshot != nil && ev.Snapshot.Tokens == 13040 })
+	rec.wait(t, func(ev index.Event) bool { return ev.Path == chat && ev.Snapshot != nil && ev.Snapshot.Tokens == 13040 })
 }

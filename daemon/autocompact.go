@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/compactd/compactd/compaction/strategy"
+	"github.com/compactd/compactd/daemon/index"
 )
 
 // AutoCompactor runs the opt-in automatic compaction: when a transcript's
@@ -46,7 +47,7 @@ type autoState struct {
 // Observe takes a transcript's new snapshot and starts a fork compaction
 // when it crosses the trigger. It returns at once; the compaction runs
 // until done or ctx ends.
-func (a *AutoCompactor) Observe(ctx context.Context, snap *Snapshot) {
+func (a *AutoCompactor) Observe(ctx context.Context, snap *index.Snapshot) {
 	if snap == nil || a.Compact == nil || a.Trigger == nil {
 		return
 	}

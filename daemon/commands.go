@@ -10,6 +10,7 @@ import (
 	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/daemon/config"
+	"github.com/compactd/compactd/daemon/index"
 	"github.com/compactd/compactd/daemon/jobs"
 )
 
@@ -41,12 +42,19 @@ type CompactRequest struct {
 // -1 when unknown).
 type Progress func(message string, percent int)
 
+// A Result is a command's named result: beside its data, one sentence
+// for the user and the file worth showing ("" when none), which the
+// protocol carries once, around the result (lsp.CommandResult).
+type Result interface {
+	Summary() (message, open string)
+}
+
 // Compaction is what a compaction or a dry run reports.
 type Compaction struct {
 	// Message is one sentence for the user.
-	Message string `json:"message"`
+	Message string `json:"-"`
 	// Open is the file worth showing: the fork, the dry-run report.
-	Open string `json:"open,omitempty"`
+	Open string `json:"-"`
 	// Economics, for a dry run of a priced model, is what compacting now
 	// costs once, saves per turn and after how many turns it pays back,
 	// and whether the cache is already cold.
@@ -59,15 +67,15 @@ type Compaction struct {
 
 // Restored is what a restore reports.
 type Restored struct {
-	Message string `json:"message"`
-	Open    string `json:"open,omitempty"`
+	Message string `json:"-"`
+	Open    string `json:"-"`
 	jobs.RestoreResult
 }
 
 // History lists a conversation's stored versions, and the agent's own
 // compactions with what each lost (the loss ledger) and their health.
 type History struct {
-	Message string `json:"message"`
+	Message string `json:"-"`
 	jobs.History
 	AgentCompactions []jobs.AgentLoss `json:"agentCompactions"`
 	Health           *gauge.Health    `json:"health,omitempty"`
@@ -75,7 +83,7 @@ type History struct {
 
 // Diff is the unified line diff of two versions.
 type Diff struct {
-	Message string `json:"message"`
+	Message string `json:"-"`
 	From    string `json:"from"`
 	To      string `json:"to"`
 	Diff    string `json:"diff"`
@@ -159,10 +167,10 @@ func (d *Daemon) compact(ctx context.Context, req CompactRequest, dryRun bool) (
 	case res.AgentRetention != nil:
 		ar := res.AgentRetention
 		out.Message = fmt.Sprintf("the history before the agent's compaction %s, compacted by compactd: %s → %s tokens; the agent's summary kept %.0f %% of the key facts, this %.0f %% (%d it lost are kept)",
-			ar.Compaction, Short(res.TokensBefore), Short(res.TokensAfter), 100*ar.Agent.Score, 100*ar.Ours.Score, len(ar.AgentLostOursKept))
+			ar.Compaction, index.Short(res.TokensBefore), index.Short(res.TokensAfter), 100*ar.Agent.Score, 100*ar.Ours.Score, len(ar.AgentLostOursKept))
 		out.Open = res.ForkPath
 	case res.DryRun:
-		out.Message = fmt.Sprintf("dry run: compaction would save %s tokens (%s → %s); nothing was written", Short(saved), Short(res.TokensBefore), Short(res.TokensAfter))
+		out.Message = fmt.Sprintf("dry run: compaction would save %s tokens (%s → %s); nothing was written", index.Short(saved), index.Short(res.TokensBefore), index.Short(res.TokensAfter))
 		out.Open = res.ReportPath
 		if snap := d.Snapshot(req.Path); snap != nil {
 			if out.Economics = snap.Insight.Economics(snap.Tokens, saved, d.Now()); out.Economics != nil && saved > 0 {
@@ -170,10 +178,10 @@ func (d *Daemon) compact(ctx context.Context, req CompactRequest, dryRun bool) (
 			}
 		}
 	case req.InPlace:
-		out.Message = fmt.Sprintf("compacted in place: %s → %s tokens (saved %s); the previous content is version %s", Short(res.TokensBefore), Short(res.TokensAfter), Short(saved), res.Parent)
+		out.Message = fmt.Sprintf("compacted in place: %s → %s tokens (saved %s); the previous content is version %s", index.Short(res.TokensBefore), index.Short(res.TokensAfter), index.Short(saved), res.Parent)
 		_, _ = d.Refresh(req.Path) // the gauge follows the rewritten file at once
 	default:
-		out.Message = fmt.Sprintf("compacted: %s → %s tokens (saved %s); fork written beside the original", Short(res.TokensBefore), Short(res.TokensAfter), Short(saved))
+		out.Message = fmt.Sprintf("compacted: %s → %s tokens (saved %s); fork written beside the original", index.Short(res.TokensBefore), index.Short(res.TokensAfter), index.Short(saved))
 		out.Open = res.ForkPath
 	}
 	return out, nil
@@ -224,13 +232,18 @@ func (d *Daemon) recordVersioned(paths ...string) {
 	}
 }
 
-// Restore writes a stored version (or, for "a1", the conversation before
-// the agent's own compaction) as a new transcript, or in place.
 // Pinned is what a pin or unpin reports.
 type Pinned struct {
-	Message string `json:"message"`
 	jobs.PinResult
 }
+
+// Summary says what each result says and opens.
+func (r *Compaction) Summary() (string, string) { return r.Message, r.Open }
+func (r *Restored) Summary() (string, string)   { return r.Message, r.Open }
+func (r *History) Summary() (string, string)    { return r.Message, "" }
+func (r *Diff) Summary() (string, string)       { return r.Message, "" }
+func (r *Pinned) Summary() (string, string)     { return r.PinResult.Message, "" }
+func (r *Recalled) Summary() (string, string)   { return r.Message, r.Open }
 
 // Pin keeps (on) or stops keeping the message at line (1-based) of path
 // verbatim in every compaction of its conversation.
@@ -243,9 +256,11 @@ func (d *Daemon) Pin(ctx context.Context, path string, line int, on bool) (*Pinn
 	if err != nil {
 		return nil, err
 	}
-	return &Pinned{Message: res.Message, PinResult: *res}, nil
+	return &Pinned{PinResult: *res}, nil
 }
 
+// Restore writes a stored version (or, for "a1", the conversation before
+// the agent's own compaction) as a new transcript, or in place.
 func (d *Daemon) Restore(ctx context.Context, path, version string, inPlace bool, progress Progress) (*Restored, error) {
 	r, err := d.runner()
 	if err != nil {

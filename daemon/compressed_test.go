@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/compactd/compactd/daemon/agents"
+	"github.com/compactd/compactd/daemon/index"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -70,16 +71,16 @@ func codexDaemon(t *testing.T, ws, home string, logged *warnings, before func(da
 	if before != nil {
 		before(day)
 	}
-	d, _ := startDaemon(t, Options{Folders: []string{ws}, Env: agents.Env{Home: home, CodexHome: codexHome}, Logger: slog.New(logged)})
+	d, _ := startDaemon(t, Options{Folders: []string{ws}, Env: agents.Env{Home: home, Vars: map[string]string{"CODEX_HOME": codexHome}}, Logger: slog.New(logged)})
 	return d, day
 }
 
 // waitGauges waits until the daemon shows exactly the transcripts in want.
-func waitGauges(t *testing.T, d *Daemon, want ...string) map[string]*Snapshot {
+func waitGauges(t *testing.T, d *Daemon, want ...string) map[string]*index.Snapshot {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		got := map[string]*Snapshot{}
+		got := map[string]*index.Snapshot{}
 		for _, s := range d.Snapshots() {
 			got[s.Path] = s
 		}
@@ -139,7 +140,7 @@ func TestCompressedRollouts(t *testing.T) {
 	// Codex writes the compressed twin, then removes the plain file.
 	os.WriteFile(compressed, zstdBytes(t, data), 0o644)
 	// Whatever the twin's events do, reading it leaves the plain file shown.
-	if err := d.refresh(compressed); err != nil {
+	if _, err := d.Refresh(compressed); err != nil {
 		t.Fatal(err)
 	}
 	waitGauges(t, d, old+".zst", both, plain)
@@ -182,7 +183,7 @@ func TestCompressedSwapWhilePathVanishes(t *testing.T) {
 		}
 		// Each piece is read, as it may be while Codex writes: a stream
 		// that ends early is waited out, never an error to warn about.
-		if err := d.refresh(plain + ".zst"); err != nil && !errors.Is(err, sourcefile.ErrTruncated) {
+		if _, err := d.Refresh(plain + ".zst"); err != nil && !errors.Is(err, sourcefile.ErrTruncated) {
 			t.Fatalf("reading a partly written stream: %v", err)
 		}
 	}
@@ -206,7 +207,7 @@ func TestCompressedRolloutIsNeverTailed(t *testing.T) {
 	})
 	before := waitGauges(t, d, path)[path]
 	read := d.Stats().BytesRead
-	if err := d.refresh(path); err != nil {
+	if _, err := d.Refresh(path); err != nil {
 		t.Fatal(err)
 	}
 	if got := d.Stats().BytesRead; got != read {

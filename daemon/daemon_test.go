@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/compactd/compactd/daemon/agents"
+	"github.com/compactd/compactd/daemon/index"
 
 	_ "github.com/compactd/compactd/compaction/format/all"
 	"github.com/compactd/compactd/compaction/sessiongen"
@@ -37,8 +38,8 @@ func TestGaugeText(t *testing.T) {
 		{1_234, 8_000, "1.2k / 8k · 15 %"},
 		{1_050_000, 1_048_576, "1.05M / 1.05M · 100 %"},
 	} {
-		if got := GaugeText(tc.tokens, tc.window); got != tc.want {
-			t.Errorf("GaugeText(%d, %d) = %q, want %q", tc.tokens, tc.window, got, tc.want)
+		if got := index.GaugeText(tc.tokens, tc.window); got != tc.want {
+			t.Errorf("index.GaugeText(%d, %d) = %q, want %q", tc.tokens, tc.window, got, tc.want)
 		}
 	}
 }
@@ -51,20 +52,20 @@ func TestSettingsShapeTheGauge(t *testing.T) {
 	path := filepath.Join(ws, "s.jsonl")
 	os.WriteFile(path, sessiongen.ClaudeCode(sessiongen.Options{Seed: 1, Turns: 4, Cwd: ws}), 0o644)
 	d, rec := newTestDaemon(t, ws)
-	first := rec.wait(t, func(ev Event) bool { return ev.Path == path && ev.Snapshot != nil })
-	if first.Snapshot.Window < 200_000 || first.Snapshot.Level != LevelOK {
+	first := rec.wait(t, func(ev index.Event) bool { return ev.Path == path && ev.Snapshot != nil })
+	if first.Snapshot.Window < 200_000 || first.Snapshot.Level != index.LevelOK {
 		t.Fatalf("default gauge: window %d level %s", first.Snapshot.Window, first.Snapshot.Level)
 	}
 	read := d.Stats().BytesRead
 	for _, tc := range []struct {
 		set    map[string]any
 		window int
-		level  Level
+		level  index.Level
 	}{
-		{map[string]any{"models": map[string]any{"claude-sonnet": map[string]any{"contextWindow": 1_000_000}}}, 1_000_000, LevelOK},
-		{window(first.Snapshot.Tokens * 10 / 8), first.Snapshot.Tokens * 10 / 8, LevelWarn},         // 80 %
-		{window(first.Snapshot.Tokens * 100 / 95), first.Snapshot.Tokens * 100 / 95, LevelCritical}, // 95 %
-		{map[string]any{"gauge": map[string]any{"contextWindow": first.Snapshot.Tokens * 10 / 8, "warn": 0.85, "critical": 0.95}}, first.Snapshot.Tokens * 10 / 8, LevelOK},
+		{map[string]any{"models": map[string]any{"claude-sonnet": map[string]any{"contextWindow": 1_000_000}}}, 1_000_000, index.LevelOK},
+		{window(first.Snapshot.Tokens * 10 / 8), first.Snapshot.Tokens * 10 / 8, index.LevelWarn},         // 80 %
+		{window(first.Snapshot.Tokens * 100 / 95), first.Snapshot.Tokens * 100 / 95, index.LevelCritical}, // 95 %
+		{map[string]any{"gauge": map[string]any{"contextWindow": first.Snapshot.Tokens * 10 / 8, "warn": 0.85, "critical": 0.95}}, first.Snapshot.Tokens * 10 / 8, index.LevelOK},
 	} {
 		setSettings(t, d, tc.set)
 		s := d.Snapshot(path)
@@ -79,11 +80,11 @@ func TestSettingsShapeTheGauge(t *testing.T) {
 
 type recorder struct {
 	mu     sync.Mutex
-	events []Event
+	events []index.Event
 	ch     chan struct{}
 }
 
-func (r *recorder) add(ev Event) {
+func (r *recorder) add(ev index.Event) {
 	r.mu.Lock()
 	r.events = append(r.events, ev)
 	r.mu.Unlock()
@@ -93,7 +94,7 @@ func (r *recorder) add(ev Event) {
 	}
 }
 
-func (r *recorder) wait(t *testing.T, pred func(Event) bool) Event {
+func (r *recorder) wait(t *testing.T, pred func(index.Event) bool) index.Event {
 	t.Helper()
 	ev, ok := r.within(pred)
 	if !ok {
@@ -110,7 +111,7 @@ func (r *recorder) reset() {
 }
 
 // within waits for an event that satisfies pred, at most 10 seconds.
-func (r *recorder) within(pred func(Event) bool) (Event, bool) {
+func (r *recorder) within(pred func(index.Event) bool) (index.Event, bool) {
 	deadline := time.After(10 * time.Second)
 	for i := 0; ; {
 		r.mu.Lock()
@@ -126,7 +127,7 @@ func (r *recorder) within(pred func(Event) bool) (Event, bool) {
 		case <-r.ch:
 		case <-time.After(20 * time.Millisecond):
 		case <-deadline:
-			return Event{}, false
+			return index.Event{}, false
 		}
 	}
 }
@@ -141,7 +142,7 @@ func newTestDaemon(t *testing.T, ws string) (*Daemon, *recorder) {
 func startDaemon(t *testing.T, opts Options) (*Daemon, *recorder) {
 	t.Helper()
 	rec := &recorder{ch: make(chan struct{}, 1)}
-	if opts.Env == (agents.Env{}) {
+	if opts.Env.Home == "" {
 		opts.Env = agents.Env{Home: t.TempDir()}
 	}
 	if opts.OnChange == nil {
@@ -169,7 +170,7 @@ func TestAppendReadsOnlyNewBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, rec := newTestDaemon(t, ws)
-	first := rec.wait(t, func(ev Event) bool { return ev.Path == path && ev.Snapshot != nil })
+	first := rec.wait(t, func(ev index.Event) bool { return ev.Path == path && ev.Snapshot != nil })
 	readBefore := d.Stats().BytesRead
 	tokenizedBefore := d.Stats().MessagesTokenized
 
@@ -180,12 +181,12 @@ func TestAppendReadsOnlyNewBytes(t *testing.T) {
 	f.Write(more[:cut])
 	// The daemon reads the file while its last line is cut: the snapshot
 	// of the complete lines before it is announced with the file's size.
-	rec.wait(t, func(ev Event) bool {
+	rec.wait(t, func(ev index.Event) bool {
 		return ev.Path == path && ev.Snapshot != nil && ev.Snapshot.Size == int64(len(data)+cut)
 	})
 	f.Write(more[cut:])
 	f.Close()
-	last := rec.wait(t, func(ev Event) bool {
+	last := rec.wait(t, func(ev index.Event) bool {
 		return ev.Path == path && ev.Snapshot != nil && ev.Snapshot.Size == int64(len(data)+len(more))
 	})
 	if last.Snapshot.Problems != first.Snapshot.Problems {
@@ -215,7 +216,7 @@ func TestReplaceAndTruncate(t *testing.T) {
 	small := sessiongen.ClaudeCode(sessiongen.Options{Seed: 5, Turns: 3, Cwd: ws})
 	os.WriteFile(path, big, 0o644)
 	_, rec := newTestDaemon(t, ws)
-	rec.wait(t, func(ev Event) bool {
+	rec.wait(t, func(ev index.Event) bool {
 		return ev.Path == path && ev.Snapshot != nil && ev.Snapshot.Size == int64(len(big))
 	})
 
@@ -224,7 +225,7 @@ func TestReplaceAndTruncate(t *testing.T) {
 	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
 	}
-	ev := rec.wait(t, func(ev Event) bool {
+	ev := rec.wait(t, func(ev index.Event) bool {
 		return ev.Path == path && ev.Snapshot != nil && ev.Snapshot.Size == int64(len(small))
 	})
 	if len(ev.Snapshot.Turns) > 4 {
@@ -236,7 +237,7 @@ func TestReplaceAndTruncate(t *testing.T) {
 	}
 	os.WriteFile(path, big[:len(big)/2+0], 0o644)
 	os.Remove(path)
-	rec.wait(t, func(ev Event) bool { return ev.Path == path && ev.Snapshot == nil })
+	rec.wait(t, func(ev index.Event) bool { return ev.Path == path && ev.Snapshot == nil })
 }
 
 func TestIgnoresNonTranscripts(t *testing.T) {
@@ -288,7 +289,7 @@ func TestEvictedTranscriptStillServes(t *testing.T) {
 	// New settings reach the evicted transcript without a re-read.
 	read := d.Stats().BytesRead
 	setSettings(t, d, window(old.Tokens))
-	if s := d.Snapshot(paths[0]); s.Window != old.Tokens || s.Level != LevelCritical {
+	if s := d.Snapshot(paths[0]); s.Window != old.Tokens || s.Level != index.LevelCritical {
 		t.Fatalf("evicted transcript under new settings: window %d level %s", s.Window, s.Level)
 	}
 	setSettings(t, d, map[string]any{"gauge": map[string]any{"contextWindow": 0, "model": ""}})
@@ -302,7 +303,9 @@ func TestEvictedTranscriptStillServes(t *testing.T) {
 	f, _ := os.OpenFile(paths[0], os.O_APPEND|os.O_WRONLY, 0)
 	f.Write(sessiongen.Continue(transcript.FormatClaudeCode, datas[0], 4, 8))
 	f.Close()
-	ev := rec.wait(t, func(ev Event) bool { return ev.Path == paths[0] && ev.Snapshot != nil && ev.Snapshot.Seq > old.Seq })
+	ev := rec.wait(t, func(ev index.Event) bool {
+		return ev.Path == paths[0] && ev.Snapshot != nil && ev.Snapshot.Seq > old.Seq
+	})
 	if ev.Snapshot.Messages <= old.Messages || len(ev.Snapshot.Turns) <= len(old.Turns) {
 		t.Fatalf("after re-parse: %d messages (was %d)", ev.Snapshot.Messages, old.Messages)
 	}
@@ -335,7 +338,7 @@ func TestModelSettingRecounts(t *testing.T) {
 	if got := d.Stats().Files; got != 1 {
 		t.Fatalf("%d transcripts parsed, want 1", got)
 	}
-	claude := map[string]*Snapshot{}
+	claude := map[string]*index.Snapshot{}
 	for _, p := range paths {
 		claude[p] = d.Snapshot(p)
 		// Six 1200×900 screenshots at Anthropic's width×height/750.
@@ -345,7 +348,7 @@ func TestModelSettingRecounts(t *testing.T) {
 	}
 	setSettings(t, d, map[string]any{"gauge": map[string]any{"model": "gpt-4o"}})
 	for _, p := range paths {
-		ev := rec.wait(t, func(ev Event) bool {
+		ev := rec.wait(t, func(ev index.Event) bool {
 			return ev.Path == p && ev.Snapshot != nil && ev.Snapshot.Model == "gpt-4o" && ev.Snapshot.Tokens < claude[p].Tokens
 		})
 		// OpenAI's tiles price each screenshot at 765: about half.
@@ -355,7 +358,7 @@ func TestModelSettingRecounts(t *testing.T) {
 	}
 	setSettings(t, d, map[string]any{"gauge": map[string]any{"contextWindow": 0, "model": ""}})
 	for _, p := range paths {
-		rec.wait(t, func(ev Event) bool {
+		rec.wait(t, func(ev index.Event) bool {
 			return ev.Path == p && ev.Snapshot != nil && ev.Snapshot.Model == claude[p].Model && ev.Snapshot.Tokens == claude[p].Tokens
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/compactd/compactd/daemon/platform/platformtest"
+	"github.com/compactd/compactd/daemon/watch"
 )
 
 // A named pipe called like an agent's database is not one, and looking
@@ -17,7 +18,7 @@ func TestAgentDatabaseCheckIgnoresPipes(t *testing.T) {
 		t.Skipf("mkfifo: %v", err)
 	}
 	done := make(chan bool, 1)
-	go func() { done <- IsAgentDatabase(p) }()
+	go func() { done <- watch.IsAgentDatabase(p) }()
 	select {
 	case is := <-done:
 		if is {

@@ -14,6 +14,7 @@ import (
 	"github.com/compactd/compactd/compaction/sessiongen"
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/agents"
+	"github.com/compactd/compactd/daemon/index"
 )
 
 // panickyCodec claims files that start with {"panicky": and panics
@@ -81,7 +82,7 @@ func TestCodecPanicLeavesTheServerServing(t *testing.T) {
 	}
 	t.Cleanup(func() { d.Close() })
 	<-d.ScanDone()
-	rec.wait(t, func(ev Event) bool { return ev.Path == good && ev.Snapshot != nil })
+	rec.wait(t, func(ev index.Event) bool { return ev.Path == good && ev.Snapshot != nil })
 	if s := d.Snapshot(bad); s != nil {
 		t.Fatalf("the file its codec panicked on has a gauge: %+v", s)
 	}
@@ -96,7 +97,7 @@ func TestCodecPanicLeavesTheServerServing(t *testing.T) {
 	f, _ = os.OpenFile(good, os.O_APPEND|os.O_WRONLY, 0)
 	f.Write(more)
 	f.Close()
-	rec.wait(t, func(ev Event) bool {
+	rec.wait(t, func(ev index.Event) bool {
 		return ev.Path == good && ev.Snapshot != nil && ev.Snapshot.Size == int64(len(data)+len(more))
 	})
 }

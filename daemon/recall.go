@@ -16,8 +16,8 @@ import (
 // Recalled is what a recall handle names, written to a file the editor
 // opens beside the transcript ("Recall…" on a placeholder).
 type Recalled struct {
-	Message string `json:"message"`
-	Open    string `json:"open,omitempty"`
+	Message string `json:"-"`
+	Open    string `json:"-"`
 	Handle  string `json:"handle"`
 	Bytes   int    `json:"bytes"`
 	// Sources are the versions whose placeholders or summaries name it.
@@ -32,7 +32,7 @@ func (d *Daemon) Recall(ctx context.Context, handle string) (*Recalled, error) {
 		return nil, err
 	}
 	if !recall.Valid(handle) {
-		return nil, fmt.Errorf("%q is not a recall handle ('r' and 6 to 64 hex digits, as a placeholder names it)", handle)
+		return nil, fmt.Errorf("%q is not a recall handle (%s, as a placeholder names it)", handle, recall.Syntax)
 	}
 	got, err := r.Store.Recall(ctx, handle)
 	if err != nil {
@@ -64,36 +64,17 @@ func (d *Daemon) Recall(ctx context.Context, handle string) (*Recalled, error) {
 	}, nil
 }
 
-// Integrations say where compactd sits in the agents' own loops: its MCP
-// server in their MCP configuration, its hooks in Claude Code's settings.
-type Integrations struct {
-	MCP   []install.Installed     `json:"mcp"`
-	Hooks []install.HookInstalled `json:"hooks"`
-}
-
-// IntegrationsOf lists them for the workspace folder a transcript
-// belongs to (its project's files) and the user.
-func (d *Daemon) IntegrationsOf(path string) Integrations { return d.Integrations(d.folderOf(path)) }
-
-// Integrations lists compactd's MCP server and hooks as installed for the
-// user and for folder (a workspace folder), for every agent.
-func (d *Daemon) Integrations(folder string) Integrations {
-	out := Integrations{MCP: []install.Installed{}, Hooks: []install.HookInstalled{}}
-	var storePath string
+// IntegrationsOf lists compactd's MCP server and hooks as installed for
+// the user and for the workspace folder a transcript belongs to.
+func (d *Daemon) IntegrationsOf(path string) install.Integrations {
+	var store string
 	if r, err := d.runner(); err == nil && r.Store != nil {
-		storePath = r.Store.Path()
+		store = r.Store.Path()
 	}
-	exe, _ := os.Executable()
-	server := install.Server{Command: exe, Store: storePath, Getenv: os.Getenv}
-	for _, a := range agents.All() {
-		if in, err := install.MCPStatus(a, d.opts.Env, folder, server); err == nil {
-			out.MCP = append(out.MCP, in...)
-		}
-		if storePath == "" {
-			continue
-		}
-		if in, err := install.HooksStatus(a, d.opts.Env, folder, install.PluginDir(storePath)); err == nil {
-			out.Hooks = append(out.Hooks, in...)
+	out := install.Status(d.opts.Env, d.folderOf(path), store)
+	if snap := d.Snapshot(path); snap != nil {
+		if a := agents.ByFormat(snap.Format); a != nil && a.Hooks != nil {
+			out.InstallHooks = "compactd hooks install " + a.Name
 		}
 	}
 	return out

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/compactd/compactd/daemon/agents"
+	"github.com/compactd/compactd/daemon/index"
 
 	"github.com/compactd/compactd/compaction/sessiongen"
 	"github.com/compactd/compactd/compaction/tokens"
@@ -50,7 +51,7 @@ func BenchmarkColdScan(b *testing.B) {
 			b.Fatal(err)
 		}
 		cache := st.NewTokenCache(1 << 16)
-		d, err := New(Options{Folders: []string{ws}, Env: agents.Env{Home: b.TempDir()}, CountCache: cache, Savings: StrategySavings(tokens.NewCounterSet(tokens.WithCache(cache)))})
+		d, err := New(Options{Folders: []string{ws}, Env: agents.Env{Home: b.TempDir()}, CountCache: cache, Savings: index.StrategySavings(tokens.NewCounterSet(tokens.WithCache(cache)))})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -7,9 +7,9 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/config"
+	"github.com/compactd/compactd/daemon/index"
 )
 
 // The daemon owns the session's configuration (ARCHITECTURE.md): the
@@ -18,22 +18,11 @@ import (
 // nearest to it — the rule `compactd compact` follows too (config.Nearest).
 // lsp only hands it the editor's settings.
 
-// resolved is one configuration with what the index derives from it once.
-type resolved struct {
-	*config.Config
-	prices  *pricing.Table
-	windows map[string]int
-}
-
-func newResolved(c *config.Config) *resolved {
-	return &resolved{Config: c, prices: c.PriceTable(), windows: c.Windows()}
-}
-
 // configs caches the resolved configurations by workspace file.
 type configs struct {
 	mu     sync.Mutex
 	layers config.Layers
-	byFile map[string]*resolved
+	byFile map[string]*index.Settings
 	// nearest maps a folder to the workspace file nearest above it.
 	nearest map[string]string
 	// reported are the files whose errors were reported.
@@ -41,7 +30,7 @@ type configs struct {
 }
 
 // settingsFor is the configuration that applies to the transcript at path.
-func (d *Daemon) settingsFor(path string) *resolved {
+func (d *Daemon) settingsFor(path string) *index.Settings {
 	return d.resolvedFile(d.workspaceFile(path))
 }
 
@@ -85,11 +74,11 @@ func (d *Daemon) nearestAbove(dir string) string {
 }
 
 // folderConfig is the configuration of a workspace folder.
-func (d *Daemon) folderConfig(folder string) *resolved {
+func (d *Daemon) folderConfig(folder string) *index.Settings {
 	return d.resolvedFile(d.nearestAbove(folder))
 }
 
-func (d *Daemon) resolvedFile(file string) *resolved {
+func (d *Daemon) resolvedFile(file string) *index.Settings {
 	c := &d.cfg
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -106,9 +95,9 @@ func (d *Daemon) resolvedFile(file string) *resolved {
 			go d.opts.OnConfigError(err) // not under the lock
 		}
 	}
-	r := newResolved(cfg)
+	r := index.NewSettings(cfg)
 	if c.byFile == nil {
-		c.byFile = map[string]*resolved{}
+		c.byFile = map[string]*index.Settings{}
 	}
 	c.byFile[file] = r
 	return r
@@ -179,21 +168,15 @@ func (d *Daemon) workspaceFileChanged() {
 
 // reconfigure re-derives every snapshot after the configuration changed
 // (old is the cache before) and re-evaluates what is watched.
-func (d *Daemon) reconfigure(old map[string]*resolved) {
-	d.dbRoots.Store(nil) // looked up again under the new configuration
-	for _, tr := range d.all() {
-		modelChanged := true
-		if prev := old[d.workspaceFile(tr.path)]; prev != nil {
-			modelChanged = prev.Gauge.Model != d.settingsFor(tr.path).Gauge.Model
-		}
-		if tr.rebuild(d.ix, modelChanged) && d.ctx != nil {
-			d.schedule(tr.path)
-		}
-		d.emit(tr)
+func (d *Daemon) reconfigure(old map[string]*index.Settings) {
+	reread := d.index.Reconfigure(func(path string) bool {
+		prev := old[d.workspaceFile(path)]
+		return prev == nil || prev.Gauge.Model != d.settingsFor(path).Gauge.Model
+	})
+	for _, p := range reread {
+		d.watch.Schedule(p)
 	}
-	if d.watcher != nil {
-		d.wg.Go(func() { d.addRoots(d.ctx, nil) })
-	}
+	d.watch.Reconfigure()
 }
 
 // folderOf is the workspace folder path belongs to: the folder holding
@@ -210,7 +193,7 @@ func (d *Daemon) folderOf(path string) string {
 	var holders []string
 	for _, f := range folders {
 		for _, a := range agents.All() {
-			for _, r := range d.agentRoots(a, []string{f}) {
+			for _, r := range d.watch.AgentRoots(a, []string{f}) {
 				if (agents.Within(path, r.Dir) || agents.Within(path, r.Scope)) && !slices.Contains(holders, f) {
 					holders = append(holders, f)
 				}
@@ -224,23 +207,6 @@ func (d *Daemon) folderOf(path string) string {
 		return folders[0]
 	}
 	return ""
-}
-
-// commonStrategies are the strategies whose dry-run savings are always
-// shown beside the configured pipeline's.
-var commonStrategies = []string{"strip-reasoning", "strip-tool-results", "dedup-tools", "strip-attachments", "extractive", "auto"}
-
-// savingsStrategies is the list dry-run savings are computed for: the
-// common strategies, the configured pipeline's, and always "auto" (the
-// gauge notification reports it).
-func savingsStrategies(configured []string) []string {
-	out := slices.Clone(commonStrategies)
-	for _, x := range configured {
-		if !slices.Contains(out, x) {
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 // WorkspaceConfig is the configuration of the first workspace folder (of

@@ -13,6 +13,7 @@ import (
 	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/agents/claude"
 	"github.com/compactd/compactd/daemon/config"
+	"github.com/compactd/compactd/daemon/index"
 	"github.com/compactd/compactd/daemon/platform"
 )
 
@@ -34,9 +35,6 @@ func setSettings(t testing.TB, d *Daemon, settings map[string]any) {
 		t.Fatal(err)
 	}
 }
-
-// defaultSettings is the configuration of a daemon given none.
-func defaultSettings(string) *resolved { return newResolved(config.Default()) }
 
 // TestEachTranscriptGetsItsNearestWorkspaceFile: with two workspace
 // folders, each transcript is compacted under the .compactd.toml nearest
@@ -98,8 +96,8 @@ func TestWorkspaceFileAppliesWhenItChanges(t *testing.T) {
 	reported := make(chan error, 4)
 	d, rec := startDaemon(t, Options{Folders: []string{ws}, Config: config.Layers{Files: true},
 		OnConfigError: func(err error) { reported <- err }})
-	windowIs := func(n int) func(Event) bool {
-		return func(ev Event) bool { return ev.Path == path && ev.Snapshot != nil && ev.Snapshot.Window == n }
+	windowIs := func(n int) func(index.Event) bool {
+		return func(ev index.Event) bool { return ev.Path == path && ev.Snapshot != nil && ev.Snapshot.Window == n }
 	}
 	rec.wait(t, windowIs(300_000))
 	read := d.Stats().BytesRead
@@ -136,7 +134,7 @@ func TestWorkspaceFileAppliesWhenItChanges(t *testing.T) {
 	if err := os.Remove(file); err != nil {
 		t.Fatal(err)
 	}
-	rec.wait(t, func(ev Event) bool {
+	rec.wait(t, func(ev index.Event) bool {
 		return ev.Path == path && ev.Snapshot != nil && ev.Snapshot.Window != 500_000 && ev.Snapshot.Window != 600_000 && ev.Snapshot.Window > 0
 	})
 	if d.Stats().BytesRead != read {

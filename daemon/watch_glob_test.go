@@ -7,6 +7,7 @@ import (
 
 	"github.com/compactd/compactd/compaction/sessiongen"
 	"github.com/compactd/compactd/daemon/config"
+	"github.com/compactd/compactd/daemon/index"
 )
 
 // writeTranscript writes a small Claude Code session at path.
@@ -46,7 +47,7 @@ func TestGlobsMatchAsDoublestar(t *testing.T) {
 	}
 	live := filepath.Join(h, "x", "y", "z", "sessions", "s5.jsonl")
 	writeTranscript(t, live)
-	rec.wait(t, func(ev Event) bool { return ev.Path == live && ev.Snapshot != nil })
+	rec.wait(t, func(ev index.Event) bool { return ev.Path == live && ev.Snapshot != nil })
 }
 
 // TestWatchExclude: [watch] exclude drops what its patterns match from
@@ -75,7 +76,7 @@ func TestWatchExclude(t *testing.T) {
 	writeTranscript(t, filepath.Join(ws, "archive", "new.jsonl"))
 	fresh := filepath.Join(ws, "fresh.jsonl")
 	writeTranscript(t, fresh)
-	rec.wait(t, func(ev Event) bool { return ev.Path == fresh && ev.Snapshot != nil })
+	rec.wait(t, func(ev index.Event) bool { return ev.Path == fresh && ev.Snapshot != nil })
 	if d.Snapshot(filepath.Join(ws, "archive", "new.jsonl")) != nil {
 		t.Error("a transcript created in an excluded folder is tracked")
 	}
@@ -85,7 +86,7 @@ func TestWatchExclude(t *testing.T) {
 func (r *recorder) waitScanned(t *testing.T, d *Daemon, p string, want bool) {
 	t.Helper()
 	if want {
-		r.wait(t, func(ev Event) bool { return ev.Path == p && ev.Snapshot != nil })
+		r.wait(t, func(ev index.Event) bool { return ev.Path == p && ev.Snapshot != nil })
 		return
 	}
 	if d.Snapshot(p) != nil {

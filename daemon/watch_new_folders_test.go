@@ -10,6 +10,7 @@ import (
 
 	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/agents/agentstest"
+	"github.com/compactd/compactd/daemon/index"
 )
 
 // newFolderLayouts are where each agent puts a new session, with the
@@ -24,20 +25,20 @@ var newFolderLayouts = []struct {
 	session func(env agents.Env, project string, i int) (file string, extra []string)
 }{
 	{"claude", func(home string) agents.Env {
-		return agents.Env{Home: home, ClaudeConfigDir: filepath.Join(home, "claude-config")}
+		return agents.Env{Home: home, Vars: map[string]string{"CLAUDE_CONFIG_DIR": filepath.Join(home, "claude-config")}}
 	}, func(env agents.Env, project string, i int) (string, []string) {
 		// Claude Code creates projects/<slug>/, its memory/ folder and
 		// the session at once.
-		dir := filepath.Join(env.ClaudeConfigDir, "projects", agents.Slug(project))
+		dir := filepath.Join(env.Var("CLAUDE_CONFIG_DIR"), "projects", agents.Slug(project))
 		return filepath.Join(dir, fmt.Sprintf("7b1f3c2e-9d4a-4c1b-8e2f-%012d.jsonl", i)), []string{filepath.Join(dir, "memory")}
 	}},
 	{"codex", func(home string) agents.Env {
-		return agents.Env{Home: home, CodexHome: filepath.Join(home, "codex-home")}
+		return agents.Env{Home: home, Vars: map[string]string{"CODEX_HOME": filepath.Join(home, "codex-home")}}
 	}, func(env agents.Env, _ string, i int) (string, []string) {
 		// sessions/YYYY/MM/DD: a new day, a new month or a new year
 		// (midnight on New Year's Eve creates three levels at once).
 		y, m, d := 2026+i/4, 1+(i/2)%2, 1+i%2
-		dir := filepath.Join(env.CodexHome, "sessions", fmt.Sprintf("%04d", y), fmt.Sprintf("%02d", m), fmt.Sprintf("%02d", d))
+		dir := filepath.Join(env.Var("CODEX_HOME"), "sessions", fmt.Sprintf("%04d", y), fmt.Sprintf("%02d", m), fmt.Sprintf("%02d", d))
 		return filepath.Join(dir, fmt.Sprintf("rollout-%04d-%02d-%02dT00-00-00-0199a1b2-c3d4-7e5f-8a9b-%012d.jsonl", y, m, d, i)), nil
 	}},
 	{"gemini", func(home string) agents.Env { return agents.Env{Home: home} },
@@ -89,7 +90,7 @@ func TestSessionsCreatedWithTheirFolders(t *testing.T) {
 					if err := os.WriteFile(file, data, 0o600); err != nil {
 						t.Fatal(err)
 					}
-					if _, ok := rec.within(func(ev Event) bool { return ev.Path == file && ev.Snapshot != nil }); !ok {
+					if _, ok := rec.within(func(ev index.Event) bool { return ev.Path == file && ev.Snapshot != nil }); !ok {
 						t.Fatalf("round %d: session %d (%s) was never indexed; the daemon watches %d folders", round, i, file, d.WatchStats().WatchedFolders)
 					}
 					// The agent goes on: its next record (the first
@@ -105,7 +106,7 @@ func TestSessionsCreatedWithTheirFolders(t *testing.T) {
 					}
 					f.Close()
 					size := int64(len(data) + len(next))
-					if _, ok := rec.within(func(ev Event) bool { return ev.Path == file && ev.Snapshot != nil && ev.Snapshot.Size == size }); !ok {
+					if _, ok := rec.within(func(ev index.Event) bool { return ev.Path == file && ev.Snapshot != nil && ev.Snapshot.Size == size }); !ok {
 						t.Fatalf("round %d: session %d (%s): the append never reached the gauge", round, i, file)
 					}
 				}
@@ -148,13 +149,13 @@ func TestSessionsRootRemovedAndCreatedAgain(t *testing.T) {
 			create() // there when the daemon starts
 			_, rec := startDaemon(t, Options{Folders: []string{project}, Env: env})
 			for i := range times {
-				if _, ok := rec.within(func(ev Event) bool { return ev.Path == file && ev.Snapshot != nil }); !ok {
+				if _, ok := rec.within(func(ev index.Event) bool { return ev.Path == file && ev.Snapshot != nil }); !ok {
 					t.Fatalf("time %d: the session was not indexed", i)
 				}
 				if err := os.RemoveAll(agentDir); err != nil {
 					t.Fatal(err)
 				}
-				if _, ok := rec.within(func(ev Event) bool { return ev.Path == file && ev.Snapshot == nil }); !ok {
+				if _, ok := rec.within(func(ev index.Event) bool { return ev.Path == file && ev.Snapshot == nil }); !ok {
 					t.Fatalf("time %d: the session's removal was not seen", i)
 				}
 				rec.reset()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/compactd/compactd/compaction/sessiongen"
 	"github.com/compactd/compactd/daemon/agents"
+	"github.com/compactd/compactd/daemon/index"
 )
 
 // syncBuffer is a log sink the daemon's goroutines share.
@@ -147,7 +148,7 @@ func TestWatchBoundWithThousandsOfTranscripts(t *testing.T) {
 	}
 	// Its folder is polled: the first append is found by polling.
 	appendTo(lines[third : 2*third])
-	mid := rec.wait(t, func(ev Event) bool {
+	mid := rec.wait(t, func(ev index.Event) bool {
 		return ev.Path == active && ev.Snapshot != nil && ev.Snapshot.Tokens > before.Tokens
 	})
 	if d.WatchStats().LiveFiles == 0 {
@@ -155,7 +156,7 @@ func TestWatchBoundWithThousandsOfTranscripts(t *testing.T) {
 	}
 	// Then it is watched: the next append arrives through the watch.
 	appendTo(lines[2*third:])
-	rec.wait(t, func(ev Event) bool {
+	rec.wait(t, func(ev index.Event) bool {
 		return ev.Path == active && ev.Snapshot != nil && ev.Snapshot.Tokens > mid.Snapshot.Tokens
 	})
 	if st := d.WatchStats(); st.Descriptors > bound {

@@ -54,7 +54,7 @@ type rawServer struct {
 
 func startRaw(t *testing.T, opts Options) *rawServer {
 	t.Helper()
-	if opts.Daemon.Env == (agents.Env{}) {
+	if opts.Daemon.Env.Home == "" {
 		opts.Daemon.Env = agents.EnvFromOS(os.Getenv)
 	}
 	if opts.Daemon.Savings == nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/daemon"
+	"github.com/compactd/compactd/daemon/index"
 	"github.com/compactd/compactd/daemon/jobs"
 )
 
@@ -49,7 +50,7 @@ type AgentCompactionNote struct {
 
 // agentCompacted starts the ledger of a snapshot that brought an agent
 // compaction; a newer one for the same file cancels it.
-func (s *Server) agentCompacted(snap *daemon.Snapshot) {
+func (s *Server) agentCompacted(snap *index.Snapshot) {
 	d := s.currentDaemon()
 	if d == nil {
 		return
@@ -80,7 +81,7 @@ func (s *Server) agentCompacted(snap *daemon.Snapshot) {
 
 // announce sends the notification, the diagnostics and, to clients that
 // do not handle the notification, the message with its actions.
-func (s *Server) announce(ctx context.Context, d *daemon.Daemon, snap *daemon.Snapshot, l *daemon.AgentLedger) {
+func (s *Server) announce(ctx context.Context, d *daemon.Daemon, snap *index.Snapshot, l *daemon.AgentLedger) {
 	last := l.Compactions[len(l.Compactions)-1]
 	u := pathURI(snap.Path)
 	// A summary the agent writes again (Claude Code repeats it when it
@@ -122,7 +123,7 @@ func (s *Server) announce(ctx context.Context, d *daemon.Daemon, snap *daemon.Sn
 
 // announcement is the notification's sentence: "claude-code compacted
 // this conversation (a2): compaction a2 (auto, 167k → 9.4k) lost …".
-func announcement(snap *daemon.Snapshot, c jobs.AgentLoss, h gauge.Health) string {
+func announcement(snap *index.Snapshot, c jobs.AgentLoss, h gauge.Health) string {
 	msg := fmt.Sprintf("%s compacted this conversation on its own: %s.", snap.Format, c.Summary)
 	if h.Loop {
 		msg += " ⚠ " + h.Warning + "."

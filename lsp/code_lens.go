@@ -7,7 +7,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/compactd/compactd/daemon"
+	"github.com/compactd/compactd/daemon/index"
 )
 
 // codeLens puts each turn's tokens above its first line.
@@ -27,7 +27,7 @@ func (s *Server) codeLens(ctx context.Context, params json.RawMessage) (any, err
 			Range: protocol.Range{Start: pos, End: pos},
 			Command: &protocol.Command{
 				Title: fmt.Sprintf("turn %d · %s tokens · %s through here (%.0f %%)", t.Index+1,
-					daemon.Short(t.Tokens), daemon.Short(t.Cumulative), float64(t.Cumulative)*100/float64(snap.Window)),
+					index.Short(t.Tokens), index.Short(t.Cumulative), float64(t.Cumulative)*100/float64(snap.Window)),
 			},
 		})
 	}

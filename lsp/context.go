@@ -10,7 +10,7 @@ import (
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/strategy"
-	"github.com/compactd/compactd/daemon"
+	"github.com/compactd/compactd/daemon/install"
 	"github.com/compactd/compactd/daemon/jobs"
 )
 
@@ -43,7 +43,7 @@ type ContextResult struct {
 	// Integrations say where compactd's MCP server (recall,
 	// context_status, search) and hooks are installed for the user and
 	// the transcript's workspace folder.
-	Integrations daemon.Integrations `json:"integrations"`
+	Integrations install.Integrations `json:"integrations"`
 }
 
 // ContextTurn is one turn's bar.

@@ -7,7 +7,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/compactd/compactd/compaction/gauge"
-	"github.com/compactd/compactd/daemon"
+	"github.com/compactd/compactd/daemon/index"
 )
 
 // diagnosticCode marks compactd's own diagnostics, so code actions can
@@ -17,9 +17,9 @@ const diagnosticCode = "context-window"
 // publishDiagnostics sends the transcript's diagnostic when its level is
 // warn or critical, and clears it when it drops, sending nothing when
 // nothing changed.
-func (s *Server) publishDiagnostics(u protocol.DocumentURI, snap *daemon.Snapshot) {
+func (s *Server) publishDiagnostics(u protocol.DocumentURI, snap *index.Snapshot) {
 	diags := []protocol.Diagnostic{}
-	if snap != nil && snap.Level != daemon.LevelOK {
+	if snap != nil && snap.Level != index.LevelOK {
 		diags = append(diags, diagnosticFor(snap))
 	}
 	s.mu.Lock()
@@ -47,19 +47,19 @@ func (s *Server) publishDiagnostics(u protocol.DocumentURI, snap *daemon.Snapsho
 	s.notify(protocol.MethodTextDocumentPublishDiagnostics, &protocol.PublishDiagnosticsParams{URI: u, Diagnostics: diags})
 }
 
-func diagnosticFor(snap *daemon.Snapshot) protocol.Diagnostic {
+func diagnosticFor(snap *index.Snapshot) protocol.Diagnostic {
 	sev := protocol.DiagnosticSeverityWarning
-	if snap.Level == daemon.LevelCritical {
+	if snap.Level == index.LevelCritical {
 		sev = protocol.DiagnosticSeverityError
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Context window %d %% full (%s tokens of %s, %s)", int(snap.Ratio*100+0.5),
-		daemon.Short(snap.Tokens), daemon.Short(snap.Window), sourceWords(snap.Source))
+		index.Short(snap.Tokens), index.Short(snap.Window), sourceWords(snap.Source))
 	if m := snap.Mark(); m != nil {
 		b.WriteString("; " + markWords(snap, m))
 	}
 	if n := snap.AutoSavings(); n > 0 {
-		fmt.Fprintf(&b, ". Compacting would save about %s tokens (%d %% of the window).", daemon.Short(n), int(float64(n)*100/float64(snap.Window)+0.5))
+		fmt.Fprintf(&b, ". Compacting would save about %s tokens (%d %% of the window).", index.Short(n), int(float64(n)*100/float64(snap.Window)+0.5))
 	} else {
 		b.WriteString(". Compact the conversation to free room.")
 	}
@@ -70,7 +70,7 @@ func diagnosticFor(snap *daemon.Snapshot) protocol.Diagnostic {
 }
 
 func sourceWords(source string) string {
-	if source == daemon.SourceUsage {
+	if source == index.SourceUsage {
 		return "reported usage plus estimate"
 	}
 	return "estimated"
@@ -79,12 +79,12 @@ func sourceWords(source string) string {
 // markWords says where the agent compacts by itself: "claude-code
 // auto-compacts at 140k (env), 16k from now", "codex auto-compaction off
 // (user settings)".
-func markWords(snap *daemon.Snapshot, m *gauge.Mark) string {
+func markWords(snap *index.Snapshot, m *gauge.Mark) string {
 	s := string(snap.Format) + " " + m.Text
 	switch {
 	case m.Disabled || m.At == 0:
 	case m.Buffer > 0:
-		s += ", " + daemon.Short(m.Buffer) + " from now"
+		s += ", " + index.Short(m.Buffer) + " from now"
 	default:
 		s += ": past it, the agent compacts before its next request"
 	}

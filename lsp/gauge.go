@@ -9,7 +9,7 @@ import (
 
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/pricing"
-	"github.com/compactd/compactd/daemon"
+	"github.com/compactd/compactd/daemon/index"
 )
 
 // The custom protocol: a notification on every change of a transcript, and
@@ -73,7 +73,7 @@ type Gauge struct {
 	Economics *pricing.Economics `json:"economics,omitempty"`
 }
 
-func gaugeOf(snap *daemon.Snapshot, active string, now time.Time) Gauge {
+func gaugeOf(snap *index.Snapshot, active string, now time.Time) Gauge {
 	savings := snap.Savings
 	if savings == nil {
 		savings = map[string]int{}
@@ -100,7 +100,7 @@ func gaugeOf(snap *daemon.Snapshot, active string, now time.Time) Gauge {
 
 // onChange is the daemon's callback: every new snapshot becomes a gauge
 // notification and, when the level calls for it, a diagnostic.
-func (s *Server) onChange(ev daemon.Event) {
+func (s *Server) onChange(ev index.Event) {
 	if ev.Snapshot == nil {
 		s.auto.Forget(ev.Path)
 		s.notify(methodGauge, Gauge{URI: pathURI(ev.Path), Removed: true, Savings: map[string]int{}})

@@ -13,12 +13,12 @@ import (
 	"time"
 
 	"github.com/compactd/compactd/daemon/agents"
+	"github.com/compactd/compactd/daemon/index"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
 	_ "github.com/compactd/compactd/compaction/format/all"
-	"github.com/compactd/compactd/daemon"
 )
 
 // client is a real JSON-RPC client connection to an in-process server
@@ -65,7 +65,7 @@ func testEnv(t *testing.T) (home string) {
 
 func startServer(t *testing.T, opts Options) *client {
 	t.Helper()
-	if opts.Daemon.Env == (agents.Env{}) {
+	if opts.Daemon.Env.Home == "" {
 		opts.Daemon.Env = agents.EnvFromOS(os.Getenv)
 	}
 	if opts.Daemon.Savings == nil {
@@ -96,7 +96,7 @@ func startServer(t *testing.T, opts Options) *client {
 
 // noSavings keeps the in-process tests independent of the strategies'
 // speed; the savings path has its own daemon tests.
-func noSavings(context.Context, daemon.SavingsInput) (map[string]int, error) {
+func noSavings(context.Context, index.SavingsInput) (map[string]int, error) {
 	return map[string]int{}, nil
 }
 

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/compactd/compactd/daemon"
+	"github.com/compactd/compactd/daemon/watch"
 )
 
 // compactd/health answers what an editor's health check shows: the
@@ -26,18 +26,18 @@ type StoreStatus struct {
 
 // Health is the compactd/health result.
 type Health struct {
-	Version  string               `json:"version"`
-	Store    StoreStatus          `json:"store"`
-	Folders  []string             `json:"folders"`
-	Watching []daemon.WatchedRoot `json:"watching"`
+	Version  string              `json:"version"`
+	Store    StoreStatus         `json:"store"`
+	Folders  []string            `json:"folders"`
+	Watching []watch.WatchedRoot `json:"watching"`
 	// Watch is the watcher's use of its descriptor bound (macOS, BSD).
-	Watch       daemon.WatchStats `json:"watch"`
-	Transcripts int               `json:"transcripts"`
-	ScanDone    bool              `json:"scanDone"`
+	Watch       watch.Stats `json:"watch"`
+	Transcripts int         `json:"transcripts"`
+	ScanDone    bool        `json:"scanDone"`
 }
 
 func (s *Server) health(ctx context.Context, _ json.RawMessage) (any, error) {
-	h := Health{Version: Version, Store: s.opts.Store, Folders: []string{}, Watching: []daemon.WatchedRoot{}}
+	h := Health{Version: Version, Store: s.opts.Store, Folders: []string{}, Watching: []watch.WatchedRoot{}}
 	if h.Store.Path != "" && h.Store.Error == "" {
 		h.Store.Writable = writableDir(filepath.Dir(h.Store.Path))
 	}

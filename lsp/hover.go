@@ -13,7 +13,7 @@ import (
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/tokens"
-	"github.com/compactd/compactd/daemon"
+	"github.com/compactd/compactd/daemon/index"
 )
 
 // hover shows the turn under the cursor: its tokens, the running total
@@ -35,12 +35,12 @@ func (s *Server) hover(ctx context.Context, params json.RawMessage) (any, error)
 	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: hoverText(snap, int(p.Position.Line), now)}}, nil
 }
 
-func hoverText(snap *daemon.Snapshot, line int, now time.Time) string {
+func hoverText(snap *index.Snapshot, line int, now time.Time) string {
 	var b strings.Builder
 	pct := func(n int) string { return fmt.Sprintf("%.1f %%", float64(n)*100/float64(snap.Window)) }
 	if turn, ok := snap.TurnAtLine(line); ok {
-		fmt.Fprintf(&b, "**compactd · turn %d of %d** — %s tokens (%s of the window)\n\n", turn.Index+1, len(snap.Turns), daemon.Short(turn.Tokens), pct(turn.Tokens))
-		fmt.Fprintf(&b, "Through this turn: %s tokens (%s of %s)\n\n", daemon.Short(turn.Cumulative), pct(turn.Cumulative), daemon.Short(snap.Window))
+		fmt.Fprintf(&b, "**compactd · turn %d of %d** — %s tokens (%s of the window)\n\n", turn.Index+1, len(snap.Turns), index.Short(turn.Tokens), pct(turn.Tokens))
+		fmt.Fprintf(&b, "Through this turn: %s tokens (%s of %s)\n\n", index.Short(turn.Cumulative), pct(turn.Cumulative), index.Short(snap.Window))
 		if turn.Prompt != "" {
 			fmt.Fprintf(&b, "> %s\n\n", turn.Prompt)
 		}
@@ -66,7 +66,7 @@ func hoverText(snap *daemon.Snapshot, line int, now time.Time) string {
 
 // breakdownText is what fills the window, as a table, and how much of it
 // compaction can reach.
-func breakdownText(snap *daemon.Snapshot) string {
+func breakdownText(snap *index.Snapshot) string {
 	bd := snap.Insight.Breakdown
 	if bd == nil {
 		return ""
@@ -83,7 +83,7 @@ func breakdownText(snap *daemon.Snapshot) string {
 		case gauge.CategoryToolResults:
 			var tools []string
 			for _, t := range bd.Tools {
-				tools = append(tools, t.Name+" "+daemon.Short(t.Tokens))
+				tools = append(tools, t.Name+" "+index.Short(t.Tokens))
 			}
 			if len(tools) > 0 {
 				label += " (" + strings.Join(tools, ", ") + ")"
@@ -105,14 +105,14 @@ func breakdownText(snap *daemon.Snapshot) string {
 	b.WriteString(bd.Reach() + ".\n\n")
 	if e := snap.Insight.EstimateError; e.Error != nil {
 		fmt.Fprintf(&b, "Estimate error: %+.1f %% (%s).\n\n", 100**e.Error, e.Note)
-	} else if e.Note != "" && snap.Source == daemon.SourceUsage {
+	} else if e.Note != "" && snap.Source == index.SourceUsage {
 		fmt.Fprintf(&b, "Estimate error not shown: %s.\n\n", e.Note)
 	}
 	return b.String()
 }
 
 // costText is the session's cost so far and the next turn's.
-func costText(snap *daemon.Snapshot, now time.Time) string {
+func costText(snap *index.Snapshot, now time.Time) string {
 	c := snap.Insight.Cost
 	if c == nil {
 		return ""
@@ -146,7 +146,7 @@ func costText(snap *daemon.Snapshot, now time.Time) string {
 // escapeCell keeps a table cell one cell.
 func escapeCell(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
 
-func savingsTable(snap *daemon.Snapshot) string {
+func savingsTable(snap *index.Snapshot) string {
 	var b strings.Builder
 	if len(snap.Savings) == 0 {
 		if snap.SavingsPending {
@@ -174,7 +174,7 @@ func savingsTable(snap *daemon.Snapshot) string {
 		b.WriteString("| strategy | would save |\n|---|---:|\n")
 	}
 	for _, n := range names {
-		fmt.Fprintf(&b, "| %s | %s tokens (%.1f %%) |", n, daemon.Short(snap.Savings[n]), float64(snap.Savings[n])*100/float64(snap.Window))
+		fmt.Fprintf(&b, "| %s | %s tokens (%.1f %%) |", n, index.Short(snap.Savings[n]), float64(snap.Savings[n])*100/float64(snap.Window))
 		if perTurn {
 			fmt.Fprintf(&b, " %s |", pricing.Dollars(snap.Insight.SavingPerTurn(snap.Tokens, snap.Savings[n]).Cached))
 		}
@@ -188,7 +188,7 @@ func savingsTable(snap *daemon.Snapshot) string {
 
 // snapshotOf returns the daemon's snapshot for a document, nil when the
 // document is not a tracked transcript.
-func (s *Server) snapshotOf(u protocol.DocumentURI) *daemon.Snapshot {
+func (s *Server) snapshotOf(u protocol.DocumentURI) *index.Snapshot {
 	d := s.currentDaemon()
 	if d == nil {
 		return nil

@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/compactd/compactd/daemon"
+	"github.com/compactd/compactd/daemon/index"
 	"github.com/compactd/compactd/daemon/platform"
 )
 
@@ -45,7 +46,7 @@ func (s *Server) initialize(ctx context.Context, params json.RawMessage) (any, e
 	opts.Folders, opts.Logger = folders, s.log
 	opts.Config.Client, _ = json.Marshal(p.InitializationOptions)
 	opts.OnChange, opts.OnConfigError = s.onChange, s.configError
-	opts.OnScan = func(p daemon.ScanProgress) {
+	opts.OnScan = func(p index.ScanProgress) {
 		if scan := s.scan.Load(); scan != nil {
 			scan.scanReport(p)
 		}
@@ -79,7 +80,7 @@ func (s *Server) initialize(ctx context.Context, params json.RawMessage) (any, e
 			Workspace: &protocol.ServerCapabilitiesWorkspace{
 				WorkspaceFolders: &protocol.ServerCapabilitiesWorkspaceFolders{Supported: true, ChangeNotifications: true},
 			},
-			Experimental: map[string]any{"compactdGauge": methodGauge, "compactdGauges": methodGauges},
+			Experimental: map[string]any{"compactdGauge": methodGauge, "compactdGauges": methodGauges, "compactd": Info()},
 		},
 		ServerInfo: &protocol.ServerInfo{Name: "compactd", Version: Version},
 	}, nil

@@ -10,7 +10,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/compactd/compactd/daemon"
+	"github.com/compactd/compactd/daemon/index"
 )
 
 var progressSeq atomic.Int64
@@ -121,7 +121,7 @@ func (p *progress) onCancel(cancel context.CancelFunc) {
 
 // scanReport turns the daemon's cold scan reports into progress, at most
 // every 100 ms.
-func (p *progress) scanReport(sp daemon.ScanProgress) {
+func (p *progress) scanReport(sp index.ScanProgress) {
 	if sp.Finished {
 		p.end(fmt.Sprintf("%d transcripts indexed in %s", sp.Total, sp.Elapsed.Round(time.Millisecond)))
 		return

@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"context"
 	"io"
 	"os"
 	"unicode/utf16"
@@ -10,7 +9,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/compactd/compactd/compaction/recall"
-	"github.com/compactd/compactd/daemon"
+	"github.com/compactd/compactd/daemon/index"
 )
 
 // cmdRecall opens what a placeholder's or summary's recall handle names
@@ -27,7 +26,7 @@ const maxRecallActions = 5
 // recallActions are "Recall rXXXXXX…" for the handles the line at the
 // range's start names: the one under the cursor when there is one, else
 // each (a summary names one; a line of placeholders several).
-func recallActions(snap *daemon.Snapshot, uri protocol.DocumentURI, pos protocol.Position) []protocol.CodeAction {
+func recallActions(snap *index.Snapshot, uri protocol.DocumentURI, pos protocol.Position) []protocol.CodeAction {
 	line := readLine(snap, int(pos.Line))
 	if line == "" {
 		return nil
@@ -51,7 +50,7 @@ func recallActions(snap *daemon.Snapshot, uri protocol.DocumentURI, pos protocol
 }
 
 // readLine reads one line of the snapshot's file, "" when it cannot.
-func readLine(snap *daemon.Snapshot, n int) string {
+func readLine(snap *index.Snapshot, n int) string {
 	start, end, ok := snap.LineSpan(n)
 	if !ok {
 		return ""
@@ -91,7 +90,3 @@ func byteOffset(line string, char int) int {
 }
 
 // recallCommand runs cmdRecall.
-func recallCommand(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error) {
-	res, err := d.Recall(ctx, c.args.Handle)
-	return finish(s, ctx, c, res, err)
-}

@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/compactd/compactd/daemon/agents"
-	"github.com/compactd/compactd/daemon/agents/claude"
-	"github.com/compactd/compactd/daemon/agents/codex"
 	"io"
 	"net"
 	"os"
@@ -15,6 +12,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/compactd/compactd/daemon/agents"
+	"github.com/compactd/compactd/daemon/agents/claude"
+	"github.com/compactd/compactd/daemon/agents/codex"
+	"github.com/compactd/compactd/daemon/index"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -208,7 +210,7 @@ func TestTranscriptFeatures(t *testing.T) {
 	if g.Format != string(transcript.FormatClaudeCode) || g.ContextWindow != 4000 || g.Tokens <= 0 || g.Level != "critical" || g.Text == "" || !strings.Contains(g.Text, "/ 4k") {
 		t.Fatalf("gauge = %+v", g)
 	}
-	if g.Source != daemon.SourceUsage && g.Source != daemon.SourceEstimate {
+	if g.Source != index.SourceUsage && g.Source != index.SourceEstimate {
 		t.Fatalf("gauge source %q", g.Source)
 	}
 	if want := float64(g.Tokens) / 4000; g.Ratio != want {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/daemon"
+	"github.com/compactd/compactd/daemon/index"
 )
 
 // Tangent confirmation: classify-tangents removes a turn only when the
@@ -74,5 +75,5 @@ func tangentQuestion(tangents []strategy.Tangent) string {
 	if len(tangents) == 1 {
 		noun, label = "turn", "turn"
 	}
-	return fmt.Sprintf("Remove %d %s unrelated to the task? %s %s (%s tokens)", len(tangents), noun, label, strings.Join(nums, ", "), daemon.Short(total))
+	return fmt.Sprintf("Remove %d %s unrelated to the task? %s %s (%s tokens)", len(tangents), noun, label, strings.Join(nums, ", "), index.Short(total))
 }

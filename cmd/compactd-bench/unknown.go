@@ -34,7 +34,7 @@ func init() {
 // Code when it is there.
 var unknownHeads = []struct{ agent, corpus, fixture string }{
 	{"Claude Code", "claude-code/real-v1.0.51-tools-summary.jsonl", "cmd/compactd/testdata/gauge/claude-session.jsonl"},
-	{"Codex", "", "daemon/testdata/codex-v0.169-rollout.jsonl"},
+	{"Codex", "", "daemon/index/testdata/codex-v0.169-rollout.jsonl"},
 	{"Gemini CLI", "", "daemon/jobs/testdata/gemini-v0.61-session.jsonl"},
 	{"Qwen Code", "", "compaction/format/qwen/testdata/session.jsonl"},
 }

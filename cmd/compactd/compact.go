@@ -24,12 +24,12 @@ import (
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
-	"github.com/compactd/compactd/daemon"
 	"github.com/compactd/compactd/daemon/agentdb"
 	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/jobs"
 	"github.com/compactd/compactd/daemon/store"
+	"github.com/compactd/compactd/daemon/watch"
 )
 
 func init() {
@@ -146,7 +146,7 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 	inPlace := fs.Bool("in-place", false, "replace the transcript itself (its prior content is kept in the store)")
 	importFork := fs.Bool("import", false, "opencode and Kilo sessions: have the agent import the fork (its executable must be on PATH)")
 	storePath := fs.String("store", "", "store database path")
-	window := fs.Int("window", 0, "the model's context window in tokens (default: from config, else the transcript's model)")
+	window := fs.Int("window", 0, "the model's context window in tokens; wins over gauge.context_window (default: gauge.context_window, else the transcript's model)")
 	session := fs.String("session", "", "opencode and Kilo: the session of the database to compact (default: the one of this folder)")
 	removeTangents := fs.Bool("remove-tangents", false, "with classify-tangents: remove every turn the model lists as a tangent")
 	var removeTangent turnsFlag
@@ -165,11 +165,11 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 		return usagef("%v", err)
 	}
 	switch {
-	case daemon.IsAgentDatabase(pos[0]) && *session != "":
-		if pos[0], err = daemon.RenderDatabaseSession(ctx, agents.EnvFromOS(e.getenv), pos[0], *session); err != nil {
+	case watch.IsAgentDatabase(pos[0]) && *session != "":
+		if pos[0], err = watch.RenderDatabaseSession(ctx, agents.EnvFromOS(e.getenv), pos[0], *session); err != nil {
 			return err
 		}
-	case daemon.IsAgentDatabase(pos[0]):
+	case watch.IsAgentDatabase(pos[0]):
 		// A session database: compact the session of this folder.
 		if pos[0], err = sessionOfDatabase(ctx, e, pos[0]); err != nil {
 			return err
@@ -241,12 +241,10 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 	// source as the job parsed it, before anything is replaced.
 	var before *figures
 	inspect := func(ctx context.Context, t *transcript.Transcript, counters *tokens.CounterSet, counted jobs.Counted) {
-		win := cfg.Gauge.ContextWindow
-		if set["window"] {
-			win = *window
-		}
+		// The window the pipeline runs with (config.CompactOptions: --window,
+		// else gauge.context_window; 0 leaves it to the transcript's model).
 		before, _ = measure(ctx, t, measureOptions{
-			gauge:    gauge.Options{Model: cfg.Gauge.Model, ContextWindow: win, Registry: tokens.NewRegistry()},
+			gauge:    gauge.Options{Model: cfg.Gauge.Model, ContextWindow: opts.Window, Registry: tokens.NewRegistry()},
 			counters: counters,
 			prices:   cfg.PriceTable(),
 			keepLast: opts.KeepLast,
@@ -510,19 +508,19 @@ func sessionOfDatabase(ctx context.Context, e *env, db string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	rendered, err := daemon.RenderDatabase(ctx, agents.EnvFromOS(e.getenv), db, []string{cwd})
+	rendered, err := watch.RenderDatabase(ctx, agents.EnvFromOS(e.getenv), db, []string{cwd})
 	if err != nil {
 		return "", err
 	}
 	if len(rendered) == 1 {
 		return rendered[0], nil
 	}
-	all, err := daemon.DatabaseSessions(ctx, db)
+	all, err := watch.DatabaseSessions(ctx, db)
 	if err != nil {
 		return "", err
 	}
 	if len(rendered) == 0 {
-		return "", fmt.Errorf("%s holds no session of %s; name one with --session ID: it holds %s", db, cwd, daemon.ListSessions(all))
+		return "", fmt.Errorf("%s holds no session of %s; name one with --session ID: it holds %s", db, cwd, watch.ListSessions(all))
 	}
 	var here []agentdb.Session
 	for _, s := range all {
@@ -530,5 +528,5 @@ func sessionOfDatabase(ctx context.Context, e *env, db string) (string, error) {
 			here = append(here, s)
 		}
 	}
-	return "", fmt.Errorf("%s holds %d sessions of %s; name one with --session ID: %s", db, len(rendered), cwd, daemon.ListSessions(here))
+	return "", fmt.Errorf("%s holds %d sessions of %s; name one with --session ID: %s", db, len(rendered), cwd, watch.ListSessions(here))
 }

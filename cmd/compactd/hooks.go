@@ -8,11 +8,11 @@ import (
 	"os"
 	"strings"
 
-	"github.com/compactd/compactd/daemon"
 	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/agents/opencode"
 	"github.com/compactd/compactd/daemon/install"
 	"github.com/compactd/compactd/daemon/jobs"
+	"github.com/compactd/compactd/daemon/watch"
 )
 
 func init() {
@@ -205,7 +205,7 @@ func runPreCompact(ctx context.Context, e *env, args []string) error {
 		// A session in the agent's database: rendered as the daemon
 		// renders it, then recorded like a file.
 		env := agents.EnvFromOS(e.getenv)
-		path, err := daemon.RenderDatabaseSession(ctx, env, opencode.Database(env, *agentName), *sessionID)
+		path, err := watch.RenderDatabaseSession(ctx, env, opencode.Database(env, *agentName), *sessionID)
 		if err != nil {
 			return err
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/compactd/compactd/daemon"
 	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/config"
+	"github.com/compactd/compactd/daemon/index"
 	"github.com/compactd/compactd/daemon/jobs"
 	"github.com/compactd/compactd/daemon/store"
 	"github.com/compactd/compactd/lsp"
@@ -121,7 +122,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	// pricing; dry-run savings count with counters of their own (same
 	// cache), so compactd/stats shows the index's tokenization alone.
 	opts.Daemon.CountCache = cache
-	opts.Daemon.Savings = daemon.StrategySavings(tokens.NewCounterSet(tokens.WithCache(cache)))
+	opts.Daemon.Savings = index.StrategySavings(tokens.NewCounterSet(tokens.WithCache(cache)))
 	logger.Info("compactd serve starting", "pid", os.Getpid(), "store", path)
 	code := lsp.Serve(ctx, stdio{Reader: e.stdin, Writer: e.stdout}, opts)
 	logger.Info("compactd serve exiting", "code", code)

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
 )
@@ -243,7 +244,7 @@ type BreakdownOptions struct {
 func (tl Tally) Breakdown(g Gauge, t *transcript.Transcript, counts []tokens.Count, opts BreakdownOptions) Breakdown {
 	st := tl.cur
 	b := Breakdown{Tokens: g.Tokens, ContextWindow: g.ContextWindow, Inside: st.counted, Approx: st.approx || g.Approx}
-	b.Outside.Label = outsideLabel(t.Format)
+	b.Outside.Label = format.OutsideOf(t.Format)
 	if over, ok := signedOverhead(g, st.counted); ok {
 		b.Outside.Tokens, b.Outside.Measured = over, true
 		if g.Source != SourceReported {

@@ -147,7 +147,7 @@ func (tl Tally) Advance(t *transcript.Transcript, counts []tokens.Count, same in
 	if tl.records > len(t.Records) {
 		tl.records, tl.rec = 0, recordFacts{}
 	}
-	tl.rec = tl.rec.scan(t, tl.records, opts)
+	tl.rec = scanRecords(tl.rec, t, tl.records, opts)
 	tl.records = len(t.Records)
 	return tl
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
 )
@@ -64,7 +65,7 @@ func newRun(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, co
 		tok:         make([][]int, len(t.Messages)),
 		srcIdx:      make([]int, len(t.Messages)),
 		gone:        make([]bool, len(t.Messages)),
-		alternation: needsAlternation(t.Format),
+		alternation: format.RulesOf(t.Format).Alternation,
 	}
 	pins := pinned(t.Messages, opts.Pins)
 	for i, m := range t.Messages {
@@ -77,7 +78,7 @@ func newRun(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, co
 	r.protected = protectedMessages(r.msgs)
 	switch {
 	case opts.KeepLast == 0:
-		r.keepLast = 1
+		r.keepLast = DefaultKeepLast
 	case opts.KeepLast < 0:
 		r.keepLast = 0
 	default:
@@ -96,14 +97,6 @@ func newRun(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, co
 	}
 	r.tailSrc = len(r.msgs) - r.tailLen
 	return r
-}
-
-// needsAlternation reports whether the format's API rejects two adjacent
-// messages of the same role. Anthropic's Messages API combines consecutive
-// same-role turns and the OpenAI APIs accept them; Gemini's wants user and
-// model turns to alternate.
-func needsAlternation(f transcript.Format) bool {
-	return f == transcript.FormatGeminiCLI
 }
 
 // boundary is the index of the first keep-last message.
@@ -345,7 +338,7 @@ func (r *run) threshold() int {
 	}
 	f := r.opts.SummarizeThreshold
 	if f <= 0 {
-		f = 0.5
+		f = DefaultSummarizeThreshold
 	}
 	return int(f * float64(r.opts.Window))
 }

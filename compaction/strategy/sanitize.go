@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -103,23 +104,6 @@ func (x *sourceIndex) part(si int, p *transcript.Part) int {
 	return found
 }
 
-// adjacentResults reports whether the format's API wants a tool's result in
-// the message right after its call (Anthropic tool_result, Gemini
-// functionResponse).
-func adjacentResults(f transcript.Format) bool {
-	switch f {
-	case transcript.FormatClaudeCode, transcript.FormatAnthropicMessages, transcript.FormatCline, transcript.FormatGeminiCLI:
-		return true
-	}
-	return false
-}
-
-// reasoningBound reports whether the format's API rejects a reasoning item
-// sent without the item that followed it (OpenAI Responses, Codex).
-func reasoningBound(f transcript.Format) bool {
-	return f == transcript.FormatOpenAIResponses || f == transcript.FormatCodex
-}
-
 // answeredCalls lists the call ids t holds a result for.
 func answeredCalls(t *transcript.Transcript) map[string]bool {
 	answered := map[string]bool{}
@@ -139,7 +123,7 @@ func answeredCalls(t *transcript.Transcript) map[string]bool {
 // transcripts record tool calls and never their results).
 func findViolations(msgs []transcript.Message, src *transcript.Transcript, x *sourceIndex, answered map[string]bool) []violation {
 	var out []violation
-	format := src.Format
+	rules := format.RulesOf(src.Format)
 	type callAt struct {
 		loc
 		answered bool
@@ -166,7 +150,7 @@ func findViolations(msgs []transcript.Message, src *transcript.Transcript, x *so
 				switch {
 				case c == nil || c.answered:
 					out = append(out, violation{kind: violOrphanResult, msg: i, part: j, detail: p.ToolCallID})
-				case adjacentResults(format) && lastAssistant > c.msg:
+				case rules.AdjacentResults && lastAssistant > c.msg:
 					c.answered = true
 					out = append(out, violation{kind: violSplitPair, msg: i, part: j, partner: c.loc, detail: p.ToolCallID})
 				default:
@@ -212,7 +196,7 @@ func findViolations(msgs []transcript.Message, src *transcript.Transcript, x *so
 			}
 		}
 	}
-	if reasoningBound(format) {
+	if rules.ReasoningBound {
 		for k, id := range flat {
 			p := &msgs[id.msg].Parts[id.part]
 			if p.Kind != transcript.PartReasoning && p.Kind != transcript.PartOpaque {
@@ -236,7 +220,7 @@ func findViolations(msgs []transcript.Message, src *transcript.Transcript, x *so
 			}
 		}
 	}
-	if needsAlternation(format) {
+	if rules.Alternation {
 		for i := 1; i < len(msgs); i++ {
 			a, b := &msgs[i-1], &msgs[i]
 			if a.Role != b.Role || (a.Role != transcript.RoleUser && a.Role != transcript.RoleAssistant) {

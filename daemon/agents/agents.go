@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf16"
 
 	"github.com/compactd/compactd/compaction/transcript"
@@ -42,8 +43,8 @@ type Agent struct {
 	Formats []transcript.Format
 
 	// Roots lists where its sessions of the workspace folders live. Env
-	// says on which OS and under which home (issue 26 adds the macOS and
-	// Windows layouts where they differ). It may read the disk (VS Code's
+	// says on which OS and under which home (the macOS and Windows
+	// layouts where they differ). It may read the disk (VS Code's
 	// workspaceStorage): the daemon calls it when folders or settings
 	// change, not per event.
 	Roots func(env Env, folders []string) []Root
@@ -53,15 +54,29 @@ type Agent struct {
 	// nil accepts every file under a root.
 	Session func(path string, folders []string) bool
 
+	// Vars are the environment variables that move the agent's folders
+	// ($CLAUDE_CONFIG_DIR): EnvFromOS reads them into Env.Vars.
+	Vars []string
+
 	// Command is the agent's executable.
 	Command string
+	// ForkName names a fork of the session at src (its plain name) so the
+	// agent lists it among its sessions, given the fork's session id and
+	// the time it is written; "" (or nil) names it beside src as
+	// <name>.compactd-<version>.<ext>, which the agents that find a
+	// session by its path resume.
+	ForkName func(src, session string, now time.Time) string
 	// Resume is the shell command, run in the session's folder, that
 	// resumes fork (whose session id is session); nil when the agent finds
 	// the fork in its own session list.
 	Resume func(fork, session string) string
 	// Imports says the agent keeps sessions in a database compactd never
-	// writes: a fork is an export the agent imports (Command import FILE).
-	Imports bool
+	// writes: a fork is an export the agent imports (Command import FILE,
+	// run in the session's folder with ImportEnv added to the
+	// environment), and ResumeImported(session) resumes it once imported.
+	Imports        bool
+	ImportEnv      []string
+	ResumeImported func(session string) string
 	// Protect keeps the agent's own cleanup from deleting a session
 	// compactd forked or wrote: Gemini CLI deletes a session with the
 	// stubs its --resume leaves beside it when any other session starts.
@@ -80,11 +95,11 @@ type Agent struct {
 	// settings and environment as the agent does (threshold.go); nil when
 	// compactd does not know how this agent decides.
 	Threshold Threshold
-	// Hooks is where compactd hooks into the agent's own compaction
-	// (issue 25); nil when it cannot.
+	// Hooks is where compactd hooks into the agent's own compaction; nil
+	// when it cannot.
 	Hooks *Hooks
 	// MCP is where the agent reads MCP servers, so it can recall what a
-	// compaction dropped (issue 25); nil when it reads none.
+	// compaction dropped; nil when it reads none.
 	MCP *MCP
 }
 
@@ -100,16 +115,36 @@ type Root struct {
 	Scope string
 }
 
-// Hooks is how compactd hooks into the agent's own compaction (issue 25):
-// the settings file that holds its hooks, per scope.
+// Hooks is how compactd hooks into the agent's own compaction: the
+// settings file that holds its hooks, per scope, and how they are written
+// there.
 type Hooks struct {
 	// User is the user-wide settings file; Project a project folder's
 	// ("" when the agent has none).
 	User    func(env Env) string
 	Project func(folder string) string
+	// Kind is how the agent takes hooks.
+	Kind HookKind
+	// Plugins is the variable of the settings' "env" object the agent
+	// reads plugin folders from (HookCommands; "" when it reads none):
+	// compactd's plugin folder there makes compactd the agent's
+	// compaction.
+	Plugins string
 }
 
-// MCP is where and how the agent reads its MCP servers (issue 25), so
+// A HookKind is how an agent takes compactd's hooks.
+type HookKind int
+
+const (
+	// HookCommands: a group of shell commands under "hooks"/"PreCompact"
+	// in a JSON settings file, run before the agent compacts.
+	HookCommands HookKind = iota
+	// HookModule: a JavaScript module compactd writes beside its store,
+	// named by URL in the config file's "plugin" list.
+	HookModule
+)
+
+// MCP is where and how the agent reads its MCP servers, so
 // `compactd mcp install` can add compactd's (and take it out again).
 type MCP struct {
 	// User is the user-wide file; Project a project folder's.

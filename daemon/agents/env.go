@@ -13,10 +13,10 @@ type Env struct {
 	// GOOS is the OS whose layout the agents use ("" is runtime.GOOS).
 	GOOS string
 	Home string
-	// ClaudeConfigDir is $CLAUDE_CONFIG_DIR (default ~/.claude).
-	ClaudeConfigDir string
-	// CodexHome is $CODEX_HOME (default ~/.codex).
-	CodexHome string
+	// Vars are the agents' own variables that move their folders
+	// ($CLAUDE_CONFIG_DIR, $CODEX_HOME, …: each agent names its own in
+	// Agent.Vars), by name; a variable not set is absent.
+	Vars map[string]string
 	// DataHome is $XDG_DATA_HOME (default ~/.local/share): opencode's and
 	// Kilo Code's databases live in it.
 	DataHome string
@@ -26,8 +26,6 @@ type Env struct {
 	// ConfigHome is $XDG_CONFIG_HOME (default ~/.config): VS Code keeps
 	// Copilot Chat sessions under it.
 	ConfigHome string
-	// CopilotHome is $COPILOT_HOME (default ~/.copilot).
-	CopilotHome string
 	// AppData is %APPDATA% on Windows (default ~\AppData\Roaming): VS Code
 	// and Cursor keep their user data under it there.
 	AppData string
@@ -50,10 +48,22 @@ func envFromOS(getenv func(string) string, goos string) Env {
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
-	return Env{GOOS: goos, Home: home, ClaudeConfigDir: getenv("CLAUDE_CONFIG_DIR"), CodexHome: getenv("CODEX_HOME"),
-		DataHome: getenv("XDG_DATA_HOME"), StateHome: getenv("XDG_STATE_HOME"), ConfigHome: getenv("XDG_CONFIG_HOME"), CopilotHome: getenv("COPILOT_HOME"),
+	vars := map[string]string{}
+	for _, a := range All() {
+		for _, v := range a.Vars {
+			if x := getenv(v); x != "" {
+				vars[v] = x
+			}
+		}
+	}
+	return Env{GOOS: goos, Home: home, Vars: vars,
+		DataHome: getenv("XDG_DATA_HOME"), StateHome: getenv("XDG_STATE_HOME"), ConfigHome: getenv("XDG_CONFIG_HOME"),
 		AppData: getenv("APPDATA")}
 }
+
+// Var is the agent's variable name as the environment sets it, "" when
+// unset.
+func (e Env) Var(name string) string { return e.Vars[name] }
 
 // OS is the OS whose layout applies.
 func (e Env) OS() string {

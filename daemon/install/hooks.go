@@ -17,10 +17,6 @@ import (
 // install finds its own entry among the user's hooks.
 const PreCompactMark = " hooks precompact"
 
-// PluginEnv is the settings variable Claude Code reads plugin folders from
-// (user settings only).
-const PluginEnv = "CLAUDE_CODE_PLUGIN_DIRS"
-
 // PluginDir is where compactd keeps its Claude Code plugin folder: beside
 // the store.
 func PluginDir(store string) string { return filepath.Join(filepath.Dir(store), "claude-plugin") }
@@ -38,7 +34,7 @@ type HookOptions struct {
 func hooksFile(t Target) (string, error) {
 	h := t.Agent.Hooks
 	if h == nil {
-		return "", fmt.Errorf("compactd has no hooks for %s (it has them for claude)", t.Agent.Name)
+		return "", fmt.Errorf("compactd has no hooks for %s (it has them for %s)", t.Agent.Name, hookAgents())
 	}
 	switch t.Scope {
 	case ScopeUser:
@@ -93,15 +89,14 @@ type hookCommand struct {
 // PlanHooks is what installs (remove false) or uninstalls compactd's hooks
 // for t: the settings file, and with opts.Compaction the plugin folder.
 func PlanHooks(t Target, s Server, opts HookOptions, remove bool) ([]Change, error) {
-	switch t.Agent.Name {
-	case "opencode":
-		return planOpencodeHooks(t, s, opts, remove)
-	case "claude":
-	default:
-		return nil, fmt.Errorf("compactd has no hooks for %s (it has them for claude and opencode)", t.Agent.Name)
+	switch {
+	case t.Agent.Hooks == nil:
+		return nil, fmt.Errorf("compactd has no hooks for %s (it has them for %s)", t.Agent.Name, hookAgents())
+	case t.Agent.Hooks.Kind == agents.HookModule:
+		return planModuleHooks(t, s, opts, remove)
 	}
-	if opts.Compaction && t.Scope == ScopeProject {
-		return nil, fmt.Errorf("Claude Code loads plugin folders from user settings only: install the compaction hook without --project")
+	if opts.Compaction && (t.Scope == ScopeProject || t.Agent.Hooks.Plugins == "") {
+		return nil, fmt.Errorf("%s loads plugin folders from user settings only: install the compaction hook without --project", t.Agent.Name)
 	}
 	path, err := hooksFile(t)
 	if err != nil {
@@ -129,7 +124,7 @@ func PlanHooks(t Target, s Server, opts HookOptions, remove bool) ([]Change, err
 		if err != nil {
 			return nil, err
 		}
-		if after, err = setPluginDir(after, opts.PluginDir, remove); err != nil {
+		if after, err = setPluginDir(after, t.Agent.Hooks.Plugins, opts.PluginDir, remove); err != nil {
 			return nil, fmt.Errorf("%s: %w; the file was left as it is", path, err)
 		}
 		changes = append(changes, plugin...)
@@ -141,11 +136,22 @@ func PlanHooks(t Target, s Server, opts HookOptions, remove bool) ([]Change, err
 	return changes, nil
 }
 
-// planOpencodeHooks writes compactd's opencode plugin beside the store
-// and names it in opencode.json's "plugin" list (user, or the project's).
-// opencode runs plugins in Bun: the module calls compactd through the
+// hookAgents names the agents compactd has hooks for.
+func hookAgents() string {
+	var names []string
+	for _, a := range agents.All() {
+		if a.Hooks != nil {
+			names = append(names, a.Name)
+		}
+	}
+	return strings.Join(names, " and ")
+}
+
+// planModuleHooks writes compactd's plugin module beside the store and
+// names it in the config file's "plugin" list (user, or the project's):
+// opencode runs plugins in Bun, and the module calls compactd through the
 // shell it is handed. opencode run --pure loads no plugin.
-func planOpencodeHooks(t Target, s Server, opts HookOptions, remove bool) ([]Change, error) {
+func planModuleHooks(t Target, s Server, opts HookOptions, remove bool) ([]Change, error) {
 	if opts.Compaction {
 		return nil, fmt.Errorf("opencode's hooks can add to its summary prompt or rewrite the summary it wrote, not stand in for its compaction: install without --compaction")
 	}
@@ -217,12 +223,12 @@ func fileURL(path string) string {
 
 // setPluginDir adds dir to (or takes it from) the settings' env
 // CLAUDE_CODE_PLUGIN_DIRS, beside the folders the user lists there.
-func setPluginDir(src []byte, dir string, remove bool) ([]byte, error) {
+func setPluginDir(src []byte, env, dir string, remove bool) ([]byte, error) {
 	if dir == "" {
 		return src, nil
 	}
 	var have string
-	if raw, ok, err := agentconf.GetJSON(src, []string{"env"}, PluginEnv); err != nil {
+	if raw, ok, err := agentconf.GetJSON(src, []string{"env"}, env); err != nil {
 		return nil, err
 	} else if ok {
 		json.Unmarshal(raw, &have)
@@ -244,14 +250,14 @@ func setPluginDir(src []byte, dir string, remove bool) ([]byte, error) {
 			return src, nil
 		}
 		if len(keep) == 0 {
-			return agentconf.RemoveJSON(src, []string{"env"}, PluginEnv)
+			return agentconf.RemoveJSON(src, []string{"env"}, env)
 		}
-		return agentconf.SetJSON(src, []string{"env"}, PluginEnv, strings.Join(keep, string(os.PathListSeparator)))
+		return agentconf.SetJSON(src, []string{"env"}, env, strings.Join(keep, string(os.PathListSeparator)))
 	}
 	if found {
 		return src, nil
 	}
-	return agentconf.SetJSON(src, []string{"env"}, PluginEnv, strings.Join(append(keep, dir), string(os.PathListSeparator)))
+	return agentconf.SetJSON(src, []string{"env"}, env, strings.Join(append(keep, dir), string(os.PathListSeparator)))
 }
 
 // pluginChanges write (or remove) the plugin folder.
@@ -308,7 +314,7 @@ func HooksStatus(a *agents.Agent, env agents.Env, folder, pluginDir string) ([]H
 		if err != nil || b == nil {
 			continue
 		}
-		if a.Name == "opencode" {
+		if a.Hooks.Kind == agents.HookModule {
 			if raw, ok, _ := agentconf.GetJSON(b, nil, "plugin"); ok && bytes.Contains(raw, []byte("opencode-plugin/compactd.js")) {
 				out = append(out, HookInstalled{Agent: a.Name, Scope: scope, Path: path})
 			}
@@ -326,7 +332,7 @@ func HooksStatus(a *agents.Agent, env agents.Env, folder, pluginDir string) ([]H
 				found = found || isOurs(g)
 			}
 		}
-		if dirs, ok, _ := agentconf.GetJSON(b, []string{"env"}, PluginEnv); ok && pluginDir != "" {
+		if dirs, ok, _ := agentconf.GetJSON(b, []string{"env"}, a.Hooks.Plugins); ok && pluginDir != "" && a.Hooks.Plugins != "" {
 			var list string
 			json.Unmarshal(dirs, &list)
 			for _, d := range filepath.SplitList(list) {

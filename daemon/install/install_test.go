@@ -19,7 +19,7 @@ import (
 func testEnv(t *testing.T) (agents.Env, string) {
 	t.Helper()
 	root := t.TempDir()
-	env := agents.Env{Home: filepath.Join(root, "home"), ClaudeConfigDir: filepath.Join(root, "claude"), CodexHome: filepath.Join(root, "codex"), ConfigHome: filepath.Join(root, "xdg")}
+	env := agents.Env{Home: filepath.Join(root, "home"), ConfigHome: filepath.Join(root, "xdg"), Vars: map[string]string{"CLAUDE_CONFIG_DIR": filepath.Join(root, "claude"), "CODEX_HOME": filepath.Join(root, "codex")}}
 	project := filepath.Join(root, "project")
 	if err := os.MkdirAll(project, 0o755); err != nil {
 		t.Fatal(err)
@@ -114,7 +114,7 @@ func TestApplyRefusesAFileChangedSincePlanned(t *testing.T) {
 func TestHooksInstallRoundTrips(t *testing.T) {
 	env, project := testEnv(t)
 	a, _ := Agent("claude")
-	settings := filepath.Join(env.ClaudeConfigDir, "settings.json")
+	settings := filepath.Join(env.Var("CLAUDE_CONFIG_DIR"), "settings.json")
 	orig := []byte(`{
   "permissions": { "allow": ["Bash(ls:*)"] },
   "hooks": {

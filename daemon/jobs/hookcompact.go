@@ -96,7 +96,7 @@ func (r *Runner) CompactForAgent(ctx context.Context, req AgentCompactRequest) (
 		return nil, err
 	}
 	var b strings.Builder
-	b.WriteString("This session continues from an earlier conversation, summarized by compactd in place of Claude Code's own compaction.\n\n")
+	b.WriteString("This session continues from an earlier conversation, summarized by compactd in place of the agent's own compaction.\n\n")
 	if s := strings.TrimSpace(req.Instructions); s != "" {
 		fmt.Fprintf(&b, "Asked to keep: %s\n\n", s)
 	}

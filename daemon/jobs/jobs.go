@@ -3,7 +3,6 @@ package jobs
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -18,6 +17,7 @@ import (
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/llm"
 	"github.com/compactd/compactd/daemon/sourcefile"
 	"github.com/compactd/compactd/daemon/store"
@@ -162,7 +162,7 @@ func readSourceBytes(path string) ([]byte, error) {
 	case errors.As(err, &unrecognized), errors.As(err, &notRegular), errors.Is(err, sourcefile.ErrTooLarge), errors.Is(err, sourcefile.ErrTruncated):
 		return nil, err // these name the path and say what to do
 	}
-	return nil, fmt.Errorf("read %s: %w", path, err)
+	return nil, fileErr("read", path, err)
 }
 
 func parseSource(path string, data []byte) (*source, error) {
@@ -323,36 +323,19 @@ func absPath(path string) (string, error) {
 	return abs, nil
 }
 
-// newUUID returns a random RFC 4122 version 4 UUID.
-func newUUID() string {
-	var b [16]byte
-	rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
-
-// forkPath names a new transcript beside src in its format's convention,
-// so the agent finds it (claude --resume lists <session>.jsonl files of the
-// project folder; Codex lists rollout-*.jsonl).
+// forkPath names a new transcript beside src as its agent names its
+// sessions (agents.Agent.ForkName), so the agent lists it; else as
+// <name>.compactd-<label><ext>.
 func forkPath(src string, f transcript.Format, sessionID, label string, now time.Time) string {
 	src = sourcefile.PlainName(src) // forks are written uncompressed
 	dir := filepath.Dir(src)
-	switch f {
-	case transcript.FormatClaudeCode, transcript.FormatQwenCode:
-		// Both agents find a session by its id: <id>.jsonl.
-		return filepath.Join(dir, sessionID+".jsonl")
-	case transcript.FormatCodex:
-		return filepath.Join(dir, "rollout-"+now.Format("2006-01-02T15-04-05")+"-"+sessionID+".jsonl")
+	if a := agents.ByFormat(f); a != nil && a.ForkName != nil {
+		if name := a.ForkName(src, sessionID, now); name != "" {
+			return filepath.Join(dir, name)
+		}
 	}
 	base := filepath.Base(src)
 	ext := filepath.Ext(base)
-	if f == transcript.FormatGeminiCLI && strings.HasPrefix(base, "session-") && (ext == ".json" || ext == ".jsonl") && len(sessionID) >= 8 {
-		// Gemini CLI lists and resumes session-<YYYY-MM-DDTHH-MM>-<first 8
-		// characters of the session id>.json[l] files of its chats folder,
-		// in the container the fork keeps.
-		return filepath.Join(dir, "session-"+now.UTC().Format("2006-01-02T15-04")+"-"+sessionID[:8]+ext)
-	}
 	stem := strings.TrimSuffix(base, ext)
 	// A fork of a fork would otherwise grow .compactd-v2.compactd-v4…
 	if i := strings.Index(stem, ".compactd-"); i > 0 {

@@ -12,11 +12,10 @@ import (
 )
 
 // Resuming a fork. Most agents resume a fork from where compactd wrote it
-// (a new session file in their own folder). opencode and Kilo Code keep
-// sessions in a database compactd never writes: their fork is an export
-// the agent imports with its own `import` command, which must run in the
-// session's project folder (import files the session under the folder it
-// runs in).
+// (a new session file in their own folder). Agents that keep sessions in a
+// database compactd never writes (agents.Agent.Imports) get an export they
+// import with their own `import` command, which must run in the session's
+// project folder (import files the session under the folder it runs in).
 
 // dbAgentCommand names the executable of an agent that imports its forks
 // (daemon/agents: Agent.Imports), "" for other formats.
@@ -52,6 +51,16 @@ func resumeCommand(f transcript.Format, cwd, fork, session string) string {
 	return cd + a.Resume(fork, session)
 }
 
+// resumeImported is the shell command that resumes session once its
+// agent imported it.
+func resumeImported(f transcript.Format, cwd, session string) string {
+	a := agents.ByFormat(f)
+	if a == nil || a.ResumeImported == nil {
+		return ""
+	}
+	return "cd " + agents.ShellQuote(cwd) + " && " + a.ResumeImported(session)
+}
+
 // importFork runs the agent's import of fork in cwd when its executable is
 // on PATH. It returns what the agent printed.
 func importFork(ctx context.Context, f transcript.Format, cwd, fork string) (string, error) {
@@ -65,8 +74,7 @@ func importFork(ctx context.Context, f transcript.Format, cwd, fork string) (str
 	}
 	c := exec.CommandContext(ctx, bin, "import", fork)
 	c.Dir = cwd
-	// The agents' own offline switches: an import needs no network.
-	c.Env = append(c.Environ(), "npm_config_offline=true", "OPENCODE_DISABLE_AUTOUPDATE=1", "KILO_DISABLE_AUTOUPDATE=1")
+	c.Env = append(c.Environ(), agents.ByFormat(f).ImportEnv...)
 	out, err := c.CombinedOutput()
 	if err != nil {
 		return string(out), fmt.Errorf("%s import %s failed: %v: %s", cmd, fork, err, strings.TrimSpace(string(out)))

@@ -36,7 +36,7 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	root := t.TempDir()
-	env := agents.Env{Home: filepath.Join(root, "home"), ClaudeConfigDir: filepath.Join(root, "claude")}
+	env := agents.Env{Home: filepath.Join(root, "home"), Vars: map[string]string{"CLAUDE_CONFIG_DIR": filepath.Join(root, "claude")}}
 	dir := claude.ProjectDir(env, project)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)

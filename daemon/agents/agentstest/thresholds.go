@@ -1,10 +1,11 @@
 // Package agentstest holds what the tests of several packages share about
 // the agents: the per-source cases of their auto-compaction thresholds,
 // each with the agent's settings files, its environment and the point the
-// agent compacts at, computed by hand from the agent's own formula
-// (/work/notes/agents-research.md §1). daemon/agents/<name>, `compactd
-// gauge --json`, `compactd statusline` and the LSP gauge are each held to
-// the same table.
+// agent compacts at, worked out by hand from what the real agent was seen
+// to do (the real-agent suite's threshold grid runs each agent until it
+// compacts). daemon/agents/<name>, `compactd gauge --json`, `compactd
+// statusline`, MCP context_status and the LSP gauge are each held to the
+// same table.
 //
 // Only tests import it.
 package agentstest
@@ -16,7 +17,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/compactd/compactd/compaction/format/formattest"
 	"github.com/compactd/compactd/daemon/agents"
@@ -42,6 +43,9 @@ type Case struct {
 	Env func(l Layout) map[string]string
 	// Files are the settings files to write: path → content.
 	Files func(l Layout) map[string]any
+	// Model, when set, is the model the session runs instead of its
+	// fixture's.
+	Model string
 	// Want is where the agent compacts.
 	Want Want
 }
@@ -133,7 +137,23 @@ var fixtureCwd = map[string]string{
 // keeps the sessions of l.Project, its folder replaced by l.Project, and
 // returns its path.
 func (c Case) WriteSession(t testing.TB, l Layout) string {
-	return WriteSession(t, c.Agent, l, c.AgentEnv(l))
+	path := WriteSession(t, c.Agent, l, c.AgentEnv(l))
+	if c.Model != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, path, rewrite(t, data, fixtureModel[c.Agent], c.Model, false))
+	}
+	return path
+}
+
+// fixtureModel is the model each fixture session runs.
+var fixtureModel = map[string]string{
+	"claude": "claude-sonnet-4-5-20250929",
+	"codex":  "gpt-5.5",
+	"gemini": "gemini-2.5-pro",
+	"qwen":   "qwen3-coder-plus",
 }
 
 // WriteSession writes an agent's fixture session where the agent keeps the
@@ -145,9 +165,9 @@ func WriteSession(t testing.TB, agent string, l Layout, env agents.Env) string {
 	var path string
 	switch agent {
 	case "claude":
-		path = filepath.Join(env.Or(env.ClaudeConfigDir, ".claude"), "projects", agents.Slug(l.Project), "7b1f3c2e-9d4a-4c1b-8e2f-0a6d5c4b3a21.jsonl")
+		path = filepath.Join(env.Or(env.Var("CLAUDE_CONFIG_DIR"), ".claude"), "projects", agents.Slug(l.Project), "7b1f3c2e-9d4a-4c1b-8e2f-0a6d5c4b3a21.jsonl")
 	case "codex":
-		path = filepath.Join(env.Or(env.CodexHome, ".codex"), "sessions", "2026", "11", "26", "rollout-2026-11-26T00-00-00-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl")
+		path = filepath.Join(env.Or(env.Var("CODEX_HOME"), ".codex"), "sessions", "2026", "11", "26", "rollout-2026-11-26T00-00-00-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl")
 	case "gemini":
 		tmp := filepath.Join(env.Home, ".gemini", "tmp", "project", "chats")
 		path = filepath.Join(tmp, "session-2026-11-26T00-00-5b9e2c71.jsonl")

@@ -4,6 +4,7 @@ package claude
 
 import (
 	"path/filepath"
+	"time"
 
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/agents"
@@ -13,18 +14,27 @@ func init() { agents.Register(Agent) }
 
 // Agent is Claude Code.
 var Agent = &agents.Agent{
-	Name: "claude", Setting: "claude", Command: "claude",
+	Name: "claude", Setting: "claude", Command: "claude", Vars: []string{ConfigDirVar},
 	Formats: []transcript.Format{transcript.FormatClaudeCode},
 	Roots: func(env agents.Env, folders []string) []agents.Root {
 		return agents.PerFolder(folders, func(f string) string { return ProjectDir(env, f) })
 	},
-	Session:   func(path string, _ []string) bool { return agents.JSONL(path) },
+	Session: func(path string, _ []string) bool { return agents.JSONL(path) },
+	// claude --resume finds a session by its id: <id>.jsonl of the
+	// project folder.
+	ForkName:  func(_, session string, _ time.Time) string { return session + ".jsonl" },
 	Resume:    func(_, session string) string { return "claude --resume " + agents.ShellQuote(session) },
 	Threshold: threshold,
 }
 
+// ConfigDirVar moves Claude Code's folder.
+const ConfigDirVar = "CLAUDE_CONFIG_DIR"
+
+// ConfigDir is Claude Code's folder: $CLAUDE_CONFIG_DIR, else ~/.claude.
+func ConfigDir(env agents.Env) string { return env.Or(env.Var(ConfigDirVar), ".claude") }
+
 // ProjectDir is where Claude Code keeps the sessions of folder:
-// $CLAUDE_CONFIG_DIR (else ~/.claude)/projects/<slug of the folder>.
+// ConfigDir/projects/<slug of the folder>.
 func ProjectDir(env agents.Env, folder string) string {
-	return filepath.Join(env.Or(env.ClaudeConfigDir, ".claude"), "projects", agents.Slug(folder))
+	return filepath.Join(ConfigDir(env), "projects", agents.Slug(folder))
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/compactd/compactd/daemon"
 	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/agents/claude"
+	"github.com/compactd/compactd/daemon/index"
 )
 
 // subagent writes a subagent's transcript as Claude Code 2.1 does: the
@@ -48,7 +49,7 @@ func subagent(t *testing.T, path, session string) {
 func TestTheDaemonWatchesWorkflowSubagents(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	ws, home := t.TempDir(), t.TempDir()
-	env := agents.Env{Home: home, ClaudeConfigDir: filepath.Join(home, ".claude")}
+	env := agents.Env{Home: home, Vars: map[string]string{"CLAUDE_CONFIG_DIR": filepath.Join(home, ".claude")}}
 	project := claude.ProjectDir(env, ws)
 	session := "7d3f1a2b-4c5d-4e6f-8a9b-0c1d2e3f4a5b"
 	if err := os.MkdirAll(project, 0o755); err != nil {
@@ -59,7 +60,7 @@ func TestTheDaemonWatchesWorkflowSubagents(t *testing.T) {
 	subagent(t, early, session)
 
 	seen := make(chan string, 32)
-	d, err := daemon.New(daemon.Options{Folders: []string{ws}, Env: env, OnChange: func(ev daemon.Event) {
+	d, err := daemon.New(daemon.Options{Folders: []string{ws}, Env: env, OnChange: func(ev index.Event) {
 		if ev.Snapshot != nil {
 			seen <- ev.Path
 		}

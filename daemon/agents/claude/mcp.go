@@ -16,13 +16,14 @@ func init() {
 		Entry: func(command string, args []string, env map[string]string) any {
 			return stdioEntry{Type: "stdio", Command: command, Args: args, Env: env}
 		},
-		Env: []string{"CLAUDE_CONFIG_DIR"},
+		Env: []string{ConfigDirVar},
 	}
 	Agent.Hooks = &agents.Hooks{
-		User: func(env agents.Env) string {
-			return filepath.Join(env.Or(env.ClaudeConfigDir, ".claude"), "settings.json")
-		},
+		User:    func(env agents.Env) string { return filepath.Join(ConfigDir(env), "settings.json") },
 		Project: func(folder string) string { return filepath.Join(folder, ".claude", "settings.json") },
+		Kind:    agents.HookCommands,
+		// Read from user settings only.
+		Plugins: "CLAUDE_CODE_PLUGIN_DIRS",
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 
 func init() {
 	Agent.MCP = &agents.MCP{
-		User: func(env agents.Env) string { return filepath.Join(env.Or(env.CodexHome, ".codex"), "config.toml") },
+		User: func(env agents.Env) string { return filepath.Join(Home(env), "config.toml") },
 		// A project's file is read only when the project is trusted.
 		Project: func(folder string) string { return filepath.Join(folder, ".codex", "config.toml") },
 		Key:     []string{"mcp_servers"},

@@ -20,7 +20,7 @@ func init() { agents.Register(Agent) }
 // session-state/<id>/events.jsonl, a session belonging to the workspace
 // when it started in a workspace folder.
 var Agent = &agents.Agent{
-	Name: "copilot-cli", Setting: "copilot_cli", Command: "copilot",
+	Name: "copilot-cli", Setting: "copilot_cli", Command: "copilot", Vars: []string{HomeVar},
 	Formats: []transcript.Format{transcript.FormatCopilotCLI},
 	Roots: func(env agents.Env, folders []string) []agents.Root {
 		return agents.Shared(folders, SessionsDir(env))
@@ -28,10 +28,13 @@ var Agent = &agents.Agent{
 	Session: agents.StartedIn(func(base string) bool { return base == "events.jsonl" }, Cwd),
 }
 
+// HomeVar moves Copilot CLI's folder.
+const HomeVar = "COPILOT_HOME"
+
 // SessionsDir holds Copilot CLI's sessions: $COPILOT_HOME (else
 // ~/.copilot)/session-state.
 func SessionsDir(env agents.Env) string {
-	return filepath.Join(env.Or(env.CopilotHome, ".copilot"), "session-state")
+	return filepath.Join(env.Or(env.Var(HomeVar), ".copilot"), "session-state")
 }
 
 // Cwd returns the folder a session started in: its session.start event's

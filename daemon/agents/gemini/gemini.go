@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/agents"
@@ -45,9 +46,22 @@ var Agent = &agents.Agent{
 		}
 		return false
 	},
+	ForkName:  forkName,
 	Cwd:       projectOf,
 	Threshold: threshold,
 	Protect:   protect,
+}
+
+// forkName: Gemini CLI lists and resumes session-<YYYY-MM-DDTHH-MM>-<first
+// 8 characters of the session id>.json[l] files of its chats folder, in
+// the container the fork keeps.
+func forkName(src, session string, now time.Time) string {
+	base := filepath.Base(src)
+	ext := filepath.Ext(base)
+	if !strings.HasPrefix(base, "session-") || (ext != ".json" && ext != ".jsonl") || len(session) < 8 {
+		return ""
+	}
+	return "session-" + now.UTC().Format("2006-01-02T15-04") + "-" + session[:8] + ext
 }
 
 // projectOf is the project folder of a session at

@@ -10,6 +10,7 @@ import (
 	"github.com/compactd/compactd/daemon"
 	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/agents/gemini"
+	"github.com/compactd/compactd/daemon/index"
 )
 
 // session is a Gemini CLI recording of project hash.
@@ -42,7 +43,7 @@ func TestTheDaemonWatchesTheWorkspacesGeminiSessions(t *testing.T) {
 	session(t, theirs, gemini.ProjectHash(filepath.Join(home, "elsewhere")))
 
 	seen := make(chan string, 16)
-	d, err := daemon.New(daemon.Options{Folders: []string{ws}, Env: agents.Env{Home: home}, OnChange: func(ev daemon.Event) {
+	d, err := daemon.New(daemon.Options{Folders: []string{ws}, Env: agents.Env{Home: home}, OnChange: func(ev index.Event) {
 		if ev.Snapshot != nil {
 			seen <- ev.Path
 		}

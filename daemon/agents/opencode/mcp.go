@@ -25,5 +25,5 @@ func init() {
 
 func init() {
 	// The plugin list compactd's hooks go in is in the same file.
-	Agent.Hooks = &agents.Hooks{User: Agent.MCP.User, Project: Agent.MCP.Project}
+	Agent.Hooks = &agents.Hooks{User: Agent.MCP.User, Project: Agent.MCP.Project, Kind: agents.HookModule}
 }

@@ -5,6 +5,7 @@ package opencode
 
 import (
 	"path/filepath"
+	"strings"
 
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/agents"
@@ -22,7 +23,9 @@ var Agent = New("opencode", transcript.FormatOpenCode)
 func New(name string, f transcript.Format) *agents.Agent {
 	return &agents.Agent{
 		Name: name, Setting: name, Command: name, Imports: true,
-		Formats: []transcript.Format{f},
+		// The agents' own offline switches: an import needs no network.
+		ImportEnv: importEnv(name),
+		Formats:   []transcript.Format{f},
 		Roots: func(env agents.Env, folders []string) []agents.Root {
 			if len(folders) == 0 {
 				return nil
@@ -33,7 +36,18 @@ func New(name string, f transcript.Format) *agents.Agent {
 		Resume: func(fork, session string) string {
 			return name + " import " + agents.ShellQuote(fork) + " && " + name + " --session " + agents.ShellQuote(session)
 		},
+		ResumeImported: func(session string) string { return name + " --session " + agents.ShellQuote(session) },
 	}
+}
+
+// importEnv turns off the agent's update check (opencode's switch, which
+// the agents built from it keep, and their own).
+func importEnv(name string) []string {
+	env := []string{"npm_config_offline=true", "OPENCODE_DISABLE_AUTOUPDATE=1"}
+	if name != "opencode" {
+		env = append(env, strings.ToUpper(name)+"_DISABLE_AUTOUPDATE=1")
+	}
+	return env
 }
 
 // Database is where an agent of the family keeps its sessions.

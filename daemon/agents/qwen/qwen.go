@@ -4,6 +4,7 @@ package qwen
 
 import (
 	"path/filepath"
+	"time"
 
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/agents"
@@ -18,7 +19,10 @@ var Agent = &agents.Agent{
 	Roots: func(env agents.Env, folders []string) []agents.Root {
 		return agents.PerFolder(folders, func(f string) string { return ProjectDir(env, f) })
 	},
-	Session:   func(path string, _ []string) bool { return agents.JSONL(path) },
+	Session: func(path string, _ []string) bool { return agents.JSONL(path) },
+	// qwen --resume finds a session by its id: <id>.jsonl of the chats
+	// folder.
+	ForkName:  func(_, session string, _ time.Time) string { return session + ".jsonl" },
 	Resume:    func(_, session string) string { return "qwen --resume " + agents.ShellQuote(session) },
 	Threshold: threshold,
 }

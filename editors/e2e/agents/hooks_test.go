@@ -158,7 +158,7 @@ func TestRealAgentCompactionHook(t *testing.T) {
 			t.Fatalf("/compact asked the model for a summary (request #%d): compactd's hook did not stand in for Claude Code's compaction\n%s", e.Seq, tail(out, 2000))
 		}
 	}
-	const heading = "summarized by compactd in place of Claude Code's own compaction"
+	const heading = "summarized by compactd in place of the agent's own compaction"
 	b, _ := os.ReadFile(file)
 	if !bytes.Contains(b, []byte(`"subtype":"compact_boundary"`)) || !bytes.Contains(b, []byte(heading)) {
 		t.Fatalf("the session file has no compact_boundary followed by compactd's summary\n%s", tail(out, 2000))

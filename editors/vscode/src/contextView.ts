@@ -234,7 +234,7 @@ function integrations(x) {
   if (x.hooks && x.hooks.length) {
     for (const k of x.hooks) out.push('<div>Hooks: ' + esc(k.agent) + ' (' + esc(k.scope) + ') ' + (k.compaction ? 'compactd is the compaction' : 'records before each compaction') + ' <span class="muted">' + esc(k.path) + '</span></div>');
   } else {
-    out.push('<div class="muted">Hooks: not installed (compactd hooks install claude)</div>');
+    out.push('<div class="muted">Hooks: ' + (x.installHooks ? 'not installed (' + esc(x.installHooks) + ')' : 'none for this agent') + '</div>');
   }
   return out.join('');
 }

@@ -219,7 +219,8 @@ function M.render(data, width)
           k.compaction and 'compactd is the compaction' or 'records before each compaction', tostring(k.path)))
       end
     else
-      add('  Hooks: not installed (compactd hooks install claude)', 'CompactdContextMuted')
+      add(type(x.installHooks) == 'string' and ('  Hooks: not installed (' .. x.installHooks .. ')') or '  Hooks: none for this agent',
+        'CompactdContextMuted')
     end
   end
   -- The agent's own compaction point, and its compactions with what each lost.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/compactd/compactd/compaction/format/internal/newid"
+	"github.com/compactd/compactd/compaction/handoff"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -271,4 +272,11 @@ func Detect(name string, head []byte) (Codec, error) {
 		return nil, &ErrUnrecognized{Name: name, Tried: Formats()}
 	}
 	return best, nil
+}
+
+// A SessionWriter starts a new session of its format from a neutral one
+// (a handoff from another agent): records as the agent writes them, under
+// s.ID, which the agent resumes. s keeps handoff.Session's invariants.
+type SessionWriter interface {
+	WriteSession(s *handoff.Session) ([]byte, error)
 }

@@ -280,3 +280,9 @@ func Detect(name string, head []byte) (Codec, error) {
 type SessionWriter interface {
 	WriteSession(s *handoff.Session) ([]byte, error)
 }
+
+// A MediaReader gives back the bytes of an image (or document) part of a
+// transcript it parsed, so that a handoff keeps it an image.
+type MediaReader interface {
+	Media(t *transcript.Transcript, p transcript.Part) (mime string, data []byte, err error)
+}

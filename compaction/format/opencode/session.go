@@ -39,9 +39,15 @@ func (c Codec) WriteSession(s *handoff.Session) ([]byte, error) {
 	if title == "" {
 		title = "Handed off session"
 	}
+	version := ""
+	if c.Agent == transcript.FormatKilo {
+		// Kilo's exports are told from opencode's by a version from 2 up
+		// (kiloVersion); Kilo Code's own are 7.x.
+		version = "7.0.0"
+	}
 	slug := strings.TrimPrefix(session, "ses_")
 	info := map[string]any{
-		"id": session, "slug": strings.ToLower(slug[len(slug)-8:]), "projectID": "global", "directory": s.Cwd, "title": title, "version": "",
+		"id": session, "slug": strings.ToLower(slug[len(slug)-8:]), "projectID": "global", "directory": s.Cwd, "title": title, "version": version,
 		"time": map[string]int64{"created": created, "updated": s.Timestamp(len(s.Messages)).UnixMilli()},
 	}
 	part := func(msgID string, fields map[string]any) map[string]any {

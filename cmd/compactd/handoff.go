@@ -136,4 +136,3 @@ func printHandoff(e *env, res *jobs.HandoffResult) {
 		fmt.Fprintf(e.stdout, "note: %s\n", n)
 	}
 }
-

@@ -81,4 +81,3 @@ func block(p handoff.Part) (any, error) {
 	}
 	return nil, fmt.Errorf("a %s part has no Claude Code block", p.Kind)
 }
-

@@ -120,7 +120,11 @@ func printHandoff(e *env, res *jobs.HandoffResult) {
 		label = a.Label
 	}
 	fmt.Fprintf(e.stdout, "handed off to %s: %s\n", label, res.Path)
-	fmt.Fprintf(e.stdout, "%s (from %s): %d → %d tokens (budget %d, %s); tool calls: %d mapped, %d as text", res.Version, res.Parent, res.TokensBefore, res.TokensAfter, res.Budget, res.Model, res.Mapped, res.AsText)
+	fit := "fits " + res.Model + "'s window as it is"
+	if res.Budget > 0 {
+		fit = fmt.Sprintf("fitted to %d for %s", res.Budget, res.Model)
+	}
+	fmt.Fprintf(e.stdout, "%s (from %s): %d → %d tokens (%s); tool calls: %d mapped, %d as text", res.Version, res.Parent, res.TokensBefore, res.TokensAfter, fit, res.Mapped, res.AsText)
 	if res.Images+res.ImagesAsText > 0 {
 		fmt.Fprintf(e.stdout, "; images: %d kept, %d described", res.Images, res.ImagesAsText)
 	}

@@ -23,9 +23,10 @@ type HandoffRequest struct {
 	Path string
 	// To names the target agent ("codex", see agents.ByName).
 	To string
-	// Options are the compaction's; a zero Budget fits the conversation
-	// in half the target model's window (its Window when zero), the
-	// other half left to the agent's own prompt and the work ahead.
+	// Options are the compaction's; with a zero Budget a conversation
+	// larger than half the target model's window (its Window when zero)
+	// is fitted in that half, the other half left to the agent's own
+	// prompt and the work ahead.
 	Options   strategy.Options
 	Summarize config.Summarize
 	Workspace string
@@ -60,7 +61,8 @@ type HandoffResult struct {
 	// Version is the store's record of the handoff, Parent the source's.
 	Version string `json:"version"`
 	Parent  string `json:"parent"`
-	// Model is the model the session names, Budget what it was fitted to.
+	// Model is the model the session names, Budget what it was fitted to
+	// (0: it fit as it was).
 	Model        string             `json:"model"`
 	Budget       int                `json:"budget"`
 	TokensBefore int                `json:"tokensBefore"`
@@ -138,7 +140,15 @@ func (r *Runner) Handoff(ctx context.Context, req HandoffRequest) (_ *HandoffRes
 		opts.Window = window.ContextWindow
 	}
 	if opts.Budget <= 0 {
-		opts.Budget = opts.Window / 2
+		// Fitted only when it does not fit: a fit under its budget gives
+		// back what the strategies took out.
+		counts, err := r.sourceCounts(ctx, src)
+		if err != nil {
+			return nil, err
+		}
+		if counts.Total() > opts.Window/2 {
+			opts.Budget = opts.Window / 2
+		}
 	}
 	run, err := r.compactView(ctx, src, conv.Key, Request{Path: path, Options: opts, Summarize: req.Summarize, Workspace: req.Workspace, Progress: req.Progress}, false)
 	if err != nil {

@@ -32,7 +32,7 @@ func (d *Daemon) Recall(ctx context.Context, handle string) (*Recalled, error) {
 		return nil, err
 	}
 	if !recall.Valid(handle) {
-		return nil, fmt.Errorf("%q is not a recall handle ('r' and 6 to 64 hex digits, as a placeholder names it)", handle)
+		return nil, fmt.Errorf("%q is not a recall handle (%s, as a placeholder names it)", handle, recall.Syntax)
 	}
 	got, err := r.Store.Recall(ctx, handle)
 	if err != nil {

@@ -284,7 +284,7 @@ func (r *run) summarize() (int, error) {
 	}
 	sum, err := r.opts.Summarizer.Summarize(r.ctx, summarize.Request{
 		Messages: archived, FromTurn: from, ToTurn: max(to, from+1), Budget: budget,
-		Following: following, Cwd: r.src.Meta.Cwd,
+		Following: following, Cwd: r.src.Meta.Cwd, Recall: r.opts.Recall,
 	})
 	name := r.opts.Summarizer.Name()
 	switch {

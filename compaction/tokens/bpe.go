@@ -1,17 +1,10 @@
 package tokens
 
 import (
-	"bytes"
-	"encoding/base64"
 	"fmt"
 	"math"
-	"path"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/pkoukk/tiktoken-go-loader/assets"
 )
 
 // bpe counts tokens with an encoding's merge ranks, as tiktoken does:
@@ -21,7 +14,7 @@ import (
 // many parts remain instead of the tokens. The ranks come from the same
 // embedded files as the library's offline loader reads them (readRanks).
 type bpe struct {
-	ranks  map[string]int
+	ranks  *rankTable
 	cl100k bool
 }
 
@@ -70,38 +63,6 @@ func loadBPE(name string) (*bpe, error) {
 	return e.bpe, e.err
 }
 
-// readRanks reads the rank file the offline loader embeds as its
-// LoadTiktokenBpe does (each line a base64 token and its rank) into a map
-// sized up front: every command that counts tokens loads one, and the
-// loader's map, grown entry by entry, took two thirds of its 0.1 s.
-func readRanks(file string) (map[string]int, error) {
-	data, err := assets.Assets.ReadFile(path.Base(file))
-	if err != nil {
-		return nil, err
-	}
-	ranks := make(map[string]int, bytes.Count(data, []byte{'\n'})+1)
-	var tok []byte
-	for len(data) > 0 {
-		var line []byte
-		line, data, _ = bytes.Cut(data, []byte{'\n'})
-		if len(line) == 0 {
-			continue
-		}
-		b64, num, _ := bytes.Cut(line, []byte{' '})
-		tok = slices.Grow(tok[:0], base64.StdEncoding.DecodedLen(len(b64)))
-		n, err := base64.StdEncoding.Decode(tok[:cap(tok)], b64)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path.Base(file), err)
-		}
-		rank, err := strconv.Atoi(string(num))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path.Base(file), err)
-		}
-		ranks[string(tok[:n])] = rank
-	}
-	return ranks, nil
-}
-
 // count returns the number of tokens of s as ordinary text, looking up
 // and storing the counts of merged pieces in cache.
 func (b *bpe) count(s string, cache mergedCounts) int {
@@ -121,7 +82,7 @@ func (b *bpe) pieceCount(p string, cache mergedCounts) int {
 	if len(p) == 1 {
 		return 1 // every byte is a token
 	}
-	if _, ok := b.ranks[p]; ok {
+	if _, ok := b.ranks.get(p); ok {
 		return 1
 	}
 	if n, ok := cache[p]; ok {
@@ -143,7 +104,7 @@ type mergePart struct{ start, rank int }
 // bytePairCount merges the bytes of piece by lowest rank first (leftmost
 // on ties) until no adjacent pair is a token, and returns the number of
 // parts left.
-func bytePairCount(piece string, ranks map[string]int) int {
+func bytePairCount(piece string, ranks *rankTable) int {
 	var stack [64]mergePart
 	var parts []mergePart
 	if len(piece)+1 <= len(stack) {
@@ -157,7 +118,7 @@ func bytePairCount(piece string, ranks map[string]int) int {
 	// rank of the bytes from part i to part i+skip+2, or MaxInt.
 	rank := func(i, skip int) int {
 		if i+skip+2 < len(parts) {
-			if r, ok := ranks[piece[parts[i].start:parts[i+skip+2].start]]; ok {
+			if r, ok := ranks.get(piece[parts[i].start:parts[i+skip+2].start]); ok {
 				return r
 			}
 		}

@@ -559,11 +559,36 @@ func verifyFork(src *source, view *transcript.View, data []byte) (*transcript.Tr
 	}
 	// A fork must keep the API invariants (calls paired with results —
 	// every call the source answered — signed reasoning intact) unless the
-	// source already broke them.
-	if err := strategy.CheckFork(t, src.t); err != nil && strategy.CheckTranscript(src.t) == nil {
+	// source already broke them, both read as the agent reads them.
+	forkSeen, err := agentReading(src.codec, t)
+	if err != nil {
+		return nil, fmt.Errorf("the compacted %s does not load as the agent loads it (%v); nothing was written", filepath.Base(src.path), err)
+	}
+	srcSeen, err := agentReading(src.codec, src.t)
+	if err != nil {
+		srcSeen = src.t
+	}
+	if err := strategy.CheckFork(forkSeen, srcSeen); err != nil && strategy.CheckTranscript(srcSeen) == nil {
 		return nil, fmt.Errorf("the compacted %s breaks the API's rules (%v); nothing was written", filepath.Base(src.path), err)
 	}
 	return t, nil
+}
+
+// agentReading is t as its agent reads it on resume: what the codec's
+// Loader rebuilds where the agent's loader has rules of its own (Claude
+// Code joins tool results that hang off its parentUuid chain), else t.
+// Checked on compactd's own parse, a fork that lost such a result passed
+// when the parse of the source had lost it too.
+func agentReading(c format.Codec, t *transcript.Transcript) (*transcript.Transcript, error) {
+	l, ok := c.(format.Loader)
+	if !ok {
+		return t, nil
+	}
+	msgs, err := l.Load(t)
+	if err != nil {
+		return nil, err
+	}
+	return &transcript.Transcript{Format: t.Format, Meta: t.Meta, Messages: msgs}, nil
 }
 
 func pipelineNames(o strategy.Options) []string {

@@ -30,10 +30,13 @@ type line struct {
 	Version           string  `json:"version"`
 	Timestamp         string  `json:"timestamp"`
 	LeafUUID          string  `json:"leafUuid"`
-	Explicit          bool    `json:"explicit"`
-	Rewound           bool    `json:"rewound"`
-	CustomTitle       string  `json:"customTitle"`
-	AITitle           string  `json:"aiTitle"`
+	// SourceToolAssistantUUID names the row holding the call a tool
+	// result answers (Claude Code 2.1.x), wherever the row hangs.
+	SourceToolAssistantUUID string `json:"sourceToolAssistantUUID"`
+	Explicit                bool   `json:"explicit"`
+	Rewound                 bool   `json:"rewound"`
+	CustomTitle             string `json:"customTitle"`
+	AITitle                 string `json:"aiTitle"`
 	// Message is empty as decodeLine reads a line (wireLine decodes the
 	// message in place); the field keeps line what encoding/json decodes.
 	Message    json.RawMessage `json:"message"`
@@ -102,10 +105,15 @@ type node struct {
 	parent        string // "" = null
 	hasParent     bool
 	logicalParent string
-	sidechain     bool
-	conversation  bool // takes part in the uuid tree (user, assistant, system, attachment, progress)
-	msg           *transcript.Message
-	leaf          string // last-prompt leafUuid
+	// source is a tool result's sourceToolAssistantUUID: the row holding
+	// its call.
+	source    string
+	sidechain bool
+	// meta marks a user row of Claude Code's own (isMeta).
+	meta         bool
+	conversation bool // takes part in the uuid tree (user, assistant, system, attachment, progress)
+	msg          *transcript.Message
+	leaf         string // last-prompt leafUuid
 	// pinned marks a last-prompt the user set explicitly (a rewind): its
 	// leaf stands even when later rows descend from it.
 	pinned bool
@@ -124,7 +132,7 @@ func decodeLine(raw []byte, idx int) (node, transcript.Record, *line, error) {
 	l := w.line
 	rec.ID = l.UUID
 	rec.Type = l.Type
-	n := node{typ: l.Type, subtype: l.Subtype, uuid: l.UUID, sidechain: l.IsSidechain}
+	n := node{typ: l.Type, subtype: l.Subtype, uuid: l.UUID, sidechain: l.IsSidechain, meta: l.IsMeta, source: l.SourceToolAssistantUUID}
 	if l.ParentUUID != nil {
 		n.parent, n.hasParent = *l.ParentUUID, true
 	}

@@ -362,101 +362,7 @@ func (s *state) path(leaf int) []int {
 		i = p
 	}
 	slices.Reverse(rev)
-	return s.withParallelResults(rev)
-}
-
-// withParallelResults adds to path the tool results Claude Code writes
-// beside it. A response making parallel tool calls is written as one row
-// per block, each the parent of the next, and the result of each call as
-// a child of the row holding that call: the chain runs through the last
-// call's result only, the other results hang off it. Claude Code sends
-// them all with the response (as the API requires: every tool_use
-// answered); each goes after the response's last row, in file order.
-func (s *state) withParallelResults(path []int) []int {
-	pos := make(map[int]int, len(path))
-	answered := map[string]bool{}
-	for k, i := range path {
-		pos[i] = k
-		if m := s.nodes[i].msg; m != nil && s.nodes[i].typ == "user" {
-			for _, p := range m.Parts {
-				if p.Kind == transcript.PartToolResult {
-					answered[p.ToolCallID] = true
-				}
-			}
-		}
-	}
-	after := map[int][]int{} // path position → rows to insert after it
-	for i := range s.nodes {
-		n := &s.nodes[i]
-		if _, on := pos[i]; on || n.typ != "user" || n.sidechain || n.msg == nil || !n.hasParent || n.parent == "" {
-			continue
-		}
-		p, ok := s.lookup(n.parent)
-		if !ok {
-			continue
-		}
-		k, on := pos[p]
-		if !on || s.nodes[p].typ != "assistant" || !s.answersGroup(path, k, n.msg, answered) {
-			continue
-		}
-		// After the last row of the response the call belongs to.
-		id := s.nodes[p].msg.ID
-		for k+1 < len(path) && s.nodes[path[k+1]].typ == "assistant" && s.nodes[path[k+1]].msg != nil && s.nodes[path[k+1]].msg.ID == id {
-			k++
-		}
-		after[k] = append(after[k], i)
-		for _, part := range n.msg.Parts {
-			answered[part.ToolCallID] = true
-		}
-	}
-	if len(after) == 0 {
-		return path
-	}
-	out := make([]int, 0, len(path)+len(after))
-	for k, i := range path {
-		out = append(out, i)
-		out = append(out, after[k]...)
-	}
-	return out
-}
-
-// answersGroup reports whether m holds only tool results, each answering
-// a call of the response whose row is path[k] (a row of that response
-// with the same message id) that no row of the path answers yet.
-func (s *state) answersGroup(path []int, k int, m *transcript.Message, answered map[string]bool) bool {
-	a := s.nodes[path[k]].msg
-	if a == nil || a.ID == "" || len(m.Parts) == 0 {
-		return false
-	}
-	calls := map[string]bool{}
-	for j := k; j >= 0; j-- {
-		n := &s.nodes[path[j]]
-		if n.typ != "assistant" || n.msg == nil || n.msg.ID != a.ID {
-			break
-		}
-		for _, p := range n.msg.Parts {
-			if p.Kind == transcript.PartToolCall {
-				calls[p.ToolCallID] = true
-			}
-		}
-	}
-	for j := k + 1; j < len(path); j++ {
-		n := &s.nodes[path[j]]
-		if n.typ != "assistant" || n.msg == nil || n.msg.ID != a.ID {
-			break
-		}
-		for _, p := range n.msg.Parts {
-			if p.Kind == transcript.PartToolCall {
-				calls[p.ToolCallID] = true
-			}
-		}
-	}
-	for _, p := range m.Parts {
-		if p.Kind != transcript.PartToolResult || !calls[p.ToolCallID] || answered[p.ToolCallID] {
-			return false
-		}
-	}
-	return true
+	return s.withOffChainRows(rev)
 }
 
 // extends reports whether the new leaf continues the old one through new
@@ -507,16 +413,20 @@ func (s *state) extends(oldLeaf, oldLen int) ([]int, bool) {
 	return rev, true
 }
 
-// newOffChainResult reports whether a record from oldLen on is a tool
-// result off seg, the new rows of the chain: a parallel call's result
-// (see withParallelResults), which needs the whole path.
+// newOffChainResult reports whether a record from oldLen on, off seg (the
+// new rows of the chain) but in the leaf's thread, is one Claude Code's
+// loader may join to the chain (see withOffChainRows): a tool result, or
+// a row of a response. Only the whole path places it.
 func (s *state) newOffChainResult(oldLen int, seg []int) bool {
+	side := s.leaf >= 0 && s.nodes[s.leaf].sidechain
 	for i := oldLen; i < len(s.nodes); i++ {
 		n := &s.nodes[i]
-		if n.typ != "user" || n.sidechain || n.msg == nil || n.msg.Origin != transcript.OriginToolResult || slices.Contains(seg, i) {
+		if n.sidechain != side || n.msg == nil || slices.Contains(seg, i) {
 			continue
 		}
-		return true
+		if n.typ == "user" && holdsResult(n.msg) || n.typ == "assistant" && n.msg.ID != "" {
+			return true
+		}
 	}
 	return false
 }

@@ -7,7 +7,7 @@ import "path/filepath"
 // hand from each agent's formula on its fixture session's window:
 //
 //   - Claude Code, claude-sonnet-4-5 (200k): E = W − 20k; T = E − 13k, or
-//     min(⌊E × P/100⌋, E − 13k) when both a percentage and a window are set.
+//     min(⌊E × P/100⌋, E − 13k) with a percentage, whether or not a window is set.
 //   - Codex, gpt-5.5 (the rollout records 258,400 = 95 % of 272,000):
 //     min(limit, 90 % × 272,000 = 244,800).
 //   - Gemini CLI: compressionThreshold × 1,048,576, rounded up.
@@ -36,7 +36,7 @@ func Cases() []Case {
 		{Name: "claude/env", Agent: "claude", Env: env("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "40", "CLAUDE_CODE_AUTO_COMPACT_WINDOW", "100000"),
 			Want: Want{At: 32_000, Source: "env"}}, // E = 80k; min(32k, 67k)
 		{Name: "claude/env-percentage-without-window", Agent: "claude", Env: env("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "40"),
-			Want: Want{At: 167_000, Source: "default"}}, // 2.1.330 ignores it (runs F, F2)
+			Want: Want{At: 72_000, Source: "env"}}, // E = 180k; min(72k, 167k): 2.1.330 compacted at 73,102 (issue 34)
 		{Name: "claude/user-settings", Agent: "claude", Files: files(func(l Layout) map[string]any {
 			return map[string]any{claudeUser(l): map[string]any{"autoCompactWindow": 120_000}}
 		}), Want: Want{At: 87_000, Source: "user settings"}}, // E = 100k; 100k − 13k

@@ -11,8 +11,9 @@ import (
 	"github.com/compactd/compactd/daemon/agents"
 )
 
-// Claude Code 2.1.330's auto-compaction, as its code computes it
-// (/work/notes/agents-research.md §1.1, checked against nine runs):
+// Claude Code 2.1.330's auto-compaction, as the real agent does it (the
+// threshold grid of the real-agent suite runs it against a model server
+// until it compacts, for every setting below):
 //
 //	W = the auto-compact window: CLAUDE_CODE_AUTO_COMPACT_WINDOW, else the
 //	    autoCompactWindow setting (per model under modelSettings, else top
@@ -22,8 +23,8 @@ import (
 //	    min(⌊E × P/100⌋, E − 13,000)
 //
 // It compacts before the next request once the context reaches T. The
-// percentage is enforced only when the window is set (env or setting):
-// with the window left to the model ("auto"), 2.1.330 ignores it.
+// percentage applies whether or not a window is set: with the window left
+// to the model (200k), P = 40 compacts at 40 % × 180k = 72,000.
 // DISABLE_AUTO_COMPACT, DISABLE_COMPACT or autoCompactEnabled: false turn
 // auto-compaction off. Every settings file's "env" object is copied into
 // the environment at start, over the launch environment.
@@ -183,8 +184,6 @@ func threshold(q agents.Query) gauge.AutoCompact {
 		switch {
 		case err != nil || math.IsNaN(pct) || pct <= 0 || pct > 100:
 			notes = append(notes, fmt.Sprintf("%s=%q is ignored: Claude Code takes a percentage above 0 and at most 100", envPct, v.value))
-		case !windowSet:
-			notes = append(notes, fmt.Sprintf("%s=%s is ignored: Claude Code 2.1.330 applies it only with %s or the %s setting set", envPct, v.value, envWindow, settingWindow))
 		default:
 			byPct := int(math.Floor(float64(e) * pct / 100))
 			rule = fmt.Sprintf("min(%s %% × %s, %s − %s buffer) (%s)", agents.ValueText(pct), gauge.Short(e), gauge.Short(e), gauge.Short(autoBuffer), effective)

@@ -13,16 +13,7 @@ import {
 } from 'vscode-languageclient/node';
 import { ContextData, ContextViewProvider } from './contextView';
 import { AgentCompactionNote, AgentLoss, Gauge, GaugeStore, gaugeText, insightMarkdown, shortTokens } from './gauges';
-import { findServer } from './server';
-
-/** Transcript files sent to the server; compactd.documentGlobs adds more (never settings.json). */
-export const defaultDocumentGlobs = [
-  '**/*.jsonl',
-  '**/.jp/conversations/**/events.json',
-  '**/.aider.chat.history.md',
-  '**/api_conversation_history.json',
-  '**/*.traj.json',
-];
+import { EditorInfo, editorInfo, findServer } from './server';
 
 /** The server's commands, with the titles the palette and the quick pick use. */
 const commandTitles: Record<string, string> = {
@@ -51,13 +42,13 @@ interface CommandArgs {
 }
 
 /** The handle of the "recall r…" mark under (or nearest before) the cursor, if the line has one. */
-function handleAtCursor(): string | undefined {
+function handleAtCursor(info: EditorInfo): string | undefined {
   const editor = vscode.window.activeTextEditor;
   if (!editor) return undefined;
   const line = editor.document.lineAt(editor.selection.active.line).text;
   const at = editor.selection.active.character;
   let best: string | undefined;
-  for (const m of line.matchAll(/recall (r[0-9a-f]{6,64})\b/g)) {
+  for (const m of line.matchAll(new RegExp(info.recallMark, 'g'))) {
     const start = m.index ?? 0;
     if (start <= at || best === undefined) best = m[1];
     if (start <= at && at <= start + m[0].length) return m[1];
@@ -137,9 +128,10 @@ function protocolSettings(): Record<string, unknown> {
   };
 }
 
-function documentSelector(): DocumentSelector {
+/** Transcript files sent to the server: the server's patterns, and compactd.documentGlobs (never settings.json). */
+function documentSelector(info: EditorInfo): DocumentSelector {
   const extra = vscode.workspace.getConfiguration('compactd').get<string[]>('documentGlobs') ?? [];
-  return [...defaultDocumentGlobs, ...extra].map((pattern) => ({ scheme: 'file', pattern }));
+  return [...info.documentPatterns, ...extra].map((pattern) => ({ scheme: 'file', pattern }));
 }
 
 function fmtTokens(n: number | undefined): string {
@@ -198,7 +190,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   /** The conversation a command acts on: the active editor's when it is a transcript, else the active one. */
   const currentUri = (): string | undefined => {
     const doc = vscode.window.activeTextEditor?.document;
-    if (doc && (store.get(doc.uri.toString()) || vscode.languages.match(documentSelector() as vscode.DocumentSelector, doc) > 0)) {
+    if (doc && (store.get(doc.uri.toString()) || vscode.languages.match(documentSelector(info) as vscode.DocumentSelector, doc) > 0)) {
       return doc.uri.toString();
     }
     return store.pick(undefined)?.uri;
@@ -213,9 +205,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   };
 
   let binary;
+  let info: EditorInfo;
   try {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     binary = findServer(vscode.workspace.getConfiguration('compactd').get<string>('path') ?? '', context.extensionPath, folder);
+    info = await editorInfo(binary.path);
   } catch (e) {
     const msg = e instanceof Error ? e.message : String(e);
     item.text = '$(error) compactd: no server';
@@ -283,10 +277,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         arg.version = versionId(v);
       }
       if (command === 'compactd.recall' && !arg.handle) {
-        arg.handle = handleAtCursor() ?? (await vscode.window.showInputBox({
+        arg.handle = handleAtCursor(info) ?? (await vscode.window.showInputBox({
           prompt: 'The recall handle a placeholder or summary names',
           placeHolder: 'r7f3c2',
-          validateInput: (v) => (/^r[0-9a-f]{6,64}$/.test(v.trim()) ? undefined : "a handle is 'r' and 6 to 64 hex digits"),
+          validateInput: (v) => (new RegExp(`^(?:${info.recallHandle})$`).test(v.trim()) ? undefined : `a handle is ${info.recallSyntax}`),
         }))?.trim();
         if (!arg.handle) return undefined;
       }
@@ -361,7 +355,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   const serverOptions: ServerOptions = { command: binary.path, args: ['serve'], transport: TransportKind.stdio };
   const clientOptions: LanguageClientOptions = {
-    documentSelector: documentSelector(),
+    documentSelector: documentSelector(info),
     initializationOptions: serverSettings(),
     outputChannel: output,
     middleware: {

@@ -313,7 +313,7 @@ func (r *Runner) offerRecall(target *agents.Agent, req HandoffRequest, cwd strin
 
 // verifyHandoff reads a new session back with its codec: it must be
 // detected as its format, parse whole, and hold a conversation that keeps
-// the API's rules (every call answered).
+// the API's rules (every call answered) as the agent loads it.
 func verifyHandoff(codec format.Codec, source string, data []byte) (*transcript.Transcript, error) {
 	name := fmt.Sprintf("the %s session handed off from %s", codec.Format(), filepath.Base(source))
 	if c, err := format.Detect("", data); err != nil || c.Format() != codec.Format() {
@@ -326,7 +326,11 @@ func verifyHandoff(codec format.Codec, source string, data []byte) (*transcript.
 	if t.Skipped > 0 || len(t.Messages) == 0 {
 		return nil, fmt.Errorf("%s reads back with %d unreadable records and %d messages; nothing was written", name, t.Skipped, len(t.Messages))
 	}
-	if err := strategy.CheckTranscript(t); err != nil {
+	seen, err := agentReading(codec, t)
+	if err != nil {
+		return nil, fmt.Errorf("%s does not load as the agent loads it (%v); nothing was written", name, err)
+	}
+	if err := strategy.CheckTranscript(seen); err != nil {
 		return nil, fmt.Errorf("%s breaks the API's rules (%v); nothing was written", name, err)
 	}
 	return t, nil

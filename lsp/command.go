@@ -39,6 +39,9 @@ const (
 	// every compaction (stored with the conversation), or stop.
 	cmdPin   = "compactd.pin"
 	cmdUnpin = "compactd.unpin"
+	// cmdHandoff continues the conversation in another agent ("agent";
+	// the server asks which when it is left out).
+	cmdHandoff = "compactd.handoff"
 )
 
 // commandNames are the commands the server executes: the table's keys.
@@ -62,6 +65,11 @@ type CommandArgs struct {
 	To      string `json:"to,omitempty"`
 	// Handle is the recall handle compactd.recall opens.
 	Handle string `json:"handle,omitempty"`
+	// Agent is the agent compactd.handoff continues in ("codex"); MCP
+	// says whether to install compactd's MCP server there (left out, the
+	// server asks when it is not installed).
+	Agent string `json:"agent,omitempty"`
+	MCP   *bool  `json:"mcp,omitempty"`
 }
 
 // Overrides are what the arguments set over the configuration.
@@ -147,7 +155,8 @@ var commands = map[string]command{
 		res, err := d.History(ctx, c.path)
 		return finish(s, ctx, c, res, err)
 	}},
-	cmdRecall: {"", recallCommand},
+	cmdRecall:  {"", recallCommand},
+	cmdHandoff: {"Continuing in another agent", handoffCommand},
 	cmdDiff: {"", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error) {
 		res, err := d.Diff(ctx, c.path, c.args.From, c.args.To)
 		return finish(s, ctx, c, res, err)
@@ -188,7 +197,7 @@ func agentVersion(ctx context.Context, d *daemon.Daemon, c call) (string, error)
 
 // A result is what every daemon command result says beside its data.
 type result interface {
-	*daemon.Compaction | *daemon.Restored | *daemon.History | *daemon.Diff | *daemon.Recalled | *daemon.Pinned
+	*daemon.Compaction | *daemon.Restored | *daemon.History | *daemon.Diff | *daemon.Recalled | *daemon.Pinned | *daemon.Handoff
 }
 
 // finish announces a command's result and wraps it for the wire.
@@ -223,6 +232,8 @@ func summary(res any) (message, open string) {
 		return r.Message, r.Open
 	case *daemon.Pinned:
 		return r.Message, ""
+	case *daemon.Handoff:
+		return r.Message, r.Open
 	}
 	return "", ""
 }

@@ -27,6 +27,7 @@ const commandTitles: Record<string, string> = {
   'compactd.restoreBeforeAgentCompaction': "Restore from before the agent's compaction",
   'compactd.recompactAgentCompaction': "Re-compact the agent's compaction with compactd",
   'compactd.recall': 'Recall what a placeholder replaced…',
+  'compactd.handoff': 'Continue in another agent…',
 };
 
 interface CommandArgs {
@@ -39,6 +40,9 @@ interface CommandArgs {
   to?: number | string;
   /** compactd.recall: the handle a placeholder or summary names ("recall r7f3c2"). */
   handle?: string;
+  /** compactd.handoff: the agent to continue in ("codex"); mcp: install compactd's MCP server there. */
+  agent?: string;
+  mcp?: boolean;
 }
 
 /** The handle of the "recall r…" mark under (or nearest before) the cursor, if the line has one. */
@@ -284,6 +288,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         }))?.trim();
         if (!arg.handle) return undefined;
       }
+      if (command === 'compactd.handoff' && !arg.agent && info.handoffAgents?.length) {
+        // The agents are the server's (editor-info); without them the server asks itself.
+        const picked = await vscode.window.showQuickPick(
+          info.handoffAgents.map((a) => ({ label: a.label, description: a.name, name: a.name })),
+          { placeHolder: 'Continue this conversation in…' },
+        );
+        if (!picked) return undefined;
+        arg.agent = picked.name;
+      }
       if (command === 'compactd.diff' && arg.from === undefined) {
         const v = await pickVersion(arg.uri, next, 'Version to compare with its parent');
         if (!v) return undefined;
@@ -321,6 +334,23 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       case 'compactd.recall':
         await openPath(r.open as string | undefined, true);
         break;
+      case 'compactd.handoff': {
+        // The new session, and the command that resumes it (lsp/testdata/commands/compactd.handoff.json).
+        await openPath(r.path as string | undefined, false);
+        const resume = r.resume as string | undefined;
+        if (!resume) break;
+        const run = 'Run in terminal';
+        const copy = 'Copy command';
+        const choice = await vscode.window.showInformationMessage(`compactd: continue with ${resume}`, run, copy);
+        if (choice === run) {
+          const terminal = vscode.window.createTerminal({ name: `compactd: ${r.to as string}` });
+          terminal.show();
+          terminal.sendText(resume);
+        } else if (choice === copy) {
+          await vscode.env.clipboard.writeText(resume);
+        }
+        break;
+      }
       case 'compactd.history': {
         const versions = (r.versions as Version[] | undefined) ?? [];
         if (versions.length === 0) {
@@ -441,6 +471,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
           { label: '$(warning) Compact in place', description: 'replace the transcript (kept in the store)', id: 'compactd.compactInPlace' },
           { label: '$(history) History', description: 'versions of this conversation', id: 'compactd.history' },
           { label: '$(discard) Restore…', description: 'bring back a version', id: 'compactd.restore' },
+          { label: '$(arrow-swap) Continue in…', description: 'another agent, compacted to fit its window', id: 'compactd.handoff' },
         ],
         { placeHolder: g ? `${path.basename(vscode.Uri.parse(g.uri).fsPath)} — ${gaugeText(g)}` : 'compactd' },
       );

@@ -265,6 +265,32 @@ local function main()
   check('the recalled file is open in a window', vim.wait(timeout, function() return vim.fn.bufwinnr(recalled.open or '') ~= -1 end, 20), recalled.open)
   vim.cmd('buffer ' .. bufnr)
 
+  -- :CompactdHandoff without an agent offers the ones the binary names (vim.ui.select, stubbed
+  -- here to pick Qwen Code) and writes the conversation as a Qwen Code session.
+  check(':CompactdHandoff and :CompactdActions are defined', vim.fn.exists(':CompactdHandoff') == 2 and vim.fn.exists(':CompactdActions') == 2)
+  local offered
+  local select = vim.ui.select
+  vim.ui.select = function(items, opts, on_choice)
+    offered = items
+    for _, a in ipairs(items) do
+      if a.name == 'qwen' then return on_choice(a) end
+    end
+    on_choice(nil)
+  end
+  local handed = step(':CompactdHandoff', function()
+    compactd.last_result = nil
+    vim.cmd('CompactdHandoff mcp=no')
+    wait_for('the handoff result', function() return compactd.last_result ~= nil end)
+    return compactd.last_result
+  end)
+  vim.ui.select = select
+  R.handoff = handed
+  check('the agents offered are the binary\'s', type(offered) == 'table' and #offered >= 5, offered)
+  check('the handoff wrote a Qwen Code session', handed.to == 'qwen' and type(handed.path) == 'string' and vim.fn.filereadable(handed.path) == 1
+    and handed.path:find('/.qwen/projects/', 1, true) ~= nil, handed)
+  check('the handoff says how to resume it', type(handed.resume) == 'string' and handed.resume:find('qwen --resume ' .. tostring(handed.session), 1, true) ~= nil, handed.resume)
+  vim.cmd('buffer ' .. bufnr)
+
   local dry = step(':CompactdDryRun', function()
     compactd.last_result = nil
     vim.cmd('CompactdDryRun')

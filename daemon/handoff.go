@@ -55,8 +55,11 @@ func (d *Daemon) Handoff(ctx context.Context, req HandoffRequest) (*Handoff, err
 	defer d.opts.Memory.Lift()()
 	cfg := d.Config(req.Path)
 	opts := cfg.CompactOptions(0, req.Overrides)
+	// The target model's window and budget, not those the source's
+	// configuration sets for its own gauge.
+	opts.Window = 0
 	if req.Overrides.Budget == nil {
-		opts.Budget = 0 // the target model's, not the source's configuration's
+		opts.Budget = 0
 	}
 	job := jobs.HandoffRequest{
 		Path: req.Path, To: req.To, Options: opts, Summarize: cfg.Summarize, Workspace: d.folderOf(req.Path),

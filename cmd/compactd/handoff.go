@@ -80,8 +80,11 @@ func runHandoff(ctx context.Context, e *env, args []string) error {
 		return usagef("--%v", err)
 	}
 	opts := cfg.CompactOptions(0, over)
+	// The target model's window and budget, not those the source's
+	// configuration sets for its own gauge.
+	opts.Window = 0
 	if !set["budget"] {
-		opts.Budget = 0 // the target model's, not the source's configuration's
+		opts.Budget = 0
 	}
 	workspace := workingDir()
 	if file != "" {

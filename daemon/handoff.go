@@ -61,6 +61,9 @@ func (d *Daemon) Handoff(ctx context.Context, req HandoffRequest) (*Handoff, err
 	if req.Overrides.Budget == nil {
 		opts.Budget = 0
 	}
+	if req.Overrides.Strategies == nil {
+		opts.Strategies = nil // the handoff's own: see jobs.HandoffRequest
+	}
 	job := jobs.HandoffRequest{
 		Path: req.Path, To: req.To, Options: opts, Summarize: cfg.Summarize, Workspace: d.folderOf(req.Path),
 		Env: d.opts.Env, Import: req.Import, Progress: jobs.Progress(req.Progress), Parsed: d.Parsed(req.Path),

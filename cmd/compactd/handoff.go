@@ -30,7 +30,7 @@ func runHandoff(ctx context.Context, e *env, args []string) error {
 	budget := fs.Int("budget", 0, "fit the conversation in N tokens (default: half the target model's window)")
 	model := fs.String("model", "", "the model the new session names (default: the target's settings, else its default)")
 	var strategies listFlag
-	fs.Var(&strategies, "strategy", "strategy to apply before fitting (repeatable; default [compact] strategies, else auto)")
+	fs.Var(&strategies, "strategy", "strategy to apply before fitting (repeatable; default strip-reasoning: no other model takes it)")
 	mcp := fs.Bool("mcp", false, "install compactd's MCP server in the target's user settings, so it can recall what the handoff left out")
 	importIt := fs.Bool("import", false, "opencode and Kilo: have the agent import the new session (its executable must be on PATH)")
 	session := fs.String("session", "", "opencode and Kilo sources: the session of the database to hand off")
@@ -85,6 +85,9 @@ func runHandoff(ctx context.Context, e *env, args []string) error {
 	opts.Window = 0
 	if !set["budget"] {
 		opts.Budget = 0
+	}
+	if !set["strategy"] {
+		opts.Strategies = nil // the handoff's own: see jobs.HandoffRequest
 	}
 	workspace := workingDir()
 	if file != "" {

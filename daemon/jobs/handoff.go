@@ -23,7 +23,9 @@ type HandoffRequest struct {
 	Path string
 	// To names the target agent ("codex", see agents.ByName).
 	To string
-	// Options are the compaction's; with a zero Budget a conversation
+	// Options are the compaction's; no Strategies strips reasoning only
+	// (no other model takes it), the fit doing the rest. With a zero
+	// Budget a conversation
 	// larger than half the target model's window (its Window when zero)
 	// is fitted in that half, the other half left to the agent's own
 	// prompt and the work ahead.
@@ -124,17 +126,39 @@ func (r *Runner) Handoff(ctx context.Context, req HandoffRequest) (_ *HandoffRes
 	if err := r.Store.CheckSound(ctx); err != nil {
 		return nil, err
 	}
+	// The source is recorded while the pipeline runs, as a compaction
+	// records it: they need different cores.
 	report(req.Progress, "record source", 10)
-	srcVersion, err := r.recordSource(ctx, conv, src)
-	if err != nil {
-		return nil, err
+	type sourceRecord struct {
+		v   store.Version
+		err error
 	}
+	recordedSource := make(chan sourceRecord, 1)
+	go func() {
+		var rec sourceRecord
+		defer func() { recordedSource <- rec }()
+		defer r.recovered(&rec.err, "record the source of "+path)
+		rec.v, rec.err = r.recordSource(ctx, conv, src)
+	}()
+	waitSource := func() (store.Version, error) {
+		rs := <-recordedSource
+		recordedSource <- rs
+		return rs.v, rs.err
+	}
+	defer waitSource() // never leave the recording behind
 
 	model := req.Model
 	if model == "" {
 		model = h.Model(req.Env)
 	}
 	opts := req.Options
+	if len(opts.Strategies) == 0 {
+		// Reasoning never reaches the target (handoff.Convert leaves it
+		// behind), so the budget is counted without it; the rest stays as
+		// it is when it fits, and the fit (a verbatim suffix and the
+		// frontier's summary of the rest) makes it fit when it does not.
+		opts.Strategies = []string{strategy.StrategyStripReasoning}
+	}
 	window, _ := tokens.NewRegistry().Lookup(model)
 	if opts.Window <= 0 {
 		opts.Window = window.ContextWindow
@@ -202,6 +226,10 @@ func (r *Runner) Handoff(ctx context.Context, req HandoffRequest) (_ *HandoffRes
 		return nil, fmt.Errorf("hand off %s: %w; nothing was written", path, err)
 	}
 
+	srcVersion, err := waitSource()
+	if err != nil {
+		return nil, err
+	}
 	report(req.Progress, "record result", 80)
 	rep := run.rep
 	v, _, err := r.Store.RecordVersion(ctx, store.NewVersion{
@@ -247,7 +275,11 @@ func (r *Runner) Handoff(ctx context.Context, req HandoffRequest) (_ *HandoffRes
 		res.Notes = append(res.Notes, err.Error())
 	}
 	if res.Recall == "missing" && len(run.recalls) > 0 {
-		res.Notes = append(res.Notes, fmt.Sprintf("%d pieces the handoff left out can be recalled once compactd's MCP server is in %s: compactd mcp install %s", len(run.recalls), labelOf(target), target.Name))
+		pieces := "pieces"
+		if len(run.recalls) == 1 {
+			pieces = "piece"
+		}
+		res.Notes = append(res.Notes, fmt.Sprintf("%d %s the handoff left out can be recalled once compactd's MCP server is in %s: compactd mcp install %s", len(run.recalls), pieces, labelOf(target), target.Name))
 	}
 	report(req.Progress, "done", 100)
 	return res, nil

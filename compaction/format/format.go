@@ -294,8 +294,15 @@ type SessionWriter interface {
 	WriteSession(s *handoff.Session) ([]byte, error)
 }
 
-// A MediaReader gives back the bytes of an image (or document) part of a
-// transcript it parsed, so that a handoff keeps it an image.
+// A MediaReader gives back the images a transcript it parsed holds at
+// ref (a block holding an image, or a tool result holding several), in
+// order, so that a handoff keeps them images.
 type MediaReader interface {
-	Media(t *transcript.Transcript, p transcript.Part) (mime string, data []byte, err error)
+	Media(t *transcript.Transcript, ref transcript.Ref) ([]Media, error)
+}
+
+// Media is one image's type and bytes.
+type Media struct {
+	MIME string
+	Data []byte
 }

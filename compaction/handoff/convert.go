@@ -22,11 +22,18 @@ type Options struct {
 	// Note, when set, opens the session: a user text saying where the
 	// conversation comes from and how to recall what was left out.
 	Note string
-	// Images: the target takes images in user messages. Media gives an
-	// image part's type and bytes from the source (nil: none can be read);
-	// an image that is not carried becomes a text saying what it was.
+	// Images: the target takes images in user messages. Media gives the
+	// images the source holds at a part's Ref, in order (a tool result
+	// may hold several; nil: none can be read); an image that is not
+	// carried becomes a text saying what it was.
 	Images bool
-	Media  func(p transcript.Part) (mime string, data []byte, ok bool)
+	Media  func(ref transcript.Ref) []Image
+}
+
+// An Image is one image's type and bytes.
+type Image struct {
+	MIME string
+	Data []byte
 }
 
 // Stats count what the conversion did.
@@ -105,9 +112,13 @@ type converter struct {
 	// as text); a second copy of the result is skipped.
 	placed map[string]bool
 	seq    int
+	// images counts the image parts met per Ref in the current message:
+	// the k-th is the k-th image the source holds there.
+	images map[transcript.Ref]int
 }
 
 func (c *converter) message(m *transcript.Message) {
+	c.images = map[transcript.Ref]int{}
 	switch m.Role {
 	case transcript.RoleSystem, transcript.RoleDeveloper:
 		c.stats.Instructions++
@@ -263,10 +274,12 @@ func (c *converter) emit(role transcript.Role, parts ...Part) {
 }
 
 func (c *converter) image(p transcript.Part) Part {
+	k := c.images[p.Ref]
+	c.images[p.Ref]++
 	if c.opts.Images && c.opts.Media != nil {
-		if mime, data, ok := c.opts.Media(p); ok {
+		if imgs := c.opts.Media(p.Ref); k < len(imgs) && imgs[k].MIME != "" && len(imgs[k].Data) > 0 {
 			c.stats.Images++
-			return Part{Kind: transcript.PartImage, MIME: mime, Data: data}
+			return Part{Kind: transcript.PartImage, MIME: imgs[k].MIME, Data: imgs[k].Data}
 		}
 	}
 	c.stats.ImagesAsText++

@@ -368,17 +368,22 @@ func verifyHandoff(codec format.Codec, source string, data []byte) (*transcript.
 	return t, nil
 }
 
-// mediaOf reads an image part's bytes from the source, when its codec can.
-func mediaOf(src *source) func(p transcript.Part) (string, []byte, bool) {
+// mediaOf reads the images at a part's Ref from the source, when its
+// codec can.
+func mediaOf(src *source) func(ref transcript.Ref) []handoff.Image {
 	m, ok := src.codec.(format.MediaReader)
 	if !ok {
 		return nil
 	}
-	return func(p transcript.Part) (string, []byte, bool) {
-		mime, data, err := m.Media(src.t, p)
+	return func(ref transcript.Ref) []handoff.Image {
+		list, err := m.Media(src.t, ref)
 		if err != nil {
-			return "", nil, false
+			return nil
 		}
-		return mime, data, true
+		out := make([]handoff.Image, len(list))
+		for i, x := range list {
+			out[i] = handoff.Image{MIME: x.MIME, Data: x.Data}
+		}
+		return out
 	}
 }

@@ -3,6 +3,7 @@ package jobs
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"os"
 	"path/filepath"
 	"slices"
@@ -180,4 +181,86 @@ func allText(t *transcript.Transcript) string {
 		}
 	}
 	return b.String()
+}
+
+// TestHandoffCarriesImages: the images of a Claude Code session (a Read
+// of a picture, in its tool result) and of a Codex one (view_image's
+// output) reach every other agent as images of the same bytes.
+func TestHandoffCarriesImages(t *testing.T) {
+	root := isolate(t)
+	ctx := context.Background()
+	r := New(mustOpen(t, os.Getenv("COMPACTD_STORE")))
+	env := agents.EnvFromOS(os.Getenv)
+	sources := map[string]string{
+		"claude": "../../compaction/format/claude/testdata/offchain-2.1.330.jsonl",
+		"codex":  "../../compaction/format/codex/testdata/v0.169-view-image.jsonl",
+	}
+	sizes := func(tr *transcript.Transcript) []int {
+		var out []int
+		for _, m := range tr.Messages {
+			for _, p := range m.Parts {
+				if p.Kind == transcript.PartImage && p.Size > 0 {
+					out = append(out, p.Size)
+				}
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	for from, file := range sources {
+		for to := range handoffSources {
+			if to == from {
+				continue
+			}
+			t.Run(from+"→"+to, func(t *testing.T) {
+				src, err := os.ReadFile(file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				dir := filepath.Join(root, "img-"+from+"-"+to)
+				os.MkdirAll(dir, 0o755)
+				path := filepath.Join(dir, filepath.Base(file))
+				os.WriteFile(path, src, 0o644)
+				sc, _ := format.Detect(path, src)
+				source, _ := sc.Parse(src)
+				want := sizes(source)
+				if len(want) == 0 {
+					t.Fatalf("%s holds no image", file)
+				}
+				opts := strategy.Options{Strategies: []string{strategy.StrategyStripReasoning}}
+				res, err := r.Handoff(ctx, HandoffRequest{Path: path, To: to, Env: env, Workspace: dir, Options: opts})
+				if err != nil {
+					t.Fatal(err)
+				}
+				data, _ := os.ReadFile(res.Path)
+				codec, _ := format.Lookup(agents.ByName(to).Handoff.Format)
+				got, err := codec.Parse(data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if g := sizes(got); len(g) != len(want) || res.Images != len(want) || res.ImagesAsText != 0 {
+					t.Errorf("images of %v bytes reached %s as %v (result: %d images, %d described)", want, to, g, res.Images, res.ImagesAsText)
+				}
+				// The same bytes: each source image's base64 is in the new
+				// session (every target writes standard base64).
+				mr := sc.(format.MediaReader)
+				for _, m := range source.Messages {
+					for _, p := range m.Parts {
+						if p.Kind != transcript.PartImage {
+							continue
+						}
+						imgs, err := mr.Media(source, p.Ref)
+						if err != nil || len(imgs) == 0 {
+							t.Fatalf("the source's image at %+v: %v", p.Ref, err)
+						}
+						for _, img := range imgs {
+							if !bytes.Contains(data, []byte(base64.StdEncoding.EncodeToString(img.Data))) || !bytes.Contains(data, []byte(img.MIME)) {
+								t.Errorf("the %s image of %d bytes is not in the %s session as it was", img.MIME, len(img.Data), to)
+							}
+						}
+					}
+				}
+			})
+		}
+	}
 }

@@ -1,9 +1,13 @@
 package agents
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"image"
+	"image/color"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +16,10 @@ import (
 
 	"github.com/compactd/compactd/editors/e2e/agents/modelserver"
 )
+
+// pngBase64 starts every PNG's base64 (its signature): an image block,
+// input_image or inlineData holding a PNG holds it.
+const pngBase64 = "iVBORw0KGgo"
 
 // handoffResult is `compactd handoff --json`.
 type handoffResult struct {
@@ -67,9 +75,29 @@ func runHandoff(t *testing.T, from, to recallAgent, bin string) {
 	rand.Read(nonce[:])
 	codename := "heliotrope-" + hex.EncodeToString(nonce[:])
 	fact := "The release codename is " + codename + "."
+	// A picture the source looks at last (its last turn stays whole):
+	// Claude Code reads it, Codex views it, both send it to the model as
+	// an image, which must reach the target as one.
+	shot := filepath.Join(sb.project, "header.png")
+	img := image.NewRGBA(image.Rect(0, 0, 160, 100))
+	for x := 0; x < 160; x++ {
+		img.Set(x, 20, color.RGBA{R: 200, A: 255})
+	}
+	var pngBytes bytes.Buffer
+	if err := png.Encode(&pngBytes, img); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(shot, pngBytes.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	look := map[string]modelserver.Action{
+		"claude": {Kind: modelserver.Read, Path: shot},
+		"codex":  {Kind: modelserver.Named, Tool: "view_image", Args: map[string]any{"path": shot}},
+	}
 	turns := map[string]modelserver.Turn{
 		"read": {Thinking: thinking, Steps: [][]modelserver.Action{{{Kind: modelserver.Read, Path: ledger}}}, Answer: "The ledger lists 60 entries. (answer read)"},
 		"fact": {Answer: fact + " (answer fact)"},
+		"look": {Thinking: thinking, Steps: [][]modelserver.Action{{look[from.name]}}, Answer: "A red line at y=20. (answer look)"},
 		"recall": {Thinking: thinking, Steps: [][]modelserver.Action{{{Kind: modelserver.MCP, Server: "compactd", Tool: "recall", ArgsOf: handleNaming("ledger.txt")}}},
 			Answer: "I have the ledger back. (answer recall)"},
 	}
@@ -103,6 +131,13 @@ func runHandoff(t *testing.T, from, to recallAgent, bin string) {
 		id = from.idOf(t, file)
 	}
 	sb.run(t, from.timeout, fromCmd, from.resume(sb, id, prompt("fact", "What is the release codename?"))...)
+	_, looks := look[from.name]
+	if looks {
+		sb.run(t, from.timeout, fromCmd, from.resume(sb, id, prompt("look", "Look at header.png."))...)
+		if ex := exchangesOf(srv, "look"); len(ex) < 2 || !bytes.Contains(ex[len(ex)-1].Body, []byte(pngBase64)) {
+			t.Fatalf("%s did not send the picture it looked at as an image", from.label)
+		}
+	}
 	file = from.session(t, sb, id)
 	if bad := rejectedSince(srv, 0); len(bad) > 0 {
 		t.Fatalf("the model server refused %s's own requests:%s", from.label, describe(bad))
@@ -167,6 +202,12 @@ func runHandoff(t *testing.T, from, to recallAgent, bin string) {
 	}
 	if !strings.Contains(stdout, codename) {
 		t.Errorf("%s did not answer with the codename from the handed-off session:\n%s", to.label, tail(stdout, 1000))
+	}
+	// The picture reaches the target as an image (opencode sends images
+	// only for a model its configuration says takes them; the suite's
+	// does not).
+	if looks && to.name != "opencode" && !bytes.Contains(ex[0].Body, []byte(pngBase64)) {
+		t.Errorf("the request resuming the handoff does not carry the picture %s looked at as an image", from.label)
 	}
 
 	// Recall gives back what the handoff left out, byte for byte.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -40,8 +41,10 @@ func TestHandoffEveryPair(t *testing.T) {
 	ctx := context.Background()
 	r := New(mustOpen(t, os.Getenv("COMPACTD_STORE")))
 	env := agents.EnvFromOS(os.Getenv)
+	// Kilo Code takes opencode's exports under its own version.
+	targets := append(slices.Sorted(maps.Keys(handoffSources)), "kilo")
 	for from, file := range handoffSources {
-		for to := range handoffSources {
+		for _, to := range targets {
 			if to == from {
 				continue
 			}

@@ -31,11 +31,14 @@ type HandoffRequest struct {
 
 // Handoff is what a handoff reports.
 type Handoff struct {
-	Message string `json:"message"`
+	Message string `json:"-"`
 	// Open is the new session's file.
-	Open string `json:"open,omitempty"`
+	Open string `json:"-"`
 	jobs.HandoffResult
 }
+
+// Summary implements Result.
+func (h *Handoff) Summary() (message, open string) { return h.Message, h.Open }
 
 // HandoffTargets are the agents a conversation can continue in.
 func HandoffTargets() []string { return jobs.HandoffTargets() }

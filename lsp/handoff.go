@@ -15,7 +15,7 @@ import (
 // handoffCommand runs compactd.handoff: the agent the arguments name, else
 // the one the user picks; compactd's MCP server installed there when the
 // arguments say so, else when the user says yes to it.
-func handoffCommand(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error) {
+func handoffCommand(s *Server, ctx context.Context, d *daemon.Daemon, c call) (*daemon.Handoff, error) {
 	agent := c.args.Agent
 	targets := daemon.HandoffTargets()
 	if agent == "" {
@@ -40,8 +40,7 @@ func handoffCommand(s *Server, ctx context.Context, d *daemon.Daemon, c call) (a
 		}
 		mcp = answer == yes
 	}
-	res, err := d.Handoff(ctx, daemon.HandoffRequest{Path: c.path, To: agent, Overrides: c.args.Overrides(), MCP: mcp, Progress: c.progress})
-	return finish(s, ctx, c, res, err)
+	return d.Handoff(ctx, daemon.HandoffRequest{Path: c.path, To: agent, Overrides: c.args.Overrides(), MCP: mcp, Progress: c.progress})
 }
 
 // pick asks the user to choose one of titles (window/showMessageRequest).

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/google/uuid"
+
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/recall"
@@ -227,7 +229,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 			rec.err = r.proveStored(ctx, rec.v, src.data)
 		}
 	}()
-	sessionID := newUUID()
+	sessionID := uuid.NewString()
 	if req.InPlace {
 		sessionID = src.t.Meta.SessionID
 	}
@@ -279,7 +281,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	v, _, err := r.Store.RecordVersion(ctx, store.NewVersion{
 		Conversation: conv, Kind: store.KindCompact, ParentID: srcVersion.ID,
 		SourcePath: path, SourceHash: src.hash, Format: string(src.codec.Format()),
-		Pipeline: pipelineNames(req.Options), Options: req.Options, Report: recorded,
+		Pipeline: pipelineNames(req.Options), Options: out.options, Report: recorded,
 		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, ForkPath: target,
 		Content: out.data, Cuts: recordCuts(out.t), Created: r.now(), Recalls: out.recalls,
 	})
@@ -338,6 +340,9 @@ type compacted struct {
 	counts *strategy.Counts
 	// recalls are what its placeholders and summaries name by handle.
 	recalls []store.RecallContent
+	// options are what the pipeline ran with (the window resolved, the
+	// stored pins added), as the store records them.
+	options RecordedOptions
 }
 
 // forgetUnwritten removes a result recorded ahead of a write that failed,
@@ -373,7 +378,7 @@ func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, 
 	if err != nil {
 		return nil, nil, err
 	}
-	return &compacted{data: data, t: t, view: view, summarizer: run.summarizer, counts: run.counts, recalls: run.recalls}, rep, nil
+	return &compacted{data: data, t: t, view: view, summarizer: run.summarizer, counts: run.counts, recalls: run.recalls, options: run.options}, rep, nil
 }
 
 // pipelineRun is what the pipeline made of a source: the view, its
@@ -384,6 +389,8 @@ type pipelineRun struct {
 	summarizer string
 	counts     *strategy.Counts
 	recalls    []store.RecallContent
+	// options are what the pipeline ran with (recordOptions).
+	options RecordedOptions
 }
 
 // compactView runs the pipeline on src with the summarizer req's settings
@@ -448,7 +455,7 @@ func (r *Runner) compactView(ctx context.Context, src *source, convKey string, r
 	if sum != nil {
 		name = sum.Name()
 	}
-	return &pipelineRun{view: view, rep: rep, summarizer: name, counts: opts.Counts, recalls: recallsOf(view, book)}, nil
+	return &pipelineRun{view: view, rep: rep, summarizer: name, counts: opts.Counts, recalls: recallsOf(view, book), options: recordOptions(opts)}, nil
 }
 
 // countSource counts src's parts on every core, reusing the counts it
@@ -607,7 +614,7 @@ func (r *Runner) dryRun(ctx context.Context, src *source, req Request) (*Result,
 	} else if ok {
 		key = c.Key
 	}
-	out, rep, err := r.compactBytes(ctx, src, key, req, newUUID(), true)
+	out, rep, err := r.compactBytes(ctx, src, key, req, uuid.NewString(), true)
 	if err != nil {
 		return nil, err
 	}

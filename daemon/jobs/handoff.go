@@ -235,7 +235,7 @@ func (r *Runner) Handoff(ctx context.Context, req HandoffRequest) (_ *HandoffRes
 	v, _, err := r.Store.RecordVersion(ctx, store.NewVersion{
 		Conversation: conv, Kind: store.KindHandoff, ParentID: srcVersion.ID,
 		SourcePath: path, SourceHash: src.hash, Format: string(h.Format),
-		Pipeline: append([]string{"handoff to " + target.Name}, pipelineNames(opts)...), Options: opts, Report: rep,
+		Pipeline: append([]string{"handoff to " + target.Name}, pipelineNames(opts)...), Options: run.options, Report: rep,
 		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, ForkPath: out,
 		Content: data, Cuts: recordCuts(t), Created: now, Recalls: run.recalls,
 	})

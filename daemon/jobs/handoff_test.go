@@ -136,7 +136,7 @@ func TestHandoffEveryPair(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var v *store.Version
+				var v *Version
 				for i := range h.Versions {
 					if h.Versions[i].Label == res.Version {
 						v = &h.Versions[i]

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/compactd/compactd/compaction/handoff"
 	"github.com/compactd/compactd/compaction/transcript"

@@ -109,6 +109,7 @@ func runHandoff(ctx context.Context, e *env, args []string) error {
 		return storeRefused(pos[0], err)
 	}
 	defer closeStore()
+	r.Now = e.clock
 	res, err := r.Handoff(ctx, req)
 	if err != nil {
 		return err

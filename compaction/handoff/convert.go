@@ -83,7 +83,7 @@ func Convert(v *transcript.View, opts Options) (*Session, Stats) {
 	}
 	c.flush()
 	out := c.out
-	if len(out) > 0 && out[0].Role != transcript.RoleUser {
+	if len(out) == 0 || out[0].Role != transcript.RoleUser {
 		out = append([]Message{{Role: transcript.RoleUser, Parts: []Part{{Kind: transcript.PartText, Text: "(The conversation continues from " + opts.FromLabel + ".)"}}}}, out...)
 	}
 	if len(out) == 0 || out[len(out)-1].Role != transcript.RoleAssistant {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/compactd/compactd/compaction/format/internal/newid"
+	"github.com/compactd/compactd/compaction/handoff"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -280,4 +281,24 @@ func Detect(name string, head []byte) (Codec, error) {
 		return nil, &ErrUnrecognized{Name: name, Tried: Formats()}
 	}
 	return best, nil
+}
+
+// A SessionWriter starts a new session of its format from a neutral one
+// (a handoff from another agent): records as the agent writes them, under
+// s.ID, which the agent resumes. s keeps handoff.Session's invariants.
+type SessionWriter interface {
+	WriteSession(s *handoff.Session) ([]byte, error)
+}
+
+// A MediaReader gives back the images a transcript it parsed holds at
+// ref (a block holding an image, or a tool result holding several), in
+// order, so that a handoff keeps them images.
+type MediaReader interface {
+	Media(t *transcript.Transcript, ref transcript.Ref) ([]Media, error)
+}
+
+// Media is one image's type and bytes.
+type Media struct {
+	MIME string
+	Data []byte
 }

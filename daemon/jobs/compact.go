@@ -393,24 +393,62 @@ func (r *Runner) forgetUnwritten(v store.Version, writeErr error) error {
 // archive untouched (dry runs).
 
 func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, req Request, sessionID string, preview bool) (*compacted, *strategy.Report, error) {
+	run, err := r.compactView(ctx, src, convKey, req, preview)
+	if err != nil {
+		return nil, nil, err
+	}
+	view, rep := run.view, run.rep
+	report(req.Progress, "render", 60)
+	data, err := src.codec.Fork(view, format.ForkOptions{
+		SessionID: sessionID, Timestamp: r.now().UTC().Format("2006-01-02T15:04:05.000Z"),
+		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, InPlace: req.InPlace,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("render compacted %s: %w", src.path, err)
+	}
+	report(req.Progress, "verify", 70)
+	t, err := verifyFork(src, view, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &compacted{data: data, t: t, view: view, summarizer: run.summarizer, counts: run.counts, recalls: run.recalls, options: run.options}, rep, nil
+}
+
+// pipelineRun is what the pipeline made of a source: the view, its
+// report, and what its stand-ins name by recall handle.
+type pipelineRun struct {
+	view       *transcript.View
+	rep        *strategy.Report
+	summarizer string
+	counts     *strategy.Counts
+	recalls    []store.RecallContent
+	// options are what the pipeline ran with (recordOptions).
+	options RecordedOptions
+}
+
+// compactView runs the pipeline on src with the summarizer req's settings
+// ask for: the pins stored with the conversation, the counts made once
+// per job, each stand-in named by a recall handle the store keeps.
+// preview keeps the summary archive untouched (dry runs).
+func (r *Runner) compactView(ctx context.Context, src *source, convKey string, req Request, preview bool) (*pipelineRun, error) {
 	counter, err := r.tokenCounter(src.t)
 	if err != nil {
-		return nil, nil, fmt.Errorf("load tokenizer: %w", err)
+		return nil, fmt.Errorf("load tokenizer: %w", err)
 	}
 	opts := req.Options
 	// The user's pins, stored with the conversation.
 	pins, err := r.Store.Pins(ctx, convKey)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	opts.Pins = append(append([]string(nil), opts.Pins...), pins...)
 	sum, notes, err := r.summarizerFor(src, convKey, req, preview)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	opts.Summarizer = sum
 	if err := r.tangentOptions(&opts, req); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if opts.Window <= 0 {
 		// The summarize threshold is a fraction of the window: without
@@ -420,7 +458,7 @@ func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, 
 	report(req.Progress, "count", 15)
 	if opts.Counts == nil {
 		if opts.Counts, err = r.sourceCounts(ctx, src); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	// Each stand-in names its original by a recall handle the store keeps.
@@ -435,35 +473,22 @@ func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, 
 	report(req.Progress, "compact", 20)
 	view, rep, err := r.pipeline()(ctx, src.t, counter, opts)
 	if err != nil {
-		return nil, nil, fmt.Errorf("compact %s: %w", src.path, err)
+		return nil, fmt.Errorf("compact %s: %w", src.path, err)
 	}
 	if err := registry.Err(); err != nil {
-		return nil, nil, fmt.Errorf("compact %s: name what compaction replaces: %w", src.path, err)
+		return nil, fmt.Errorf("compact %s: name what compaction replaces: %w", src.path, err)
 	}
 	// A canceled summarizer is skipped with a note by the pipeline; the
 	// caller asked to stop, so stop.
 	if err := ctx.Err(); err != nil {
-		return nil, nil, fmt.Errorf("compact %s: %w; nothing was written", src.path, err)
+		return nil, fmt.Errorf("compact %s: %w; nothing was written", src.path, err)
 	}
 	rep.Notes = mergeNotes(notes, rep.Notes, sum == nil)
-	report(req.Progress, "render", 60)
-	data, err := src.codec.Fork(view, format.ForkOptions{
-		SessionID: sessionID, Timestamp: r.now().UTC().Format("2006-01-02T15:04:05.000Z"),
-		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, InPlace: req.InPlace,
-	})
-	if err != nil {
-		return nil, nil, fmt.Errorf("render compacted %s: %w", src.path, err)
-	}
-	report(req.Progress, "verify", 70)
-	t, err := verifyFork(src, view, data)
-	if err != nil {
-		return nil, nil, err
-	}
 	name := ""
 	if sum != nil {
 		name = sum.Name()
 	}
-	return &compacted{data: data, t: t, view: view, summarizer: name, counts: opts.Counts, recalls: recallsOf(view, book), options: recordOptions(opts)}, rep, nil
+	return &pipelineRun{view: view, rep: rep, summarizer: name, counts: opts.Counts, recalls: recallsOf(view, book), options: recordOptions(opts)}, nil
 }
 
 // countSource counts src's parts on every core, reusing the counts it

@@ -28,6 +28,9 @@ const (
 	KindSource  = "source"  // the source file as it was read
 	KindCompact = "compact" // a compaction result
 	KindRestore = "restore" // a stored version written back out
+	// KindHandoff is the conversation carried into another agent: a new
+	// session in that agent's format (Version.Format) and place.
+	KindHandoff = "handoff"
 )
 
 // A Version is one recorded state of a conversation.

@@ -339,6 +339,16 @@ func (tl Tally) Covers(t *transcript.Transcript, n int, price *pricing.Price) bo
 	return tl.format == t.Format && tl.priceKey == key && tl.cur.n == n
 }
 
+// PricedAt reports whether the session's cost is at price p (nil: none):
+// an advance at p reads no message's usage again.
+func (tl Tally) PricedAt(p *pricing.Price) bool {
+	key := ""
+	if p != nil {
+		key = p.Key()
+	}
+	return tl.priceKey == key || tl.cur.n == 0
+}
+
 // Session is the cost of every reported usage, at the price the tally was
 // advanced with (zero without one).
 func (tl Tally) Session() pricing.Session { return tl.cur.session }

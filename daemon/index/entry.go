@@ -101,6 +101,9 @@ type tracked struct {
 	skip *longLine
 	// long are the lines skipped so far, for the snapshot's status.
 	long []longLine
+	// resumedFrom is, for an entry Resume installed, how many leading
+	// messages are placeholders (suspend.go); 0 otherwise.
+	resumedFrom int
 	// bytesRead counts source bytes read for this file since tracking began
 	// (full reads and tails), for the O(appended bytes) checks.
 	bytesRead atomic.Int64
@@ -248,6 +251,10 @@ func (tr *tracked) update(ix *indexer) (changed bool, err error) {
 	}
 	if tr.t != nil && ino == tr.ino && size >= tr.position() {
 		if size == tr.position() {
+			if tr.snap.Load() == nil {
+				tr.publish(ix, fi) // resumed (Resume): the state is the file's
+				return true, nil
+			}
 			return false, nil
 		}
 		if trimmer, ok := tr.codec.(format.Trimmer); ok {
@@ -327,7 +334,9 @@ func (tr *tracked) stream(ix *indexer, trimmer format.Trimmer, r io.Reader, pos 
 			if consumed <= 0 || consumed > int64(nl+1) {
 				return changed, fmt.Errorf("the %s codec consumed %d of %d bytes of complete lines at byte %d", trimmer.Format(), consumed, nl+1, pos)
 			}
-			tr.absorb(ix, nt, buf[:consumed], pos)
+			if err := tr.absorb(ix, nt, buf[:consumed], pos); err != nil {
+				return changed, err
+			}
 			changed = true
 			pos = nt.Size
 			buf = buf[consumed:]
@@ -410,12 +419,25 @@ func (tr *tracked) endSkip() {
 // absorb takes nt, the transcript after data (the source's bytes from pos
 // on) was appended: carries the figures forward, counts what changed,
 // drops what the index need not keep.
-func (tr *tracked) absorb(ix *indexer, nt *transcript.Transcript, data []byte, pos int64) {
+func (tr *tracked) absorb(ix *indexer, nt *transcript.Transcript, data []byte, pos int64) error {
 	if skip := tr.scanned - pos; skip >= 0 && skip <= int64(len(data)) {
 		tr.lineStarts, tr.scanned = scanLines(tr.lineStarts, data[skip:], tr.scanned)
 	}
 	same := unchangedPrefix(tr.t, tr.counts, nt)
+	prev := tr.stats
 	tr.stats = tr.stats.Advance(tr.t.Messages, nt.Messages, same)
+	if rf := tr.resumedFrom; rf > 0 && (same < rf || prev.LastUsage >= rf && tr.stats.LastUsage < rf || prev.ModelAt >= rf && tr.stats.ModelAt < rf) {
+		// The figures searched back into the messages a resumed entry
+		// holds as placeholders.
+		return fmt.Errorf("an append reaches messages the resumed state dropped: %w", format.ErrTrimmed)
+	}
+	if tr.resumedFrom > 0 {
+		// Counting with another counter, or pricing at another price,
+		// would read every message again.
+		if ix.counterFor(tr.path, nt, tr.stats).ID() != tr.countedWith || !tr.tally.PricedAt(tr.tallyOptions(ix, nt, ix.settings(tr.path)).Price) {
+			return fmt.Errorf("the model changed since the state was suspended: %w", format.ErrTrimmed)
+		}
+	}
 	tr.recount(ix, same, nt)
 	oldLen := len(tr.t.Records)
 	tr.t = nt
@@ -433,6 +455,7 @@ func (tr *tracked) absorb(ix *indexer, nt *transcript.Transcript, data []byte, p
 			tr.trim(trimmer)
 		}
 	}
+	return nil
 }
 
 // finish ends a read. The records it keeps bytes of are the last
@@ -507,7 +530,7 @@ func (tr *tracked) reset(ix *indexer, codec format.Codec, fi fs.FileInfo) {
 		tr.overhead, _ = ix.overhead(tr.path)
 	}
 	tr.lineStarts, tr.scanned = scanLines(nil, nil, 0)
-	tr.rawFrom, tr.trimmed, tr.skip, tr.long = 0, 0, nil, nil
+	tr.rawFrom, tr.trimmed, tr.skip, tr.long, tr.resumedFrom = 0, 0, nil, nil, 0
 	tr.stats = transcript.StatsOf(nil)
 	tr.hot.Store(tr.wantHot.Load())
 }

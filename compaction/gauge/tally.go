@@ -1,6 +1,7 @@
 package gauge
 
 import (
+	"math"
 	"strings"
 
 	"github.com/compactd/compactd/compaction/pricing"
@@ -174,14 +175,30 @@ func (tl Tally) reprice(t *transcript.Transcript, p *pricing.Price, key string) 
 	return tl
 }
 
+// addSession adds b's cost to a's in whole nano-dollars: each
+// response's cost rounds once, and sums of integers do not depend on
+// their order, so a tally carried over many appends (taking back and
+// adding again what changed messages added) gives to the last bit what
+// one pass over the transcript gives.
 func addSession(a, b pricing.Session) pricing.Session {
-	a.Cost = a.Cost.Add(b.Cost)
+	a.Cost = pricing.Cost{
+		Input:      addNano(a.Cost.Input, b.Cost.Input),
+		CacheWrite: addNano(a.Cost.CacheWrite, b.Cost.CacheWrite),
+		CacheRead:  addNano(a.Cost.CacheRead, b.Cost.CacheRead),
+		Output:     addNano(a.Cost.Output, b.Cost.Output),
+	}
 	a.Responses += b.Responses
 	a.Usage.Input += b.Usage.Input
 	a.Usage.CacheWrite += b.Usage.CacheWrite
 	a.Usage.CacheRead += b.Usage.CacheRead
 	a.Usage.Output += b.Usage.Output
 	return a
+}
+
+// addNano is a+b in dollars, each rounded to whole nano-dollars first
+// (exact in a float64 up to $9M).
+func addNano(a, b float64) float64 {
+	return float64(int64(math.Round(a*1e9))+int64(math.Round(b*1e9))) / 1e9
 }
 
 func subSession(a, b pricing.Session) pricing.Session {

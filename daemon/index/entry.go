@@ -286,6 +286,9 @@ func (tr *tracked) follow(ix *indexer, trimmer format.Trimmer, fi fs.FileInfo) (
 		return false, fmt.Errorf("read %s at %d: %w", tr.path, pos, err)
 	}
 	changed, err := tr.stream(ix, trimmer, io.LimitReader(f, fi.Size()-pos), pos, fi)
+	if err == nil && !changed && tr.snap.Load() == nil {
+		changed = true // resumed (Resume), and only a partial line since
+	}
 	if changed {
 		tr.publish(ix, fi)
 	}

@@ -104,6 +104,9 @@ func (s *Session) Snapshot() (*index.Snapshot, error) {
 	return snap, nil
 }
 
+// BytesRead is how many of the transcript's bytes this run read.
+func (s *Session) BytesRead() int64 { return s.x.Stats().BytesRead }
+
 // Save writes the session's state for the next run. A transcript whose
 // state cannot be carried (its codec cannot suspend) leaves no state, and
 // removes an older one.

@@ -72,6 +72,15 @@ func (Codec) Detach(t *transcript.Transcript) *transcript.Transcript {
 	return format.Detached(t, c)
 }
 
+// peek is lookup for a walk that a dropped row cannot mislead.
+func (s *state) peek(uuid string) (int, bool) {
+	i, ok := s.byUUID[uuid]
+	if !ok || i >= len(s.nodes) || s.nodes[i].uuid != uuid {
+		return 0, false
+	}
+	return i, true
+}
+
 func (s *state) lookup(uuid string) (int, bool) {
 	i, ok := s.byUUID[uuid]
 	if !ok || i >= len(s.nodes) || s.nodes[i].uuid != uuid {
@@ -181,12 +190,8 @@ func (c Codec) append(prev *transcript.Transcript, tail []byte, whole bool) (*tr
 			return nil, fmt.Errorf("the new lines refer to rows the resumed state dropped: %w", format.ErrTrimmed)
 		}
 	} else {
-		if st.pruned > 0 {
-			// The whole path is needed, and part of it was dropped.
-			return nil, fmt.Errorf("the active branch no longer extends the resumed one: %w", format.ErrTrimmed)
-		}
 		path := st.path(st.leaf)
-		if slices.ContainsFunc(path, func(i int) bool { return i < st.trimmedNodes }) {
+		if st.lost || slices.ContainsFunc(path, func(i int) bool { return i < st.trimmedNodes }) {
 			// The active branch now runs through records whose messages
 			// Trim let go of (a rewind, a resumed older branch). A new
 			// compact boundary starts a branch of new records only.
@@ -418,7 +423,8 @@ func (s *state) withParallelResults(path []int) []int {
 		if _, on := pos[i]; on || n.typ != "user" || n.sidechain || n.msg == nil || !n.hasParent || n.parent == "" {
 			continue
 		}
-		p, ok := s.lookup(n.parent)
+		// A parent a resumed state dropped is on no path that got here.
+		p, ok := s.peek(n.parent)
 		if !ok {
 			continue
 		}

@@ -181,7 +181,7 @@ func TestStatuslineStateEqualsFromScratch(t *testing.T) {
 		"timestamp": "2026-11-20T10:02:00.000Z",
 		"message": map[string]any{"id": "msg_opus_1", "role": "assistant", "model": "claude-opus-4-1", "type": "message",
 			"content": []any{map[string]any{"type": "text", "text": "Opus here, looking at it."}},
-			"usage": map[string]any{"input_tokens": 20, "cache_read_input_tokens": 12000, "cache_creation_input_tokens": 100, "output_tokens": 60}}}
+			"usage":   map[string]any{"input_tokens": 20, "cache_read_input_tokens": 12000, "cache_creation_input_tokens": 100, "output_tokens": 60}}}
 	appendFile(t, path, jsonLines(t, opus))
 	check("another model")
 	// A rewind: a prompt whose parent is an early row.
@@ -202,7 +202,7 @@ func TestStatuslineStateEqualsFromScratch(t *testing.T) {
 		"timestamp": "2026-11-20T10:05:05.000Z",
 		"message": map[string]any{"id": "msg_after_1", "role": "assistant", "model": "claude-sonnet-4-5", "type": "message",
 			"content": []any{map[string]any{"type": "text", "text": "Carrying on with the parser."}},
-			"usage": map[string]any{"input_tokens": 12, "cache_read_input_tokens": 9000, "cache_creation_input_tokens": 300, "output_tokens": 40}}}
+			"usage":   map[string]any{"input_tokens": 12, "cache_read_input_tokens": 9000, "cache_creation_input_tokens": 300, "output_tokens": 40}}}
 	appendFile(t, path, jsonLines(t, answer))
 	check("an answer after the compaction")
 	// Other settings: prices of the workspace's own.

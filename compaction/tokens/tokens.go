@@ -37,8 +37,8 @@ type Count struct {
 func (c Count) Add(o Count) Count { return Count{N: c.N + o.N, Approx: c.Approx || o.Approx} }
 
 // A Counter counts tokens with one encoding. It is safe for concurrent use.
-// The first count loads the BPE ranks (about 15 ms and 10 MB the first
-// time per encoding, shared after), and a counter keeps a cache of merged
+// The BPE ranks are embedded tables read in place (ranks.go), and a
+// counter keeps a cache of merged
 // pieces per goroutine counting with it (a few MB at most each), so
 // create one per encoding and share it.
 type Counter struct {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/compactd/compactd/compaction/gauge"
@@ -146,6 +147,12 @@ func statusFigures(e *env, in statusInput) (*figures, error) {
 	if err != nil {
 		return nil, err
 	}
+	if sess.Resumed && sess.Pending() < statusNoGC {
+		// What the run allocates is the state and what was appended, and
+		// the process ends with the line: collecting (scanning the state's
+		// few MB of placeholders) is all the cost it would add.
+		debug.SetGCPercent(-1)
+	}
 	snap, err := sess.Snapshot()
 	if err != nil {
 		if errors.Is(err, index.ErrNotTranscript) {
@@ -153,13 +160,17 @@ func statusFigures(e *env, in statusInput) (*figures, error) {
 		}
 		return nil, err
 	}
-	if dir != "" {
+	if dir != "" && !(sess.Resumed && sess.BytesRead() == 0) {
 		if err := sess.Save(); err != nil {
 			fmt.Fprintf(e.stderr, "compactd statusline: keep the session's state: %v\n", err)
 		}
 	}
 	return snapshotFigures(snap), nil
 }
+
+// statusNoGC is the most bytes a resumed status line reads with the
+// garbage collector off.
+const statusNoGC = 16 << 20
 
 // stateKey names what the figures depend on beside the transcript: the
 // settings, the agent's window, and this build of compactd (a state from

@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/gob"
 	"errors"
 	"fmt"
@@ -44,23 +45,26 @@ type suspendedEntry struct {
 	NumMessages  int
 	FirstMessage int
 	HeadNames    []string
-	Heads        []uint16
+	Heads        []byte
 	Messages     []transcript.Message
-	Turns        []transcript.Turn
-	Problems     []transcript.Problem
-	Skipped      int
-	Counts       []tokens.Count
-	Same         int
-	CountedWith  string
-	Stats        transcript.Stats
-	Tally        []byte
-	Ino          uint64
-	Seq          uint64
-	RawFrom      int
-	Trimmed      int
-	Long         []suspendedLong
-	Skip         *suspendedLong
-	Overhead     int
+	// Turns and Counts are varints (a turn's start and length; a count
+	// shifted left once, its low bit Approx): gob's per-element work on
+	// a 90 MB session's 20k counts was a good part of a run.
+	Turns       []byte
+	Problems    []transcript.Problem
+	Skipped     int
+	Counts      []byte
+	Same        int
+	CountedWith string
+	Stats       transcript.Stats
+	Tally       []byte
+	Ino         uint64
+	Seq         uint64
+	RawFrom     int
+	Trimmed     int
+	Long        []suspendedLong
+	Skip        *suspendedLong
+	Overhead    int
 }
 
 type suspendedLong struct {
@@ -116,20 +120,26 @@ func (x *Index) Suspend(path string) ([]byte, error) {
 		Version: suspendedVersion, Format: t.Format, Codec: codec, Size: t.Size,
 		NumRecords: len(t.Records), FirstRecord: firstRecord, Records: t.Records[firstRecord:],
 		NumMessages: len(t.Messages), FirstMessage: firstMessage, Messages: t.Messages[firstMessage:],
-		Turns: t.Turns, Problems: t.Problems, Skipped: t.Skipped,
-		Counts: tr.counts, Same: tr.same, CountedWith: tr.countedWith, Stats: tr.stats, Tally: tally,
+		Turns: appendTurns(nil, t.Turns), Problems: t.Problems, Skipped: t.Skipped,
+		Counts: appendCounts(nil, tr.counts), Same: tr.same, CountedWith: tr.countedWith, Stats: tr.stats, Tally: tally,
 		Ino: tr.ino, Seq: tr.seq, RawFrom: tr.rawFrom, Trimmed: tr.trimmed, Overhead: tr.overhead,
 	}
-	names := map[string]uint16{}
-	s.Heads = make([]uint16, firstMessage)
+	type head struct {
+		role   transcript.Role
+		origin transcript.Origin
+	}
+	names := map[head]byte{}
+	s.Heads = make([]byte, firstMessage)
 	for i := range firstMessage {
 		m := &t.Messages[i]
-		key := string(m.Role) + "\x00" + string(m.Origin)
-		k, ok := names[key]
+		k, ok := names[head{m.Role, m.Origin}]
 		if !ok {
-			k = uint16(len(s.HeadNames))
-			names[key] = k
-			s.HeadNames = append(s.HeadNames, key)
+			if len(s.HeadNames) == 255 {
+				return nil, fmt.Errorf("%s: more kinds of message than a state holds: %w", path, ErrNotSuspendable)
+			}
+			k = byte(len(s.HeadNames))
+			names[head{m.Role, m.Origin}] = k
+			s.HeadNames = append(s.HeadNames, string(m.Role)+"\x00"+string(m.Origin))
 		}
 		s.Heads[i] = k
 	}
@@ -164,11 +174,13 @@ func (x *Index) Resume(path string, data []byte) error {
 	if !ok {
 		return fmt.Errorf("resume %s: %w", path, ErrNotSuspendable)
 	}
-	if s.FirstRecord < 0 || s.FirstRecord+len(s.Records) != s.NumRecords || s.FirstMessage < 0 ||
-		s.FirstMessage+len(s.Messages) != s.NumMessages || len(s.Heads) != s.FirstMessage || len(s.Counts) != s.NumMessages {
+	counts, cerr := readCounts(s.Counts, s.NumMessages)
+	turns, terr := readTurns(s.Turns)
+	if cerr != nil || terr != nil || s.FirstRecord < 0 || s.FirstRecord+len(s.Records) != s.NumRecords || s.FirstMessage < 0 ||
+		s.FirstMessage+len(s.Messages) != s.NumMessages || len(s.Heads) != s.FirstMessage || len(counts) != s.NumMessages {
 		return fmt.Errorf("resume %s: the state is inconsistent", path)
 	}
-	t := &transcript.Transcript{Format: s.Format, Size: s.Size, Turns: s.Turns, Problems: s.Problems, Skipped: s.Skipped}
+	t := &transcript.Transcript{Format: s.Format, Size: s.Size, Turns: turns, Problems: s.Problems, Skipped: s.Skipped}
 	t.Records = make([]transcript.Record, s.NumRecords, s.NumRecords+s.NumRecords/8)
 	copy(t.Records[s.FirstRecord:], s.Records)
 	t.Messages = make([]transcript.Message, s.NumMessages, s.NumMessages+s.NumMessages/8)
@@ -189,7 +201,7 @@ func (x *Index) Resume(path string, data []byte) error {
 	if err := tr.tally.UnmarshalBinary(s.Tally); err != nil {
 		return fmt.Errorf("resume %s: %w", path, err)
 	}
-	tr.codec, tr.t, tr.counts, tr.parts, tr.same, tr.countedWith = codec, t, s.Counts, nil, s.Same, s.CountedWith
+	tr.codec, tr.t, tr.counts, tr.parts, tr.same, tr.countedWith = codec, t, counts, nil, s.Same, s.CountedWith
 	tr.stats, tr.ino, tr.seq, tr.rawFrom, tr.trimmed, tr.overhead = s.Stats, s.Ino, s.Seq, s.RawFrom, s.Trimmed, s.Overhead
 	tr.resumedFrom = s.FirstMessage
 	tr.long, tr.skip = nil, nil
@@ -221,4 +233,53 @@ func (x *Index) Consumed(path string) (int64, bool) {
 		return 0, false
 	}
 	return tr.position(), true
+}
+
+func appendCounts(b []byte, counts []tokens.Count) []byte {
+	for _, c := range counts {
+		v := uint64(c.N) << 1
+		if c.Approx {
+			v |= 1
+		}
+		b = binary.AppendUvarint(b, v)
+	}
+	return b
+}
+
+func readCounts(b []byte, n int) ([]tokens.Count, error) {
+	counts := make([]tokens.Count, 0, n+n/8)
+	for len(b) > 0 {
+		v, k := binary.Uvarint(b)
+		if k <= 0 {
+			return nil, errors.New("a damaged count")
+		}
+		counts = append(counts, tokens.Count{N: int(v >> 1), Approx: v&1 == 1})
+		b = b[k:]
+	}
+	return counts, nil
+}
+
+func appendTurns(b []byte, turns []transcript.Turn) []byte {
+	for _, t := range turns {
+		b = binary.AppendUvarint(b, uint64(t.Start))
+		b = binary.AppendUvarint(b, uint64(t.End-t.Start))
+	}
+	return b
+}
+
+func readTurns(b []byte) ([]transcript.Turn, error) {
+	var turns []transcript.Turn
+	for len(b) > 0 {
+		start, k := binary.Uvarint(b)
+		if k <= 0 {
+			return nil, errors.New("a damaged turn")
+		}
+		n, j := binary.Uvarint(b[k:])
+		if j <= 0 {
+			return nil, errors.New("a damaged turn")
+		}
+		turns = append(turns, transcript.Turn{Start: int(start), End: int(start + n)})
+		b = b[k+j:]
+	}
+	return turns, nil
 }

@@ -29,6 +29,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 
 	"github.com/compactd/compactd/daemon/index"
 	"github.com/compactd/compactd/daemon/platform"
@@ -85,6 +86,10 @@ func Open(dir, path, key string, opts index.Options) (*Session, error) {
 	if dir == "" {
 		return s, nil // nowhere to keep a state: every run reads the file whole
 	}
+	// A state is decoded in one go and kept: collecting while it is
+	// (a 90 MB session's is a few MB of placeholders) only costs time.
+	gc := debug.SetGCPercent(-1)
+	defer debug.SetGCPercent(gc)
 	if h, ok := s.load(); ok && s.x.Resume(abs, h.Suspended) == nil {
 		s.Resumed = true
 	}
@@ -102,6 +107,19 @@ func (s *Session) Snapshot() (*index.Snapshot, error) {
 		return nil, fmt.Errorf("%s: %w", s.path, index.ErrNotTranscript)
 	}
 	return snap, nil
+}
+
+// Pending is how many of the file's bytes the session has not read yet:
+// what a resumed run reads (the whole file for one that was not).
+func (s *Session) Pending() int64 {
+	fi, err := os.Stat(s.path)
+	if err != nil {
+		return 0
+	}
+	if n, ok := s.x.Consumed(s.path); ok {
+		return max(fi.Size()-n, 0)
+	}
+	return fi.Size()
 }
 
 // BytesRead is how many of the transcript's bytes this run read.

@@ -130,7 +130,7 @@ func (Codec) Resume(t *transcript.Transcript, data []byte) error {
 		return fmt.Errorf("resume: the state describes %d records, the transcript has %d: %w", s.Len, len(t.Records), format.ErrTrimmed)
 	}
 	st := &state{
-		nodes: make([]node, s.Len), byUUID: s.ByUUID, toolNames: s.ToolNames,
+		nodes: make([]node, s.Len, s.Len+s.Len/8), byUUID: s.ByUUID, toolNames: s.ToolNames,
 		leaf: s.Leaf, lastConv: s.LastConv, hint: s.Hint, hintUUID: s.HintUUID, hintPinned: s.HintPinned,
 		desc:       descent{from: s.DescFrom, to: s.DescTo, ok: s.DescOK},
 		mainThread: s.MainThread, lastSide: s.LastSide, meta: s.Meta, customTitle: s.CustomTitle,

@@ -16,8 +16,8 @@ import (
 // Recalled is what a recall handle names, written to a file the editor
 // opens beside the transcript ("Recall…" on a placeholder).
 type Recalled struct {
-	Message string `json:"message"`
-	Open    string `json:"open,omitempty"`
+	Message string `json:"-"`
+	Open    string `json:"-"`
 	Handle  string `json:"handle"`
 	Bytes   int    `json:"bytes"`
 	// Sources are the versions whose placeholders or summaries name it.
@@ -32,7 +32,7 @@ func (d *Daemon) Recall(ctx context.Context, handle string) (*Recalled, error) {
 		return nil, err
 	}
 	if !recall.Valid(handle) {
-		return nil, fmt.Errorf("%q is not a recall handle ('r' and 6 to 64 hex digits, as a placeholder names it)", handle)
+		return nil, fmt.Errorf("%q is not a recall handle (%s, as a placeholder names it)", handle, recall.Syntax)
 	}
 	got, err := r.Store.Recall(ctx, handle)
 	if err != nil {

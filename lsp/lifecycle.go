@@ -80,7 +80,7 @@ func (s *Server) initialize(ctx context.Context, params json.RawMessage) (any, e
 			Workspace: &protocol.ServerCapabilitiesWorkspace{
 				WorkspaceFolders: &protocol.ServerCapabilitiesWorkspaceFolders{Supported: true, ChangeNotifications: true},
 			},
-			Experimental: map[string]any{"compactdGauge": methodGauge, "compactdGauges": methodGauges},
+			Experimental: map[string]any{"compactdGauge": methodGauge, "compactdGauges": methodGauges, "compactd": Info()},
 		},
 		ServerInfo: &protocol.ServerInfo{Name: "compactd", Version: Version},
 	}, nil

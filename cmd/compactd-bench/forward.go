@@ -2,12 +2,17 @@ package main
 
 // The forward section measures compaction by what the conversation needed
 // next (the evaluation the supercompact project publishes): real sessions
-// are cut where the agent compacted (its summary is the anchor) and at 70 %
-// of their turns (plain truncation is the baseline); a compaction of the
-// prefix is as good as the share of the entities the rest of the
-// conversation refers to — that the prefix already named — its
-// model-visible text still holds. Every candidate is counted by one
+// are cut where the agent compacted (its summary is the anchor) and at 50 %
+// and 70 % of their prompts (plain truncation is the baseline); a
+// compaction of the prefix is as good as the share of the entities the
+// rest of the conversation refers to — that the prefix already named — its
+// model-visible text still holds, and as the share of the working state
+// (forward_state.go) it still shows. Every candidate is counted by one
 // tokenizer (o200k_base) over the same rendering.
+//
+// The sessions are split by project into a tuning half and a validation
+// half (testdata/forward/manifest.json); the section reports each, per
+// agent and per budget, and holds the validation half to the bars.
 //
 // compactd runs as a user runs it: the prefix is a session file, the
 // compaction is `compactd compact --budget N` (the built bin/compactd),
@@ -27,7 +32,9 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	_ "github.com/compactd/compactd/compaction/format/all" // every codec
@@ -38,7 +45,7 @@ import (
 func init() {
 	register(section{
 		Name:    "forward",
-		Summary: "forward entity coverage on real sessions: compactd vs the agent's own summary at agent compactions, vs plain truncation at 70/30 cuts, at 2k/5k/10k/20k tokens",
+		Summary: "forward entity coverage and working state on real sessions, per half, agent and budget: compactd vs the agent's own summary at agent compactions, vs plain truncation at 50/50 and 70/30 cuts, at 2k/5k/10k/20k tokens",
 		Run:     benchForward,
 	})
 }
@@ -46,17 +53,40 @@ func init() {
 // forwardBudgets are the token budgets of the curve.
 var forwardBudgets = []int{2000, 5000, 10000, 20000}
 
-// forwardStrategies are the pipelines the curve reports; the first is what
-// the bars hold compactd to (what `compactd compact --budget N` runs by
-// default).
-var forwardStrategies = [][]string{{"auto"}, {"extractive"}, {"token-budget"}}
+// forwardStrategies are the pipelines the curve reports: "auto", what
+// `compactd compact --budget N` runs by default and what the bars hold
+// compactd to, then those $COMPACTD_FORWARD_STRATEGIES adds
+// (comma-separated; "a+b" is a pipeline).
+func forwardStrategies() [][]string {
+	out := [][]string{{"auto"}}
+	for _, s := range strings.Split(os.Getenv("COMPACTD_FORWARD_STRATEGIES"), ",") {
+		if s = strings.TrimSpace(s); s != "" && s != "auto" {
+			out = append(out, strings.Split(s, "+"))
+		}
+	}
+	return out
+}
+
+// Bars the validation half is held to.
+const (
+	// lossRatioBar: what compactd loses of the reference over what
+	// truncation to the same tokens loses, at every budget.
+	lossRatioBar = 0.45
+	// anchorWinsBar: the share of an agent's compaction cuts where
+	// compactd at the summary's size keeps at least as much as the
+	// summary, for every agent that writes a readable summary.
+	anchorWinsBar = 0.8
+)
 
 // A candidate is one compaction's scored result.
 type candidate struct {
 	Tokens int
 	Kept   int
 	Total  int
-	Notes  []string
+	// StateKept of StateTotal files' last state the text still shows.
+	StateKept, StateTotal int
+	Notes                 []string
+	text, plain           string // for dumps
 }
 
 func (c candidate) share() float64 {
@@ -71,32 +101,41 @@ type forwardScorer struct {
 	counter *tokens.Counter
 }
 
-func (s *forwardScorer) score(msgs []transcript.Message, ref entitySet) candidate {
-	text := renderVisible(msgs)
-	return candidate{Tokens: s.counter.Text(text), Kept: coverage(text, ref), Total: len(ref)}
+func (s *forwardScorer) score(msgs []transcript.Message, cut *forwardCut) candidate {
+	text, plain := renderVisible(msgs), renderPlain(msgs)
+	return candidate{Tokens: s.counter.Text(text), Kept: coverage(text, cut.Reference), Total: len(cut.Reference),
+		StateKept: stateKept(plain, cut.State), StateTotal: len(cut.State), text: text, plain: plain}
 }
 
 // truncate is plain truncation: the newest messages whose text fits n
 // tokens, the oldest of them cut to the tokens left.
-func (s *forwardScorer) truncate(msgs []transcript.Message, ref entitySet, n int) candidate {
-	var parts []string
+func (s *forwardScorer) truncate(cut *forwardCut, n int) candidate {
+	msgs := cut.Before
+	var parts, plains []string
 	used := 0
 	for i := len(msgs) - 1; i >= 0; i-- {
+		if isSystemPrompt(&msgs[i]) {
+			continue
+		}
 		text := renderVisible(msgs[i : i+1])
 		t := s.counter.Text(text)
 		if used+t <= n {
 			parts = append(parts, text)
+			plains = append(plains, renderPlain(msgs[i:i+1]))
 			used += t
 			continue
 		}
 		if left := n - used; left > 0 {
 			parts = append(parts, s.tail(text, left))
+			plains = append(plains, s.tail(renderPlain(msgs[i:i+1]), left))
 		}
 		break
 	}
 	slices.Reverse(parts)
-	text := strings.Join(parts, "")
-	return candidate{Tokens: s.counter.Text(text), Kept: coverage(text, ref), Total: len(ref)}
+	slices.Reverse(plains)
+	text, plain := strings.Join(parts, ""), strings.Join(plains, "")
+	return candidate{Tokens: s.counter.Text(text), Kept: coverage(text, cut.Reference), Total: len(cut.Reference),
+		StateKept: stateKept(plain, cut.State), StateTotal: len(cut.State), text: text, plain: plain}
 }
 
 // tail is the end of text that fits n tokens.
@@ -175,86 +214,176 @@ type forwardResult struct {
 	curve, trunc map[string]map[int]candidate
 }
 
-func benchForward(ctx context.Context, cfg *config) ([]row, error) {
-	split := os.Getenv("COMPACTD_FORWARD_SPLIT")
-	if split == "" {
-		split = "bench"
+// readable reports whether the agent's compaction left the model a
+// summary it can read (Codex's remote compaction keeps its summary
+// encrypted: the anchor is then only the replacement history's prompts).
+func (r *forwardResult) readable() bool {
+	for i := range r.cut.Anchor {
+		if r.cut.Anchor[i].Origin == transcript.OriginSummary {
+			return true
+		}
 	}
-	sources, err := forwardSources(split)
+	return false
+}
+
+func benchForward(ctx context.Context, cfg *config) ([]row, error) {
+	entries, err := readManifest()
 	if err != nil {
 		return nil, err
-	}
-	var cuts []*forwardCut
-	for _, src := range sources {
-		cs, err := loadCuts(src)
-		if err != nil {
-			return nil, err
-		}
-		cuts = append(cuts, cs...)
-	}
-	if cfg.Quick {
-		cuts = quickCuts(cuts)
 	}
 	counter, err := tokens.New(tokens.O200kBase)
 	if err != nil {
 		return nil, err
 	}
-	sc := &forwardScorer{counter: counter}
-	bin, err := serverBinary(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(filepath.Join(cfg.TempDir, "forward"))
-	fc := &forwardCompactor{bin: bin, env: serverEnv(cfg, filepath.Join(cfg.TempDir, "forward", "store", "compactd.db")), dir: filepath.Join(cfg.TempDir, "forward")}
-
-	var results []*forwardResult
-	start := time.Now()
-	for ci, cut := range cuts {
-		if err := ctx.Err(); err != nil {
+	// $COMPACTD_FORWARD_BIN measures another build (an earlier commit's,
+	// to compare) on the same cuts.
+	bin := os.Getenv("COMPACTD_FORWARD_BIN")
+	if bin == "" {
+		if bin, err = serverBinary(ctx, cfg); err != nil {
 			return nil, err
 		}
-		r := &forwardResult{cut: cut, curve: map[string]map[int]candidate{}, trunc: map[string]map[int]candidate{}}
-		r.before = counter.Text(renderVisible(cut.Before))
-		cutDir := filepath.Join(fc.dir, fmt.Sprintf("cut-%02d", ci))
-		run := func(strategies []string, budget int) (candidate, error) {
-			msgs, res, err := fc.compact(ctx, cut, cutDir, strategies, budget)
-			if err != nil {
-				return candidate{}, fmt.Errorf("%s %s, %s at %d tokens: %w", cut.Session, cut.Label, strings.Join(strategies, "+"), budget, err)
-			}
-			c := sc.score(msgs, cut.Reference)
-			c.Notes = res.Notes
-			return c, nil
+	}
+	defer os.RemoveAll(filepath.Join(cfg.TempDir, "forward"))
+	var rows []row
+	for _, split := range forwardSplits(entries) {
+		sources, err := forwardSources(entries, split)
+		if err != nil {
+			return nil, err
 		}
-		if cut.Kind == cutAgent {
-			r.anchor = sc.score(cut.Anchor, cut.Reference)
-			if r.atAnchor, err = run(forwardStrategies[0], r.anchor.Tokens); err != nil {
+		var cuts []*forwardCut
+		for _, src := range sources {
+			cs, err := loadCuts(src)
+			if err != nil {
 				return nil, err
 			}
-			r.truncAnchor = sc.truncate(cut.Before, cut.Reference, r.anchor.Tokens)
+			cuts = append(cuts, cs...)
 		}
-		for _, strat := range forwardStrategies {
-			name := strings.Join(strat, "+")
-			r.curve[name], r.trunc[name] = map[int]candidate{}, map[int]candidate{}
-			for _, b := range forwardBudgets {
-				if r.before < b*5/4 {
-					continue // the whole prefix fits: nothing to choose
-				}
-				if cfg.Quick && name != "auto" {
-					continue
-				}
-				c, err := run(strat, b)
-				if err != nil {
-					return nil, err
-				}
-				r.curve[name][b] = c
-				r.trunc[name][b] = sc.truncate(cut.Before, cut.Reference, c.Tokens)
+		if cfg.Quick {
+			cuts = quickCuts(cuts)
+		}
+		results, err := runForward(ctx, cfg, bin, counter, split, cuts)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, forwardRows(results, split)...)
+	}
+	return rows, nil
+}
+
+// runForward compacts and scores every cut, $COMPACTD_FORWARD_JOBS cuts at
+// a time (default 2), each worker with its own store.
+func runForward(ctx context.Context, cfg *config, bin string, counter *tokens.Counter, split string, cuts []*forwardCut) ([]*forwardResult, error) {
+	jobs := 2
+	if n, err := strconv.Atoi(os.Getenv("COMPACTD_FORWARD_JOBS")); err == nil && n > 0 {
+		jobs = n
+	}
+	sc := &forwardScorer{counter: counter}
+	results := make([]*forwardResult, len(cuts))
+	errs := make([]error, len(cuts))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := range jobs {
+		dir := filepath.Join(cfg.TempDir, "forward", split, fmt.Sprintf("w%d", w))
+		fc := &forwardCompactor{bin: bin, env: serverEnv(cfg, filepath.Join(dir, "store", "compactd.db")), dir: dir}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ci := range next {
+				results[ci], errs[ci] = forwardCutRun(ctx, cfg, fc, sc, cuts[ci], filepath.Join(fc.dir, fmt.Sprintf("cut-%03d", ci)))
+			}
+		}()
+	}
+	for ci := range cuts {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- ci
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	cfg.logf("forward: %s: %d cuts in %v", split, len(results), time.Since(start).Round(time.Second))
+	return results, nil
+}
+
+// forwardCutRun compacts one cut at the anchor's size and every budget,
+// and scores each fork and the truncation to its tokens.
+func forwardCutRun(ctx context.Context, cfg *config, fc *forwardCompactor, sc *forwardScorer, cut *forwardCut, cutDir string) (*forwardResult, error) {
+	defer os.RemoveAll(cutDir)
+	r := &forwardResult{cut: cut, curve: map[string]map[int]candidate{}, trunc: map[string]map[int]candidate{}}
+	r.before = sc.counter.Text(renderVisible(cut.Before))
+	dump := os.Getenv("COMPACTD_FORWARD_DUMP")
+	run := func(strategies []string, budget int) (candidate, error) {
+		msgs, res, err := fc.compact(ctx, cut, cutDir, strategies, budget)
+		if err != nil {
+			return candidate{}, fmt.Errorf("%s %s, %s at %d tokens: %w", cut.Session, cut.Label, strings.Join(strategies, "+"), budget, err)
+		}
+		c := sc.score(msgs, cut)
+		c.Notes = res.Notes
+		return c, nil
+	}
+	var err error
+	if cut.Kind == cutAgent {
+		r.anchor = sc.score(cut.Anchor, cut)
+		if r.atAnchor, err = run(forwardStrategies()[0], r.anchor.Tokens); err != nil {
+			return nil, err
+		}
+		r.truncAnchor = sc.truncate(cut, r.anchor.Tokens)
+		if dump != "" {
+			dumpCandidates(dump, cut, "anchor", map[string]candidate{"agent": r.anchor, "compactd": r.atAnchor, "truncation": r.truncAnchor})
+		}
+	}
+	for _, strat := range forwardStrategies() {
+		name := strings.Join(strat, "+")
+		r.curve[name], r.trunc[name] = map[int]candidate{}, map[int]candidate{}
+		for _, b := range forwardBudgets {
+			if r.before < b*5/4 {
+				continue // the whole prefix fits: nothing to choose
+			}
+			c, err := run(strat, b)
+			if err != nil {
+				return nil, err
+			}
+			r.curve[name][b] = c
+			r.trunc[name][b] = sc.truncate(cut, c.Tokens)
+			if dump != "" {
+				dumpCandidates(dump, cut, fmt.Sprintf("%s-%d", name, b), map[string]candidate{"compactd": c, "truncation": r.trunc[name][b]})
 			}
 		}
-		cfg.logf("forward: %s %s (%s tokens, %d reference entities): %s", cut.Session, cut.Label, tokens.Thousands(r.before), len(cut.Reference), r.brief())
-		results = append(results, r)
 	}
-	cfg.logf("forward: %d cuts in %v", len(results), time.Since(start).Round(time.Second))
-	return forwardRows(results, split), nil
+	cfg.logf("forward: %s %s (%s tokens, %d reference entities, %d files of working state): %s", cut.Session, cut.Label, tokens.Thousands(r.before), len(cut.Reference), len(cut.State), r.brief())
+	return r, nil
+}
+
+// dumpCandidates writes, for a -v look at one cut, each candidate's text
+// and the reference entities it lost.
+func dumpCandidates(dir string, cut *forwardCut, label string, cands map[string]candidate) {
+	base := filepath.Join(dir, cut.Split, strings.NewReplacer("/", "_").Replace(cut.Session+"-"+cut.Label))
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		return
+	}
+	for name, c := range cands {
+		var lost []string
+		for e := range cut.Reference {
+			if !containsEntity(c.text, e) {
+				lost = append(lost, e.Kind+":"+e.Key)
+			}
+		}
+		sort.Strings(lost)
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s at %s: %d tokens, %d of %d reference entities, %d of %d files' state\nnotes: %s\nlost: %s\n\n", name, label, c.Tokens, c.Kept, c.Total, c.StateKept, c.StateTotal,
+			strings.Join(c.Notes, " | "), strings.Join(lost, ", "))
+		b.WriteString(c.text)
+		os.WriteFile(filepath.Join(base, label+"-"+name+".txt"), []byte(b.String()), 0o644)
+	}
 }
 
 // quickCuts keeps a few cuts of each kind for -quick.
@@ -278,80 +407,211 @@ func (r *forwardResult) brief() string {
 	}
 	for _, bud := range forwardBudgets {
 		if c, ok := r.curve["auto"][bud]; ok {
-			fmt.Fprintf(&b, "%dk: %.0f%%/%.0f%% (%d) ", bud/1000, 100*c.share(), 100*r.trunc["auto"][bud].share(), c.Tokens)
+			t := r.trunc["auto"][bud]
+			fmt.Fprintf(&b, "%dk: %.0f%%/%.0f%% (%d", bud/1000, 100*c.share(), 100*t.share(), c.Tokens)
+			if c.StateTotal > 0 {
+				fmt.Fprintf(&b, ", state %d/%d vs %d", c.StateKept, c.StateTotal, t.StateKept)
+			}
+			b.WriteString(") ")
 		}
 	}
 	return b.String()
 }
 
-// forwardRows turns the results into the bench's rows: the three bars,
-// then the curve per strategy.
+// tally sums candidates' shares against truncation's.
+type tally struct {
+	n                  int
+	ours, trunc        float64 // summed shares
+	tokens             int
+	stateOurs, stTrunc int
+	stateTotal         int
+}
+
+func (t *tally) add(c, tr candidate) {
+	t.n++
+	t.ours += c.share()
+	t.trunc += tr.share()
+	t.tokens += c.Tokens
+	t.stateOurs += c.StateKept
+	t.stTrunc += tr.StateKept
+	t.stateTotal += c.StateTotal
+}
+
+// lossRatio is what compactd loses over what truncation loses, on mean
+// shares (0 when truncation loses nothing).
+func (t *tally) lossRatio() float64 {
+	ours, trunc := t.ours/float64(t.n), t.trunc/float64(t.n)
+	if trunc >= 1 {
+		return 0
+	}
+	return (1 - ours) / (1 - trunc)
+}
+
+func (t *tally) cell() string {
+	s := fmt.Sprintf("%.2f (%.1f %% vs %.1f %%, %s tokens, %d cuts", t.lossRatio(), 100*t.ours/float64(t.n), 100*t.trunc/float64(t.n), tokens.Thousands(t.tokens/t.n), t.n)
+	if t.stateTotal > 0 {
+		s += fmt.Sprintf("; working state %d of %d vs %d", t.stateOurs, t.stateTotal, t.stTrunc)
+	}
+	return s + ")"
+}
+
+// forwardRows turns one half's results into the bench's rows: the bars
+// (held on the validation half and the first corpus's bench half; the
+// tuning half's are figures to tune by), then the figures per agent,
+// per project (tuning half) and per strategy.
 func forwardRows(results []*forwardResult, split string) []row {
 	var rows []row
-	// Bar 1: at the agent summary's tokens.
-	var agentCuts, wins int
-	agents := map[string]bool{}
-	var anchorShare, oursShare, truncShare float64
-	var anchorTokens, oursTokens int
-	for _, r := range results {
-		if r.cut.Kind != cutAgent {
-			continue
+	barred := split != splitTune && split != "dev"
+	bar := func(r row, anchor string, pass bool) row {
+		if barred {
+			r.Anchor, r.Pass = anchor, pass
 		}
-		agentCuts++
-		agents[string(r.cut.Codec.Format())] = true
-		anchorShare += r.anchor.share()
-		oursShare += r.atAnchor.share()
-		truncShare += r.truncAnchor.share()
-		anchorTokens += r.anchor.Tokens
-		oursTokens += r.atAnchor.Tokens
-		if r.atAnchor.share() >= r.anchor.share() && float64(r.atAnchor.Tokens) <= 1.05*float64(r.anchor.Tokens) {
-			wins++
-		}
+		return r
 	}
-	if agentCuts > 0 {
-		n := float64(agentCuts)
-		names := make([]string, 0, len(agents))
-		for a := range agents {
-			names = append(names, a)
-		}
-		sort.Strings(names)
-		rows = append(rows, row{
-			Name: fmt.Sprintf("agent-compaction cuts (%d cuts, %d agents: %s): compactd at the agent summary's tokens covers ≥ the summary's reference entities", agentCuts, len(agents), strings.Join(names, ", ")),
-			Value: fmt.Sprintf("%d of %d (%.0f %%); mean: agent %.1f %% at %s tokens, compactd %.1f %% at %s, truncation %.1f %%", wins, agentCuts, 100*float64(wins)/n,
-				100*anchorShare/n, tokens.Thousands(anchorTokens/agentCuts), 100*oursShare/n, tokens.Thousands(oursTokens/agentCuts), 100*truncShare/n),
-			Anchor: "≥ 75 % of ≥ 10 cuts, ≥ 2 agents",
-			Pass:   agentCuts >= 10 && len(agents) >= 2 && float64(wins) >= 0.75*n,
-		})
-	}
-	// Bar 2: 70/30 cuts against truncation, per budget.
-	for _, b := range forwardBudgets {
-		var n int
-		var ours, trunc float64
+	agentsOf := func(keep func(*forwardResult) bool) []string {
+		seen := map[string]bool{}
 		for _, r := range results {
-			c, ok := r.curve["auto"][b]
-			if r.cut.Kind != cut7030 || !ok {
+			if keep(r) {
+				seen[r.cut.Agent] = true
+			}
+		}
+		out := make([]string, 0, len(seen))
+		for a := range seen {
+			out = append(out, a)
+		}
+		sort.Strings(out)
+		return out
+	}
+
+	// At the agent summary's tokens: per agent that writes a readable
+	// summary, then every agent compaction.
+	anchorRow := func(label string, keep func(*forwardResult) bool, held bool) {
+		var n, wins int
+		var anchorShare, oursShare, truncShare float64
+		var anchorTokens, oursTokens, stA, stO, stT, stN int
+		for _, r := range results {
+			if r.cut.Kind != cutAgent || !keep(r) {
 				continue
 			}
 			n++
-			ours += c.share()
-			trunc += r.trunc["auto"][b].share()
+			anchorShare += r.anchor.share()
+			oursShare += r.atAnchor.share()
+			truncShare += r.truncAnchor.share()
+			anchorTokens += r.anchor.Tokens
+			oursTokens += r.atAnchor.Tokens
+			stA, stO, stT, stN = stA+r.anchor.StateKept, stO+r.atAnchor.StateKept, stT+r.truncAnchor.StateKept, stN+r.anchor.StateTotal
+			if r.atAnchor.share() >= r.anchor.share() && float64(r.atAnchor.Tokens) <= 1.05*float64(r.anchor.Tokens) {
+				wins++
+			}
 		}
 		if n == 0 {
+			return
+		}
+		f := float64(n)
+		value := fmt.Sprintf("%d of %d (%.0f %%); mean: agent %.1f %% at %s tokens, compactd %.1f %% at %s, truncation %.1f %%", wins, n, 100*float64(wins)/f,
+			100*anchorShare/f, tokens.Thousands(anchorTokens/n), 100*oursShare/f, tokens.Thousands(oursTokens/n), 100*truncShare/f)
+		if stN > 0 {
+			value += fmt.Sprintf("; working state: agent %d, compactd %d, truncation %d of %d", stA, stO, stT, stN)
+		}
+		r := row{Name: fmt.Sprintf("%s split, agent-compaction cuts, %s: compactd at the agent summary's tokens keeps ≥ the summary's reference entities", split, label), Value: value}
+		if held {
+			r = bar(r, fmt.Sprintf("≥ %.0f %% of the cuts", 100*anchorWinsBar), float64(wins) >= anchorWinsBar*f)
+		}
+		rows = append(rows, r)
+	}
+	for _, a := range agentsOf(func(r *forwardResult) bool { return r.cut.Kind == cutAgent }) {
+		readable := false
+		for _, r := range results {
+			if r.cut.Kind == cutAgent && r.cut.Agent == a && r.readable() {
+				readable = true
+			}
+		}
+		label := a
+		if !readable {
+			label += " (its summary is not readable: the anchor is what its compaction shows in clear)"
+		}
+		anchorRow(label, func(r *forwardResult) bool { return r.cut.Agent == a }, readable)
+	}
+
+	// Prompt cuts against truncation, per budget: all agents, then each.
+	promptTally := func(b int, keep func(*forwardResult) bool) *tally {
+		t := &tally{}
+		for _, r := range results {
+			c, ok := r.curve["auto"][b]
+			if !isPromptCut(r.cut.Kind) || !ok || !keep(r) {
+				continue
+			}
+			t.add(c, r.trunc["auto"][b])
+		}
+		return t
+	}
+	all := func(*forwardResult) bool { return true }
+	for _, b := range forwardBudgets {
+		t := promptTally(b, all)
+		if t.n == 0 {
 			continue
 		}
-		ours, trunc = ours/float64(n), trunc/float64(n)
-		lossRatio := 0.0
-		if trunc < 1 {
-			lossRatio = (1 - ours) / (1 - trunc)
-		}
-		rows = append(rows, row{
-			Name:   fmt.Sprintf("70/30 cuts at %s tokens (%d cuts): what compactd loses ÷ what plain truncation to the same tokens loses", tokens.Thousands(b), n),
-			Value:  fmt.Sprintf("%.2f (compactd keeps %.1f %%, truncation %.1f %%)", lossRatio, 100*ours, 100*trunc),
-			Anchor: "≤ 0.60",
-			Pass:   lossRatio <= 0.6,
-		})
+		rows = append(rows, bar(row{
+			Name:  fmt.Sprintf("%s split, 50/50 and 70/30 cuts at %s tokens: what compactd loses ÷ what plain truncation to the same tokens loses", split, tokens.Thousands(b)),
+			Value: t.cell(),
+		}, fmt.Sprintf("≤ %.2f", lossRatioBar), t.lossRatio() <= lossRatioBar))
 	}
-	// Bar 3: the budget is met.
+	for _, a := range agentsOf(func(r *forwardResult) bool { return isPromptCut(r.cut.Kind) }) {
+		var cells []string
+		worst := ""
+		for _, b := range forwardBudgets {
+			t := promptTally(b, func(r *forwardResult) bool { return r.cut.Agent == a })
+			if t.n == 0 {
+				continue
+			}
+			cells = append(cells, tokens.Thousands(b)+": "+t.cell())
+			if t.ours < t.trunc && worst == "" {
+				worst = tokens.Thousands(b)
+			}
+		}
+		if len(cells) == 0 {
+			continue
+		}
+		rows = append(rows, bar(row{
+			Name:  fmt.Sprintf("%s split, %s, 50/50 and 70/30 cuts: loss ratio (compactd vs truncation, mean share) per budget", split, a),
+			Value: strings.Join(cells, "; "),
+		}, "compactd's mean ≥ truncation's at every budget", worst == ""))
+	}
+	// Working state, every prompt cut.
+	var cells []string
+	for _, b := range forwardBudgets {
+		if t := promptTally(b, all); t.n > 0 && t.stateTotal > 0 {
+			cells = append(cells, fmt.Sprintf("%s: compactd %.0f %%, truncation %.0f %% (%d files, %d cuts)", tokens.Thousands(b),
+				100*float64(t.stateOurs)/float64(t.stateTotal), 100*float64(t.stTrunc)/float64(t.stateTotal), t.stateTotal, t.n))
+		}
+	}
+	if len(cells) > 0 {
+		rows = append(rows, row{Name: fmt.Sprintf("%s split, working state kept (of the files edited before a 50/50 or 70/30 cut and touched after it, those whose last written content the text still shows)", split), Value: strings.Join(cells, "; ")})
+	}
+	// Per project, on the tuning half: a change must help across them.
+	if !barred {
+		repos := map[string]bool{}
+		for _, r := range results {
+			repos[r.cut.Repo] = true
+		}
+		names := make([]string, 0, len(repos))
+		for k := range repos {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, repo := range names {
+			var cells []string
+			for _, b := range forwardBudgets {
+				if t := promptTally(b, func(r *forwardResult) bool { return r.cut.Repo == repo }); t.n > 0 {
+					cells = append(cells, tokens.Thousands(b)+": "+t.cell())
+				}
+			}
+			if len(cells) > 0 {
+				rows = append(rows, row{Name: fmt.Sprintf("%s split, project %s (prompt cuts)", split, repo), Value: strings.Join(cells, "; ")})
+			}
+		}
+	}
+	// The budget is met.
 	var runs, within int
 	var worst float64
 	for _, r := range results {
@@ -367,44 +627,32 @@ func forwardRows(results []*forwardResult, split string) []row {
 		}
 	}
 	if runs > 0 {
-		rows = append(rows, row{
-			Name:   "compactions that land within 5 % of their budget (o200k count of the fork's visible text)",
-			Value:  fmt.Sprintf("%d of %d (worst %+.1f %%)", within, runs, 100*worst),
-			Anchor: "all",
-			Pass:   within == runs,
-		})
+		rows = append(rows, bar(row{
+			Name:  fmt.Sprintf("%s split, compactions that land within 5 %% of their budget (o200k count of the fork's visible text)", split),
+			Value: fmt.Sprintf("%d of %d (worst %+.1f %%)", within, runs, 100*worst),
+		}, "all", within == runs))
 	}
 	// The curve per strategy, both kinds of cut.
-	for _, kind := range []string{cutAgent, cut7030} {
-		for _, strat := range forwardStrategies {
+	for _, kind := range []string{cutAgent, "prompt"} {
+		for _, strat := range forwardStrategies() {
 			name := strings.Join(strat, "+")
 			var cells []string
 			for _, b := range forwardBudgets {
-				var n, toks int
-				var ours, trunc float64
+				t := &tally{}
 				for _, r := range results {
 					c, ok := r.curve[name][b]
-					if r.cut.Kind != kind || !ok {
+					if !ok || (kind == cutAgent) != (r.cut.Kind == cutAgent) {
 						continue
 					}
-					n++
-					toks += c.Tokens
-					ours += c.share()
-					trunc += r.trunc[name][b].share()
+					t.add(c, r.trunc[name][b])
 				}
-				if n == 0 {
-					continue
+				if t.n > 0 {
+					cells = append(cells, tokens.Thousands(b)+": "+t.cell())
 				}
-				cells = append(cells, fmt.Sprintf("%s: %.1f %% vs %.1f %% (%s tokens, %d cuts)", tokens.Thousands(b), 100*ours/float64(n), 100*trunc/float64(n), tokens.Thousands(toks/n), n))
 			}
 			if len(cells) > 0 {
-				rows = append(rows, row{Name: fmt.Sprintf("curve, %s cuts, %s vs truncation to the same tokens", kind, name), Value: strings.Join(cells, "; ")})
+				rows = append(rows, row{Name: fmt.Sprintf("%s split, curve, %s cuts, %s vs truncation to the same tokens", split, kind, name), Value: strings.Join(cells, "; ")})
 			}
-		}
-	}
-	if split != "bench" {
-		for i := range rows {
-			rows[i].Name = split + " split: " + rows[i].Name
 		}
 	}
 	return rows

@@ -2,9 +2,10 @@ package main
 
 // Where the forward-coverage measure cuts real sessions: at every
 // compaction the agent itself recorded (Claude Code's compact_boundary with
-// its isCompactSummary, Codex's compacted), with the agent's own result as
-// the anchor, and at the human prompt nearest 70 % of a session's turns,
-// with plain truncation as the baseline.
+// its isCompactSummary, Codex's compacted, Gemini CLI's and Qwen Code's
+// compression, Copilot CLI's compaction), with the agent's own result as
+// the anchor, and at the human prompts nearest 50 % and 70 % of a
+// session's prompts, with plain truncation as the baseline.
 
 import (
 	"bytes"
@@ -25,8 +26,13 @@ import (
 // Cut kinds.
 const (
 	cutAgent = "agent"
+	cut5050  = "50/50"
 	cut7030  = "70/30"
 )
+
+// isPromptCut reports whether a cut kind is one at a share of the prompts
+// (judged against truncation) rather than at an agent's compaction.
+func isPromptCut(kind string) bool { return kind == cut5050 || kind == cut7030 }
 
 // A forwardCut is one point of one real session where a compaction is
 // judged by what the conversation did next.
@@ -46,6 +52,11 @@ type forwardCut struct {
 	Anchor []transcript.Message
 	// Reference are the entities After refers to that Before already held.
 	Reference entitySet
+	// State is the working state After needs: the files Before edited
+	// that After touches, each with its last content.
+	State []fileState
+	// Split, Agent and Repo are the session's, from the manifest.
+	Split, Agent, Repo string
 }
 
 // sessionSource is one real session file and where it came from.
@@ -56,6 +67,10 @@ type sessionSource struct {
 	// SHA256 is the file's digest in testdata/forward/manifest.json; a
 	// file that does not match it is refused.
 	SHA256 string
+	// Split is the half it belongs to ("tune" or "validate"; "bench" and
+	// "dev" in the first corpus), Agent the agent that wrote it, Repo the
+	// project it comes from: the halves are split by project.
+	Split, Agent, Repo string
 }
 
 // forwardSessionsDir finds the folder of fetched public sessions the
@@ -78,49 +93,17 @@ func forwardSessionsDir() string {
 	return ""
 }
 
-// forwardSources lists the sessions of one split ("bench" or "dev") and,
-// for the bench split, the corpus's real sessions long enough to cut.
-func forwardSources(split string) ([]sessionSource, error) {
-	var out []sessionSource
-	dir := forwardSessionsDir()
-	if dir == "" {
-		return nil, fmt.Errorf("no forward-coverage sessions: set COMPACTD_FORWARD_SESSIONS to the folder testdata/forward/SOURCES.md describes")
-	}
-	digests, err := manifestDigests()
-	if err != nil {
-		return nil, err
-	}
-	err = filepath.WalkDir(filepath.Join(dir, split), func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, path)
-		name := filepath.ToSlash(rel)
-		sum, ok := digests[name]
-		if !ok {
-			return fmt.Errorf("%s is not in testdata/forward/manifest.json: the measure runs only on sessions whose provenance is recorded", path)
-		}
-		out = append(out, sessionSource{Path: path, Name: name, Origin: "fetched", SHA256: sum})
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if c := corpusDir(); c != "" && split == "bench" {
-		for _, name := range []string{
-			"claude-code/real-v1.0.51-tools-summary.jsonl",
-			"claude-code/real-v2.0.42-thinking-PREFIX.jsonl",
-			"openai-chat/real-mini-swe-agent-toolcalls.traj.json",
-		} {
-			out = append(out, sessionSource{Path: filepath.Join(c, name), Name: "corpus/" + name, Origin: "corpus"})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
+// manifestEntry is one session of testdata/forward/manifest.json.
+type manifestEntry struct {
+	Split  string `json:"split"`
+	Agent  string `json:"agent"`
+	File   string `json:"file"`
+	Repo   string `json:"repo"`
+	SHA256 string `json:"sha256"`
 }
 
-// manifestDigests reads testdata/forward/manifest.json: file → sha256.
-func manifestDigests() (map[string]string, error) {
+// readManifest reads testdata/forward/manifest.json.
+func readManifest() ([]manifestEntry, error) {
 	root, err := repoRoot()
 	if err != nil {
 		return nil, err
@@ -129,14 +112,89 @@ func manifestDigests() (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var entries []struct{ File, SHA256 string }
+	var entries []manifestEntry
 	if err := json.Unmarshal(b, &entries); err != nil {
 		return nil, fmt.Errorf("testdata/forward/manifest.json: %w", err)
 	}
-	out := make(map[string]string, len(entries))
-	for _, e := range entries {
-		out[e.File] = e.SHA256
+	return entries, nil
+}
+
+// forwardSplits are the halves a run measures: $COMPACTD_FORWARD_SPLIT
+// (comma-separated), else tune and validate when the manifest has them,
+// else the first corpus's bench split.
+func forwardSplits(entries []manifestEntry) []string {
+	if s := os.Getenv("COMPACTD_FORWARD_SPLIT"); s != "" {
+		var out []string
+		for _, x := range strings.Split(s, ",") {
+			if x = strings.TrimSpace(x); x != "" {
+				out = append(out, x)
+			}
+		}
+		return out
 	}
+	has := map[string]bool{}
+	for _, e := range entries {
+		has[e.Split] = true
+	}
+	var out []string
+	for _, s := range []string{splitTune, splitValidate} {
+		if has[s] {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		out = []string{splitBench}
+	}
+	return out
+}
+
+// The halves of the corpus.
+const (
+	splitTune     = "tune"
+	splitValidate = "validate"
+	splitBench    = "bench" // the first corpus's reported half
+)
+
+// forwardSources lists the sessions of one split — every manifest entry
+// of it, read from the sessions folder, narrowed by
+// $COMPACTD_FORWARD_AGENTS (comma-separated agents) and
+// $COMPACTD_FORWARD_MATCH (a substring of the file name) — and, for the
+// first corpus's bench split, the shared corpus's real sessions long
+// enough to cut.
+func forwardSources(entries []manifestEntry, split string) ([]sessionSource, error) {
+	var out []sessionSource
+	dir := forwardSessionsDir()
+	if dir == "" {
+		return nil, fmt.Errorf("no forward-coverage sessions: set COMPACTD_FORWARD_SESSIONS to the folder testdata/forward/SOURCES.md describes")
+	}
+	agents := map[string]bool{}
+	for _, a := range strings.Split(os.Getenv("COMPACTD_FORWARD_AGENTS"), ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			agents[a] = true
+		}
+	}
+	match := os.Getenv("COMPACTD_FORWARD_MATCH")
+	for _, e := range entries {
+		if e.Split != split || len(agents) > 0 && !agents[e.Agent] || match != "" && !strings.Contains(e.File, match) {
+			continue
+		}
+		path := filepath.Join(dir, filepath.FromSlash(e.File))
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("%s (in testdata/forward/manifest.json) is not in the sessions folder: %w", e.File, err)
+		}
+		out = append(out, sessionSource{Path: path, Name: e.File, Origin: "fetched", SHA256: e.SHA256, Split: e.Split, Agent: e.Agent, Repo: e.Repo})
+	}
+	if c := corpusDir(); c != "" && split == splitBench && len(agents) == 0 && match == "" {
+		for _, name := range []string{
+			"claude-code/real-v1.0.51-tools-summary.jsonl",
+			"claude-code/real-v2.0.42-thinking-PREFIX.jsonl",
+			"openai-chat/real-mini-swe-agent-toolcalls.traj.json",
+		} {
+			agent, _, _ := strings.Cut(name, "/")
+			out = append(out, sessionSource{Path: filepath.Join(c, name), Name: "corpus/" + name, Origin: "corpus", Split: split, Agent: agent, Repo: "corpus"})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
 }
 
@@ -198,8 +256,10 @@ func loadCuts(src sessionSource) ([]*forwardCut, error) {
 			}
 			after := afterCompaction(next.Messages, c.After)
 			cut := &forwardCut{Session: src.Name, Label: fmt.Sprintf("a%d", i+1), Kind: cutAgent, Codec: codec, Prefix: before, Ext: ext,
-				Before: bt.Messages, After: after, Anchor: anchorMessages(next.Messages, c.After)}
+				Before: bt.Messages, After: after, Anchor: anchorMessages(next.Messages, c.After),
+				Split: src.Split, Agent: src.Agent, Repo: src.Repo}
 			cut.Reference = referenceEntities(cut.Before, cut.After)
+			cut.State = workingState(cut.Before, cut.After)
 			if len(cut.Reference) > 0 && len(cut.Anchor) > 0 {
 				cuts = append(cuts, cut)
 			}
@@ -212,11 +272,11 @@ func loadCuts(src sessionSource) ([]*forwardCut, error) {
 			longest = s
 		}
 	}
-	if c, err := cut7030Of(src, codec, longest, ext); err != nil {
+	cs, err := promptCuts(src, codec, longest, ext)
+	if err != nil {
 		return nil, err
-	} else if c != nil {
-		cuts = append(cuts, c)
 	}
+	cuts = append(cuts, cs...)
 	return cuts, nil
 }
 
@@ -262,9 +322,10 @@ func anchorLen(msgs, anchor []transcript.Message) int {
 	return n
 }
 
-// cut7030Of cuts t at the human prompt nearest 70 % of its turns; nil when
-// t has too few turns to cut.
-func cut7030Of(src sessionSource, codec format.Codec, t *transcript.Transcript, ext string) (*forwardCut, error) {
+// promptCuts cuts t at the human prompts nearest 50 % and 70 % of its
+// prompts (one cut when both are the same prompt); none when t has too
+// few prompts to cut.
+func promptCuts(src sessionSource, codec format.Codec, t *transcript.Transcript, ext string) ([]*forwardCut, error) {
 	var prompts []int
 	for i := range t.Messages {
 		m := &t.Messages[i]
@@ -275,31 +336,43 @@ func cut7030Of(src sessionSource, codec format.Codec, t *transcript.Transcript, 
 	if len(prompts) < 4 {
 		return nil, nil
 	}
-	target := 0.7 * float64(len(prompts))
-	best := prompts[0]
-	bestD := math.Inf(1)
-	for k, i := range prompts {
-		if d := math.Abs(float64(k) - target); d < bestD && k > 0 {
-			best, bestD = i, d
+	var out []*forwardCut
+	done := map[int]bool{}
+	for _, at := range []struct {
+		kind  string
+		share float64
+	}{{cut5050, 0.5}, {cut7030, 0.7}} {
+		target := at.share * float64(len(prompts))
+		best := prompts[0]
+		bestD := math.Inf(1)
+		for k, i := range prompts {
+			if d := math.Abs(float64(k) - target); d < bestD && k > 0 {
+				best, bestD = i, d
+			}
+		}
+		if done[best] {
+			continue
+		}
+		done[best] = true
+		v := transcript.NewView(t)
+		v.Messages = v.Messages[:best]
+		prefix, err := codec.Fork(v, format.ForkOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", src.Name, at.kind, err)
+		}
+		pt, err := codec.Parse(prefix)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: the prefix does not parse: %w", src.Name, at.kind, err)
+		}
+		c := &forwardCut{Session: src.Name, Label: at.kind, Kind: at.kind, Codec: codec, Prefix: prefix, Ext: ext,
+			Before: pt.Messages, After: t.Messages[best:], Split: src.Split, Agent: src.Agent, Repo: src.Repo}
+		c.Reference = referenceEntities(c.Before, c.After)
+		c.State = workingState(c.Before, c.After)
+		if len(c.Reference) > 0 {
+			out = append(out, c)
 		}
 	}
-	v := transcript.NewView(t)
-	v.Messages = v.Messages[:best]
-	prefix, err := codec.Fork(v, format.ForkOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("%s 70/30: %w", src.Name, err)
-	}
-	pt, err := codec.Parse(prefix)
-	if err != nil {
-		return nil, fmt.Errorf("%s 70/30: the prefix does not parse: %w", src.Name, err)
-	}
-	c := &forwardCut{Session: src.Name, Label: "70/30", Kind: cut7030, Codec: codec, Prefix: prefix, Ext: ext,
-		Before: pt.Messages, After: t.Messages[best:]}
-	c.Reference = referenceEntities(c.Before, c.After)
-	if len(c.Reference) == 0 {
-		return nil, nil
-	}
-	return c, nil
+	return out, nil
 }
 
 // referenceEntities are the entities the conversation after the cut

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -103,8 +104,10 @@ func statusline(ctx context.Context, e *env, color bool) (string, error) {
 // snapshot), equal to a first run's whatever the state.
 func statusFigures(e *env, in statusInput) (*figures, error) {
 	path := in.TranscriptPath
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s does not exist", path)
+	} else if err != nil {
+		return nil, err // it names the path and what failed
 	}
 	cfg := *loadConfig(e, path)
 	// Claude Code knows the model and the window it runs with (the 1M

@@ -172,3 +172,107 @@ func PatchText(args string) string {
 	}
 	return args
 }
+
+// A Write is what one tool call put into one file: a write's whole
+// content, an edit's new text, or the lines a patch adds.
+type Write struct {
+	Path    string
+	Content string
+	// Whole says Content is the file's entire content (a write, a patch's
+	// added file), not a fragment of it.
+	Whole bool
+}
+
+// contentKeys are the argument keys edit tools put new content under,
+// across agents (Claude Code Write/Edit, Gemini CLI and Qwen Code
+// write_file/replace, Copilot CLI and Anthropic's editor create and
+// str_replace, Cline write_to_file, Cursor edit_file), with whether the
+// value is a whole file.
+var contentKeys = []struct {
+	key   string
+	whole bool
+}{
+	{"content", true}, {"file_text", true}, {"contents", true},
+	{"new_string", false}, {"new_str", false}, {"newString", false}, {"new_text", false}, {"newText", false},
+	{"code_edit", false}, {"replacement", false},
+}
+
+// Written lists the files a tool call writes and what it writes into
+// each: edit tools by their arguments (a path and new content; MultiEdit's
+// edits joined), apply_patch envelopes in the call's patch or shell
+// command ("+" lines of each file's section). Read-only calls write
+// nothing.
+func Written(toolName, rawArgs string) []Write { return WrittenArgs(toolName, Args(rawArgs), rawArgs) }
+
+// WrittenArgs is Written for arguments already decoded (Args).
+func WrittenArgs(toolName string, args map[string]any, rawArgs string) []Write {
+	if IsShellTool(toolName) {
+		return patchWrites(CommandText(args))
+	}
+	if strings.EqualFold(toolName, "apply_patch") || args == nil {
+		return patchWrites(PatchText(rawArgs))
+	}
+	if isEditorTool(toolName) && StringArg(args, "command") == "view" {
+		return nil
+	}
+	path := TargetPath(args)
+	if path == "" {
+		return patchWrites(PatchText(rawArgs))
+	}
+	for _, ck := range contentKeys {
+		if s, ok := args[ck.key].(string); ok {
+			return []Write{{Path: path, Content: s, Whole: ck.whole}}
+		}
+	}
+	if edits, ok := args["edits"].([]any); ok {
+		var parts []string
+		for _, e := range edits {
+			obj, _ := e.(map[string]any)
+			for _, ck := range contentKeys {
+				if s, ok := obj[ck.key].(string); ok {
+					parts = append(parts, s)
+					break
+				}
+			}
+		}
+		if len(parts) > 0 {
+			return []Write{{Path: path, Content: strings.Join(parts, "\n")}}
+		}
+	}
+	return nil
+}
+
+// patchWrites reads the files of an apply_patch envelope in s and the
+// lines each section adds.
+func patchWrites(s string) []Write {
+	if !strings.Contains(s, "*** ") {
+		return nil
+	}
+	var out []Write
+	var cur *Write
+	var added []string
+	flush := func() {
+		if cur != nil {
+			cur.Content = strings.Join(added, "\n")
+			out = append(out, *cur)
+		}
+		cur, added = nil, nil
+	}
+	for _, l := range strings.Split(s, "\n") {
+		t := strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(t, "*** Add File: "):
+			flush()
+			cur = &Write{Path: strings.TrimSpace(strings.TrimPrefix(t, "*** Add File: ")), Whole: true}
+		case strings.HasPrefix(t, "*** Update File: "):
+			flush()
+			cur = &Write{Path: strings.TrimSpace(strings.TrimPrefix(t, "*** Update File: "))}
+		case strings.HasPrefix(t, "*** "):
+			flush()
+		case cur != nil && strings.HasPrefix(l, "+"):
+			added = append(added, l[1:])
+		}
+	}
+	flush()
+	return out
+}

@@ -165,3 +165,26 @@ func TestTruncate(t *testing.T) {
 		}
 	}
 }
+
+func TestWrittenReadsEveryAgentsEdits(t *testing.T) {
+	tests := []struct {
+		tool, args string
+		want       []facts.Write
+	}{
+		{"Write", `{"file_path":"/r/a.go","content":"package a\n"}`, []facts.Write{{"/r/a.go", "package a\n", true}}},
+		{"Edit", `{"file_path":"/r/a.go","old_string":"x","new_string":"y := 2"}`, []facts.Write{{"/r/a.go", "y := 2", false}}},
+		{"MultiEdit", `{"file_path":"a.go","edits":[{"old_string":"a","new_string":"one"},{"old_string":"b","new_string":"two"}]}`, []facts.Write{{"a.go", "one\ntwo", false}}},
+		{"replace", `{"file_path":"lib/x.py","old_string":"a","new_string":"b = 1"}`, []facts.Write{{"lib/x.py", "b = 1", false}}},
+		{"str_replace_editor", `{"command":"create","path":"x.md","file_text":"# X"}`, []facts.Write{{"x.md", "# X", true}}},
+		{"str_replace_editor", `{"command":"view","path":"x.md"}`, nil},
+		{"Read", `{"file_path":"/r/a.go"}`, nil},
+		{"apply_patch", "*** Begin Patch\n*** Update File: src/b.rs\n@@\n-old\n+new line\n ctx\n*** Add File: c.txt\n+hello\n*** End Patch", []facts.Write{{"src/b.rs", "new line", false}, {"c.txt", "hello", true}}},
+		{"shell", `{"command":["bash","-lc","apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: d.go\n+func D() {}\n*** End Patch\nEOF"]}`, []facts.Write{{"d.go", "func D() {}", false}}},
+		{"Bash", `{"command":"go test ./..."}`, nil},
+	}
+	for _, tt := range tests {
+		if got := facts.Written(tt.tool, tt.args); !slices.Equal(got, tt.want) {
+			t.Errorf("Written(%s, %s) = %+v, want %+v", tt.tool, tt.args, got, tt.want)
+		}
+	}
+}

@@ -1,6 +1,10 @@
 package format
 
-import "github.com/compactd/compactd/compaction/transcript"
+import (
+	"slices"
+
+	"github.com/compactd/compactd/compaction/transcript"
+)
 
 // What a format's API and its agent make of a conversation, declared by
 // its codec, so that the strategies and the gauge ask the codec rather
@@ -107,4 +111,31 @@ func ContextReaderOf(f transcript.Format) ContextReader {
 		}
 	}
 	return nil
+}
+
+// A Filer is a codec whose files are named so that an editor can tell
+// them from other files before reading them: Files are doublestar globs
+// matched against a whole path ("**/*.jsonl"). Editors attach to the
+// files they match (the server advertises FilePatterns); the watcher and
+// Detect go by content.
+type Filer interface {
+	Files() []string
+}
+
+// FilePatterns are the registered codecs' Files, sorted, each once.
+func FilePatterns() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	var out []string
+	for _, c := range codecs {
+		if f, ok := c.(Filer); ok {
+			for _, p := range f.Files() {
+				if !slices.Contains(out, p) {
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -17,7 +17,9 @@ package recall
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -41,13 +43,24 @@ func Handle(sum [32]byte, digits int) string {
 	return Prefix + hex.EncodeToString(sum[:])[:digits]
 }
 
-var handleRE = regexp.MustCompile(`^r[0-9a-f]{6,64}$`)
+// HandlePattern is a handle's syntax as a regular expression (RE2 and
+// ECMAScript alike); Syntax says it in words. Editors take both from the
+// server, which advertises them.
+var HandlePattern = Prefix + "[0-9a-f]{" + strconv.Itoa(MinDigits) + "," + strconv.Itoa(maxDigits) + "}"
+
+// Syntax says what a handle looks like, for error messages and prompts.
+var Syntax = fmt.Sprintf("'%s' and %d to %d hex digits", Prefix, MinDigits, maxDigits)
+
+var handleRE = regexp.MustCompile(`^` + HandlePattern + `$`)
 
 // Valid reports whether s has the shape of a handle.
 func Valid(s string) bool { return handleRE.MatchString(s) }
 
-// markRE finds the handles a text names ("recall r7f3c2").
-var markRE = regexp.MustCompile(`\brecall (r[0-9a-f]{6,64})\b`)
+// MarkPattern finds the handles a text names ("recall r7f3c2"): the
+// handle is its first group.
+var MarkPattern = `\b` + markWord + ` (` + HandlePattern + `)\b`
+
+var markRE = regexp.MustCompile(MarkPattern)
 
 // Find returns the handles text names, in order, each once.
 func Find(text string) []string {
@@ -74,7 +87,10 @@ func FindAt(text string, at int) string {
 }
 
 // Mark is how a placeholder names its handle.
-func Mark(handle string) string { return "recall " + handle }
+func Mark(handle string) string { return markWord + " " + handle }
+
+// markWord precedes a handle in the text compaction writes.
+const markWord = "recall"
 
 // Placeholder adds handle's mark to a one-line stand-in: inside its
 // closing bracket when it has one ("[compacted: …, 5,210 tokens · recall

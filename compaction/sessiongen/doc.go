@@ -1,7 +1,8 @@
 // Package sessiongen generates realistic, deterministic agent coding
 // sessions in the agents' real on-disk formats (Claude Code session JSONL,
-// Codex rollout JSONL), for tests and benchmarks that need transcripts of a
-// chosen size without shipping megabytes of fixtures.
+// Codex rollout JSONL, Copilot CLI events of both layouts), for tests and
+// benchmarks that need transcripts of a chosen size without shipping
+// megabytes of fixtures.
 //
 // The same Options always produce the same bytes. Sessions look like real
 // work: repeated and range reads of the same files, large Bash outputs,

@@ -26,7 +26,7 @@ func lines(t *testing.T, b []byte) []map[string]any {
 }
 
 func TestDeterministic(t *testing.T) {
-	for _, gen := range []func(Options) []byte{ClaudeCode, Codex} {
+	for _, gen := range []func(Options) []byte{ClaudeCode, Codex, CopilotCLI, CopilotCLIFlat} {
 		a, b := gen(Options{Seed: 7, Turns: 5}), gen(Options{Seed: 7, Turns: 5})
 		if !bytes.Equal(a, b) {
 			t.Fatal("same options gave different bytes")
@@ -169,7 +169,7 @@ func TestCodexShape(t *testing.T) {
 }
 
 func TestTargetBytes(t *testing.T) {
-	for _, gen := range []func(Options) []byte{ClaudeCode, Codex} {
+	for _, gen := range []func(Options) []byte{ClaudeCode, Codex, CopilotCLI, CopilotCLIFlat} {
 		b := gen(Options{Seed: 2, TargetBytes: 1 << 20})
 		if len(b) < 1<<20 || len(b) > 3<<20 {
 			t.Errorf("size %d for a 1 MiB target", len(b))
@@ -210,5 +210,38 @@ func BenchmarkCodex10MB(b *testing.B) {
 	for b.Loop() {
 		out := Codex(Options{Seed: 1, TargetBytes: 10 << 20})
 		b.SetBytes(int64(len(out)))
+	}
+}
+
+// TestCopilotCLIShape: both layouts chain their events by parentId and
+// hold the events a strategy must cope with: truncations, aborted turns,
+// subagents, and in 1.0 a compaction that started before it completed.
+func TestCopilotCLIShape(t *testing.T) {
+	for name, gen := range map[string]func(Options) []byte{"1.0": CopilotCLI, "flat": CopilotCLIFlat} {
+		types := map[string]int{}
+		var parent any
+		subagent := 0
+		for i, r := range lines(t, gen(Options{Seed: 2, Turns: 30})) {
+			if r["parentId"] != parent {
+				t.Fatalf("%s: event %d: parentId %v, want %v", name, i, r["parentId"], parent)
+			}
+			parent = r["id"]
+			types[r["type"].(string)]++
+			if d, _ := r["data"].(map[string]any); d["parentToolCallId"] != nil {
+				subagent++
+			}
+		}
+		for _, typ := range []string{"session.start", "user.message", "assistant.message", "tool.execution_complete", "session.truncation", "abort", "session.resume", "tool.user_requested"} {
+			if types[typ] == 0 {
+				t.Errorf("%s: no %s event (%v)", name, typ, types)
+			}
+		}
+		if subagent == 0 {
+			t.Errorf("%s: no subagent event", name)
+		}
+		compactions := types["session.compaction_start"] + types["session.compaction_complete"]
+		if name == "1.0" && compactions != 2 || name == "flat" && compactions != 0 {
+			t.Errorf("%s: %d compaction events", name, compactions)
+		}
 	}
 }

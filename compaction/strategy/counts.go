@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"sync/atomic"
 
-	"github.com/sourcegraph/conc"
+	"github.com/compactd/compactd/compaction/parallel"
 
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
@@ -36,7 +36,7 @@ func CountTranscript(ctx context.Context, t *transcript.Transcript, c *tokens.Co
 	// ended must not leave a feeder waiting on it.
 	workers := runtime.GOMAXPROCS(0)
 	var next atomic.Int64
-	var wg conc.WaitGroup
+	var wg parallel.WaitGroup
 	for range workers {
 		wg.Go(func() {
 			for ctx.Err() == nil {

@@ -584,7 +584,7 @@ func (r *run) summarizeBefore(cut, budget int, keep []bool) bool {
 	}
 	sum, err := r.opts.Summarizer.Summarize(r.ctx, summarize.Request{
 		Messages: archived, FromTurn: from, ToTurn: max(to, from+1), Budget: budget,
-		Following: following, Cwd: r.src.Meta.Cwd,
+		Following: following, Cwd: r.src.Meta.Cwd, Recall: r.opts.Recall, Fill: true,
 	})
 	name := r.opts.Summarizer.Name()
 	switch {

@@ -259,7 +259,17 @@ func (r *run) stripAttachments() (int, error) {
 			}
 			if sharesRef(parts, j) {
 				// Nested in another block (an image inside a tool result):
-				// a text stand-in cannot take its place, so it goes.
+				// a text stand-in cannot take its place, so it goes, and
+				// the result says what it held — a result left with no
+				// text at all is one the Messages API refuses (when it is
+				// an error) or the model cannot read.
+				if k := nestingResult(parts, j); k >= 0 && !parts[k].Signed {
+					text := r.recallable(attachmentPlaceholder(p, r.tok[i][j]), r.original(p))
+					if parts[k].Text != "" {
+						text = parts[k].Text + "\n" + text
+					}
+					r.setText(i, k, text)
+				}
 				r.removePart(i, j)
 				continue
 			}
@@ -279,6 +289,17 @@ func (r *run) stripAttachments() (int, error) {
 		}
 	}
 	return stripped, nil
+}
+
+// nestingResult is the tool result part that part j sits in (same Ref),
+// -1 when none.
+func nestingResult(parts []transcript.Part, j int) int {
+	for k := range parts {
+		if k != j && parts[k].Ref == parts[j].Ref && parts[k].Kind == transcript.PartToolResult {
+			return k
+		}
+	}
+	return -1
 }
 
 func sharesRef(parts []transcript.Part, j int) bool {

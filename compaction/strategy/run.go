@@ -75,7 +75,7 @@ func newRun(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, co
 	r.protected = protectedMessages(r.msgs)
 	switch {
 	case opts.KeepLast == 0:
-		r.keepLast = 1
+		r.keepLast = DefaultKeepLast
 	case opts.KeepLast < 0:
 		r.keepLast = 0
 	default:
@@ -334,7 +334,7 @@ func (r *run) threshold() int {
 	}
 	f := r.opts.SummarizeThreshold
 	if f <= 0 {
-		f = 0.5
+		f = DefaultSummarizeThreshold
 	}
 	return int(f * float64(r.opts.Window))
 }

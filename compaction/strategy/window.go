@@ -2,6 +2,7 @@ package strategy
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/compactd/compactd/compaction/recall"
@@ -81,31 +82,53 @@ func (r *run) bridgeCut(cut, turns, removed int, removedSrc []int) {
 			continue
 		}
 		if prev >= 0 && i > prev+1 && r.msgs[prev].Role == r.msgs[i].Role {
-			for k := i - 1; k > prev; k-- {
-				if r.msgs[k].Role != r.msgs[i].Role && r.msgs[k].Role != transcript.RoleTool && len(r.msgs[k].Parts) > 0 {
-					m := &r.msgs[k]
-					if !named {
-						// Named once it is needed: rendering the span costs its size.
-						text, named = recall.Placeholder(text, r.recallMessages(removedSrc)), true
-					}
-					p := transcript.Part{Kind: transcript.PartText, Text: text, Ref: standInRef(m), Changed: true}
-					n := r.counter.Part(&p)
-					switch {
-					case n < r.msgTokens(k)-tokens.MessageOverhead, !r.alternation && n+tokens.MessageOverhead <= removed:
-						m.Parts = []transcript.Part{p}
-						r.tok[k] = []int{n}
-					case !r.alternation:
-						break // too small a cut to pay for a stand-in
-					}
-					if r.alternation || len(m.Parts) == 1 && m.Parts[0].Text == text {
-						r.gone[k] = false
-					}
-					break
+			if k := r.standIn(prev, i); k >= 0 {
+				m := &r.msgs[k]
+				if !named {
+					// Named once it is needed: rendering the span costs its size.
+					text, named = recall.Placeholder(text, r.recallMessages(removedSrc)), true
+				}
+				p := transcript.Part{Kind: transcript.PartText, Text: text, Ref: standInRef(m), Changed: true}
+				n := r.counter.Part(&p)
+				switch {
+				case n < r.msgTokens(k)-tokens.MessageOverhead, !r.alternation && n+tokens.MessageOverhead <= removed:
+					m.Parts = []transcript.Part{p}
+					r.tok[k] = []int{n}
+				case !r.alternation:
+					// too small a cut to pay for a stand-in
+				}
+				if r.alternation || len(m.Parts) == 1 && m.Parts[0].Text == text {
+					r.gone[k] = false
 				}
 			}
 		}
 		prev = i
 	}
+}
+
+// standIn picks the removed message between kept messages prev and i
+// (of one role) that comes back as the stand-in: the latest of the other
+// role (not a tool result) with a text block, since a codec rewrites a
+// text block as text but keeps a tool call as it was — over a message of
+// tool calls only (a turn interrupted after a call) the fork would hold
+// the call again without its result. Where roles must alternate, the
+// latest of the other role will do; elsewhere, with none of them, the
+// seam stays (-1).
+func (r *run) standIn(prev, i int) int {
+	fallback := -1
+	for k := i - 1; k > prev; k-- {
+		m := &r.msgs[k]
+		if m.Role == r.msgs[i].Role || m.Role == transcript.RoleTool || len(m.Parts) == 0 {
+			continue
+		}
+		if slices.ContainsFunc(m.Parts, func(p transcript.Part) bool { return p.Kind == transcript.PartText }) {
+			return k
+		}
+		if fallback < 0 && r.alternation {
+			fallback = k
+		}
+	}
+	return fallback
 }
 
 // standInRef is where a stand-in replacing m's content is written: over
@@ -220,7 +243,7 @@ func (r *run) summarize() (int, error) {
 	case buffer < 0:
 		buffer = 0
 	case buffer == 0:
-		buffer = 4
+		buffer = DefaultBufferTurns
 	}
 	if buffer < keep {
 		buffer = keep
@@ -284,7 +307,7 @@ func (r *run) summarize() (int, error) {
 	}
 	sum, err := r.opts.Summarizer.Summarize(r.ctx, summarize.Request{
 		Messages: archived, FromTurn: from, ToTurn: max(to, from+1), Budget: budget,
-		Following: following, Cwd: r.src.Meta.Cwd,
+		Following: following, Cwd: r.src.Meta.Cwd, Recall: r.opts.Recall,
 	})
 	name := r.opts.Summarizer.Name()
 	switch {

@@ -3,9 +3,10 @@ package summarize
 import (
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 
-	"github.com/sourcegraph/conc"
+	"github.com/compactd/compactd/compaction/parallel"
 
 	"github.com/compactd/compactd/compaction/facts"
 	"github.com/compactd/compactd/compaction/internal/match"
@@ -38,6 +39,10 @@ type fileUse struct {
 	// the file's last known state.
 	last       int
 	lastAction string
+	// written is the last content a call wrote into the file in the span
+	// (an edit's new text, a write's whole content), writtenTurn its turn.
+	written     *facts.Write
+	writtenTurn int
 }
 
 func (f *fileUse) add(action string) {
@@ -68,6 +73,15 @@ type errorNote struct {
 	resolved int // turn of the later success, -1 when open
 }
 
+// A failure is a failed command or tool call's output, kept whole so
+// the summary can quote the end of the last one still failing.
+type failure struct {
+	turn   int
+	key    string
+	source string
+	text   string
+}
+
 type task struct {
 	turn   int
 	who    string
@@ -88,8 +102,11 @@ type digest struct {
 	commands     map[string]*commandUse
 	commandOrder []string
 	errors       []errorNote
-	identifiers  []string
-	seen         map[string]bool
+	// failures are the failed results no later run of the same command
+	// or call answered with a success, oldest first.
+	failures    []failure
+	identifiers []string
+	seen        map[string]bool
 	// mentioned caches what each text names (mentions).
 	mentioned map[string]mentioned
 	// facts are the span's key facts (facts.Extract): the summary keeps
@@ -156,7 +173,7 @@ func digestOf(msgs []transcript.Message, firstTurn int) *digest {
 	// The key facts are read beside the digest, on another core: neither
 	// needs the other until the outline.
 	var keyFacts []facts.Fact
-	var extracting conc.WaitGroup // a panic there reaches this goroutine
+	var extracting parallel.WaitGroup // a panic there reaches this goroutine
 	extracting.Go(func() { keyFacts = facts.Extract(msgs) })
 	d := &digest{files: map[string]*fileUse{}, commands: map[string]*commandUse{}, seen: map[string]bool{}, mentioned: scanAllMentions(msgs)}
 	defer func() { extracting.Wait(); d.facts = keyFacts }()
@@ -298,7 +315,7 @@ func scanAllMentions(msgs []transcript.Message) map[string]mentioned {
 	}
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(texts)/64))
 	found := make([]mentioned, len(texts))
-	var wg conc.WaitGroup
+	var wg parallel.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(texts); i += workers {
@@ -387,6 +404,9 @@ func (d *digest) file(path, action string, turn int) {
 		d.files[path] = f
 		d.fileOrder = append(d.fileOrder, path)
 	}
+	if action == "" {
+		return // only made sure the file is known
+	}
 	f.add(action)
 	if action != "mentioned" || f.lastAction == "" {
 		f.last, f.lastAction = turn, action
@@ -416,6 +436,14 @@ func (d *digest) toolCall(turn int, p *transcript.Part) pendingCall {
 	c := pendingCall{turn: turn, tool: p.ToolName, source: p.ToolName}
 	args := facts.Args(p.Args)
 	path := facts.TargetPath(args)
+	for _, w := range facts.WrittenArgs(p.ToolName, args, p.Args) {
+		if strings.TrimSpace(w.Content) == "" {
+			continue
+		}
+		d.file(w.Path, "", turn)
+		f := d.files[w.Path]
+		f.written, f.writtenTurn = &w, turn
+	}
 	switch {
 	case facts.IsShellTool(tool):
 		cmd := facts.CommandText(args)
@@ -504,8 +532,11 @@ func (d *digest) toolResult(turn int, c pendingCall, p *transcript.Part) {
 				d.errors[i].resolved = turn
 			}
 		}
+		d.failures = slices.DeleteFunc(d.failures, func(f failure) bool { return f.key == c.key })
 		return
 	}
+	d.failures = slices.DeleteFunc(d.failures, func(f failure) bool { return f.key == c.key })
+	d.failures = append(d.failures, failure{turn: turn, key: c.key, source: c.source, text: p.Text})
 	lines := facts.ErrorLines(p.Text, facts.MaxErrorLines)
 	if len(lines) == 0 {
 		lines = []string{capText(firstLine(p.Text), maxErrLine)}

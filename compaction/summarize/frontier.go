@@ -3,6 +3,7 @@ package summarize
 import (
 	"container/heap"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -26,12 +27,15 @@ const (
 	secDone
 	secRemaining
 	secNext
+	secFailing
+	secState
 	secFiles
 	secCommands
 	secErrors
 	secRules
 	secNames
 	secEarlier
+	secExcerpts
 	secFacts
 	nSections
 )
@@ -41,12 +45,15 @@ var sectionTitles = [nSections]string{
 	secDone:      "Done",
 	secRemaining: "Remaining",
 	secNext:      "Next action",
+	secFailing:   "Last failing output",
+	secState:     "Working state (the last content written into each file)",
 	secFiles:     "Files touched (last known state)",
 	secCommands:  "Commands that work",
 	secErrors:    "Open errors",
 	secRules:     "Standing instructions",
 	secNames:     "Names in play",
 	secEarlier:   "Earlier requests and decisions",
+	secExcerpts:  "Latest exchanges (verbatim, long outputs abridged)",
 	secFacts:     titleOtherFacts,
 }
 
@@ -117,6 +124,8 @@ func frontierOf(req Request) *frontier {
 	f.tasks(d, top)
 	f.next(req.Messages, req.FromTurn, top)
 	f.files(d, top)
+	f.state(d, top, req)
+	f.failing(d, top)
 	f.commands(d, top)
 	f.errorLines(d, top)
 	// Standing instructions are what a compaction must least lose: the
@@ -131,6 +140,9 @@ func frontierOf(req Request) *frontier {
 		f.add(&fline{sec: secRules, text: fmt.Sprintf("- %s: %s", n.who, n.text), rank: -float64(i), base: base})
 	}
 	f.earlier(d, top)
+	if req.Fill {
+		f.excerpts(req, top)
+	}
 	f.carry(d, top)
 	// A name costs a few tokens: a budget of B lists at most about B/2.
 	f.names(max(200, req.Budget))
@@ -172,7 +184,8 @@ func (f *frontier) carry(d *digest, top float64) {
 		}
 		carried := false
 		for _, l := range f.lines {
-			if strings.Contains(l.text, fact.Text) {
+			// An excerpt is an abridged copy, not where a fact is kept.
+			if l.sec != secExcerpts && strings.Contains(l.text, fact.Text) {
 				carried = true
 				if !(l.sec == secDone && fact.Kind == facts.Error) { // an error fixed since is history
 					l.base += value
@@ -333,7 +346,7 @@ func lastSentences(text string, n int) string {
 func (f *frontier) files(d *digest, top float64) {
 	for _, p := range d.fileOrder {
 		u := d.files[p]
-		if len(u.actions) == 1 && u.actions[0] == "mentioned" {
+		if len(u.actions) == 0 || len(u.actions) == 1 && u.actions[0] == "mentioned" {
 			continue // a name in play, not a file worked on
 		}
 		acts := make([]string, 0, len(u.actions))
@@ -602,4 +615,215 @@ func (q *lineQueue) Pop() any {
 	x := old[len(old)-1]
 	*q = old[:len(old)-1]
 	return x
+}
+
+// Working-state weights, as shares of the most salient name's score: what
+// a continuation that goes on editing a file needs is what it last put
+// there, and what it goes on fixing is the output that still fails.
+const (
+	stateValue   = 1.0
+	failingValue = 1.0
+	// excerptValue is what a verbatim line of the latest exchanges is
+	// worth beyond its names, the newest first: it fills what room the
+	// frontier leaves.
+	excerptValue = 0.1
+	// stateShareMax is the most of the budget one file's content takes
+	// verbatim; past it the summary quotes its head and names its recall
+	// handle.
+	stateShareMax = 0.3
+	// failingLines is how much of a failing output's end is quoted.
+	failingBytes = 1500
+	maxExcerpt   = 1200
+	maxExcerptIO = 500
+)
+
+// state quotes, for every file the span wrote, the last content written
+// into it (an edit's new text, a write's whole content), newest first in
+// value; a content the messages kept after the summary already show is
+// left out.
+func (f *frontier) state(d *digest, top float64, req Request) {
+	var following *strings.Builder
+	lastTurn := req.FromTurn
+	for _, p := range d.fileOrder {
+		if u := d.files[p]; u.written != nil {
+			lastTurn = max(lastTurn, u.writtenTurn)
+		}
+	}
+	budget := max(req.Budget, 200)
+	for _, p := range d.fileOrder {
+		u := d.files[p]
+		if u.written == nil {
+			continue
+		}
+		content := strings.Trim(u.written.Content, "\n")
+		if following == nil {
+			following = &strings.Builder{}
+			for i := range req.Following {
+				writeModelText(following, &req.Following[i])
+			}
+		}
+		if first := firstSignificantLine(content); first != "" && strings.Contains(following.String(), first) {
+			continue
+		}
+		what := "last edit, new text"
+		if u.written.Whole {
+			what = "last written whole"
+		}
+		head := fmt.Sprintf("- `%s` (T%d, %s):", f.rel(p), u.writtenTurn, what)
+		limit := int(stateShareMax * float64(budget) * 3) // bytes, about 3 a token
+		body := content
+		if len(body) > limit {
+			body = capLines(body, limit)
+			if req.Recall != nil {
+				head += " (abridged; all of it: recall " + req.Recall(u.written.Content) + ")"
+			} else {
+				head += " (abridged)"
+			}
+		}
+		age := float64(lastTurn - u.writtenTurn)
+		f.add(&fline{sec: secState, text: head + "\n```\n" + body + "\n```", rank: float64(u.writtenTurn),
+			base: stateValue * top * math.Exp2(-age/4)})
+	}
+}
+
+// failing quotes the end of the last output that failed and that nothing
+// since answered with a success: the error a continuation goes on fixing.
+func (f *frontier) failing(d *digest, top float64) {
+	if len(d.failures) == 0 {
+		return
+	}
+	fl := d.failures[len(d.failures)-1]
+	text := strings.TrimSpace(fl.text)
+	if facts.IsPlaceholder(text) || text == "" {
+		return
+	}
+	if len(text) > failingBytes {
+		text = "…" + text[runeStart(text, len(text)-failingBytes):]
+	}
+	f.add(&fline{sec: secFailing, text: fmt.Sprintf("- T%d %s failed:\n```\n%s\n```", fl.turn, fl.source, text), base: failingValue * top})
+}
+
+// excerpts offers the span's latest messages verbatim (a long text or
+// output abridged to its head and tail), newest first in value, within
+// what a budget of this size could hold.
+func (f *frontier) excerpts(req Request, top float64) {
+	msgs := req.Messages
+	turns := transcript.BuildTurns(msgs)
+	room := 4 * 4 * max(req.Budget, 200) // bytes worth reading: four budgets' worth
+	k := 0
+	for i := len(msgs) - 1; i >= 0 && room > 0; i-- {
+		m := &msgs[i]
+		if m.Origin == transcript.OriginInjected || m.Origin == transcript.OriginSummary || m.Role == transcript.RoleSystem || m.Role == transcript.RoleDeveloper {
+			continue
+		}
+		turn := req.FromTurn + max(transcript.TurnOf(turns, i), 0)
+		for j := len(m.Parts) - 1; j >= 0; j-- {
+			p := &m.Parts[j]
+			var text string
+			switch p.Kind {
+			case transcript.PartText:
+				if strings.TrimSpace(p.Text) == "" || facts.IsPlaceholder(p.Text) {
+					continue
+				}
+				who := "assistant"
+				if m.Role == transcript.RoleUser {
+					who = "user"
+				}
+				body := abridge(strings.TrimSpace(p.Text), maxExcerpt)
+				if f.quoted(normalize(body)) {
+					continue // the goal or a request line has it already
+				}
+				text = fmt.Sprintf("- T%d %s: %s", turn, who, body)
+			case transcript.PartToolCall:
+				text = fmt.Sprintf("- T%d → %s %s", turn, p.ToolName, abridge(callGist(p), maxExcerptIO))
+			case transcript.PartToolResult:
+				if strings.TrimSpace(p.Text) == "" || facts.IsPlaceholder(p.Text) {
+					continue
+				}
+				text = fmt.Sprintf("- T%d ← %s", turn, abridge(strings.TrimSpace(p.Text), maxExcerptIO))
+			default:
+				continue
+			}
+			room -= len(text)
+			f.add(&fline{sec: secExcerpts, text: text, rank: float64(i) + float64(j)/1000, base: excerptValue * top * math.Pow(0.9, float64(k))})
+			k++
+		}
+	}
+}
+
+// quoted reports whether a line of the frontier already holds text.
+func (f *frontier) quoted(text string) bool {
+	for _, l := range f.lines {
+		if l.sec != secExcerpts && strings.Contains(l.text, text) {
+			return true
+		}
+	}
+	return false
+}
+
+// callGist is what a call did, in a line: its command, else its target
+// and arguments.
+func callGist(p *transcript.Part) string {
+	args := facts.Args(p.Args)
+	if cmd := facts.CommandText(args); cmd != "" {
+		return cmd
+	}
+	if args == nil {
+		return p.Args
+	}
+	return normalize(p.Args)
+}
+
+// abridge keeps text whole up to n bytes, else its head and tail.
+func abridge(text string, n int) string {
+	if len(text) <= n {
+		return text
+	}
+	h := runeStart(text, n*2/3)
+	t := runeStart(text, len(text)-n/3)
+	return text[:h] + " … " + text[t:]
+}
+
+// capLines keeps the whole lines of text that fit n bytes, marking how
+// many were left.
+func capLines(text string, n int) string {
+	lines := strings.Split(text, "\n")
+	used := 0
+	for i, l := range lines {
+		if used+len(l)+1 > n && i > 0 {
+			return strings.Join(lines[:i], "\n") + fmt.Sprintf("\n… (%d more lines)", len(lines)-i)
+		}
+		used += len(l) + 1
+	}
+	return text
+}
+
+// firstSignificantLine is the first line of text that says something
+// (at least 12 bytes once trimmed).
+func firstSignificantLine(text string) string {
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimSpace(l); len(l) >= 12 {
+			return l
+		}
+	}
+	return ""
+}
+
+// writeModelText writes what the model reads of m: its texts, results
+// and calls' arguments.
+func writeModelText(b *strings.Builder, m *transcript.Message) {
+	for _, p := range m.Parts {
+		switch p.Kind {
+		case transcript.PartToolCall:
+			b.WriteString(p.Args)
+			if a := facts.Args(p.Args); a != nil {
+				for _, w := range facts.WrittenArgs(p.ToolName, a, p.Args) {
+					b.WriteString(w.Content)
+				}
+			}
+		default:
+			b.WriteString(p.Text)
+		}
+		b.WriteByte('\n')
+	}
 }

@@ -35,6 +35,14 @@ type Request struct {
 	// Cwd is the conversation's working folder: paths under it are
 	// written relative to it.
 	Cwd string
+	// Fill says Budget is room the caller wants used (a compaction to a
+	// budget), not only a cap: what the frontier leaves is filled with the
+	// latest exchanges, verbatim.
+	Fill bool
+	// Recall, when set, names a content the summary leaves out (a file's
+	// last content too long to quote) by a recall handle the agent can ask
+	// compactd's recall tool for; nil writes no handles.
+	Recall func(content string) string `json:"-"`
 }
 
 // A Summary is one archived span's summary with its metadata.

@@ -41,7 +41,7 @@ func (s *Server) Recall(ctx context.Context, req RecallRequest) (*RecallResult, 
 	h := strings.TrimSpace(req.Handle)
 	h = strings.TrimPrefix(h, "recall ")
 	if !recall.Valid(h) {
-		return nil, fmt.Errorf("%q is not a recall handle: a handle is 'r' and 6 to 64 hex digits, as a placeholder names it ('recall r7f3c2')", req.Handle)
+		return nil, fmt.Errorf("%q is not a recall handle: a handle is %s, as a placeholder names it ('recall r7f3c2')", req.Handle, recall.Syntax)
 	}
 	if req.Page < 0 {
 		return nil, fmt.Errorf("page %d: pages count from 1", req.Page)

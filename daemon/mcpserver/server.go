@@ -27,6 +27,10 @@ type Server struct {
 	Agent *agents.Agent
 	// SessionHint is the session id the agent's environment names, if any.
 	SessionHint string
+	// Getenv is the environment the agent runs with, which decides where
+	// it compacts by itself (compactd mcp runs as the agent's child: its
+	// own); nil reads no variable.
+	Getenv func(string) string
 
 	mu      sync.Mutex
 	st      *store.Store

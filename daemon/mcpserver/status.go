@@ -44,8 +44,11 @@ type Status struct {
 	// Source says whether Tokens rests on reported usage or an estimate.
 	Source   string `json:"source"`
 	Reported int    `json:"reported"`
-	// AutoCompactAt is where the agent compacts on its own (0: unknown).
-	AutoCompactAt int `json:"autoCompactAt,omitempty"`
+	// AutoCompactAt is where the agent compacts on its own (0: unknown or
+	// switched off); AutoCompact says which, and why, as the gauge's
+	// other views do.
+	AutoCompactAt int         `json:"autoCompactAt,omitempty"`
+	AutoCompact   *gauge.Mark `json:"autoCompact,omitempty"`
 	// Breakdown is what fills the window; Reach what compaction can act on.
 	Breakdown []gauge.CategoryTokens `json:"breakdown"`
 	Reach     string                 `json:"reach"`
@@ -90,13 +93,14 @@ func (s *Server) ContextStatus(ctx context.Context, req StatusRequest) (*Status,
 		cfg = config.Default()
 	}
 	copts := cfg.CompactOptions(0, config.Overrides{})
+	gopts.AutoCompact = s.threshold(path, t, resolved)
 	g := gauge.Compute(t, counts, gopts)
 	tally := gauge.Tally{}.Advance(t, counts, 0, gauge.TallyOptions{Images: resolved.Info.Provider.ImagePricing(), CountText: counter.Text})
 	b := tally.Breakdown(g, t, counts, gauge.BreakdownOptions{KeepLast: copts.KeepLast})
 	st := &Status{
 		Session: t.Meta.SessionID, Path: path, Format: string(t.Format), Model: g.Model,
 		Tokens: g.Tokens, ContextWindow: g.ContextWindow, Percent: round1(100 * g.Ratio), Level: string(g.Level),
-		Source: string(g.Source), Reported: g.Reported, AutoCompactAt: g.AutoCompactAt,
+		Source: string(g.Source), Reported: g.Reported, AutoCompactAt: g.AutoCompactAt, AutoCompact: g.Mark(),
 		Breakdown: b.Parts, Reach: b.Reach(),
 	}
 	if agent != nil {
@@ -110,6 +114,21 @@ func (s *Server) ContextStatus(ctx context.Context, req StatusRequest) (*Status,
 		st.Compaction = &Savings{TokensAfter: max(g.Tokens-saved, 0), Saves: saved, Pipeline: strings.Join(copts.Strategies, ",")}
 	}
 	return st, nil
+}
+
+// threshold is where the session's agent compacts by itself, read from
+// its settings and the environment it runs with, as the gauge's other
+// views read it; nil when compactd does not read that agent's settings.
+func (s *Server) threshold(path string, t *transcript.Transcript, r gauge.Resolved) *gauge.AutoCompact {
+	a := agents.ByFormat(t.Format)
+	if a == nil {
+		return nil
+	}
+	cwd := a.SessionCwd(s.Env, path, t.Meta.Cwd)
+	if cwd == "" {
+		cwd = s.Cwd
+	}
+	return a.AutoCompact(agents.Query{Env: s.Env, Getenv: s.Getenv, Cwd: cwd, Model: r.Model, Window: r.ContextWindow, WindowSource: r.WindowSource})
 }
 
 // settleWait bounds how long context_status waits for the agent to write

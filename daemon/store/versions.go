@@ -40,13 +40,15 @@ type Version struct {
 	Kind           string `json:"kind"`
 	// SourcePath and SourceHash are the source as it was when this version
 	// was made; ContentHash is this version's own bytes.
-	SourcePath   string          `json:"sourcePath"`
-	SourceHash   string          `json:"sourceHash"`
-	ContentHash  string          `json:"contentHash"`
-	Size         int64           `json:"size"`
-	Format       string          `json:"format"`
-	Pipeline     []string        `json:"pipeline"`
-	Options      json.RawMessage `json:"options,omitempty"`
+	SourcePath  string   `json:"sourcePath"`
+	SourceHash  string   `json:"sourceHash"`
+	ContentHash string   `json:"contentHash"`
+	Size        int64    `json:"size"`
+	Format      string   `json:"format"`
+	Pipeline    []string `json:"pipeline"`
+	// Options and Report are what the recorder stored (jobs reads them
+	// back into its own types; the raw bytes never go on the wire).
+	Options      json.RawMessage `json:"-"`
 	Report       json.RawMessage `json:"report,omitempty"`
 	TokensBefore int             `json:"tokensBefore"`
 	TokensAfter  int             `json:"tokensAfter"`

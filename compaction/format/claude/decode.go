@@ -30,10 +30,26 @@ type line struct {
 	Version           string  `json:"version"`
 	Timestamp         string  `json:"timestamp"`
 	LeafUUID          string  `json:"leafUuid"`
-	Explicit          bool    `json:"explicit"`
-	Rewound           bool    `json:"rewound"`
-	CustomTitle       string  `json:"customTitle"`
-	AITitle           string  `json:"aiTitle"`
+	// SourceToolAssistantUUID names the row holding the call a tool
+	// result answers (Claude Code 2.1.x), wherever the row hangs.
+	SourceToolAssistantUUID string `json:"sourceToolAssistantUUID"`
+	Explicit                bool   `json:"explicit"`
+	Rewound                 bool   `json:"rewound"`
+	CustomTitle             string `json:"customTitle"`
+	AITitle                 string `json:"aiTitle"`
+	// CompactMetadata is a compact boundary's; only what it preserved is
+	// read.
+	CompactMetadata *struct {
+		PreservedMessages *struct {
+			AnchorUUID string   `json:"anchorUuid"`
+			UUIDs      []string `json:"uuids"`
+		} `json:"preservedMessages"`
+		PreservedSegment *struct {
+			HeadUUID   string `json:"headUuid"`
+			AnchorUUID string `json:"anchorUuid"`
+			TailUUID   string `json:"tailUuid"`
+		} `json:"preservedSegment"`
+	} `json:"compactMetadata"`
 	// Message is empty as decodeLine reads a line (wireLine decodes the
 	// message in place); the field keeps line what encoding/json decodes.
 	Message    json.RawMessage `json:"message"`
@@ -102,13 +118,21 @@ type node struct {
 	parent        string // "" = null
 	hasParent     bool
 	logicalParent string
-	sidechain     bool
-	conversation  bool // takes part in the uuid tree (user, assistant, system, attachment, progress)
-	msg           *transcript.Message
-	leaf          string // last-prompt leafUuid
+	// source is a tool result's sourceToolAssistantUUID: the row holding
+	// its call.
+	source    string
+	sidechain bool
+	// meta marks a user row of Claude Code's own (isMeta).
+	meta         bool
+	conversation bool // takes part in the uuid tree (user, assistant, system, attachment, progress)
+	msg          *transcript.Message
+	leaf         string // last-prompt leafUuid
 	// pinned marks a last-prompt the user set explicitly (a rewind): its
 	// leaf stands even when later rows descend from it.
 	pinned bool
+	// kept is what a compact boundary preserved of the history before
+	// it, nil when nothing.
+	kept *preservation
 }
 
 // decodeLine classifies one record and decodes its message, if any.
@@ -124,7 +148,7 @@ func decodeLine(raw []byte, idx int) (node, transcript.Record, *line, error) {
 	l := w.line
 	rec.ID = l.UUID
 	rec.Type = l.Type
-	n := node{typ: l.Type, subtype: l.Subtype, uuid: l.UUID, sidechain: l.IsSidechain}
+	n := node{typ: l.Type, subtype: l.Subtype, uuid: l.UUID, sidechain: l.IsSidechain, meta: l.IsMeta, source: l.SourceToolAssistantUUID}
 	if l.ParentUUID != nil {
 		n.parent, n.hasParent = *l.ParentUUID, true
 	}
@@ -144,6 +168,9 @@ func decodeLine(raw []byte, idx int) (node, transcript.Record, *line, error) {
 		n.kind = transcript.RecordMeta
 		if l.Subtype == "compact_boundary" || l.Subtype == "microcompact_boundary" {
 			n.kind = transcript.RecordMarker
+		}
+		if l.Subtype == "compact_boundary" && l.CompactMetadata != nil {
+			n.kept = preservationOf(l.CompactMetadata.PreservedMessages, l.CompactMetadata.PreservedSegment)
 		}
 	case "attachment":
 		n.conversation = l.UUID != ""

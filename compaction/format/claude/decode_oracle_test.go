@@ -84,7 +84,7 @@ func decodeLineTwoPass(raw []byte, idx int) (node, transcript.Record, *line, err
 	}
 	rec.ID = l.UUID
 	rec.Type = l.Type
-	n := node{typ: l.Type, subtype: l.Subtype, uuid: l.UUID, sidechain: l.IsSidechain}
+	n := node{typ: l.Type, subtype: l.Subtype, uuid: l.UUID, sidechain: l.IsSidechain, meta: l.IsMeta, source: l.SourceToolAssistantUUID}
 	if l.ParentUUID != nil {
 		n.parent, n.hasParent = *l.ParentUUID, true
 	}
@@ -104,6 +104,9 @@ func decodeLineTwoPass(raw []byte, idx int) (node, transcript.Record, *line, err
 		n.kind = transcript.RecordMeta
 		if l.Subtype == "compact_boundary" || l.Subtype == "microcompact_boundary" {
 			n.kind = transcript.RecordMarker
+		}
+		if l.Subtype == "compact_boundary" && l.CompactMetadata != nil {
+			n.kept = preservationOf(l.CompactMetadata.PreservedMessages, l.CompactMetadata.PreservedSegment)
 		}
 	case "attachment":
 		n.conversation = l.UUID != ""

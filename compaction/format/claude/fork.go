@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/compactd/compactd/compaction/format"
+	"github.com/compactd/compactd/compaction/format/anthropic"
 	"github.com/compactd/compactd/compaction/format/internal/jsonx"
 	"github.com/compactd/compactd/compaction/format/internal/newid"
 	"github.com/compactd/compactd/compaction/transcript"
@@ -106,6 +107,10 @@ type forkWriter struct {
 	// a main thread of their own and the kept rows for a side branch.
 	sidechain bool
 	agentID   string
+	// renamed maps the source uuid of each record written to its uuid in
+	// the fork, for the tool results that name the row holding their call
+	// (sourceToolAssistantUUID).
+	renamed map[string]string
 }
 
 // ownThread reports whether src is a subagent's own thread, and its agent.
@@ -128,10 +133,25 @@ func (w *forkWriter) emit(o *jsonx.Object) {
 
 func (w *forkWriter) chain(o *jsonx.Object) {
 	id := newid.UUID()
-	if w.keepIDs {
-		var kept string
-		if json.Unmarshal(o.Get("uuid"), &kept) == nil && kept != "" {
-			id = kept
+	var old string
+	if json.Unmarshal(o.Get("uuid"), &old) == nil && old != "" {
+		if w.keepIDs {
+			id = old
+		}
+		if w.renamed == nil {
+			w.renamed = map[string]string{}
+		}
+		w.renamed[old] = id
+	}
+	if raw := o.Get("sourceToolAssistantUUID"); raw != nil {
+		// The row holding the call is in the fork under its new uuid
+		// (written before its results); a row the fork left out is
+		// named no more.
+		var src string
+		if json.Unmarshal(raw, &src) == nil && w.renamed[src] != "" {
+			_ = o.Set("sourceToolAssistantUUID", w.renamed[src])
+		} else {
+			o.Delete("sourceToolAssistantUUID")
 		}
 	}
 	if w.parent == "" {
@@ -284,6 +304,17 @@ func renderRecord(o *jsonx.Object, r int, parts []transcript.Part) (bool, error)
 			resultTouched = resultTouched || isResult
 			continue
 		}
+		if isResult {
+			b, touched, err := renderResult(raw, here)
+			if err != nil {
+				return false, err
+			}
+			resultTouched = resultTouched || touched
+			if b != nil {
+				kept = append(kept, b)
+			}
+			continue
+		}
 		changed := false
 		for _, p := range here {
 			changed = changed || p.Changed
@@ -318,9 +349,6 @@ func renderRecord(o *jsonx.Object, r int, parts []transcript.Part) (bool, error)
 			if json.Valid([]byte(p.Args)) {
 				b.SetRaw("input", json.RawMessage(p.Args))
 			}
-		case transcript.PartToolResult:
-			_ = b.Set("content", p.Text)
-			resultTouched = true
 		}
 		kept = append(kept, b.Bytes())
 	}
@@ -334,6 +362,64 @@ func renderRecord(o *jsonx.Object, r int, parts []transcript.Part) (bool, error)
 	msg.SetRaw("content", jsonx.Array(kept))
 	o.SetRaw("message", msg.Bytes())
 	return true, nil
+}
+
+// renderResult renders a tool_result block from the view's parts in it
+// (here: its result and the media nested in its content). An untouched
+// result keeps its bytes; one whose text changed, or whose media the view
+// dropped (strip-attachments removes an image a Read returned), gets the
+// view's text as its content, followed by its media when the view keeps
+// them all. touched reports a rewrite.
+func renderResult(raw json.RawMessage, here []transcript.Part) (json.RawMessage, bool, error) {
+	var res *transcript.Part
+	media := 0
+	for k := range here {
+		switch here[k].Kind {
+		case transcript.PartToolResult:
+			if res == nil {
+				res = &here[k]
+			}
+		case transcript.PartImage, transcript.PartDocument:
+			media++
+		}
+	}
+	if res == nil {
+		// Media without the result they sit in is no result: the
+		// pairing pass decides about the call.
+		return nil, true, nil
+	}
+	b, err := jsonx.ParseObject(raw)
+	if err != nil {
+		return nil, false, err
+	}
+	var srcMedia []json.RawMessage
+	if content := b.Get("content"); len(content) > 0 && content[0] == '[' {
+		elems, err := jsonx.ParseArray(content)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, e := range elems {
+			var blk struct {
+				Type string `json:"type"`
+			}
+			if json.Unmarshal(e, &blk) == nil && (blk.Type == "image" || blk.Type == "document") {
+				srcMedia = append(srcMedia, e)
+			}
+		}
+	}
+	if !res.Changed && media == len(srcMedia) {
+		return raw, false, nil
+	}
+	if media == len(srcMedia) && media > 0 {
+		var content []json.RawMessage
+		if res.Text != "" {
+			content = append(content, anthropic.TextBlock(res.Text))
+		}
+		b.SetRaw("content", jsonx.Array(append(content, srcMedia...)))
+	} else {
+		_ = b.Set("content", res.Text)
+	}
+	return b.Bytes(), true, nil
 }
 
 func isToolResult(raw json.RawMessage) bool {

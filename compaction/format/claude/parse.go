@@ -36,6 +36,11 @@ type state struct {
 	// desc remembers the last answer of descends (lastConv from the hint's
 	// leaf), so an append walks only the rows it added.
 	desc descent
+	// boundary and sideBoundary are the last compact boundary of the main
+	// thread and of sidechains, -1 when none; preservedRows are the rows
+	// the last path took from before a boundary (see withPreserved).
+	boundary, sideBoundary int
+	preservedRows          map[int]bool
 	// mainThread counts non-sidechain conversation records: a file with
 	// none (a subagent file) is its own thread.
 	mainThread  int
@@ -110,6 +115,7 @@ func (c Codec) append(prev *transcript.Transcript, tail []byte, whole bool) (*tr
 	oldLen := len(prev.Records)
 	if st.leaf < 0 && oldLen == 0 {
 		st.lastConv, st.hint, st.lastSide = -1, -1, -1
+		st.boundary, st.sideBoundary = -1, -1
 	}
 
 	consume := tail
@@ -269,10 +275,15 @@ func (s *state) note(idx int, n *node, l *line) {
 	if n.typ == "last-prompt" && n.leaf != "" {
 		s.hint, s.hintUUID, s.hintPinned = idx, n.leaf, n.pinned
 	}
-	if n.typ == "system" && n.subtype == "compact_boundary" && !n.sidechain {
-		// Claude Code forgets the last-prompt leaf at a compaction: what
-		// follows the boundary is the conversation now.
-		s.hint, s.hintUUID, s.hintPinned = -1, "", false
+	if n.typ == "system" && n.subtype == "compact_boundary" {
+		if n.sidechain {
+			s.sideBoundary = idx
+		} else {
+			// Claude Code forgets the last-prompt leaf at a compaction:
+			// what follows the boundary is the conversation now.
+			s.hint, s.hintUUID, s.hintPinned = -1, "", false
+			s.boundary = idx
+		}
 	}
 	m := &s.meta
 	if l.SessionID != "" && m.SessionID == "" {
@@ -378,9 +389,11 @@ func (s *state) message(i int) int {
 // boundary) to leaf, in order.
 func (s *state) path(leaf int) []int {
 	var rev []int
+	boundary := -1
 	for i, steps := leaf, 0; i >= 0 && steps <= len(s.nodes); steps++ {
 		n := &s.nodes[i]
 		if n.typ == "system" && n.subtype == "compact_boundary" {
+			boundary = i
 			break // the model sees only what follows the boundary
 		}
 		rev = append(rev, i)
@@ -394,102 +407,39 @@ func (s *state) path(leaf int) []int {
 		i = p
 	}
 	slices.Reverse(rev)
-	return s.withParallelResults(rev)
+	return s.withOffChainRows(s.withPreserved(rev, boundary))
 }
 
-// withParallelResults adds to path the tool results Claude Code writes
-// beside it. A response making parallel tool calls is written as one row
-// per block, each the parent of the next, and the result of each call as
-// a child of the row holding that call: the chain runs through the last
-// call's result only, the other results hang off it. Claude Code sends
-// them all with the response (as the API requires: every tool_use
-// answered); each goes after the response's last row, in file order.
-func (s *state) withParallelResults(path []int) []int {
-	pos := make(map[int]int, len(path))
-	answered := map[string]bool{}
-	for k, i := range path {
-		pos[i] = k
-		if m := s.nodes[i].msg; m != nil && s.nodes[i].typ == "user" {
-			for _, p := range m.Parts {
-				if p.Kind == transcript.PartToolResult {
-					answered[p.ToolCallID] = true
-				}
-			}
-		}
-	}
-	after := map[int][]int{} // path position → rows to insert after it
-	for i := range s.nodes {
-		n := &s.nodes[i]
-		if _, on := pos[i]; on || n.typ != "user" || n.sidechain || n.msg == nil || !n.hasParent || n.parent == "" {
-			continue
-		}
-		// A parent a resumed state dropped is on no path that got here.
-		p, ok := s.peek(n.parent)
-		if !ok {
-			continue
-		}
-		k, on := pos[p]
-		if !on || s.nodes[p].typ != "assistant" || !s.answersGroup(path, k, n.msg, answered) {
-			continue
-		}
-		// After the last row of the response the call belongs to.
-		id := s.nodes[p].msg.ID
-		for k+1 < len(path) && s.nodes[path[k+1]].typ == "assistant" && s.nodes[path[k+1]].msg != nil && s.nodes[path[k+1]].msg.ID == id {
-			k++
-		}
-		after[k] = append(after[k], i)
-		for _, part := range n.msg.Parts {
-			answered[part.ToolCallID] = true
-		}
-	}
-	if len(after) == 0 {
+// withPreserved puts after the anchor on path the rows the last compact
+// boundary b preserved (see preserved.go), as Claude Code links them.
+func (s *state) withPreserved(path []int, b int) []int {
+	s.preservedRows = nil
+	if b < 0 || b != s.lastBoundary(s.nodes[b].sidechain) {
 		return path
 	}
-	out := make([]int, 0, len(path)+len(after))
-	for k, i := range path {
-		out = append(out, i)
-		out = append(out, after[k]...)
+	rows := s.preserved(b)
+	if len(rows) == 0 {
+		return path
 	}
-	return out
+	anchor, ok := s.lookup(s.nodes[b].kept.anchor)
+	at := slices.Index(path, anchor)
+	if !ok || at < 0 || slices.ContainsFunc(rows, func(i int) bool { return slices.Contains(path, i) }) {
+		return path
+	}
+	s.preservedRows = make(map[int]bool, len(rows))
+	for _, i := range rows {
+		s.preservedRows[i] = true
+	}
+	return slices.Concat(path[:at+1], rows, path[at+1:])
 }
 
-// answersGroup reports whether m holds only tool results, each answering
-// a call of the response whose row is path[k] (a row of that response
-// with the same message id) that no row of the path answers yet.
-func (s *state) answersGroup(path []int, k int, m *transcript.Message, answered map[string]bool) bool {
-	a := s.nodes[path[k]].msg
-	if a == nil || a.ID == "" || len(m.Parts) == 0 {
-		return false
+// lastBoundary is the last compact boundary of the main thread, or of the
+// sidechains; -1 when none.
+func (s *state) lastBoundary(sidechain bool) int {
+	if sidechain {
+		return s.sideBoundary
 	}
-	calls := map[string]bool{}
-	for j := k; j >= 0; j-- {
-		n := &s.nodes[path[j]]
-		if n.typ != "assistant" || n.msg == nil || n.msg.ID != a.ID {
-			break
-		}
-		for _, p := range n.msg.Parts {
-			if p.Kind == transcript.PartToolCall {
-				calls[p.ToolCallID] = true
-			}
-		}
-	}
-	for j := k + 1; j < len(path); j++ {
-		n := &s.nodes[path[j]]
-		if n.typ != "assistant" || n.msg == nil || n.msg.ID != a.ID {
-			break
-		}
-		for _, p := range n.msg.Parts {
-			if p.Kind == transcript.PartToolCall {
-				calls[p.ToolCallID] = true
-			}
-		}
-	}
-	for _, p := range m.Parts {
-		if p.Kind != transcript.PartToolResult || !calls[p.ToolCallID] || answered[p.ToolCallID] {
-			return false
-		}
-	}
-	return true
+	return s.boundary
 }
 
 // extends reports whether the new leaf continues the old one through new
@@ -550,13 +500,15 @@ func (s *state) extends(oldLeaf, oldLen int) ([]int, bool) {
 
 // trailing returns, from row i back to the row after oldLeaf, the rows
 // between the old leaf and the last old row that the old leaf's choice
-// (message) stepped back over: rows after oldLeaf, none a user or
-// assistant row or a compact boundary, whose parent chain reaches oldLeaf.
+// (message) stepped back over: system rows after oldLeaf that are no
+// message and no compact boundary (turn_duration, stop hook summaries),
+// whose parent chain reaches oldLeaf. Rows that are messages (an
+// attachment) are placed by the whole path (withOffChainRows).
 func (s *state) trailing(i, oldLeaf int) ([]int, bool) {
 	var rows []int
 	for steps := 0; i > oldLeaf && steps < 64; steps++ {
 		n := &s.nodes[i]
-		if n.typ == "user" || n.typ == "assistant" || n.typ == "system" && n.subtype == "compact_boundary" || !n.hasParent || n.parent == "" {
+		if n.typ != "system" || n.subtype == "compact_boundary" || n.msg != nil || !n.hasParent || n.parent == "" {
 			return nil, false
 		}
 		rows = append(rows, i)
@@ -572,16 +524,20 @@ func (s *state) trailing(i, oldLeaf int) ([]int, bool) {
 	return nil, false
 }
 
-// newOffChainResult reports whether a record from oldLen on is a tool
-// result off seg, the new rows of the chain: a parallel call's result
-// (see withParallelResults), which needs the whole path.
+// newOffChainResult reports whether a record from oldLen on, off seg (the
+// new rows of the chain) but in the leaf's thread, is one Claude Code's
+// loader may join to the chain (see withOffChainRows): a tool result, or
+// a row of a response. Only the whole path places it.
 func (s *state) newOffChainResult(oldLen int, seg []int) bool {
+	side := s.leaf >= 0 && s.nodes[s.leaf].sidechain
 	for i := oldLen; i < len(s.nodes); i++ {
 		n := &s.nodes[i]
-		if n.typ != "user" || n.sidechain || n.msg == nil || n.msg.Origin != transcript.OriginToolResult || slices.Contains(seg, i) {
+		if n.sidechain != side || n.msg == nil || slices.Contains(seg, i) {
 			continue
 		}
-		return true
+		if n.typ == "user" && holdsResult(n.msg) || n.typ == "assistant" && n.msg.ID != "" {
+			return true
+		}
 	}
 	return false
 }
@@ -603,6 +559,11 @@ func (s *state) appendMessages(msgs []transcript.Message, seg []int) ([]transcri
 			continue
 		}
 		m := *n.msg
+		if s.preservedRows[i] {
+			// Claude Code zeroes the usage of the rows a compaction
+			// preserved: it measured the context before it.
+			m.Usage = nil
+		}
 		if j := s.mergeTarget(msgs, &m); j >= 0 {
 			if j < s.trimmedMsgs {
 				return nil, 0, fmt.Errorf("a response line continues message %d: %w", j, format.ErrTrimmed)

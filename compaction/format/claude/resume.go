@@ -40,6 +40,9 @@ type suspended struct {
 	CustomTitle  bool
 	TrimmedMsgs  int
 	TrimmedNodes int
+	Boundary     int
+	SideBoundary int
+	Preserved    []int
 	Frame        jsonl.Frame
 	// HintNode is the row at HintAt a last-prompt names, kept when it
 	// lies before First.
@@ -50,14 +53,41 @@ type suspended struct {
 func ptr[T any](v T) *T { return &v }
 
 type suspendedNode struct {
-	Kind                       transcript.RecordKind
-	Typ, Subtype, UUID, Parent string
-	HasParent                  bool
-	LogicalParent              string
-	Sidechain, Conversation    bool
-	Msg                        *transcript.Message
-	Leaf                       string
-	Pinned                     bool
+	Kind                          transcript.RecordKind
+	Typ, Subtype, UUID, Parent    string
+	HasParent                     bool
+	LogicalParent, Source         string
+	Sidechain, Meta, Conversation bool
+	Msg                           *transcript.Message
+	Leaf                          string
+	Pinned                        bool
+	Kept                          *suspendedKept
+}
+
+type suspendedKept struct {
+	Anchor     string
+	UUIDs      []string
+	Head, Tail string
+}
+
+func suspendNode(n *node) suspendedNode {
+	w := suspendedNode{Kind: n.kind, Typ: n.typ, Subtype: n.subtype, UUID: n.uuid, Parent: n.parent,
+		HasParent: n.hasParent, LogicalParent: n.logicalParent, Source: n.source, Sidechain: n.sidechain, Meta: n.meta,
+		Conversation: n.conversation, Msg: n.msg, Leaf: n.leaf, Pinned: n.pinned}
+	if k := n.kept; k != nil {
+		w.Kept = &suspendedKept{Anchor: k.anchor, UUIDs: k.uuids, Head: k.head, Tail: k.tail}
+	}
+	return w
+}
+
+func (w *suspendedNode) node() node {
+	n := node{kind: w.Kind, typ: w.Typ, subtype: w.Subtype, uuid: w.UUID, parent: w.Parent,
+		hasParent: w.HasParent, logicalParent: w.LogicalParent, source: w.Source, sidechain: w.Sidechain, meta: w.Meta,
+		conversation: w.Conversation, msg: w.Msg, leaf: w.Leaf, pinned: w.Pinned}
+	if k := w.Kept; k != nil {
+		n.kept = &preservation{anchor: k.Anchor, uuids: k.UUIDs, head: k.Head, tail: k.Tail}
+	}
+	return n
 }
 
 // Suspend implements format.Suspender.
@@ -80,24 +110,22 @@ func (Codec) Suspend(t *transcript.Transcript) ([]byte, int, error) {
 		Leaf: st.leaf, LastConv: st.lastConv, Hint: st.hint, HintUUID: st.hintUUID, HintPinned: st.hintPinned,
 		DescFrom: st.desc.from, DescTo: st.desc.to, DescOK: st.desc.ok,
 		MainThread: st.mainThread, LastSide: st.lastSide, Meta: st.meta, CustomTitle: st.customTitle,
-		TrimmedMsgs: st.trimmedMsgs, TrimmedNodes: st.trimmedNodes,
+		TrimmedMsgs: st.trimmedMsgs, TrimmedNodes: st.trimmedNodes, Boundary: st.boundary, SideBoundary: st.sideBoundary,
+	}
+	for i := range st.preservedRows {
+		s.Preserved = append(s.Preserved, i)
 	}
 	if f, ok := t.Frame.(*jsonl.Frame); ok && f != nil {
 		s.Frame = *f
 	}
-	wire := func(n *node) suspendedNode {
-		return suspendedNode{Kind: n.kind, Typ: n.typ, Subtype: n.subtype, UUID: n.uuid, Parent: n.parent,
-			HasParent: n.hasParent, LogicalParent: n.logicalParent, Sidechain: n.sidechain, Conversation: n.conversation,
-			Msg: n.msg, Leaf: n.leaf, Pinned: n.pinned}
-	}
 	// The row a last-prompt names is looked up on every append.
 	if h, ok := st.byUUID[st.hintUUID]; ok && st.hint >= 0 && h < first && h >= st.pruned && h < len(st.nodes) {
-		s.HintAt, s.HintNode = h, ptr(wire(&st.nodes[h]))
+		s.HintAt, s.HintNode = h, ptr(suspendNode(&st.nodes[h]))
 	}
 	s.Nodes = make([]suspendedNode, 0, len(st.nodes)-first)
 	for i := first; i < len(st.nodes); i++ {
 		n := &st.nodes[i]
-		s.Nodes = append(s.Nodes, wire(n))
+		s.Nodes = append(s.Nodes, suspendNode(n))
 		if n.msg != nil {
 			for _, p := range n.msg.Parts {
 				if p.Kind == transcript.PartToolCall {
@@ -135,6 +163,13 @@ func (Codec) Resume(t *transcript.Transcript, data []byte) error {
 		desc:       descent{from: s.DescFrom, to: s.DescTo, ok: s.DescOK},
 		mainThread: s.MainThread, lastSide: s.LastSide, meta: s.Meta, customTitle: s.CustomTitle,
 		trimmedMsgs: s.TrimmedMsgs, trimmedNodes: s.TrimmedNodes, pruned: s.First,
+		boundary: s.Boundary, sideBoundary: s.SideBoundary,
+	}
+	if len(s.Preserved) > 0 {
+		st.preservedRows = make(map[int]bool, len(s.Preserved))
+		for _, i := range s.Preserved {
+			st.preservedRows[i] = true
+		}
 	}
 	if st.byUUID == nil {
 		st.byUUID = map[string]int{}
@@ -142,15 +177,11 @@ func (Codec) Resume(t *transcript.Transcript, data []byte) error {
 	if st.toolNames == nil {
 		st.toolNames = map[string]string{}
 	}
-	for k, n := range s.Nodes {
-		st.nodes[s.First+k] = node{kind: n.Kind, typ: n.Typ, subtype: n.Subtype, uuid: n.UUID, parent: n.Parent,
-			hasParent: n.HasParent, logicalParent: n.LogicalParent, sidechain: n.Sidechain, conversation: n.Conversation,
-			msg: n.Msg, leaf: n.Leaf, pinned: n.Pinned}
+	for k := range s.Nodes {
+		st.nodes[s.First+k] = s.Nodes[k].node()
 	}
 	if n := s.HintNode; n != nil && s.HintAt >= 0 && s.HintAt < s.First {
-		st.nodes[s.HintAt] = node{kind: n.Kind, typ: n.Typ, subtype: n.Subtype, uuid: n.UUID, parent: n.Parent,
-			hasParent: n.HasParent, logicalParent: n.LogicalParent, sidechain: n.Sidechain, conversation: n.Conversation,
-			msg: n.Msg, leaf: n.Leaf, pinned: n.Pinned}
+		st.nodes[s.HintAt] = n.node()
 	}
 	frame := s.Frame
 	t.Frame, t.State, t.Meta = &frame, st, s.Meta

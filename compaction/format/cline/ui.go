@@ -171,7 +171,7 @@ func (UICodec) Write(t *transcript.Transcript) ([]byte, error) { return anthropi
 
 // Fork implements format.Codec: it refuses, saying why.
 func (UICodec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
-	return nil, fmt.Errorf("%s is the task's display log: Cline, Roo Code and Kilo resume a task from its api_conversation_history.json, which this task folder lacks, so there is nothing compactd could write that the agent would resume (the gauge reads the log)", UIFileName)
+	return nil, fmt.Errorf("%s is the task's display log: Cline, Roo Code and Kilo resume a task from its %s, which this task folder lacks, so there is nothing compactd could write that the agent would resume (the gauge reads the log); run compact on the task's %s once the agent has written it (with the task's first request)", UIFileName, FileName, FileName)
 }
 
 // Detect implements format.Codec: an array of rows with ts and type

@@ -1,13 +1,16 @@
 package copilotcli
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/format/formattest"
 	"github.com/compactd/compactd/compaction/gauge"
+	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
 )
@@ -140,5 +143,177 @@ func TestModelWhereCopilotNamesIt(t *testing.T) {
 		if r := gauge.Resolve(tr, gauge.Options{}); r.Model != "claude-sonnet-4.6" || !r.Known {
 			t.Errorf("%s: gauged as %s (known %v)", where, r.Model, r.Known)
 		}
+	}
+}
+
+// events renders Copilot CLI events, each {type, data, id, timestamp,
+// parentId} naming the one before it; ids are e1, e2, ….
+func events(t *testing.T, evs ...any) []byte {
+	t.Helper()
+	var out []byte
+	parent := any(nil)
+	for i := 0; i+1 < len(evs); i += 2 {
+		id := fmt.Sprintf("e%d", i/2+1)
+		b, err := json.Marshal(map[string]any{"type": evs[i], "data": evs[i+1], "id": id, "timestamp": "2026-03-10T10:00:00.000Z", "parentId": parent})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(append(out, b...), '\n')
+		parent = id
+	}
+	return out
+}
+
+type obj = map[string]any
+
+func call(id, name string) obj {
+	return obj{"toolCallId": id, "name": name, "arguments": obj{"command": "ls"}}
+}
+
+func result(id, text string) obj {
+	return obj{"toolCallId": id, "success": true, "result": obj{"content": text}}
+}
+
+var start = []any{"session.start", obj{"sessionId": "6a1f0e2d-3c4b-4a59-8d7e-0f1e2d3c4b5a", "version": 1, "producer": "copilot-agent", "copilotVersion": "1.0.52", "startTime": "2026-03-10T10:00:00.000Z"}}
+
+// TestReadsAsCopilotLoads: the conversation is the one Copilot CLI
+// rebuilds from the events when it resumes the session (its loader in
+// @github/copilot 1.0.52 and 0.0.369): a subagent's messages and results
+// (parentToolCallId or agentId) and the results of commands the user ran
+// are not in it, a call's second result is ignored, a
+// system.notification is a user message, an abort answers the calls it
+// interrupted, and a compaction's summary replaces what the conversation
+// held when the compaction started while what came during it stays — the
+// call whose result came after the start moving with it.
+func TestReadsAsCopilotLoads(t *testing.T) {
+	src := events(t, append(start,
+		"user.message", obj{"content": "Fix the race."},
+		"assistant.message", obj{"content": "", "toolRequests": []any{call("c1", "task")}},
+		"assistant.message", obj{"content": "", "toolRequests": []any{call("s1", "view")}, "parentToolCallId": "c1"},
+		"tool.execution_complete", obj{"toolCallId": "s1", "success": true, "result": obj{"content": "sub"}, "parentToolCallId": "c1"},
+		"assistant.message", obj{"content": "sub done", "toolRequests": []any{}, "parentToolCallId": "c1"},
+		"tool.execution_complete", result("c1", "callers: 3"),
+		"tool.execution_complete", result("c1", "callers: 4"),
+		"tool.user_requested", obj{"toolCallId": "u1", "toolName": "bash"},
+		"tool.execution_complete", obj{"toolCallId": "u1", "success": true, "result": obj{"content": "git log"}, "isUserRequested": true},
+		"system.notification", obj{"content": "Agent explore completed.", "kind": obj{"type": "agent_completed"}},
+		"system.notification", obj{"content": "AGENTS.md found", "kind": obj{"type": "instruction_discovered"}},
+		"assistant.message", obj{"content": "", "toolRequests": []any{call("c2", "bash"), call("c3", "bash")}},
+		"tool.execution_complete", result("c2", "ok"),
+		"abort", obj{"reason": "user initiated"},
+		"user.message", obj{"content": "Go on."},
+		"assistant.message", obj{"content": "", "toolRequests": []any{call("c4", "view")}},
+		"session.compaction_start", obj{},
+		"tool.execution_complete", result("c4", "file"),
+		"assistant.message", obj{"content": "Done.", "toolRequests": []any{}},
+		"session.compaction_complete", obj{"success": true, "summaryContent": "Fixed the race."},
+		"user.message", obj{"content": "Thanks."},
+	)...)
+	tr := formattest.RoundTrip(t, Codec{}, "events.jsonl", src)
+	want := []string{
+		"user text|Fixed the race.||",
+		`assistant tool_call||c4|{"command":"ls"}`,
+		"tool tool_result|file|c4|",
+		"assistant text|Done.||",
+		"user text|Thanks.||",
+	}
+	formattest.SameLines(t, formattest.Lines(tr.Messages), want)
+	if tr.Messages[0].Origin != transcript.OriginSummary {
+		t.Errorf("first message %+v, want the summary", tr.Messages[0])
+	}
+	for seed := range uint64(8) {
+		formattest.AppendInChunks(t, Codec{}, src, seed)
+	}
+
+	// The same session before its compaction completed.
+	before := src[:bytes.LastIndexByte(src[:bytes.Index(src, []byte(`"type":"session.compaction_complete"`))], '\n')+1]
+	tr = formattest.RoundTrip(t, Codec{}, "events.jsonl", before)
+	want = []string{
+		"user text|Fix the race.||",
+		`assistant tool_call||c1|{"command":"ls"}`,
+		"tool tool_result|callers: 3|c1|",
+		"user text|Agent explore completed.||",
+		`assistant tool_call||c2|{"command":"ls"}`,
+		`assistant tool_call||c3|{"command":"ls"}`,
+		"tool tool_result|ok|c2|",
+		"tool tool_result|" + interrupted + "|c3|",
+		"user text|Go on.||",
+		`assistant tool_call||c4|{"command":"ls"}`,
+		"tool tool_result|file|c4|",
+		"assistant text|Done.||",
+	}
+	formattest.SameLines(t, formattest.Lines(tr.Messages), want)
+	if err := strategy.CheckTranscript(tr); err != nil {
+		t.Errorf("the conversation breaks the API's rules: %v", err)
+	}
+}
+
+// TestForkWritesAStandInAsText: a strategy's stand-in for removed turns
+// may sit on a message that held only tool requests (a turn the user
+// interrupted mid-call). The fork writes it as the message's content, not
+// over the first tool request, which kept a call without its result and
+// was refused ("tool call without its result").
+func TestForkWritesAStandInAsText(t *testing.T) {
+	src := events(t, append(start,
+		"user.message", obj{"content": "First."},
+		"assistant.message", obj{"content": "", "toolRequests": []any{call("c1", "bash"), call("c2", "bash")}},
+		"tool.execution_complete", result("c1", "ok"),
+		"abort", obj{"reason": "user initiated"},
+		"user.message", obj{"content": "Second."},
+		"assistant.message", obj{"content": "Done.", "toolRequests": []any{}},
+	)...)
+	tr := formattest.RoundTrip(t, Codec{}, "events.jsonl", src)
+	v := transcript.NewView(tr)
+	stand := v.Messages[1]
+	stand.Parts = []transcript.Part{{Kind: transcript.PartText, Text: "[compacted: 1 earlier turn removed]", Ref: stand.Parts[0].Ref, Changed: true}}
+	v.Messages = []transcript.Message{v.Messages[0], stand, v.Messages[4], v.Messages[5]}
+	out, err := Codec{}.Fork(v, format.ForkOptions{SessionID: "fork-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Codec{}.Parse(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	formattest.SameLines(t, formattest.Lines(back.Messages), []string{
+		"user text|First.||",
+		"assistant text|[compacted: 1 earlier turn removed]||",
+		"user text|Second.||",
+		"assistant text|Done.||",
+	})
+	if err := strategy.CheckFork(back, tr); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestForkKeepsOneCompaction: a compaction_complete replaces what the
+// agent loaded before it, so a fork writes one only as its first
+// conversation event; the source's summary kept after a new one is a user
+// message.
+func TestForkKeepsOneCompaction(t *testing.T) {
+	src := events(t, append(start,
+		"session.compaction_complete", obj{"success": true, "summaryContent": "Old summary."},
+		"user.message", obj{"content": "Next."},
+		"assistant.message", obj{"content": "Done.", "toolRequests": []any{}},
+	)...)
+	tr := formattest.RoundTrip(t, Codec{}, "events.jsonl", src)
+	v := transcript.NewView(tr)
+	v.Summaries = []transcript.Summary{{Text: "New summary.", Before: 0}}
+	out, err := Codec{}.Fork(v, format.ForkOptions{SessionID: "fork-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Codec{}.Parse(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	formattest.SameLines(t, formattest.Lines(back.Messages), []string{
+		"user text|New summary.||",
+		"user text|Old summary.||",
+		"user text|Next.||",
+		"assistant text|Done.||",
+	})
+	if n := bytes.Count(out, []byte(`"session.compaction_complete"`)); n != 1 {
+		t.Errorf("%d compaction_complete events in the fork, want 1:\n%s", n, out)
 	}
 }

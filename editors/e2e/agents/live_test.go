@@ -46,14 +46,16 @@ type agentNote struct {
 
 // A gaugeNote is one compactd/gauge notification.
 type gaugeNote struct {
-	// AutoCompactAt is the mark of the agent's own compaction (0: none).
-	AutoCompactAt int
-	Path          string
-	Tokens        int
-	Format        string
-	Source        string
-	Removed       bool
-	At            time.Time
+	// AutoCompactAt is the mark of the agent's own compaction (0: none);
+	// AutoCompactOff says the agent's auto-compaction is switched off.
+	AutoCompactAt  int
+	AutoCompactOff bool
+	Path           string
+	Tokens         int
+	Format         string
+	Source         string
+	Removed        bool
+	At             time.Time
 }
 
 func startLSP(t *testing.T, sb *sandbox, bin string, init map[string]any) *lspClient {
@@ -65,7 +67,8 @@ func startLSP(t *testing.T, sb *sandbox, bin string, init map[string]any) *lspCl
 	c := &lspClient{other: map[string]int{}, answers: map[int]json.RawMessage{}, changed: make(chan struct{}), logFile: filepath.Join(sb.root, "compactd-serve.log")}
 	argv, _ := json.Marshal([]string{bin, "serve", "--log-file", c.logFile})
 	initJSON, _ := json.Marshal(init)
-	c.cmd = exec.Command("node", client)
+	name, args := sb.command("node", client)
+	c.cmd = exec.Command(name, args...)
 	c.cmd.Dir = sb.project
 	c.cmd.Env = append(append([]string(nil), sb.env...), "COMPACTD_CMD_JSON="+string(argv), "COMPACTD_WORKSPACE="+sb.project, "COMPACTD_INIT_JSON="+string(initJSON))
 	c.cmd.Stderr = &lockedWriter{mu: &c.mu, w: &c.stderr}
@@ -148,13 +151,14 @@ func (c *lspClient) read(r io.Reader) {
 					Source  string `json:"source"`
 					Removed bool   `json:"removed"`
 					Mark    *struct {
-						At int `json:"at"`
+						At       int  `json:"at"`
+						Disabled bool `json:"disabled"`
 					} `json:"autoCompact"`
 				}
 				if json.Unmarshal(msg.Params, &g) == nil {
 					n := gaugeNote{Path: uriPath(g.URI), Tokens: g.Tokens, Format: g.Format, Source: g.Source, Removed: g.Removed, At: at}
 					if g.Mark != nil {
-						n.AutoCompactAt = g.Mark.At
+						n.AutoCompactAt, n.AutoCompactOff = g.Mark.At, g.Mark.Disabled
 					}
 					c.gauges = append(c.gauges, n)
 				}

@@ -119,6 +119,17 @@ type sandbox struct {
 	project string
 	home    string
 	env     []string
+	// wrap, when set, prefixes every command the sandbox runs (a
+	// namespace the agent and compactd share).
+	wrap []string
+}
+
+// command is name and args as the sandbox runs them: wrapped.
+func (sb *sandbox) command(name string, args ...string) (string, []string) {
+	if len(sb.wrap) == 0 {
+		return name, args
+	}
+	return sb.wrap[0], append(append(append([]string(nil), sb.wrap[1:]...), name), args...)
 }
 
 func newSandbox(t *testing.T) *sandbox {
@@ -206,6 +217,7 @@ func (sb *sandbox) run(t *testing.T, timeout time.Duration, name string, args ..
 func (sb *sandbox) try(timeout time.Duration, name string, args ...string) (string, string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
+	name, args = sb.command(name, args...)
 	cmd := exec.CommandContext(ctx, name, args...)
 	ownGroup(cmd)
 	cmd.Dir = sb.project

@@ -2,91 +2,702 @@ package agents
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/editors/e2e/agents/modelserver"
 )
 
-// TestRealAgentThreshold (issue 24): Claude Code runs with
-// CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=40 and the window it needs for the
-// percentage to apply (CLAUDE_CODE_AUTO_COMPACT_WINDOW=100000): it compacts
-// on its own once the context reaches min(40 % × (100k − 20k), 100k − 20k −
-// 13k) = 32,000. compactd reads the same environment — `gauge --json` from
-// the shell, `compactd serve` through a real LSP client — and its mark must
-// be where Claude Code actually compacted (its compact_boundary's
-// preTokens), within 2 % of the window.
-func TestRealAgentThreshold(t *testing.T) {
+// TestRealAgentThresholdGrid (issue 34) holds compactd's mark of an agent's
+// own compaction to the agent itself: each case configures one real agent
+// (its launch environment, its settings files, its config), drives it
+// against the model server until it compacts on its own, and compares where
+// it did with compactd's mark on every surface — `compactd gauge --json`,
+// `compactd serve`'s gauge through a real LSP client, MCP context_status
+// and `compactd statusline`. Each must be within 2 % of the window of the
+// point the agent recorded (Claude Code's compact_boundary preTokens,
+// Codex's last token count before its compacted record, Gemini CLI's prompt
+// before its compression, Qwen Code's chat_compression originalTokenCount).
+// A case that switches auto-compaction off drives the agent past the point
+// where it would compact otherwise: the agent must not compact, and every
+// surface must say it is off.
+//
+// The drive is two runs of the agent: a coarse one reads large files until
+// the context is 8 % of the window short of compactd's mark, a fine one then
+// reads files of 0.7 % of the window each, one a request, to 6 % past it. A
+// mark off by more than the margin is found all the same: the agent
+// compacts in the coarse run, or not at all, and the case fails on the gap
+// between the last two requests before the compaction, which must be small
+// enough to tell where the agent compacted (2 % of the window).
+func TestRealAgentThresholdGrid(t *testing.T) {
 	enabled(t)
 	bin := compactdBin(t)
-	command, version := installedAgent(t, "claude", "claude")
-	sb := newSandbox(t)
-	// Parts of ~1,300 tokens each: the second turn reads them one by one,
-	// a request each, past the threshold.
-	const parts = 30
-	var steps [][]modelserver.Action
-	for i := range parts {
-		path := filepath.Join(sb.project, fmt.Sprintf("part%02d.txt", i))
+	start := time.Now()
+	var mu sync.Mutex
+	var rows []gridRow
+	t.Cleanup(func() {
+		sort.Slice(rows, func(i, j int) bool { return rows[i].name < rows[j].name })
 		var b strings.Builder
-		for l := 0; b.Len() < 5200; l++ {
-			fmt.Fprintf(&b, "part %d line %d: inventory item %d moves from bin %d to shelf %d after audit %d.\n", i, l, i*97+l, l*13%41, l*7%29, i*l%53)
+		fmt.Fprintf(&b, "threshold grid: %d cases, %s wall time\n", len(rows), time.Since(start).Round(time.Second))
+		fmt.Fprintf(&b, "%-44s %-22s %-28s %-28s %s\n", "case", "agent", "agent compacted at", "compactd's mark", "off (% of window)")
+		for _, r := range rows {
+			fmt.Fprintf(&b, "%-44s %-22s %-28s %-28s %s\n", r.name, r.agent, r.compacted, r.mark, r.off)
 		}
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
+		report("%s", strings.TrimRight(b.String(), "\n"))
+		t.Log("\n" + b.String())
+	})
+	for _, c := range gridCases() {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			row := runGridCase(t, c, bin)
+			mu.Lock()
+			rows = append(rows, row)
+			mu.Unlock()
+		})
+	}
+}
+
+// A gridCase is one configuration of one agent's auto-compaction.
+type gridCase struct {
+	name  string
+	agent string // "claude", "codex", "gemini", "qwen"
+	// model is Claude Code's --model ("" = claudeModel).
+	model string
+	// env is added to the launch environment (the agent's and compactd's,
+	// as when both start from one shell).
+	env []string
+	// files are settings files to write, by path, as JSON (merged into
+	// the file the agent's configuration already wrote) or, for a string,
+	// as that text.
+	files func(sb *sandbox) map[string]any
+	// managed is Claude Code's managed settings: /etc/claude-code/
+	// managed-settings.json, seen by the agent and compactd alike in a
+	// private mount namespace (the agent reads it from that fixed path
+	// only), nil for none.
+	managed map[string]any
+	// serverWindow is the model's window as the model server enforces
+	// it: a request above it is refused as too long (0: none is).
+	serverWindow int
+	// beyond is where the agent would compact were its auto-compaction
+	// on, for a case that may switch it off: when compactd says it is
+	// off, the drive goes past this point and the agent must not compact.
+	beyond int
+}
+
+// A gridRow is one line of the grid's report.
+type gridRow struct {
+	name, agent, compacted, mark, off string
+}
+
+// gridDriver is how the grid drives one agent.
+type gridDriver struct {
+	label string
+	// name is the folder under npm/ and the cache; command its executable.
+	name, command string
+	configure     func(t *testing.T, sb *sandbox, srv *modelserver.Server)
+	// run runs one prompt: a new session when id is "", else session id;
+	// it returns the session's file and id.
+	run func(t *testing.T, sb *sandbox, c gridCase, command, id, prompt string) (file, newID string)
+	// compacted reads the agent's own first compaction from its session:
+	// the context size it recorded compacting at.
+	compacted func(t *testing.T, file string) (int, bool)
+	// lspInit are the LSP client's initializationOptions.
+	lspInit map[string]any
+}
+
+func gridDriverOf(t *testing.T, name string) gridDriver {
+	switch name {
+	case "claude":
+		return gridDriver{label: claude.label, name: "claude", command: "claude", configure: claude.configure,
+			run: func(t *testing.T, sb *sandbox, c gridCase, command, id, prompt string) (string, string) {
+				model := c.model
+				if model == "" {
+					model = claudeModel
+				}
+				args := []string{"-p", prompt, "--model", model, "--allowedTools", "Read Bash Edit Write"}
+				if id == "" {
+					id = uuid()
+					args = append(args, "--session-id", id)
+				} else {
+					args = append(args, "--resume", id)
+				}
+				sb.run(t, 5*time.Minute, command, args...)
+				return claude.session(t, sb, id), id
+			},
+			compacted: func(t *testing.T, file string) (int, bool) {
+				pre, trigger, ok := claudeBoundary(t, file)
+				if ok && trigger != "auto" {
+					t.Fatalf("Claude Code compacted with trigger %q, not on its own", trigger)
+				}
+				return pre, ok
+			},
 		}
-		steps = append(steps, []modelserver.Action{{Kind: modelserver.Read, Path: path}})
+	case "codex":
+		return gridDriver{label: codex.label, name: "codex", command: "codex", configure: codex.configure,
+			run: func(t *testing.T, sb *sandbox, c gridCase, command, id, prompt string) (string, string) {
+				args := codex.first(sb, "", prompt)
+				if id != "" {
+					args = codex.resume(sb, id, prompt)
+				}
+				sb.run(t, 5*time.Minute, command, args...)
+				file := codex.session(t, sb, "")
+				return file, codex.idOf(t, file)
+			},
+			compacted: codexCompaction,
+		}
 	}
-	turns := map[string]modelserver.Turn{
-		"h1": {Answer: "Hello: the inventory project is here. (answer h1)"},
-		"h2": {Thinking: thinking, Steps: steps, Answer: "Read every part. (answer h2)"},
-	}
-	srv, err := modelserver.Start(modelserver.Options{Script: &modelserver.Script{Turns: turns}, LogDir: filepath.Join(sb.root, "requests")})
+	t.Fatalf("no grid driver for %s", name)
+	return gridDriver{}
+}
+
+func runGridCase(t *testing.T, c gridCase, bin string) gridRow {
+	d := gridDriverOf(t, c.agent)
+	command, version := installedAgent(t, d.name, d.command)
+	sb := newSandbox(t)
+	script := &modelserver.Script{Turns: map[string]modelserver.Turn{
+		"hello": {Answer: "Hello: the inventory project is here. (answer hello)"},
+	}}
+	srv, err := modelserver.Start(modelserver.Options{Script: script, LogDir: filepath.Join(sb.root, "requests"), Window: c.serverWindow})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	claude.configure(t, sb, srv)
-	sb.setenv("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=40", "CLAUDE_CODE_AUTO_COMPACT_WINDOW=100000")
-	t.Logf("Claude Code %s in %s", version, sb.root)
+	d.configure(t, sb, srv)
+	sb.setenv(c.env...)
+	if c.files != nil {
+		for path, content := range c.files(sb) {
+			writeSetting(t, path, content)
+		}
+	}
+	if c.managed != nil {
+		sb.managedClaude(t, c.managed)
+	}
+	agentLabel := d.label + " " + version
+	t.Logf("%s in %s", agentLabel, sb.root)
 
-	// The server runs with the agent's environment, from before the agent
-	// ever ran: Claude Code creates its config folder's projects/<slug>/,
-	// the memory/ folder and the session at once, and the watcher sees them.
-	lsp := startLSP(t, sb, bin, nil)
-	id := uuid()
-	sb.run(t, claude.timeout, command, claude.first(sb, id, prompt("h1", "Hello."))...)
-	file := claude.session(t, sb, id)
-	g := sb.gauge(t, bin, file)
-	if g.AutoCompact == nil || g.AutoCompact.At != 32_000 || g.AutoCompact.Source != "env" {
-		t.Fatalf("compactd gauge --json marks Claude Code's compaction at %+v, want 32,000 from the environment", g.AutoCompact)
+	lsp := startLSP(t, sb, bin, d.lspInit)
+	file, id := d.run(t, sb, c, command, "", prompt("hello", "Hello."))
+	checkAccepted(t, srv, 0, "the first turn")
+	marks := gridMarks(t, sb, bin, lsp, c.agent, file)
+	mark := marks.gauge
+	window := mark.window
+	tolerance := 0.02 * float64(window)
+	describeMark := func(m surfaceMark) string {
+		if m.off {
+			return "off"
+		}
+		return fmt.Sprint(m.at)
 	}
-	if n, ok := lsp.waitGauge(file, 0, time.Minute, func(n gaugeNote) bool { return n.AutoCompactAt > 0 }); !ok || n.AutoCompactAt != 32_000 {
-		t.Fatalf("compactd serve's gauge marks Claude Code's compaction at %d, want 32,000", n.AutoCompactAt)
+	for _, m := range marks.others() {
+		if m.off != mark.off || !m.off && abs(m.at-mark.at) > int(tolerance) {
+			t.Errorf("%s marks %s, compactd gauge --json %s (%s)", m.surface, describeMark(m), describeMark(mark), mark.text)
+		}
+	}
+	off := mark.off
+	if off && c.beyond == 0 {
+		t.Fatalf("compactd marks %s's auto-compaction off (%s); the case names no point to drive past", d.label, mark.text)
 	}
 
-	sb.run(t, 5*time.Minute, command, claude.resume(sb, id, prompt("h2", "Read the parts one by one."))...)
-	pre, trigger := firstBoundary(t, file)
-	if trigger != "auto" {
-		t.Fatalf("Claude Code did not compact on its own while reading %d parts (boundary trigger %q)", parts, trigger)
+	// The drive: a coarse run to 8 % short of the target, a fine run past it.
+	target := mark.at
+	if off {
+		target = c.beyond
 	}
-	off := abs(pre - g.AutoCompact.At)
-	line := fmt.Sprintf("Claude Code %s with CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=40, CLAUDE_CODE_AUTO_COMPACT_WINDOW=100000: compacted at %d tokens; compactd's mark %d (%s), %d off = %.2f %% of the %d window",
-		version, pre, g.AutoCompact.At, g.AutoCompact.Text, off, 100*float64(off)/float64(g.ContextWindow), g.ContextWindow)
-	report("%s", line)
-	t.Log(line)
-	if float64(off) > 0.02*float64(g.ContextWindow) {
-		t.Errorf("Claude Code compacted at %d tokens; compactd's mark is %d, %d off (bar: 2 %% of the %d window)", pre, g.AutoCompact.At, off, g.ContextWindow)
+	if v := os.Getenv("GRID_TARGET"); v != "" { // EXPLORATION ONLY
+		fmt.Sscan(v, &target)
+	}
+	fills := newFiller(t, sb.project)
+	start := lastContext(srv)
+	coarse, fine := window/12, window/150
+	var coarseSteps [][]modelserver.Action
+	if off {
+		coarseSteps = fills.steps(target+window/20-start, coarse)
+	} else {
+		coarseSteps = fills.steps(target-window*8/100-start, coarse)
+	}
+	if len(coarseSteps) > 0 {
+		script.Turns["coarse"] = modelserver.Turn{Thinking: thinking, Steps: coarseSteps, Answer: "Read the large files. (answer coarse)", EndOnSummary: true}
+		seq := lastSeq(srv)
+		d.run(t, sb, c, command, id, prompt("coarse", "Read the large files one by one."))
+		checkAccepted(t, srv, seq, "the coarse run")
+	}
+	if !off {
+		if _, done := d.compacted(t, file); !done {
+			reached := lastContext(srv)
+			// One file a request, each 1/150 of the window, to 6 % past the mark.
+			script.Turns["fine"] = modelserver.Turn{Thinking: thinking, Steps: fills.steps(target+window*6/100-reached, fine), Answer: "Read the small files. (answer fine)", EndOnSummary: true}
+			seq := lastSeq(srv)
+			d.run(t, sb, c, command, id, prompt("fine", "Read the small files one by one."))
+			checkAccepted(t, srv, seq, "the fine run")
+		}
+	}
+	row := gridRow{name: c.name, agent: agentLabel, mark: fmt.Sprintf("%s (%s)", describeMark(mark), mark.text)}
+	at, compacted := d.compacted(t, file)
+	prompts := growingPrompts(srv)
+	if off {
+		reached := 0
+		if len(prompts) > 0 {
+			reached = prompts[len(prompts)-1]
+		}
+		row.compacted = fmt.Sprintf("none up to %d", reached)
+		row.off = "-"
+		if compacted {
+			row.compacted = fmt.Sprint(at)
+			t.Errorf("%s compacted at %d tokens; compactd says its auto-compaction is off (%s)", d.label, at, mark.text)
+		}
+		if reached <= c.beyond {
+			t.Errorf("the drive reached %d tokens, not past %d, where %s would compact with auto-compaction on", reached, c.beyond, d.label)
+		}
+		return row
+	}
+	if !compacted {
+		reached := 0
+		if len(prompts) > 0 {
+			reached = prompts[len(prompts)-1]
+		}
+		row.compacted = fmt.Sprintf("none up to %d", reached)
+		t.Errorf("%s did not compact up to %d tokens; compactd marks %s (%s)", d.label, reached, describeMark(mark), mark.text)
+		return row
+	}
+	// The resolution: the growth between the last two requests before the
+	// compaction.
+	step := 0
+	if n := len(prompts); n >= 2 {
+		step = prompts[n-1] - prompts[n-2]
+	}
+	row.compacted = fmt.Sprintf("%d (step %d)", at, step)
+	if float64(step) > tolerance {
+		t.Errorf("%s compacted at %d tokens after a step of %d: too coarse to tell where (the drive expected it near %d)", d.label, at, step, target)
+	}
+	worst := 0.0
+	for _, m := range marks.all() {
+		off := 100 * float64(abs(m.at-at)) / float64(window)
+		worst = max(worst, off)
+		if m.off || float64(abs(m.at-at)) > tolerance {
+			t.Errorf("%s compacted at %d tokens; %s marks %s, %.2f %% of the %d window off (bar: 2 %%)", d.label, at, m.surface, describeMark(m), off, window)
+		}
+	}
+	row.off = fmt.Sprintf("%.2f %%", worst)
+	return row
+}
+
+// checkAccepted fails the test when the model server refused a request the
+// agent sent since seq, but for a prompt above the model's window, which
+// the API refuses as the agent expects it to.
+func checkAccepted(t *testing.T, srv *modelserver.Server, seq int, what string) {
+	t.Helper()
+	var bad []modelserver.Exchange
+	for _, e := range rejectedSince(srv, seq) {
+		if !strings.HasPrefix(e.Rejected, "prompt is too long") {
+			bad = append(bad, e)
+		}
+	}
+	if len(bad) > 0 {
+		t.Fatalf("%s: the model server refused the agent's requests:%s", what, describe(bad))
 	}
 }
 
-// firstBoundary reads the first compact_boundary of a Claude Code session:
-// the context size before it and what triggered it.
-func firstBoundary(t *testing.T, path string) (pre int, trigger string) {
+// lastContext is the context the last scripted response left.
+func lastContext(srv *modelserver.Server) int {
+	n := 0
+	for _, e := range srv.Exchanges() {
+		if e.Scripted && !e.CountOnly && e.Status == 200 {
+			n = e.Usage.Context()
+		}
+	}
+	return n
+}
+
+// growingPrompts are the prompts of the agent's scripted requests, in
+// order, up to the first that is smaller than the one before (the agent's
+// compaction shrinks the conversation).
+func growingPrompts(srv *modelserver.Server) []int {
+	var out []int
+	for _, e := range srv.Exchanges() {
+		if !e.Scripted || e.CountOnly || e.Summary || e.Status != 200 {
+			continue
+		}
+		if len(out) > 0 && e.Usage.Prompt < out[len(out)-1] {
+			break
+		}
+		out = append(out, e.Usage.Prompt)
+	}
+	return out
+}
+
+// A filler writes the files the drive reads, each of a given size in
+// tokens, every one different.
+type filler struct {
+	t       *testing.T
+	dir     string
+	counter *tokens.Counter
+	n       int
+}
+
+func newFiller(t *testing.T, dir string) *filler {
+	counter, err := tokens.New(tokens.O200kBase, tokens.WithWorkers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &filler{t: t, dir: dir, counter: counter}
+}
+
+// file writes a file of about n tokens and returns its path.
+func (f *filler) file(n int) string {
+	f.n++
+	path := filepath.Join(f.dir, fmt.Sprintf("fill%03d.txt", f.n))
+	var b strings.Builder
+	for l, have := 0, 0; have < n; l++ {
+		line := fmt.Sprintf("file %d line %d: inventory item %d moves from bin %d to shelf %d after audit %d.\n", f.n, l, f.n*997+l, l*13%41, l*7%29, f.n*l%53)
+		have += f.counter.Text(line)
+		b.WriteString(line)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+	return path
+}
+
+// maxFileTokens keeps each file under what every agent's read tool returns
+// whole.
+const maxFileTokens = 6000
+
+// steps are reads that add about total tokens to the context, each step
+// (one request) adding about per: one file of per tokens, or several
+// files read together when per is larger than a file may be.
+func (f *filler) steps(total, per int) [][]modelserver.Action {
+	var steps [][]modelserver.Action
+	for total > 0 {
+		n := min(per, total)
+		var step []modelserver.Action
+		for n > 0 {
+			size := min(n, maxFileTokens)
+			step = append(step, modelserver.Action{Kind: modelserver.Read, Path: f.file(size)})
+			n -= size
+			total -= size
+		}
+		steps = append(steps, step)
+	}
+	return steps
+}
+
+// writeSetting writes a settings file: JSON (TOML for a .toml file) merged
+// into what the file holds, or a string as it is.
+func writeSetting(t *testing.T, path string, content any) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var data []byte
+	switch v := content.(type) {
+	case string:
+		data = []byte(v)
+	case map[string]any:
+		merged := map[string]any{}
+		isTOML := filepath.Ext(path) == ".toml"
+		if b, err := os.ReadFile(path); err == nil {
+			if isTOML {
+				err = toml.Unmarshal(b, &merged)
+			} else {
+				err = json.Unmarshal(b, &merged)
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+		}
+		mergeJSON(merged, v)
+		var err error
+		if isTOML {
+			var b bytes.Buffer
+			err = toml.NewEncoder(&b).Encode(merged)
+			data = b.Bytes()
+		} else {
+			data, err = json.MarshalIndent(merged, "", "  ")
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	default:
+		t.Fatalf("%s: settings of type %T", path, content)
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mergeJSON merges src into dst, objects key by key.
+func mergeJSON(dst, src map[string]any) {
+	for k, v := range src {
+		if sub, ok := v.(map[string]any); ok {
+			if have, ok := dst[k].(map[string]any); ok {
+				mergeJSON(have, sub)
+				continue
+			}
+		}
+		dst[k] = v
+	}
+}
+
+// managedClaude writes Claude Code's managed settings where it reads them,
+// /etc/claude-code/managed-settings.json, without touching /etc: every
+// process of the sandbox from now on runs in a user and mount namespace of
+// its own where /etc is an overlay of the sandbox's etc folder on the real
+// one, read-only.
+func (sb *sandbox) managedClaude(t *testing.T, settings map[string]any) {
+	t.Helper()
+	if _, err := exec.LookPath("unshare"); err != nil {
+		missing(t, "managed settings: Claude Code reads them from /etc/claude-code only, and the namespace that shows it a temp folder there needs unshare (util-linux): %v", err)
+	}
+	etc := filepath.Join(sb.root, "etc")
+	b, err := json.MarshalIndent(settings, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(etc, "claude-code"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(etc, "claude-code", "managed-settings.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sb.wrap = []string{"unshare", "--user", "--map-root-user", "--mount", "--propagation", "private", "--",
+		"sh", "-c", `mount -t overlay overlay -o "lowerdir=$0:/etc" /etc && exec "$@"`, etc}
+	// The namespace works here, or the case cannot run.
+	if out, errOut, err := sb.try(time.Minute, "cat", "/etc/claude-code/managed-settings.json"); err != nil || !strings.Contains(out, "{") {
+		missing(t, "managed settings: a user and mount namespace with /etc overlaid is not available here (%v): %s", err, errOut)
+	}
+}
+
+// A surfaceMark is where one of compactd's surfaces marks the agent's own
+// compaction.
+type surfaceMark struct {
+	surface string
+	at      int
+	off     bool
+	text    string
+	// window is the window the agent measures against.
+	window int
+}
+
+type gridMarkSet struct {
+	gauge, lsp, mcp, statusline surfaceMark
+}
+
+func (s gridMarkSet) all() []surfaceMark    { return []surfaceMark{s.gauge, s.lsp, s.mcp, s.statusline} }
+func (s gridMarkSet) others() []surfaceMark { return []surfaceMark{s.lsp, s.mcp, s.statusline} }
+
+// gridMarks reads compactd's mark of the agent's compaction of the session
+// at file on every surface.
+func gridMarks(t *testing.T, sb *sandbox, bin string, lsp *lspClient, agent, file string) gridMarkSet {
+	t.Helper()
+	var s gridMarkSet
+	// compactd gauge --json.
+	var rows []struct {
+		Model         string `json:"model"`
+		ContextWindow int    `json:"contextWindow"`
+		Tokens        int    `json:"tokens"`
+		AutoCompact   *struct {
+			At       int    `json:"at"`
+			Window   int    `json:"window"`
+			Disabled bool   `json:"disabled"`
+			Source   string `json:"source"`
+			Text     string `json:"text"`
+		} `json:"autoCompact"`
+	}
+	if err := json.Unmarshal([]byte(sb.run(t, time.Minute, bin, "gauge", "--json", file)), &rows); err != nil || len(rows) != 1 {
+		t.Fatalf("compactd gauge --json %s: %v %v", file, err, rows)
+	}
+	g := rows[0]
+	if g.AutoCompact == nil {
+		t.Fatalf("compactd gauge --json marks no auto-compaction for %s", file)
+	}
+	window := g.ContextWindow
+	if g.AutoCompact.Window > 0 {
+		window = g.AutoCompact.Window
+	}
+	s.gauge = surfaceMark{surface: "compactd gauge --json", at: g.AutoCompact.At, off: g.AutoCompact.Disabled, text: g.AutoCompact.Text, window: window}
+
+	// compactd serve's gauge, through the LSP client, once it shows the
+	// session as the command line does (the first notes come before the
+	// agent wrote which model it runs).
+	note, ok := lsp.waitGauge(file, 0, time.Minute, func(n gaugeNote) bool {
+		return within(n.Tokens, g.Tokens, 0.01) && (n.AutoCompactAt > 0 || n.AutoCompactOff)
+	})
+	if !ok {
+		t.Fatalf("compactd serve sent no gauge of %d tokens marking the agent's compaction for %s (notifications: %v)", g.Tokens, file, tokensOf(lsp.gaugesOf(file)))
+	}
+	s.lsp = surfaceMark{surface: "compactd serve's gauge (LSP)", at: note.AutoCompactAt, off: note.AutoCompactOff}
+
+	// MCP context_status, from compactd mcp as the agent starts it.
+	st := contextStatus(t, sb, bin, agent, file)
+	s.mcp = surfaceMark{surface: "MCP context_status", at: st.AutoCompactAt}
+	if st.AutoCompact != nil {
+		s.mcp.off, s.mcp.text = st.AutoCompact.Disabled, st.AutoCompact.Text
+	}
+
+	// compactd statusline, fed Claude Code's status line payload.
+	payload := map[string]any{"hook_event_name": "Status", "transcript_path": file, "cwd": sb.project,
+		"model": map[string]any{"id": g.Model, "display_name": g.Model}}
+	if agent == "claude" {
+		// Claude Code names the model's window as it runs it (1M for a
+		// model it runs with 1M natively, which compactd's gauge may not
+		// know): the larger of the gauge's and the mark's.
+		payload["context_window"] = map[string]any{"context_window_size": max(g.ContextWindow, window)}
+	}
+	line := sb.statusline(t, bin, payload)
+	s.statusline = surfaceMark{surface: "compactd statusline", text: line}
+	switch {
+	case strings.Contains(line, "auto-compaction off"):
+		s.statusline.off = true
+	default:
+		i := strings.Index(line, "auto-compacts at ")
+		if i < 0 {
+			t.Fatalf("compactd statusline shows no auto-compaction mark: %q", line)
+		}
+		word := strings.Fields(line[i+len("auto-compacts at "):])[0]
+		s.statusline.at = parseShort(t, word)
+	}
+	return s
+}
+
+// parseShort reads a count as the status line writes it (950, 1.2k, 156k,
+// 1.05M); it is exact to the rounding of that form.
+func parseShort(t *testing.T, s string) int {
+	t.Helper()
+	mult := 1.0
+	switch {
+	case strings.HasSuffix(s, "k"):
+		mult, s = 1e3, strings.TrimSuffix(s, "k")
+	case strings.HasSuffix(s, "M"):
+		mult, s = 1e6, strings.TrimSuffix(s, "M")
+	}
+	var f float64
+	if _, err := fmt.Sscanf(s, "%g", &f); err != nil {
+		t.Fatalf("status line count %q: %v", s, err)
+	}
+	return int(f*mult + 0.5)
+}
+
+// statusline runs compactd statusline with payload on stdin, as Claude
+// Code runs its status line command.
+func (sb *sandbox) statusline(t *testing.T, bin string, payload map[string]any) string {
+	t.Helper()
+	b, _ := json.Marshal(payload)
+	name, args := sb.command(bin, "statusline")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir, cmd.Env, cmd.Stdin = sb.project, sb.env, bytes.NewReader(b)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil || errOut.Len() > 0 {
+		t.Fatalf("compactd statusline: %v\n%s", err, errOut.String())
+	}
+	return strings.TrimSpace(out.String())
+}
+
+// gridStatus is the part of context_status the grid reads.
+type gridStatus struct {
+	Path          string `json:"path"`
+	AutoCompactAt int    `json:"autoCompactAt"`
+	AutoCompact   *struct {
+		Disabled bool   `json:"disabled"`
+		Text     string `json:"text"`
+	} `json:"autoCompact"`
+}
+
+// contextStatus calls context_status about file through an MCP client
+// connected to `compactd mcp --agent agent`, started as the agent starts
+// it: in the project, with the agent's environment.
+func contextStatus(t *testing.T, sb *sandbox, bin, agent, file string) gridStatus {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	name, args := sb.command(bin, "mcp", "--agent", agent)
+	cmd := exec.Command(name, args...)
+	cmd.Dir, cmd.Env = sb.project, sb.env
+	client := mcp.NewClient(&mcp.Implementation{Name: "compactd-e2e", Version: "0"}, nil)
+	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect to compactd mcp: %v", err)
+	}
+	defer session.Close()
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "context_status", Arguments: map[string]any{"session": file}})
+	if err != nil {
+		t.Fatalf("context_status: %v", err)
+	}
+	if res.IsError || len(res.Content) == 0 {
+		t.Fatalf("context_status failed: %+v", res.Content)
+	}
+	text, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		t.Fatalf("context_status answered %T, not text", res.Content[0])
+	}
+	var st gridStatus
+	if err := json.Unmarshal([]byte(text.Text), &st); err != nil {
+		t.Fatalf("context_status did not answer JSON: %v: %s", err, tail(text.Text, 500))
+	}
+	if canonical(st.Path) != canonical(file) {
+		t.Fatalf("context_status answered about %s, not %s", st.Path, file)
+	}
+	return st
+}
+
+// codexCompaction reads Codex's first compaction of a rollout: the largest
+// context its token counts recorded before the compacted record (Codex
+// compacts once the context reaches its limit; the last count before the
+// record is its summary request's).
+func codexCompaction(t *testing.T, path string) (int, bool) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	last := 0
+	for sc.Scan() {
+		var r struct {
+			Type    string `json:"type"`
+			Payload struct {
+				Type string `json:"type"`
+				Info *struct {
+					Last struct {
+						Total int `json:"total_tokens"`
+					} `json:"last_token_usage"`
+				} `json:"info"`
+			} `json:"payload"`
+		}
+		if json.Unmarshal(sc.Bytes(), &r) != nil {
+			continue
+		}
+		switch {
+		case r.Type == "compacted":
+			return last, true
+		case r.Type == "event_msg" && r.Payload.Type == "token_count" && r.Payload.Info != nil:
+			last = max(last, r.Payload.Info.Last.Total)
+		}
+	}
+	return 0, false
+}
+
+// claudeBoundary reads the first compact_boundary of a Claude Code
+// session: the context size before it and what triggered it.
+func claudeBoundary(t *testing.T, path string) (pre int, trigger string, ok bool) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -104,9 +715,8 @@ func firstBoundary(t *testing.T, path string) (pre int, trigger string) {
 			} `json:"compactMetadata"`
 		}
 		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Subtype == "compact_boundary" {
-			return r.Meta.PreTokens, r.Meta.Trigger
+			return r.Meta.PreTokens, r.Meta.Trigger, true
 		}
 	}
-	t.Fatalf("no compact_boundary in %s", path)
-	return 0, ""
+	return 0, "", false
 }

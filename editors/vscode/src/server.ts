@@ -1,5 +1,6 @@
 // Finding the compactd binary: the compactd.path setting, else the one bundled in the VSIX
 // for this platform, else PATH.
+import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -51,4 +52,40 @@ export function findServer(setting: string, extensionPath: string, workspaceFold
   throw new Error(
     `No compactd binary found: this extension bundles none for ${process.platform}-${process.arch} and there is none on PATH. Install compactd or set "compactd.path".`,
   );
+}
+
+/**
+ * What the server owns and the editor needs before it starts it: the transcript file patterns
+ * (doublestar globs) and the recall-handle syntax. `compactd editor-info` prints it; the server
+ * advertises the same in initialize's capabilities.experimental.compactd.
+ */
+export interface EditorInfo {
+  documentPatterns: string[];
+  /** A whole handle, as a regular expression. */
+  recallHandle: string;
+  /** Finds the handles a text names; the handle is the first group. */
+  recallMark: string;
+  /** The handle's syntax in words. */
+  recallSyntax: string;
+}
+
+/** editorInfo asks the binary for its EditorInfo; it rejects with one sentence. */
+export function editorInfo(binary: string): Promise<EditorInfo> {
+  return new Promise((resolve, reject) => {
+    execFile(binary, ['editor-info'], { timeout: 10_000 }, (err, stdout, stderr) => {
+      if (err) {
+        reject(new Error(`${binary} editor-info failed (${stderr.trim() || err.message}): this compactd is older than the extension`));
+        return;
+      }
+      try {
+        const info = JSON.parse(stdout) as EditorInfo;
+        if (!Array.isArray(info.documentPatterns) || typeof info.recallHandle !== 'string' || typeof info.recallMark !== 'string') {
+          throw new Error('fields missing');
+        }
+        resolve(info);
+      } catch (e) {
+        reject(new Error(`${binary} editor-info printed what the extension cannot read (${e instanceof Error ? e.message : String(e)})`));
+      }
+    });
+  });
 }

@@ -37,6 +37,8 @@ type anthBlock struct {
 	Signature    *string         `json:"signature"`
 	Data         *string         `json:"data"`
 	CacheControl json.RawMessage `json:"cache_control"`
+	Source       *anthSource     `json:"source"`
+	IsError      bool            `json:"is_error"`
 }
 
 type anthTool struct {
@@ -191,6 +193,7 @@ func parseAnthropic(body []byte, countOnly bool) (*Conversation, *anthRequest, *
 			return c, &req, invalid("messages.%d: all messages must have non-empty content except for the optional final assistant message", m.first)
 		}
 		seenOther := false
+		results := map[string]bool{} // the turn's tool_result ids
 		for j, b := range bs {
 			if len(b.CacheControl) > 0 && string(b.CacheControl) != "null" {
 				cacheControls++
@@ -212,6 +215,11 @@ func parseAnthropic(body []byte, countOnly bool) (*Conversation, *anthRequest, *
 			case "image", "document":
 				if m.Role != "user" {
 					return c, &req, invalid("%s.type: %s blocks are only allowed in user messages", at, b.Type)
+				}
+				if b.Type == "image" {
+					if err := checkAnthImage(b.Source, at); err != nil {
+						return c, &req, err
+					}
 				}
 				seenOther = true
 			case "tool_use":
@@ -237,7 +245,17 @@ func parseAnthropic(body []byte, countOnly bool) (*Conversation, *anthRequest, *
 					// The API wants a user turn's tool results before any other content.
 					return c, &req, invalid("messages.%d: `tool_result` blocks must come before any other content in the user message", m.first)
 				}
-				c.Items = append(c.Items, Item{Role: m.Role, Kind: KindResult, CallID: b.ToolUseID, Text: resultText(b.Content), Blocks: resultBlocks(b.Content)})
+				if results[b.ToolUseID] {
+					return c, &req, invalid("%s: each tool_use must have a single result. Found multiple `tool_result` blocks with id: %s", at, b.ToolUseID)
+				}
+				results[b.ToolUseID] = true
+				if err := checkToolResultContent(b.Content, at); err != nil {
+					return c, &req, err
+				}
+				if body := strings.TrimSpace(string(b.Content)); b.IsError && (body == "" || body == "null" || body == `""` || body == "[]") {
+					return c, &req, invalid("%s.tool_result: content cannot be empty if `is_error` is true", at)
+				}
+				c.Items = append(c.Items, Item{Role: m.Role, Kind: KindResult, CallID: b.ToolUseID, Text: resultText(b.Content), Blocks: resultBlocks(b.Content), Images: resultImages(b.Content)})
 			case "thinking":
 				if m.Role != "assistant" {
 					return c, &req, invalid("%s.type: thinking blocks are only allowed in assistant messages", at)
@@ -353,6 +371,21 @@ func resultBlocks(raw json.RawMessage) []string {
 	return out
 }
 
+// resultImages counts a tool_result's image blocks.
+func resultImages(raw json.RawMessage) int {
+	var bs []anthBlock
+	if json.Unmarshal(raw, &bs) != nil {
+		return 0
+	}
+	n := 0
+	for _, b := range bs {
+		if b.Type == "image" {
+			n++
+		}
+	}
+	return n
+}
+
 func resultText(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return ""
@@ -403,6 +436,12 @@ func (s *Server) anthropic(w *recorder, ex *Exchange, body []byte, countOnly boo
 		p.Reply.Calls[i].ID = s.nextID("toolu_01")
 	}
 	u := s.usage(prefix, msgs, p.Reply)
+	if s.opts.Window > 0 && u.Prompt > s.opts.Window {
+		e := invalid("prompt is too long: %d tokens > %d maximum", u.Prompt, s.opts.Window)
+		s.finish(ex, c, p, Usage{Prompt: u.Prompt})
+		s.reject(w, ex, c, e.Status, e.Message, anthropicError(e))
+		return
+	}
 	s.finish(ex, c, p, u)
 	s.wait()
 	id := s.nextID("msg_01")

@@ -75,6 +75,37 @@ func chatBlocks(raw json.RawMessage) []string {
 	return out
 }
 
+// checkChatImages checks the image parts of message i: only a user
+// message carries them, each a URL the API takes. It returns the API's
+// message and the parameter, "" for none.
+func checkChatImages(m chatMessage, i int) (string, string) {
+	var parts []struct {
+		Type     string `json:"type"`
+		ImageURL *struct {
+			URL string `json:"url"`
+		} `json:"image_url"`
+	}
+	if len(m.Content) == 0 || m.Content[0] != '[' || json.Unmarshal(m.Content, &parts) != nil {
+		return "", ""
+	}
+	for j, p := range parts {
+		if p.Type != "image_url" {
+			continue
+		}
+		if m.Role != "user" {
+			return fmt.Sprintf("Invalid 'messages[%d]'. Image URLs are only allowed for messages with role 'user', but this message with role '%s' contains an image URL.", i, m.Role), fmt.Sprintf("messages.[%d]", i)
+		}
+		param := fmt.Sprintf("messages[%d].content[%d].image_url.url", i, j)
+		if p.ImageURL == nil {
+			return fmt.Sprintf("Missing required parameter: '%s'.", param), param
+		}
+		if end := checkDataURL(p.ImageURL.URL); end != "" {
+			return "Invalid image URL: '" + param + "'. Expected a base64-encoded data URL with an image MIME type (e.g. 'data:image/png;base64,aW1nIGJ5dGVzIGhlcmU='), " + end, param
+		}
+	}
+	return "", ""
+}
+
 // chatText flattens a message's content (a string, null or text parts).
 func chatText(raw json.RawMessage) (string, bool) {
 	if len(raw) == 0 || string(raw) == "null" {
@@ -128,6 +159,9 @@ func parseChat(body []byte) (*Conversation, *chatRequest, *apiError, string) {
 			return c, &req, invalid("An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: %s", strings.Join(keys(pending), ", ")), fmt.Sprintf("messages.[%d].role", pendingAt)
 		}
 		text, hasText := chatText(m.Content)
+		if msg, param := checkChatImages(m, i); msg != "" {
+			return c, &req, invalid("%s", msg), param
+		}
 		switch m.Role {
 		case "system", "developer":
 			c.System += text

@@ -22,6 +22,8 @@ type Item struct {
 	// Blocks are a result's text blocks as the request sends them, one by
 	// one (Text joins them); nil when the result is one string.
 	Blocks []string
+	// Images counts a result's image blocks.
+	Images int
 }
 
 // A Tool is one tool the request declares.

@@ -166,6 +166,11 @@ func parseGemini(body []byte, model string) (*Conversation, *gemRequest, *apiErr
 					return c, &req, gemInvalid("* GenerateContentRequest.contents[%d].parts[%d].function_response.name: Name cannot be empty.\n", i, j)
 				}
 				c.Items = append(c.Items, Item{Role: "tool", Kind: KindResult, Name: fr.Name, CallID: fr.ID, Text: string(fr.Response)})
+			case "inlineData":
+				if err := checkGeminiBlob(part["inlineData"], i, j); err != nil {
+					return c, &req, err
+				}
+				c.Items = append(c.Items, Item{Role: role, Kind: set[0]})
 			default:
 				c.Items = append(c.Items, Item{Role: role, Kind: set[0]})
 			}

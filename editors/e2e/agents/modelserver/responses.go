@@ -38,8 +38,10 @@ type respItem struct {
 }
 
 type respPart struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
+	Type     string  `json:"type"`
+	Text     string  `json:"text"`
+	ImageURL *string `json:"image_url"`
+	FileID   string  `json:"file_id"`
 }
 
 type respTool struct {
@@ -175,6 +177,25 @@ func parseResponses(body []byte) (*Conversation, *respRequest, *apiError, string
 				}
 				return c, &req, invalid("No tool call found for %s output with call_id %s.", kind, it.CallID), "input"
 			}
+			if len(it.Output) > 0 && it.Output[0] == '[' {
+				var parts []respPart
+				if err := json.Unmarshal(it.Output, &parts); err != nil {
+					return c, &req, invalid("Invalid type for '%s.output': expected one of a string or array of input content parts.", at), at + ".output"
+				}
+				for j, p := range parts {
+					pat := fmt.Sprintf("%s.output[%d]", at, j)
+					switch p.Type {
+					case "input_text":
+					case "input_image":
+						if msg := checkInputImage(p, pat); msg != "" {
+							return c, &req, invalid("%s", msg), pat + ".image_url"
+						}
+					case "input_file":
+					default:
+						return c, &req, invalid("Invalid value: '%s'. Supported values are: 'input_text', 'input_image', and 'input_file'.", p.Type), pat + ".type"
+					}
+				}
+			}
 			answered[it.CallID] = true
 			c.Items = append(c.Items, Item{Role: "tool", Kind: KindResult, CallID: it.CallID, Text: outputText(it.Output), Blocks: outputBlocks(it.Output)})
 		case "reasoning":
@@ -247,11 +268,31 @@ func messageTexts(it respItem, at string) ([]string, string, string) {
 		} else if p.Type != "input_text" && p.Type != "input_image" && p.Type != "input_file" {
 			return nil, fmt.Sprintf("Invalid value: '%s'. Supported values are: 'input_text', 'input_image', and 'input_file'.", p.Type), pat
 		}
+		if p.Type == "input_image" {
+			if msg := checkInputImage(p, pat); msg != "" {
+				return nil, msg, pat + ".image_url"
+			}
+		}
 		if p.Type == "input_text" || p.Type == "output_text" {
 			out = append(out, p.Text)
 		}
 	}
 	return out, "", ""
+}
+
+// checkInputImage checks an input_image part at pat: an image_url the API
+// takes, or a file_id; "" when it is good, else the API's message.
+func checkInputImage(p respPart, pat string) string {
+	if p.ImageURL == nil {
+		if p.FileID != "" {
+			return ""
+		}
+		return fmt.Sprintf("Missing required parameter: '%s.image_url'.", pat)
+	}
+	if end := checkDataURL(*p.ImageURL); end != "" {
+		return dataURLError(pat+".image_url", end)
+	}
+	return ""
 }
 
 // outputBlocks are a function_call_output's content items, nil for a string.

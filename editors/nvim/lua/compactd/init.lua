@@ -5,20 +5,11 @@ local gauge = require('compactd.gauge')
 
 local M = {}
 
--- Transcript files the client attaches to (autocmd patterns: '*' also matches '/').
-M.default_patterns = {
-  '*.jsonl',
-  '*/.jp/conversations/*/events.json',
-  '.aider.chat.history.md',
-  'api_conversation_history.json',
-  '*.traj.json',
-}
-
 local defaults = {
   path = nil,         -- the compactd binary; default $COMPACTD_PATH, else <repo>/bin/compactd
                       -- (a plugin manager's build step), else `compactd` on PATH
   cmd = nil,          -- full server argv; default { path, 'serve' }
-  patterns = nil,     -- replaces default_patterns
+  patterns = nil,     -- autocmd patterns replacing the server's (compactd editor-info)
   extra_patterns = {}, -- added to the patterns
   settings = {},      -- the `compactd` settings section: gauge, compact, watch, log, store
   root_dir = nil,     -- string or function(bufnr) -> string; default the current directory
@@ -81,10 +72,52 @@ function M.server_cmd()
   return { path, 'serve' }
 end
 
+local editor_info
+
+-- info(): what the server owns and the plugin needs before it starts it (`compactd
+-- editor-info`): documentPatterns (doublestar globs), recallHandle and recallMark (regular
+-- expressions), recallSyntax. nil and why when the binary cannot say. Asked once.
+function M.info()
+  if editor_info then return editor_info end
+  local bin = M.server_cmd()[1]
+  if vim.fn.executable(bin) ~= 1 then return nil, ("no server binary '%s' found"):format(bin) end
+  local out = vim.fn.system({ bin, 'editor-info' })
+  if vim.v.shell_error ~= 0 then return nil, ("'%s editor-info' failed: %s"):format(bin, vim.trim(out)) end
+  local ok, info = pcall(vim.fn.json_decode, out)
+  if not ok or type(info) ~= 'table' or type(info.documentPatterns) ~= 'table' or type(info.recallMark) ~= 'string' then
+    return nil, ("'%s editor-info' printed what the plugin cannot read"):format(bin)
+  end
+  editor_info = info
+  return info
+end
+
+-- autocmd_pattern(glob): a doublestar glob as an autocmd pattern, where '*' also matches '/'
+-- and a pattern without '/' matches the file's name.
+function M.autocmd_pattern(glob)
+  local p = glob:gsub('^%*%*/', ''):gsub('%*%*', '*')
+  if p:find('/', 1, true) then p = '*/' .. p end
+  return p
+end
+
+-- patterns(): the transcript files the client attaches to (autocmd patterns): setup's
+-- patterns, else the server's, and setup's extra_patterns. nil and why when the server
+-- cannot say.
 function M.patterns()
-  local list = vim.deepcopy(config.patterns or M.default_patterns)
+  local list = config.patterns and vim.deepcopy(config.patterns)
+  if not list then
+    local info, err = M.info()
+    if not info then return nil, err end
+    list = vim.tbl_map(M.autocmd_pattern, info.documentPatterns)
+  end
   vim.list_extend(list, config.extra_patterns or {})
   return list
+end
+
+-- vim_regex(re): one of the server's regular expressions (classes, counts, groups and \b at
+-- its ends) as a very magic Vim regex.
+local function vim_regex(re)
+  re = re:gsub('^\\b', '<'):gsub('\\b$', '>')
+  return vim.regex('\\v' .. re)
 end
 
 function M.client()
@@ -236,13 +269,14 @@ function M.current_uri()
   return g and g.uri or nil
 end
 
--- unwrap_result: the server wraps a command's own result as {command, uri, message, open,
--- result = {...}}; callers get the inner object with message and open copied in.
+-- unwrap_result: the server answers a command as {command, uri, message, open, result = {...}}
+-- (open: the URI of what it produced); callers get the result with the message and the
+-- opened file's path beside its own fields.
 function M.unwrap_result(r)
   if type(r) == 'table' and r.command ~= nil and type(r.result) == 'table' then
     local inner = vim.deepcopy(r.result)
-    if inner.message == nil then inner.message = r.message end
-    if inner.open == nil then inner.open = r.open end
+    inner.message = r.message
+    inner.open = type(r.open) == 'string' and vim.uri_to_fname(r.open) or nil
     return inner
   end
   return r
@@ -511,18 +545,25 @@ end
 -- handle_at_cursor(): the handle of the "recall r…" mark under (or before) the cursor on the
 -- current line, nil when the line names none.
 function M.handle_at_cursor()
+  local info = M.info()
+  if not info then return nil end
+  local mark, handle = vim_regex(info.recallMark), vim_regex(info.recallHandle)
   local line = vim.api.nvim_get_current_line()
   local col = vim.api.nvim_win_get_cursor(0)[2] + 1
   local best
-  local init = 1
-  while true do
-    local s, e, h = line:find('recall (r%x%x%x%x%x%x%x*)', init)
+  local init = 0
+  while init < #line do
+    local s, e = mark:match_str(line:sub(init + 1))
     if not s then break end
-    if h:match('^r[0-9a-f]+$') and #h <= 65 then
+    s, e = init + s + 1, init + e -- 1-based, inclusive
+    local text = line:sub(s, e)
+    local hs, he = handle:match_str(text)
+    if hs then
+      local h = text:sub(hs + 1, he)
       if s <= col and col <= e then return h end
       if s <= col or not best then best = h end
     end
-    init = e + 1
+    init = e
   end
   return best
 end
@@ -594,14 +635,19 @@ function M.setup(opts)
     M.compact_to_fit(command.arguments and command.arguments[1] or {})
   end
   augroup = vim.api.nvim_create_augroup('compactd', { clear = true })
-  if config.autostart then
+  local patterns, why
+  if config.autostart then patterns, why = M.patterns() end
+  if patterns then
     vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile', 'BufEnter' }, {
       group = augroup,
-      pattern = M.patterns(),
+      pattern = patterns,
       callback = function(ev)
         if vim.bo[ev.buf].buftype == '' then M.attach(ev.buf) end
       end,
     })
+  elseif config.autostart then
+    notify(why .. ': no transcript will start the server (install compactd on PATH, pass path= or patterns= to setup())',
+      vim.log.levels.WARN)
   end
   -- A window switch changes which gauge statusline() shows.
   vim.api.nvim_create_autocmd({ 'BufEnter', 'WinEnter' }, {

@@ -1,0 +1,4 @@
+package codex
+
+// Files: sessions are JSON Lines files.
+func (Codec) Files() []string { return []string{"**/*.jsonl"} }

@@ -1,0 +1,4 @@
+package cursor
+
+// Files: sessions are JSON Lines files.
+func (Codec) Files() []string { return []string{"**/*.jsonl"} }

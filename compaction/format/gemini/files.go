@@ -1,0 +1,4 @@
+package gemini
+
+// Files: sessions are JSON Lines files.
+func (Codec) Files() []string { return []string{"**/*.jsonl"} }

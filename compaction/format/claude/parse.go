@@ -132,6 +132,11 @@ func (c Codec) append(prev *transcript.Transcript, tail []byte, whole bool) (*tr
 		n = min(n, len(consume)/64)
 		t.Records = slices.Grow(t.Records, n)
 		st.nodes = slices.Grow(st.nodes, n)
+		if len(st.byUUID) == 0 {
+			// A first read: the uuids' map sized once, not rehashed as
+			// it doubles (the earlier transcript's empty map stays its own).
+			st.byUUID = make(map[string]int, n)
+		}
 	}
 	type decoded struct {
 		n   node

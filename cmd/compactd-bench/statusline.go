@@ -245,9 +245,14 @@ func benchStatusline(ctx context.Context, cfg *config) ([]row, error) {
 			if err != nil {
 				return nil, err
 			}
+			// Whole lines of the conversation's next turns, the first
+			// 10 KB of them: what Claude Code writes between two runs.
 			var add []byte
-			for n := 1; len(add) < 10<<10; n++ {
-				add = sessiongen.Continue(transcript.FormatClaudeCode, grown, uint64(100+i), n)
+			for _, l := range bytes.SplitAfter(sessiongen.Continue(transcript.FormatClaudeCode, grown, uint64(100+i), 40), []byte("\n")) {
+				if len(add) >= 10<<10 {
+					break
+				}
+				add = append(add, l...)
 			}
 			f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 			if err != nil {

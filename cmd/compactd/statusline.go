@@ -137,8 +137,9 @@ func statusFigures(e *env, in statusInput) (*figures, error) {
 		},
 		// Trimmed from the start: a status line keeps what appends need.
 		HotBytes: 1,
+		Named:    true,
 	}
-	key, err := stateKey(&cfg, agentWindow)
+	key, err := stateKey(&cfg, agentWindow, "statusline")
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +179,7 @@ const statusNoGC = 16 << 20
 // stateKey names what the figures depend on beside the transcript: the
 // settings, the agent's window, and this build of compactd (a state from
 // another build is not read).
-func stateKey(cfg *config.Config, agentWindow int) (string, error) {
+func stateKey(cfg *config.Config, agentWindow int, command string) (string, error) {
 	b, err := json.Marshal(cfg)
 	if err != nil {
 		return "", err
@@ -189,17 +190,13 @@ func stateKey(cfg *config.Config, agentWindow int) (string, error) {
 			build += fmt.Sprintf(" %d %d", fi.Size(), fi.ModTime().UnixNano())
 		}
 	}
-	sum := sha256.Sum256(fmt.Appendf(b, " window=%d build=%s", agentWindow, build))
+	sum := sha256.Sum256(fmt.Appendf(b, " window=%d build=%s %s", agentWindow, build, command))
 	return hex.EncodeToString(sum[:]), nil
 }
 
 // snapshotFigures are a snapshot's figures as the status line shows them.
 func snapshotFigures(s *index.Snapshot) *figures {
-	f := &figures{
-		gauge: gauge.Gauge{Format: s.Format, Model: s.Model, ContextWindow: s.Window, Tokens: s.Tokens, Ratio: s.Ratio,
-			Level: gauge.Level(s.Level), Source: gauge.Source(s.Source), Approx: s.Approx, AutoCompact: s.AutoCompact},
-		cost: s.Insight.Cost, price: s.Insight.Price, lastResponse: s.Insight.LastResponse,
-	}
+	f := &figures{gauge: s.Gauge, cost: s.Insight.Cost, price: s.Insight.Price, lastResponse: s.Insight.LastResponse}
 	if s.Insight.Breakdown != nil {
 		f.breakdown = *s.Insight.Breakdown
 	}

@@ -2,13 +2,19 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/sessiongen"
+	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/daemon/agents"
+	"github.com/compactd/compactd/daemon/config"
 )
 
 // statuslineRunner runs the status line as Claude Code does, with the
@@ -255,5 +261,92 @@ func rewriteInPlace(t *testing.T, path string, data []byte) {
 	}
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestGaugeStateEqualsFromScratch: compactd gauge keeps the session's
+// state too; after appends, a compaction, a rewrite and a truncation its
+// rows equal a first gauge's (a fresh store) and what the gauge printed
+// before it kept states (a whole read counted by measure), every usage
+// point of a long conversation measured for the estimate error.
+func TestGaugeStateEqualsFromScratch(t *testing.T) {
+	envs := isolatedEnv(t)
+	dir := filepath.Join(envs["HOME"], ".claude", "projects", "-home-dev-src-app")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "session.jsonl")
+	rows := claudeRows(t, 12, 120)
+	if err := os.WriteFile(path, jsonLines(t, rows[:len(rows)*2/3]...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	gaugeJSON := func(vars map[string]string) string {
+		t.Helper()
+		var out, errb bytes.Buffer
+		e := &env{stdin: bytes.NewReader(nil), stdout: &out, stderr: &errb, getenv: func(k string) string { return vars[k] }}
+		if code := run(context.Background(), e, []string{"gauge", "--json", path}); code != 0 || errb.Len() > 0 {
+			t.Fatalf("gauge: exit %d, stderr %q", code, errb.String())
+		}
+		return out.String()
+	}
+	fresh := 0
+	check := func(step string) {
+		t.Helper()
+		got := gaugeJSON(envs)
+		fresh++
+		other := map[string]string{}
+		for k, v := range envs {
+			other[k] = v
+		}
+		other["COMPACTD_STORE"] = filepath.Join(t.TempDir(), fmt.Sprint(fresh), "compactd.db")
+		if want := gaugeJSON(other); got != want {
+			t.Fatalf("%s: with the state\n%s\nfrom scratch\n%s", step, got, want)
+		}
+		// What measure gives on the whole file, as the gauge did.
+		tr, err := readTranscript(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := &env{stdout: io.Discard, stderr: io.Discard, getenv: func(k string) string { return envs[k] }}
+		cfg := loadConfig(e, path)
+		f, err := measure(context.Background(), tr, measureOptions{
+			gauge:    gauge.Options{Registry: tokens.NewRegistry()},
+			counters: tokens.NewCounterSet(), prices: cfg.PriceTable(), keepLast: cfg.CompactOptions(0, config.Overrides{}).KeepLast,
+			agent: &agentSettings{env: agents.EnvFromOS(e.getenv), getenv: e.getenv, running: true}, path: path,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := writeJSON(&b, []gaugeRow{rowOf(path, f)}); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != got {
+			t.Fatalf("%s: with the state\n%s\na whole read (measure)\n%s", step, got, b.String())
+		}
+	}
+	var g []gaugeRow
+	check("first gauge")
+	if err := json.Unmarshal([]byte(gaugeJSON(envs)), &g); err != nil || len(g) != 1 || g[0].Cost == nil || g[0].Cost.Responses <= 48 {
+		t.Fatalf("the session reports usage %+v times (err %v); the test needs more than the 48 points the live gauge keeps", g, err)
+	}
+	next := len(rows) * 2 / 3
+	appendFile(t, path, jsonLines(t, rows[next:next+7]...))
+	check("a turn appended")
+	half := jsonLines(t, rows[next+7])
+	appendFile(t, path, half[:len(half)/3])
+	check("a third of a line")
+	appendFile(t, path, half[len(half)/3:])
+	check("the line completed")
+	appendFile(t, path, jsonLines(t, rows[next+8:]...))
+	check("the rest")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rewriteInPlace(t, path, data[:len(data)/2+bytes.IndexByte(data[len(data)/2:], '\n')+1])
+	check("a truncation")
+	if entries, _ := os.ReadDir(filepath.Join(filepath.Dir(envs["COMPACTD_STORE"]), "sessions")); len(entries) != 1 {
+		t.Fatalf("%d states beside the store, want the session's", len(entries))
 	}
 }

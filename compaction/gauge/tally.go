@@ -25,6 +25,10 @@ type TallyOptions struct {
 	// tally's log of what the last messages added covers at least the
 	// messages from Floor on.
 	Floor int
+	// AllUsage keeps every usage point, not the last maxUsagePoints, so
+	// that EstimateError is measured on the whole conversation as
+	// Compute measures it (a command's figures, not a live gauge's).
+	AllUsage bool
 }
 
 // A Tally carries the figures a breakdown needs from one parse of a
@@ -50,6 +54,8 @@ type Tally struct {
 	log     []contribution
 	records int
 	rec     recordFacts
+	// allUsage: every usage point is kept (TallyOptions.AllUsage).
+	allUsage bool
 }
 
 // tallyLog is how many messages' contributions are kept: how far back an
@@ -104,6 +110,7 @@ func (tl Tally) Advance(t *transcript.Transcript, counts []tokens.Count, same in
 		tl = tl.reprice(t, opts.Price, key)
 	}
 	tl.format = t.Format
+	tl.allUsage = opts.AllUsage
 	tl.cur.ensure()
 	if same < tl.cur.n {
 		if drop := tl.cur.n - same; drop <= len(tl.log) {
@@ -132,7 +139,7 @@ func (tl Tally) Advance(t *transcript.Transcript, counts []tokens.Count, same in
 		if u := t.Messages[i].Usage; u != nil && opts.Price != nil && u.ContextTokens() > 0 {
 			c.cost = pricing.Session{}.AddUsage(*opts.Price, pricing.UsageOf(*u, t.Format))
 		}
-		tl.cur.add(c, &t.Messages[i], i, counts[i])
+		tl.cur.add(c, &t.Messages[i], i, counts[i], tl.allUsage)
 		tl.log = append(tl.log, c)
 	}
 	tl.cur.n = max(tl.cur.n, n)
@@ -282,7 +289,7 @@ func contributionOf(m *transcript.Message, c tokens.Count, images tokens.ImagePr
 }
 
 // add tallies contribution c of message m (index i, count cnt).
-func (s *tallyState) add(c contribution, m *transcript.Message, i int, cnt tokens.Count) {
+func (s *tallyState) add(c contribution, m *transcript.Message, i int, cnt tokens.Count, allUsage bool) {
 	for k := range c.kinds {
 		s.kinds[k] += c.kinds[k]
 	}
@@ -298,7 +305,7 @@ func (s *tallyState) add(c contribution, m *transcript.Message, i int, cnt token
 	s.session = addSession(s.session, c.cost)
 	if c.usage {
 		s.usage = append(s.usage, usagePoint{msg: i, reported: m.Usage.ContextTokens(), counted: s.counted})
-		if len(s.usage) > maxUsagePoints {
+		if len(s.usage) > maxUsagePoints && !allUsage {
 			s.usage = append(s.usage[:0:0], s.usage[len(s.usage)-maxUsagePoints:]...)
 		}
 	}

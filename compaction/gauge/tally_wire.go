@@ -20,6 +20,7 @@ type wireTally struct {
 	Log      []wireContribution
 	Records  int
 	Rec      format.ContextFacts
+	AllUsage bool
 }
 
 type wireState struct {
@@ -45,7 +46,7 @@ type wireUsage struct{ Msg, Reported, Counted int }
 
 // MarshalBinary implements encoding.BinaryMarshaler.
 func (tl Tally) MarshalBinary() ([]byte, error) {
-	w := wireTally{Format: tl.format, PriceKey: tl.priceKey, Records: tl.records, Rec: tl.rec,
+	w := wireTally{Format: tl.format, PriceKey: tl.priceKey, Records: tl.records, Rec: tl.rec, AllUsage: tl.allUsage,
 		Cur: wireState{N: tl.cur.n, Kinds: tl.cur.kinds, Counted: tl.cur.counted, Approx: tl.cur.approx,
 			Tools: tl.cur.tools, MCP: tl.cur.mcp, Session: tl.cur.session}}
 	for _, u := range tl.cur.usage {
@@ -67,7 +68,7 @@ func (tl *Tally) UnmarshalBinary(data []byte) error {
 	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&w); err != nil {
 		return err
 	}
-	out := Tally{format: w.Format, priceKey: w.PriceKey, records: w.Records, rec: w.Rec,
+	out := Tally{format: w.Format, priceKey: w.PriceKey, records: w.Records, rec: w.Rec, allUsage: w.AllUsage,
 		cur: tallyState{n: w.Cur.N, kinds: w.Cur.Kinds, counted: w.Cur.Counted, approx: w.Cur.Approx,
 			tools: w.Cur.Tools, mcp: w.Cur.MCP, session: w.Cur.Session}}
 	if out.cur.tools == nil {

@@ -731,6 +731,7 @@ func buildSnapshot(tr *tracked, ix *indexer, set *Settings, size int64) *Snapsho
 	}
 	s.Status = tr.status()
 	s.AutoCompact = g.AutoCompact
+	s.Gauge = g
 	if g.ContextWindow > 0 {
 		s.CriticalAt = float64(g.CriticalAt) / float64(g.ContextWindow)
 	}
@@ -873,6 +874,8 @@ type indexer struct {
 	// threshold is the agent's own compaction point for the session at
 	// path (thresholds.of); nil leaves the gauge its typical figure.
 	threshold func(path string, t *transcript.Transcript, r gauge.Resolved) *gauge.AutoCompact
+	// allUsage keeps every usage point in the tallies (Options.AllUsage).
+	allUsage bool
 }
 
 type cachePut struct {

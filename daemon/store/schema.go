@@ -228,6 +228,7 @@ func migrateSearch(ctx context.Context, tx *sql.Tx) error {
 			mtime        INTEGER NOT NULL DEFAULT 0,
 			indexed      INTEGER NOT NULL DEFAULT 0,
 			fingerprint  TEXT NOT NULL DEFAULT '',
+			lines        INTEGER NOT NULL DEFAULT 0,
 			text_bytes   INTEGER NOT NULL DEFAULT 0,
 			updated      INTEGER NOT NULL DEFAULT 0,
 			evicted      INTEGER NOT NULL DEFAULT 0
@@ -238,6 +239,7 @@ func migrateSearch(ctx context.Context, tx *sql.Tx) error {
 			doc        INTEGER NOT NULL,
 			lo         INTEGER NOT NULL,
 			hi         INTEGER NOT NULL,
+			line       INTEGER NOT NULL DEFAULT 0,
 			time       INTEGER NOT NULL,
 			text_bytes INTEGER NOT NULL
 		)`,

@@ -59,6 +59,8 @@ type SearchDoc struct {
 	// rewritten from one that grew.
 	Size, MTime, Indexed int64
 	Fingerprint          string
+	// Lines are the line ends in the Indexed bytes (a hit's line).
+	Lines int64
 	// TextBytes is the text indexed from it.
 	TextBytes int64
 	// Updated is its last activity (its newest message, else the file's
@@ -74,8 +76,13 @@ type SearchDoc struct {
 // newest message's.
 type SearchChunk struct {
 	Lo, Hi int64
-	Time   time.Time
+	// Line is the line Lo is on (1-based; 0 for a whole source).
+	Line int64
+	Time time.Time
 	Text   string
+	// TextBytes is the length of the text it was indexed from (read
+	// back: the index keeps no text).
+	TextBytes int64
 }
 
 // ErrSearchStale says a source's index entry changed since it was read:
@@ -83,13 +90,13 @@ type SearchChunk struct {
 var ErrSearchStale = errors.New("the source was indexed meanwhile")
 
 const searchDocColumns = `id, source, kind, format, agent, project, session_id, title, conversation, version,
-	whole, size, mtime, indexed, fingerprint, text_bytes, updated, evicted`
+	whole, size, mtime, indexed, fingerprint, lines, text_bytes, updated, evicted`
 
 func scanSearchDoc(r scanner) (SearchDoc, error) {
 	var d SearchDoc
 	var updated int64
 	err := r.Scan(&d.ID, &d.Source, &d.Kind, &d.Format, &d.Agent, &d.Project, &d.SessionID, &d.Title, &d.Conversation, &d.Version,
-		&d.Whole, &d.Size, &d.MTime, &d.Indexed, &d.Fingerprint, &d.TextBytes, &updated, &d.Evicted)
+		&d.Whole, &d.Size, &d.MTime, &d.Indexed, &d.Fingerprint, &d.Lines, &d.TextBytes, &updated, &d.Evicted)
 	d.Updated = time.UnixMilli(updated)
 	return d, err
 }
@@ -157,7 +164,7 @@ func (s *Store) SearchDoc(ctx context.Context, source string) (SearchDoc, bool, 
 // LastSearchChunk is the last piece of doc (by position), false when it has none.
 func (s *Store) LastSearchChunk(ctx context.Context, doc int64) (id int64, c SearchChunk, ok bool, err error) {
 	var t int64
-	err = s.db.QueryRowContext(ctx, `SELECT id, lo, hi, time FROM search_chunks WHERE doc = ? ORDER BY hi DESC LIMIT 1`, doc).Scan(&id, &c.Lo, &c.Hi, &t)
+	err = s.db.QueryRowContext(ctx, `SELECT id, lo, hi, line, time, text_bytes FROM search_chunks WHERE doc = ? ORDER BY hi DESC LIMIT 1`, doc).Scan(&id, &c.Lo, &c.Hi, &c.Line, &t, &c.TextBytes)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, c, false, nil
 	}
@@ -214,16 +221,16 @@ func (s *Store) UpdateSearch(ctx context.Context, u SearchUpdate) (SearchDoc, er
 				}
 			}
 			_, err = tx.ExecContext(ctx, `UPDATE search_docs SET kind = ?, format = ?, agent = ?, project = ?, session_id = ?, title = ?,
-				conversation = ?, version = ?, whole = ?, size = ?, mtime = ?, indexed = ?, fingerprint = ?, text_bytes = ?, updated = ?, evicted = ?
+				conversation = ?, version = ?, whole = ?, size = ?, mtime = ?, indexed = ?, fingerprint = ?, lines = ?, text_bytes = ?, updated = ?, evicted = ?
 				WHERE id = ?`,
 				d.Kind, d.Format, d.Agent, d.Project, d.SessionID, d.Title, d.Conversation, d.Version, d.Whole, d.Size, d.MTime,
-				d.Indexed, d.Fingerprint, d.TextBytes, d.Updated.UnixMilli(), d.Evicted, d.ID)
+				d.Indexed, d.Fingerprint, d.Lines, d.TextBytes, d.Updated.UnixMilli(), d.Evicted, d.ID)
 		} else {
 			var res sql.Result
 			res, err = tx.ExecContext(ctx, `INSERT INTO search_docs(source, kind, format, agent, project, session_id, title, conversation, version,
-				whole, size, mtime, indexed, fingerprint, text_bytes, updated, evicted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				whole, size, mtime, indexed, fingerprint, lines, text_bytes, updated, evicted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 				d.Source, d.Kind, d.Format, d.Agent, d.Project, d.SessionID, d.Title, d.Conversation, d.Version, d.Whole, d.Size, d.MTime,
-				d.Indexed, d.Fingerprint, d.TextBytes, d.Updated.UnixMilli(), d.Evicted)
+				d.Indexed, d.Fingerprint, d.Lines, d.TextBytes, d.Updated.UnixMilli(), d.Evicted)
 			if err == nil {
 				d.ID, err = res.LastInsertId()
 			}
@@ -257,7 +264,7 @@ func putChunks(ctx context.Context, tx *sql.Tx, doc int64, chunks []SearchChunk)
 		return err
 	}
 	defer taken.Close()
-	meta, err := tx.PrepareContext(ctx, `INSERT INTO search_chunks(id, doc, lo, hi, time, text_bytes) VALUES (?, ?, ?, ?, ?, ?)`)
+	meta, err := tx.PrepareContext(ctx, `INSERT INTO search_chunks(id, doc, lo, hi, line, time, text_bytes) VALUES (?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -280,7 +287,7 @@ func putChunks(ctx context.Context, tx *sql.Tx, doc int64, chunks []SearchChunk)
 			}
 			id++
 		}
-		if _, err := meta.ExecContext(ctx, id, doc, c.Lo, c.Hi, c.Time.UnixMilli(), len(c.Text)); err != nil {
+		if _, err := meta.ExecContext(ctx, id, doc, c.Lo, c.Hi, c.Line, c.Time.UnixMilli(), len(c.Text)); err != nil {
 			return err
 		}
 		if _, err := text.ExecContext(ctx, id, c.Text); err != nil {
@@ -346,6 +353,7 @@ type SearchCandidate struct {
 	Chunk  int64
 	Doc    int64
 	Lo, Hi int64
+	Line   int64
 	Time   time.Time
 	// Rank is FTS5's bm25 of the piece (lower is better).
 	Rank float64
@@ -354,7 +362,7 @@ type SearchCandidate struct {
 // MatchSearch returns the newest pieces (at most limit) that hold every
 // term of expr, an FTS5 query, of the sources docs (all when nil).
 func (s *Store) MatchSearch(ctx context.Context, expr string, docs []int64, limit int) ([]SearchCandidate, error) {
-	q := `SELECT t.rowid, bm25(search_text), c.doc, c.lo, c.hi, c.time FROM search_text t JOIN search_chunks c ON c.id = t.rowid
+	q := `SELECT t.rowid, bm25(search_text), c.doc, c.lo, c.hi, c.line, c.time FROM search_text t JOIN search_chunks c ON c.id = t.rowid
 		WHERE search_text MATCH ?`
 	args := []any{expr}
 	if docs != nil {
@@ -377,7 +385,7 @@ func (s *Store) MatchSearch(ctx context.Context, expr string, docs []int64, limi
 	for rows.Next() {
 		var c SearchCandidate
 		var t int64
-		if err := rows.Scan(&c.Chunk, &c.Rank, &c.Doc, &c.Lo, &c.Hi, &t); err != nil {
+		if err := rows.Scan(&c.Chunk, &c.Rank, &c.Doc, &c.Lo, &c.Hi, &c.Line, &t); err != nil {
 			return nil, fmt.Errorf("search %s: %w", s.path, err)
 		}
 		c.Time = time.UnixMilli(t)
@@ -468,4 +476,9 @@ func (s *Store) VersionsAfter(ctx context.Context, after int64) ([]VersionToInde
 		out = append(out, v)
 	}
 	return out, rows.Err()
+}
+
+// VersionByID returns the version with row id id.
+func (s *Store) VersionByID(ctx context.Context, id int64) (Version, error) {
+	return s.versionWhere(ctx, `v.id = ?`, id)
 }

@@ -109,7 +109,7 @@ type Stats struct {
 	Sources, Indexed, Removed, Evicted int
 	// Bytes are the source bytes read to index; Text the text indexed.
 	Bytes, Text int64
-	Took      time.Duration
+	Took        time.Duration
 }
 
 func (s *Stats) add(o Stats) {

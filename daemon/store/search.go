@@ -79,7 +79,7 @@ type SearchChunk struct {
 	// Line is the line Lo is on (1-based; 0 for a whole source).
 	Line int64
 	Time time.Time
-	Text   string
+	Text string
 	// TextBytes is the length of the text it was indexed from (read
 	// back: the index keeps no text).
 	TextBytes int64

@@ -360,7 +360,7 @@ func (x *Index) allPieces(ctx context.Context, codec format.Codec, ap format.App
 		return Stats{}, err
 	}
 	doc.Lines = lines
-	return x.finish(ctx, r, doc, prev, true, nil, chunks, end)
+	return x.finish(ctx, r, doc, prev, true, nil, chunks, 0, end)
 }
 
 // appendPieces indexes what was appended to a growing source (and its
@@ -390,7 +390,7 @@ func (x *Index) appendPieces(ctx context.Context, ap format.Appender, r io.Reade
 	doc.Lines = lines
 	doc.TextBytes = prev.TextBytes - dropped
 	doc.Updated = prev.Updated
-	return x.finish(ctx, r, doc, prev, false, drop, chunks, end)
+	return x.finish(ctx, r, doc, prev, false, drop, chunks, from, end)
 }
 
 // readPieces reads pieces from off, after lines line ends (the first,
@@ -417,17 +417,14 @@ func (x *Index) readPieces(ctx context.Context, ap format.Appender, pr *pieceRea
 }
 
 // finish writes a growing source's new pieces, indexed up to end.
-func (x *Index) finish(ctx context.Context, r io.ReaderAt, doc store.SearchDoc, prev *store.SearchDoc, replace bool, drop []int64, chunks []store.SearchChunk, end int64) (Stats, error) {
+func (x *Index) finish(ctx context.Context, r io.ReaderAt, doc store.SearchDoc, prev *store.SearchDoc, replace bool, drop []int64, chunks []store.SearchChunk, from, end int64) (Stats, error) {
 	doc.Indexed = end
 	fp, err := fingerprint(r, end)
 	if err != nil {
 		return Stats{}, err
 	}
 	doc.Fingerprint = fp
-	st := Stats{Sources: 1, Indexed: 1, Bytes: end}
-	if prev != nil && !replace {
-		st.Bytes = end - prev.Indexed
-	}
+	st := Stats{Sources: 1, Indexed: 1, Bytes: end - from}
 	doc.Updated = stamp(&doc, chunks, &st)
 	_, err = x.st.UpdateSearch(ctx, store.SearchUpdate{Doc: doc, Expect: prev, Replace: replace && prev != nil, Drop: drop, Chunks: chunks})
 	return st, err

@@ -156,7 +156,8 @@ func New(opts Options) (*Daemon, error) {
 				commands = append(commands, a.Command)
 			}
 		}
-		th.processEnv = (&agents.ProcessEnvs{Commands: commands}).Lookup
+		envs := &agents.ProcessEnvs{Commands: commands}
+		th.processEnv, th.processArgs = envs.Lookup, envs.Args
 	}
 	ix, err := index.New(index.Options{
 		Settings: d.settingsFor, Counter: opts.Counter, CountCache: opts.CountCache, Overhead: opts.Overhead,

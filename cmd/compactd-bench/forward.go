@@ -50,8 +50,20 @@ func init() {
 	})
 }
 
-// forwardBudgets are the token budgets of the curve.
-var forwardBudgets = []int{2000, 5000, 10000, 20000}
+// forwardBudgets are the token budgets of the curve
+// ($COMPACTD_FORWARD_BUDGETS, comma-separated, narrows a run).
+var forwardBudgets = func() []int {
+	var out []int
+	for _, s := range strings.Split(os.Getenv("COMPACTD_FORWARD_BUDGETS"), ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && n > 0 {
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 {
+		out = []int{2000, 5000, 10000, 20000}
+	}
+	return out
+}()
 
 // forwardStrategies are the pipelines the curve reports: "auto", what
 // `compactd compact --budget N` runs by default and what the bars hold
@@ -369,6 +381,9 @@ func dumpCandidates(dir string, cut *forwardCut, label string, cands map[string]
 	base := filepath.Join(dir, cut.Split, strings.NewReplacer("/", "_").Replace(cut.Session+"-"+cut.Label))
 	if err := os.MkdirAll(base, 0o755); err != nil {
 		return
+	}
+	if _, err := os.Stat(filepath.Join(base, "session"+cut.Ext)); err != nil {
+		os.WriteFile(filepath.Join(base, "session"+cut.Ext), cut.Prefix, 0o644)
 	}
 	for name, c := range cands {
 		var lost []string

@@ -51,7 +51,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	s := &mcpserver.Server{StorePath: path, Env: agents.EnvFromOS(e.getenv), Cwd: workingDir(), SessionHint: e.getenv("COMPACTD_SESSION"), Getenv: e.getenv}
+	s := &mcpserver.Server{StorePath: path, Env: agents.EnvFromOS(e.getenv), Cwd: workingDir(), SessionHint: e.getenv("COMPACTD_SESSION"), Getenv: e.getenv, Args: agents.ParentArgs()}
 	if *agentName != "" {
 		if s.Agent = agentNamed(*agentName); s.Agent == nil {
 			return usagef("unknown agent %q", *agentName)

@@ -27,6 +27,30 @@ func fileErr(op, path string, err error) error {
 	return fmt.Errorf("%s %s: %w", op, path, err)
 }
 
+// errSourceGone and errSourceReplaced mean the transcript an in-place job
+// read is no longer at its path: deleted (an agent's retention sweep, the
+// user), or another file put there. The job writes nothing at the path:
+// it must not bring a removed session back, nor overwrite another.
+var (
+	errSourceGone     = errors.New("the transcript was deleted")
+	errSourceReplaced = errors.New("the transcript was replaced by another file")
+)
+
+// sourceFile is the file an in-place job read, which must still be at the
+// path when the job writes there: id is its identity (platform.FileID), 0
+// when unknown (its existence is checked then, not its identity).
+type sourceFile struct{ id uint64 }
+
+// fileID is the identity of the file at path (see platform.FileID), 0 when
+// unknown; os.ErrNotExist when there is none.
+func fileID(path string) (uint64, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return 0, err
+	}
+	return platform.FileID(path, fi), nil
+}
+
 // writeTemp writes data to a new temporary file in dir, fsynced, with mode.
 // Temporary files a killed job left in dir are removed first, so they do
 // not pile up beside the transcripts.

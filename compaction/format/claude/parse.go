@@ -464,12 +464,19 @@ func (s *state) extends(oldLeaf, oldLen int) ([]int, bool) {
 // a row of a response. Only the whole path places it.
 func (s *state) newOffChainResult(oldLen int, seg []int) bool {
 	side := s.leaf >= 0 && s.nodes[s.leaf].sidechain
+	var inSeg map[int]bool
 	for i := oldLen; i < len(s.nodes); i++ {
 		n := &s.nodes[i]
-		if n.sidechain != side || n.msg == nil || slices.Contains(seg, i) {
+		if n.sidechain != side || n.msg == nil || !(n.typ == "user" && holdsResult(n.msg) || n.typ == "assistant" && n.msg.ID != "") {
 			continue
 		}
-		if n.typ == "user" && holdsResult(n.msg) || n.typ == "assistant" && n.msg.ID != "" {
+		if inSeg == nil {
+			inSeg = make(map[int]bool, len(seg))
+			for _, j := range seg {
+				inSeg[j] = true
+			}
+		}
+		if !inSeg[i] {
 			return true
 		}
 	}

@@ -46,6 +46,13 @@ type Case struct {
 	// Model, when set, is the model the session runs instead of its
 	// fixture's.
 	Model string
+	// Args, when set, is the agent's command line (its process's, as
+	// compactd reads it when it can); surfaces that find it only in a
+	// running process skip the case.
+	Args []string
+	// Prepare, when set, runs after the files are written (a folder's
+	// permissions).
+	Prepare func(t testing.TB, l Layout)
 	// Want is where the agent compacts.
 	Want Want
 }
@@ -86,6 +93,9 @@ func (c Case) Vars(l Layout) map[string]string {
 // Write writes the case's settings files.
 func (c Case) Write(t testing.TB, l Layout) {
 	t.Helper()
+	if c.Prepare != nil {
+		defer c.Prepare(t, l)
+	}
 	if c.Files == nil {
 		return
 	}

@@ -3,6 +3,7 @@ package claude
 import (
 	"fmt"
 	"math"
+	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -27,13 +28,13 @@ import (
 // percentage applies whether or not a window is set: with the window left
 // to the model (200k), P = 40 compacts at 40 % × 180k = 72,000.
 //
-// With no auto-compact window set, only some models compact at T: those
-// whose catalogue entry gives them more window without an opt-in than
-// Claude Code runs them with (claude-sonnet-4-6, claude-opus-4-6), those
-// it runs with 1M natively, and models it does not know. The others
-// (claude-sonnet-4-5, claude-haiku-4-5, claude-opus-4-5 and older) leave
-// the context to the API: Claude Code compacts them when a request is
-// refused as too long, at the model's window, whatever the percentage.
+// With no auto-compact window set, Claude Code takes the model's default
+// window from what Anthropic's servers tell it about the model. Without
+// them — a gateway in ANTHROPIC_BASE_URL, no network — 2.1.330 compacts
+// claude-sonnet-4-5, claude-haiku-4-5, claude-opus-4-5 and older models
+// only when a request is refused as too long (seen against the suite's
+// model server); with them, at T (real sessions against the API). The
+// mark stays at T, with a note behind a gateway.
 //
 // DISABLE_COMPACT or DISABLE_AUTO_COMPACT (each read as a boolean: 1,
 // true, yes, on) or autoCompactEnabled: false turn auto-compaction off.
@@ -194,16 +195,9 @@ func threshold(q agents.Query) gauge.AutoCompact {
 		}
 	}
 	if !windowSet && facts.reactive {
-		// Left to the API: compacted when a request is refused as too long.
-		ac := gauge.AutoCompact{At: modelWindow, Source: "default",
-			Rule: fmt.Sprintf("when the API refuses a prompt above the %s window: Claude Code compacts %s no earlier unless an auto-compact window is set", gauge.Short(modelWindow), q.Model), Note: note()}
-		if v, ok := env[envPct]; ok {
-			ac.Note = strings.TrimPrefix(ac.Note+fmt.Sprintf("; %s=%s is ignored for %s without an auto-compact window", envPct, v.value, q.Model), "; ")
+		if base := q.Var("ANTHROPIC_BASE_URL"); base != "" && !firstParty(base) {
+			notes = append(notes, fmt.Sprintf("behind %s, Claude Code may not learn %s's auto-compact window from Anthropic's servers, and then compacts only when the API refuses a prompt above the window (set CLAUDE_CODE_AUTO_COMPACT_WINDOW to have it compact at this mark)", base, q.Model))
 		}
-		if modelWindow != q.Window {
-			ac.Window = modelWindow
-		}
-		return ac
 	}
 	e := w - min(maxOutput(q.Model), outputReserve)
 	t := e - autoBuffer
@@ -334,16 +328,18 @@ type modelFacts struct {
 	// window is the window Claude Code runs the model with (without the
 	// [1m] option); 0 for a model it does not know: the gauge's figure.
 	window int
-	// reactive: with no auto-compact window set, Claude Code leaves the
-	// context to the API and compacts only when a request is refused.
+	// reactive: with no auto-compact window set and no word from
+	// Anthropic's servers about the model, Claude Code leaves the context
+	// to the API and compacts only when a request is refused.
 	reactive bool
 }
 
 // claudeModels are Claude Code 2.1.330's models by their catalogue names,
 // matched as prefixes (the longest wins) after the provider's prefix and
-// the date. A model whose catalogue window is its whole window is left to
-// the API (reactive); one with more window without an opt-in, or a 1M
-// window natively, compacts at its threshold.
+// the date: the window it runs each with (1M natively for the newest),
+// and whether, not told otherwise, it leaves the model's context to the
+// API (a model whose catalogue window is all the API gives it) rather
+// than compacting at T (one with more window without an opt-in, or 1M).
 var claudeModels = []struct {
 	name  string
 	facts modelFacts
@@ -366,6 +362,13 @@ var claudeModels = []struct {
 	{"claude-haiku-5", modelFacts{1_000_000, false}},
 	{"claude-fable-5", modelFacts{1_000_000, false}},
 	{"claude-mythos-5", modelFacts{1_000_000, false}},
+}
+
+// firstParty reports whether a base URL is Anthropic's API, as Claude Code
+// tells it (its host is api.anthropic.com).
+func firstParty(base string) bool {
+	u, err := url.Parse(base)
+	return err == nil && u.Host == "api.anthropic.com"
 }
 
 // factsOf looks a model up in claudeModels: a name such as

@@ -25,7 +25,8 @@ var Agent = &agents.Agent{
 	Roots: func(env agents.Env, folders []string) []agents.Root {
 		return agents.Shared(folders, SessionsDir(env))
 	},
-	Session: agents.StartedIn(func(base string) bool { return base == "events.jsonl" }, Cwd),
+	Everywhere: func(env agents.Env) []agents.Root { return []agents.Root{{Dir: SessionsDir(env)}} },
+	Session:    agents.StartedIn(func(base string) bool { return base == "events.jsonl" }, Cwd),
 }
 
 // HomeVar moves Copilot CLI's folder.

@@ -42,12 +42,19 @@ type CompactRequest struct {
 // -1 when unknown).
 type Progress func(message string, percent int)
 
+// A Result is a command's named result: beside its data, one sentence
+// for the user and the file worth showing ("" when none), which the
+// protocol carries once, around the result (lsp.CommandResult).
+type Result interface {
+	Summary() (message, open string)
+}
+
 // Compaction is what a compaction or a dry run reports.
 type Compaction struct {
 	// Message is one sentence for the user.
-	Message string `json:"message"`
+	Message string `json:"-"`
 	// Open is the file worth showing: the fork, the dry-run report.
-	Open string `json:"open,omitempty"`
+	Open string `json:"-"`
 	// Economics, for a dry run of a priced model, is what compacting now
 	// costs once, saves per turn and after how many turns it pays back,
 	// and whether the cache is already cold.
@@ -60,15 +67,15 @@ type Compaction struct {
 
 // Restored is what a restore reports.
 type Restored struct {
-	Message string `json:"message"`
-	Open    string `json:"open,omitempty"`
+	Message string `json:"-"`
+	Open    string `json:"-"`
 	jobs.RestoreResult
 }
 
 // History lists a conversation's stored versions, and the agent's own
 // compactions with what each lost (the loss ledger) and their health.
 type History struct {
-	Message string `json:"message"`
+	Message string `json:"-"`
 	jobs.History
 	AgentCompactions []jobs.AgentLoss `json:"agentCompactions"`
 	Health           *gauge.Health    `json:"health,omitempty"`
@@ -76,7 +83,7 @@ type History struct {
 
 // Diff is the unified line diff of two versions.
 type Diff struct {
-	Message string `json:"message"`
+	Message string `json:"-"`
 	From    string `json:"from"`
 	To      string `json:"to"`
 	Diff    string `json:"diff"`
@@ -227,9 +234,16 @@ func (d *Daemon) recordVersioned(paths ...string) {
 
 // Pinned is what a pin or unpin reports.
 type Pinned struct {
-	Message string `json:"message"`
 	jobs.PinResult
 }
+
+// Summary says what each result says and opens.
+func (r *Compaction) Summary() (string, string) { return r.Message, r.Open }
+func (r *Restored) Summary() (string, string)   { return r.Message, r.Open }
+func (r *History) Summary() (string, string)    { return r.Message, "" }
+func (r *Diff) Summary() (string, string)       { return r.Message, "" }
+func (r *Pinned) Summary() (string, string)     { return r.PinResult.Message, "" }
+func (r *Recalled) Summary() (string, string)   { return r.Message, r.Open }
 
 // Pin keeps (on) or stops keeping the message at line (1-based) of path
 // verbatim in every compaction of its conversation.
@@ -242,7 +256,7 @@ func (d *Daemon) Pin(ctx context.Context, path string, line int, on bool) (*Pinn
 	if err != nil {
 		return nil, err
 	}
-	return &Pinned{Message: res.Message, PinResult: *res}, nil
+	return &Pinned{PinResult: *res}, nil
 }
 
 // Restore writes a stored version (or, for "a1", the conversation before

@@ -16,8 +16,8 @@ import (
 // Recalled is what a recall handle names, written to a file the editor
 // opens beside the transcript ("Recall…" on a placeholder).
 type Recalled struct {
-	Message string `json:"message"`
-	Open    string `json:"open,omitempty"`
+	Message string `json:"-"`
+	Open    string `json:"-"`
 	Handle  string `json:"handle"`
 	Bytes   int    `json:"bytes"`
 	// Sources are the versions whose placeholders or summaries name it.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -70,14 +71,17 @@ func (a CommandArgs) Overrides() config.Overrides {
 }
 
 // CommandResult is what every command returns: the daemon's named result
-// for that command (daemon.Compaction, daemon.Restored, daemon.History,
-// daemon.Diff) under "result", its message and the file it opened beside.
-// testdata/commands/<command>.json pins each.
+// for that command under "result" (daemon.Compaction, daemon.Restored,
+// daemon.History, daemon.Diff, daemon.Pinned, daemon.Recalled), and its
+// message and the file it produced beside it, once.
+// testdata/commands/<command>.json pins each; the editors' types are
+// generated from the same Go types (wire_ts_test.go).
 type CommandResult[T any] struct {
 	Command string `json:"command"`
 	URI     string `json:"uri"`
 	Message string `json:"message"`
-	// Open is the URI of the fork or report the command produced, if any.
+	// Open is the URI of the fork, report or recalled content the command
+	// produced, if any.
 	Open   string `json:"open,omitempty"`
 	Result T      `json:"result"`
 }
@@ -87,7 +91,20 @@ type CommandResult[T any] struct {
 type command struct {
 	// title names the work in progress notifications ("" shows none).
 	title string
-	run   func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error)
+	// result is the type of the command's result.
+	result reflect.Type
+	run    func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (daemon.Result, error)
+}
+
+// entry is a command whose result is a T.
+func entry[T daemon.Result](title string, run func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (T, error)) command {
+	return command{title: title, result: reflect.TypeFor[T](), run: func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (daemon.Result, error) {
+		res, err := run(s, ctx, d, c)
+		if err != nil {
+			return nil, err
+		}
+		return res, nil
+	}}
 }
 
 // call is one command's arguments as the handler resolved them.
@@ -100,23 +117,22 @@ type call struct {
 
 // commands maps every command name to its daemon method.
 var commands = map[string]command{
-	cmdCompact: {"Compacting conversation", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error) {
+	cmdCompact: entry("Compacting conversation", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (*daemon.Compaction, error) {
 		return s.compact(ctx, d, c, false)
-	}},
-	cmdCompactInPlace: {"Compacting conversation in place", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error) {
+	}),
+	cmdCompactInPlace: entry("Compacting conversation in place", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (*daemon.Compaction, error) {
 		return s.compact(ctx, d, c, true)
-	}},
-	cmdDryRun: {"Dry-run compaction", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error) {
-		res, err := d.DryRun(ctx, daemon.CompactRequest{Path: c.path, Overrides: c.args.Overrides(), Progress: c.progress})
-		return finish(s, ctx, c, res, err)
-	}},
-	cmdPin: {"", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error) {
-		return pin(s, ctx, d, c, true)
-	}},
-	cmdUnpin: {"", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error) {
-		return pin(s, ctx, d, c, false)
-	}},
-	cmdRestore: {"Restoring version", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error) {
+	}),
+	cmdDryRun: entry("Dry-run compaction", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (*daemon.Compaction, error) {
+		return d.DryRun(ctx, daemon.CompactRequest{Path: c.path, Overrides: c.args.Overrides(), Progress: c.progress})
+	}),
+	cmdPin: entry("", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (*daemon.Pinned, error) {
+		return pin(ctx, d, c, true)
+	}),
+	cmdUnpin: entry("", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (*daemon.Pinned, error) {
+		return pin(ctx, d, c, false)
+	}),
+	cmdRestore: entry("Restoring version", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (*daemon.Restored, error) {
 		version := c.args.Version
 		if version == "" {
 			var err error
@@ -124,39 +140,36 @@ var commands = map[string]command{
 				return nil, err
 			}
 		}
-		res, err := d.Restore(ctx, c.path, version, false, c.progress)
-		return finish(s, ctx, c, res, err)
-	}},
-	cmdRestoreBeforeAgent: {"Restoring from before the agent's compaction", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error) {
+		return d.Restore(ctx, c.path, version, false, c.progress)
+	}),
+	cmdRestoreBeforeAgent: entry("Restoring from before the agent's compaction", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (*daemon.Restored, error) {
 		version, err := agentVersion(ctx, d, c)
 		if err != nil {
 			return nil, err
 		}
-		res, err := d.Restore(ctx, c.path, version, false, c.progress)
-		return finish(s, ctx, c, res, err)
-	}},
-	cmdRecompactAgent: {"Re-compacting the agent's compaction with compactd", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error) {
+		return d.Restore(ctx, c.path, version, false, c.progress)
+	}),
+	cmdRecompactAgent: entry("Re-compacting the agent's compaction with compactd", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (*daemon.Compaction, error) {
 		version, err := agentVersion(ctx, d, c)
 		if err != nil {
 			return nil, err
 		}
-		res, err := d.Compact(ctx, daemon.CompactRequest{Path: c.path, Overrides: c.args.Overrides(), Before: version, Progress: c.progress})
-		return finish(s, ctx, c, res, err)
-	}},
-	cmdHistory: {"", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error) {
-		res, err := d.History(ctx, c.path)
-		return finish(s, ctx, c, res, err)
-	}},
-	cmdRecall: {"", recallCommand},
-	cmdDiff: {"", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error) {
-		res, err := d.Diff(ctx, c.path, c.args.From, c.args.To)
-		return finish(s, ctx, c, res, err)
-	}},
+		return d.Compact(ctx, daemon.CompactRequest{Path: c.path, Overrides: c.args.Overrides(), Before: version, Progress: c.progress})
+	}),
+	cmdHistory: entry("", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (*daemon.History, error) {
+		return d.History(ctx, c.path)
+	}),
+	cmdRecall: entry("", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (*daemon.Recalled, error) {
+		return d.Recall(ctx, c.args.Handle)
+	}),
+	cmdDiff: entry("", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (*daemon.Diff, error) {
+		return d.Diff(ctx, c.path, c.args.From, c.args.To)
+	}),
 }
 
 // compact asks about tangents first when the pipeline removes them (they
 // go only with the user's yes), then compacts.
-func (s *Server) compact(ctx context.Context, d *daemon.Daemon, c call, inPlace bool) (any, error) {
+func (s *Server) compact(ctx context.Context, d *daemon.Daemon, c call, inPlace bool) (*daemon.Compaction, error) {
 	req := daemon.CompactRequest{Path: c.path, Overrides: c.args.Overrides(), InPlace: inPlace, Progress: c.progress}
 	if slices.Contains(d.JobRequest(req).Options.Strategies, strategy.StrategyClassifyTangents) {
 		confirmed, err := s.confirmTangents(ctx, d, req)
@@ -165,17 +178,15 @@ func (s *Server) compact(ctx context.Context, d *daemon.Daemon, c call, inPlace 
 		}
 		req.ConfirmedTangents = confirmed
 	}
-	res, err := d.Compact(ctx, req)
-	return finish(s, ctx, c, res, err)
+	return d.Compact(ctx, req)
 }
 
 // pin runs compactd.pin and compactd.unpin: the line is required.
-func pin(s *Server, ctx context.Context, d *daemon.Daemon, c call, on bool) (any, error) {
+func pin(ctx context.Context, d *daemon.Daemon, c call, on bool) (*daemon.Pinned, error) {
 	if c.args.Line == nil || *c.args.Line < 0 {
 		return nil, fmt.Errorf("%s needs the transcript line of the message (\"line\", 0-based)", c.name)
 	}
-	res, err := d.Pin(ctx, c.path, *c.args.Line+1, on)
-	return finish(s, ctx, c, res, err)
+	return d.Pin(ctx, c.path, *c.args.Line+1, on)
 }
 
 // agentVersion is the agent's compaction the command names, else its last.
@@ -186,18 +197,11 @@ func agentVersion(ctx context.Context, d *daemon.Daemon, c call) (string, error)
 	return d.LastAgentCompaction(ctx, c.path)
 }
 
-// A result is what every daemon command result says beside its data.
-type result interface {
-	*daemon.Compaction | *daemon.Restored | *daemon.History | *daemon.Diff | *daemon.Recalled | *daemon.Pinned
-}
-
-// finish announces a command's result and wraps it for the wire.
-func finish[T result](s *Server, ctx context.Context, c call, res T, err error) (any, error) {
-	if err != nil {
-		return nil, err
-	}
-	message, open := summary(res)
-	out := CommandResult[T]{Command: c.name, URI: string(c.args.URI), Message: message, Result: res}
+// reply wraps a command's result for the wire, says its message and opens
+// what it produced.
+func (s *Server) reply(ctx context.Context, c call, res daemon.Result) *CommandResult[daemon.Result] {
+	message, open := res.Summary()
+	out := &CommandResult[daemon.Result]{Command: c.name, URI: string(c.args.URI), Message: message, Result: res}
 	if message != "" {
 		s.showMessage(protocol.MessageTypeInfo, "compactd: %s", message)
 	}
@@ -205,26 +209,7 @@ func finish[T result](s *Server, ctx context.Context, c call, res T, err error) 
 		out.Open = string(pathURI(open))
 		s.showDocument(ctx, pathURI(open))
 	}
-	return out, nil
-}
-
-// summary is a result's message and the file it produced.
-func summary(res any) (message, open string) {
-	switch r := res.(type) {
-	case *daemon.Compaction:
-		return r.Message, r.Open
-	case *daemon.Restored:
-		return r.Message, r.Open
-	case *daemon.History:
-		return r.Message, ""
-	case *daemon.Diff:
-		return r.Message, ""
-	case *daemon.Recalled:
-		return r.Message, r.Open
-	case *daemon.Pinned:
-		return r.Message, ""
-	}
-	return "", ""
+	return out
 }
 
 // executeCommand runs detached (see orderedHandler): it may take minutes,
@@ -245,13 +230,17 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 	if err != nil {
 		return nil, err
 	}
-	return s.runCommand(ctx, p.Command, args)
+	res, err := s.runCommand(ctx, p.Command, args)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // runCommand runs one compactd command with its arguments: what
 // executeCommand does for the client, and what the server does when the
 // user picks an action of one of its messages.
-func (s *Server) runCommand(ctx context.Context, name string, args CommandArgs) (any, error) {
+func (s *Server) runCommand(ctx context.Context, name string, args CommandArgs) (*CommandResult[daemon.Result], error) {
 	cmd, known := commands[name]
 	if !known {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q", name)
@@ -277,7 +266,7 @@ func (s *Server) runCommand(ctx context.Context, name string, args CommandArgs) 
 		prog.onCancel(cancel)
 	}
 	c := call{name: name, args: args, path: path, progress: func(msg string, pct int) { prog.report(msg, pct) }}
-	out, err := cmd.run(s, jobCtx, d, c)
+	res, err := cmd.run(s, jobCtx, d, c)
 	if err != nil {
 		prog.end("failed")
 		if jobCtx.Err() != nil {
@@ -287,7 +276,7 @@ func (s *Server) runCommand(ctx context.Context, name string, args CommandArgs) 
 		return nil, s.fail(name, err)
 	}
 	prog.end("done")
-	return out, nil
+	return s.reply(jobCtx, c, res), nil
 }
 
 // fail announces err and returns it as the request's error.

@@ -3,6 +3,7 @@ package lsp
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -12,6 +13,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/compactd/compactd/compaction/format/formattest"
+	"github.com/compactd/compactd/compaction/recall"
 	"github.com/compactd/compactd/daemon"
 )
 
@@ -34,21 +36,13 @@ func TestCommandResultsGolden(t *testing.T) {
 		}
 		return raw
 	}
-	golden := func(command string, raw json.RawMessage) {
-		t.Helper()
-		var out bytes.Buffer
-		if err := json.Indent(&out, normalize(raw, ws, home), "", "  "); err != nil {
-			t.Fatal(err)
-		}
-		out.WriteByte('\n')
-		formattest.Golden(t, filepath.Join("commands", command+".json"), out.Bytes())
-	}
+	golden := func(command string, raw json.RawMessage) { commandGolden(t, command, raw, ws, home) }
 
 	golden(cmdDryRun, run(cmdDryRun, map[string]any{"keepLast": 1}))
 	golden(cmdCompact, run(cmdCompact, map[string]any{"keepLast": 1}))
 	hist := run(cmdHistory, map[string]any{})
 	golden(cmdHistory, hist)
-	var h CommandResult[daemon.History]
+	var h CommandResult[*daemon.History]
 	if err := json.Unmarshal(hist, &h); err != nil {
 		t.Fatal(err)
 	}
@@ -69,6 +63,63 @@ func TestCommandResultsGolden(t *testing.T) {
 	golden(cmdRestoreBeforeAgent, run(cmdRestoreBeforeAgent, map[string]any{}))
 	golden(cmdRecompactAgent, run(cmdRecompactAgent, map[string]any{"keepLast": 1}))
 	golden(cmdCompactInPlace, run(cmdCompactInPlace, map[string]any{"keepLast": 1}))
+}
+
+// TestRecallAndPinResultsGolden pins compactd.recall, compactd.pin and
+// compactd.unpin: a handle a compaction's placeholder names, and a pin on
+// a user message's line.
+func TestRecallAndPinResultsGolden(t *testing.T) {
+	home := testEnv(t)
+	ws := t.TempDir()
+	c := startServer(t, Options{Daemon: daemon.Options{Jobs: openJobs(t)}})
+	c.initialize(ws, map[string]any{"compact": map[string]any{"keepLast": 1}})
+	u, _, data := openFixture(t, c, ws, "claude-2.1.330-24k.jsonl")
+	run := func(command string, args map[string]any) json.RawMessage {
+		t.Helper()
+		args["uri"] = u
+		var raw json.RawMessage
+		if err := c.call(protocol.MethodWorkspaceExecuteCommand, map[string]any{"command": command, "arguments": []any{args}}, &raw); err != nil {
+			t.Fatalf("%s: %v", command, err)
+		}
+		return raw
+	}
+	var res CommandResult[*daemon.Compaction]
+	if err := json.Unmarshal(run(cmdCompact, map[string]any{"strategies": []string{"strip-tool-results"}}), &res); err != nil {
+		t.Fatal(err)
+	}
+	fork, err := os.ReadFile(uriPath(protocol.DocumentURI(res.Open)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	handles := recall.Find(string(fork))
+	if len(handles) == 0 {
+		t.Fatal("the fork names no recall handle")
+	}
+	commandGolden(t, cmdRecall, run(cmdRecall, map[string]any{"handle": handles[0]}), ws, home)
+	line := -1
+	for i, l := range strings.Split(data, "\n") {
+		if strings.Contains(l, `"type":"user"`) {
+			line = i
+			break
+		}
+	}
+	if line < 0 {
+		t.Fatal("no user message in the fixture")
+	}
+	commandGolden(t, cmdPin, run(cmdPin, map[string]any{"line": line}), ws, home)
+	commandGolden(t, cmdUnpin, run(cmdUnpin, map[string]any{"line": line}), ws, home)
+}
+
+// commandGolden compares a command's answer, normalized, with
+// testdata/commands/<command>.json.
+func commandGolden(t *testing.T, command string, raw json.RawMessage, ws, home string) {
+	t.Helper()
+	var out bytes.Buffer
+	if err := json.Indent(&out, normalize(raw, ws, home), "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	out.WriteByte('\n')
+	formattest.Golden(t, filepath.Join("commands", command+".json"), out.Bytes())
 }
 
 var (

@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"context"
 	"io"
 	"os"
 	"unicode/utf16"
@@ -10,7 +9,6 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/compactd/compactd/compaction/recall"
-	"github.com/compactd/compactd/daemon"
 	"github.com/compactd/compactd/daemon/index"
 )
 
@@ -92,7 +90,3 @@ func byteOffset(line string, char int) int {
 }
 
 // recallCommand runs cmdRecall.
-func recallCommand(s *Server, ctx context.Context, d *daemon.Daemon, c call) (any, error) {
-	res, err := d.Recall(ctx, c.args.Handle)
-	return finish(s, ctx, c, res, err)
-}

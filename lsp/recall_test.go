@@ -66,13 +66,12 @@ func TestRecallActionOpensWhatAPlaceholderReplaced(t *testing.T) {
 		t.Fatalf("no Recall action on line %d naming %s: %v", line, handle, titles(actions))
 	}
 	var rec CommandResult[struct {
-		Open  string `json:"open"`
-		Bytes int    `json:"bytes"`
+		Bytes int `json:"bytes"`
 	}]
 	if err := c.call(protocol.MethodWorkspaceExecuteCommand, map[string]any{"command": act.Command.Command, "arguments": act.Command.Arguments}, &rec); err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile(rec.Result.Open)
+	got, err := os.ReadFile(uriPath(protocol.DocumentURI(rec.Open)))
 	if err != nil {
 		t.Fatal(err)
 	}

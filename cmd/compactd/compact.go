@@ -146,7 +146,7 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 	inPlace := fs.Bool("in-place", false, "replace the transcript itself (its prior content is kept in the store)")
 	importFork := fs.Bool("import", false, "opencode and Kilo sessions: have the agent import the fork (its executable must be on PATH)")
 	storePath := fs.String("store", "", "store database path")
-	window := fs.Int("window", 0, "the model's context window in tokens (default: from config, else the transcript's model)")
+	window := fs.Int("window", 0, "the model's context window in tokens; wins over gauge.context_window (default: gauge.context_window, else the transcript's model)")
 	session := fs.String("session", "", "opencode and Kilo: the session of the database to compact (default: the one of this folder)")
 	removeTangents := fs.Bool("remove-tangents", false, "with classify-tangents: remove every turn the model lists as a tangent")
 	var removeTangent turnsFlag
@@ -241,12 +241,10 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 	// source as the job parsed it, before anything is replaced.
 	var before *figures
 	inspect := func(ctx context.Context, t *transcript.Transcript, counters *tokens.CounterSet, counted jobs.Counted) {
-		win := cfg.Gauge.ContextWindow
-		if set["window"] {
-			win = *window
-		}
+		// The window the pipeline runs with (config.CompactOptions: --window,
+		// else gauge.context_window; 0 leaves it to the transcript's model).
 		before, _ = measure(ctx, t, measureOptions{
-			gauge:    gauge.Options{Model: cfg.Gauge.Model, ContextWindow: win, Registry: tokens.NewRegistry()},
+			gauge:    gauge.Options{Model: cfg.Gauge.Model, ContextWindow: opts.Window, Registry: tokens.NewRegistry()},
 			counters: counters,
 			prices:   cfg.PriceTable(),
 			keepLast: opts.KeepLast,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"time"
@@ -122,6 +123,11 @@ func readTranscript(path string) (*transcript.Transcript, error) {
 			return nil, &usageError{err.Error()}
 		case errors.As(err, &notRegular), errors.Is(err, sourcefile.ErrTooLarge), errors.Is(err, sourcefile.ErrTruncated):
 			return nil, err
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("%s does not exist", path)
+		}
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Path == path {
+			return nil, err // it names the path and what failed
 		}
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}

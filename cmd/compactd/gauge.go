@@ -76,7 +76,7 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print a JSON array instead of one line per transcript")
 	detail := fs.Bool("breakdown", false, "under each line, what fills the window and what it costs")
 	model := fs.String("model", "", "count for this model instead of the transcript's")
-	window := fs.Int("window", 0, "context window in tokens (overrides the model's)")
+	window := fs.Int("window", 0, "the model's context window in tokens; wins over gauge.context_window (default: gauge.context_window, else the transcript's model)")
 	session := fs.String("session", "", "opencode and Kilo: gauge only this session of the database")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -130,7 +130,18 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 	defer closeStore()
 	for _, path := range paths {
 		cfg := loadConfig(e, path)
-		opts.prices, opts.keepLast = cfg.PriceTable(), cfg.CompactOptions(0, config.Overrides{}).KeepLast
+		// The window and the model as the server's gauge and a compaction
+		// take them: the flag, else the configuration, else the transcript's.
+		over := config.Overrides{}
+		if *window > 0 {
+			over.Window = window
+		}
+		pipeline := cfg.CompactOptions(0, over)
+		opts.prices, opts.keepLast, opts.gauge.ContextWindow = cfg.PriceTable(), pipeline.KeepLast, pipeline.Window
+		opts.gauge.Model = *model
+		if opts.gauge.Model == "" {
+			opts.gauge.Model = cfg.Gauge.Model
+		}
 		opts.gauge.Overhead, opts.path = 0, path
 		if abs, err := filepath.Abs(path); err == nil {
 			opts.gauge.Overhead, _ = overhead(abs)

@@ -3,9 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/compactd/compactd/compaction/tokens"
 	"io"
 	"strings"
+
+	"github.com/compactd/compactd/compaction/tokens"
 
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/daemon/jobs"
@@ -79,7 +80,7 @@ func printLedger(w io.Writer, l *jobs.AgentLedger) {
 // printHistory draws the lineage tree, children under their parent.
 func printHistory(w io.Writer, h *jobs.History) {
 	fmt.Fprintf(w, "%s (%s)\n", h.Key, h.Conversation.Format)
-	children := map[string][]store.Version{}
+	children := map[string][]jobs.Version{}
 	for _, v := range h.Versions {
 		children[v.Parent] = append(children[v.Parent], v)
 	}
@@ -98,7 +99,7 @@ func printHistory(w io.Writer, h *jobs.History) {
 	walk("", "")
 }
 
-func versionLine(v store.Version) string {
+func versionLine(v jobs.Version) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-4s %-7s %s", v.Label, v.Kind, v.Created.Local().Format("2006-01-02 15:04"))
 	if v.Kind == store.KindCompact {

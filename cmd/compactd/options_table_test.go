@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"testing"
 	"time"
@@ -199,4 +200,130 @@ func cliSaved(t *testing.T, envs map[string]string, path string, flags ...string
 		t.Fatalf("compact --json: %v: %s", err, stdout)
 	}
 	return res.TokensBefore - res.TokensAfter
+}
+
+// TestWindowAndToolsPrecedence holds the other settings that reach the
+// pipeline to one rule each, on every surface that can set them:
+//
+//	window  --window (the CLI's compact and gauge), else gauge.context_window,
+//	        else the transcript's model's window (the editor's command, auto,
+//	        savings and the gauge take no flag: the file, else the model's)
+//	tools   per tool and per field: the editor's settings, else the workspace
+//	        file, else the user file (the CLI has no editor layer)
+//
+// Each surface's window is read where it shows it: the CLI's "before"
+// figures and the options the store recorded, the daemon's job request and
+// its snapshot; the tools where the pipeline receives them.
+func TestWindowAndToolsPrecedence(t *testing.T) {
+	envs := isolatedEnv(t)
+	userFile := filepath.Join(envs["XDG_CONFIG_HOME"], "compactd", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(userFile), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(userFile, []byte("[compact]\nstrategies = [\"strip-tool-results\"]\n[tools.Bash]\nresponse = \"keep\"\ndedup = false\n[tools.Read]\nrequest = \"strip\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(t.Context(), envs["COMPACTD_STORE"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	runner := jobs.New(st)
+	const modelWindow, fileWindow, flagWindow = 200_000, 150_000, 120_000
+	unset := 0
+	for _, file := range []int{unset, fileWindow} {
+		for _, flag := range []int{unset, flagWindow} {
+			ws := t.TempDir()
+			path := filepath.Join(ws, "session.jsonl")
+			if err := os.WriteFile(path, sessiongen.ClaudeCode(sessiongen.Options{Seed: 5, Turns: 6, Cwd: ws}), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			toml := "[tools.Bash]\nrequest = \"strip\"\nresponse = \"strip\"\n"
+			if file != unset {
+				toml += "[gauge]\ncontext_window = " + strconv.Itoa(file) + "\n"
+			}
+			if err := os.WriteFile(filepath.Join(ws, config.WorkspaceFile), []byte(toml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			first := func(vs ...int) int {
+				for _, v := range vs {
+					if v != unset {
+						return v
+					}
+				}
+				return modelWindow
+			}
+			check := func(surface string, got, want int) {
+				t.Helper()
+				if got != want {
+					t.Errorf("file %d, flag %d: %s runs with window %d, want %d", file, flag, surface, got, want)
+				}
+			}
+			var flags []string
+			if flag != unset {
+				flags = []string{"--window", strconv.Itoa(flag)}
+			}
+
+			// The CLI: the "before" figures and the options recorded.
+			code, stdout, stderr := runCLI(t, envs, append([]string{"compact", "--json", path}, flags...)...)
+			if code != 0 {
+				t.Fatalf("compact: exit %d: %s", code, stderr)
+			}
+			var res struct {
+				Window struct {
+					ContextWindow int `json:"contextWindow"`
+				} `json:"window"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+				t.Fatalf("compact --json: %v: %s", err, stdout)
+			}
+			check("CLI compact's figures", res.Window.ContextWindow, first(flag, file))
+			h, err := runner.History(t.Context(), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := h.Versions[len(h.Versions)-1]
+			if last.Options == nil {
+				t.Fatalf("the compaction recorded no options: %+v", last)
+			}
+			check("CLI compact's pipeline", last.Options.Window, first(flag, file))
+			wantCLITools := map[string]strategy.ToolHint{"Bash": {Request: "strip", Response: "strip", Dedup: last.Options.Hints["Bash"].Dedup}, "Read": {Request: "strip"}}
+			if d := last.Options.Hints["Bash"].Dedup; d == nil || *d {
+				t.Errorf("CLI: tools.Bash.dedup = %v, want the user file's false", d)
+			}
+			if !reflect.DeepEqual(last.Options.Hints, wantCLITools) {
+				t.Errorf("CLI: tools %+v, want %+v", last.Options.Hints, wantCLITools)
+			}
+			code, stdout, stderr = runCLI(t, envs, append([]string{"gauge", "--json", path}, flags...)...)
+			if code != 0 {
+				t.Fatalf("gauge: exit %d: %s", code, stderr)
+			}
+			var rows []struct {
+				ContextWindow int `json:"contextWindow"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &rows); err != nil || len(rows) != 1 {
+				t.Fatalf("gauge --json: %v: %s", err, stdout)
+			}
+			check("CLI gauge", rows[0].ContextWindow, first(flag, file))
+
+			// The server: no window flag; the editor's settings set a tool.
+			client := []byte(`{"tools": {"Bash": {"response": "remove"}}}`)
+			d, err := daemon.New(daemon.Options{Folders: []string{ws}, Env: agents.Env{Home: envs["HOME"]}, Config: config.Layers{Files: true, Client: client}, Jobs: runner})
+			if err != nil {
+				t.Fatal(err)
+			}
+			snap, err := d.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			check("the server's gauge", snap.Window, first(file))
+			opts := d.JobRequest(daemon.CompactRequest{Path: path}).Options
+			check("the editor's command", opts.Window, first(file))
+			wantTools := map[string]strategy.ToolHint{"Bash": {Request: "strip", Response: "remove", Dedup: opts.Hints["Bash"].Dedup}, "Read": {Request: "strip"}}
+			if !reflect.DeepEqual(opts.Hints, wantTools) {
+				t.Errorf("the editor's command: tools %+v, want %+v", opts.Hints, wantTools)
+			}
+			d.Close()
+		}
+	}
 }

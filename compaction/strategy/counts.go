@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"sync/atomic"
 
-	"github.com/sourcegraph/conc"
+	"github.com/compactd/compactd/compaction/parallel"
 
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
@@ -32,11 +32,11 @@ func CountTranscript(ctx context.Context, t *transcript.Transcript, c *tokens.Co
 		out.parts[i] = make([]int, len(t.Messages[i].Parts))
 	}
 	// Messages are claimed from a shared index, and a panic in a worker
-	// reaches the caller (conc), where a job recovers it: a worker that
+	// reaches the caller (parallel.WaitGroup), where a job recovers it: a worker that
 	// ended must not leave a feeder waiting on it.
 	workers := runtime.GOMAXPROCS(0)
 	var next atomic.Int64
-	var wg conc.WaitGroup
+	var wg parallel.WaitGroup
 	for range workers {
 		wg.Go(func() {
 			for ctx.Err() == nil {

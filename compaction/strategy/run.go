@@ -17,6 +17,9 @@ const removedPart = -1
 // A run is one pipeline execution's working state. Strategies mark parts
 // and messages removed while they scan (indexes stay stable), and flush
 // drops the marks between steps.
+//
+// It is one run's working state, shared by every strategy of the pipeline: hence more than a dozen
+// fields.
 type run struct {
 	ctx     context.Context
 	src     *transcript.Transcript
@@ -75,7 +78,7 @@ func newRun(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, co
 	r.protected = protectedMessages(r.msgs)
 	switch {
 	case opts.KeepLast == 0:
-		r.keepLast = 1
+		r.keepLast = DefaultKeepLast
 	case opts.KeepLast < 0:
 		r.keepLast = 0
 	default:
@@ -334,7 +337,7 @@ func (r *run) threshold() int {
 	}
 	f := r.opts.SummarizeThreshold
 	if f <= 0 {
-		f = 0.5
+		f = DefaultSummarizeThreshold
 	}
 	return int(f * float64(r.opts.Window))
 }

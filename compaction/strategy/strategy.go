@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/sourcegraph/conc"
+	"github.com/compactd/compactd/compaction/parallel"
 
 	"github.com/compactd/compactd/compaction/facts"
 	"github.com/compactd/compactd/compaction/summarize"
@@ -13,8 +13,19 @@ import (
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
+// The pipeline's defaults: what a zero field of Options takes, and what
+// the configuration's defaults are (config.Default reads them here).
+const (
+	DefaultKeepLast           = 1
+	DefaultBufferTurns        = 4
+	DefaultSummarizeThreshold = 0.5
+)
+
 // Options configure one compaction run. The zero value is usable: it runs
 // "auto" keeping the last turn.
+//
+// Each field is one setting or input of the pipeline (the configuration builds them in
+// config.CompactOptions): hence more than a dozen.
 type Options struct {
 	// Strategies are applied left to right; empty means ["auto"].
 	Strategies []string
@@ -156,7 +167,7 @@ func Run(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, opts 
 	// The source's key facts do not depend on the steps: extract them on
 	// another core while the steps run.
 	var want []facts.Fact
-	var extracting conc.WaitGroup // a panic there reaches this goroutine
+	var extracting parallel.WaitGroup // a panic there reaches this goroutine
 	if !opts.NoRetention {
 		extracting.Go(func() { want = facts.Extract(t.Messages) })
 	}

@@ -243,7 +243,7 @@ func (r *run) summarize() (int, error) {
 	case buffer < 0:
 		buffer = 0
 	case buffer == 0:
-		buffer = 4
+		buffer = DefaultBufferTurns
 	}
 	if buffer < keep {
 		buffer = keep

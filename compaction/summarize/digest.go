@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/sourcegraph/conc"
+	"github.com/compactd/compactd/compaction/parallel"
 
 	"github.com/compactd/compactd/compaction/facts"
 	"github.com/compactd/compactd/compaction/internal/match"
@@ -90,6 +90,9 @@ type task struct {
 }
 
 // A digest is what a span says, organized for summaries and facts.
+//
+// It is one summary's working state, shared by the steps that fill it: hence more than a dozen
+// fields.
 type digest struct {
 	goal         *note
 	requests     []note
@@ -173,7 +176,7 @@ func digestOf(msgs []transcript.Message, firstTurn int) *digest {
 	// The key facts are read beside the digest, on another core: neither
 	// needs the other until the outline.
 	var keyFacts []facts.Fact
-	var extracting conc.WaitGroup // a panic there reaches this goroutine
+	var extracting parallel.WaitGroup // a panic there reaches this goroutine
 	extracting.Go(func() { keyFacts = facts.Extract(msgs) })
 	d := &digest{files: map[string]*fileUse{}, commands: map[string]*commandUse{}, seen: map[string]bool{}, mentioned: scanAllMentions(msgs)}
 	defer func() { extracting.Wait(); d.facts = keyFacts }()
@@ -315,7 +318,7 @@ func scanAllMentions(msgs []transcript.Message) map[string]mentioned {
 	}
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(texts)/64))
 	found := make([]mentioned, len(texts))
-	var wg conc.WaitGroup
+	var wg parallel.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(texts); i += workers {

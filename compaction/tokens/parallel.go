@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 
-	"github.com/sourcegraph/conc"
+	"github.com/compactd/compactd/compaction/parallel"
 
 	"github.com/compactd/compactd/compaction/transcript"
 )
@@ -28,10 +28,10 @@ func (c *Counter) parallelCtx(ctx context.Context, n int, fn func(i int)) error 
 		}
 		return nil
 	}
-	// A panic in fn reaches the caller (conc), where a job recovers it,
+	// A panic in fn reaches the caller (parallel.WaitGroup), where a job recovers it,
 	// instead of ending the process from a worker goroutine.
 	var next atomic.Int64
-	var wg conc.WaitGroup
+	var wg parallel.WaitGroup
 	for range workers {
 		wg.Go(func() {
 			for ctx.Err() == nil {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 	"github.com/tailscale/hujson"
 )
 
@@ -152,7 +152,7 @@ func TestTOMLRoundTripsOnARealConfigFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		var doc map[string]any
-		if _, err := toml.Decode(string(installed), &doc); err != nil {
+		if err := toml.Unmarshal(installed, &doc); err != nil {
 			t.Fatalf("not TOML: %v\n%s", err, installed)
 		}
 		got, ok, err := GetTOML(installed, path)

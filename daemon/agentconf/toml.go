@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
 )
 
@@ -203,7 +203,7 @@ func equal(a, b []string) bool {
 // GetTOML returns the table at path decoded, if there is one.
 func GetTOML(src []byte, path []string) (map[string]any, bool, error) {
 	var doc map[string]any
-	if _, err := toml.Decode(string(src), &doc); err != nil {
+	if err := toml.Unmarshal(src, &doc); err != nil {
 		return nil, false, err
 	}
 	var cur any = doc

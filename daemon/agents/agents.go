@@ -31,6 +31,10 @@ import (
 )
 
 // An Agent is everything compactd knows of one agent.
+//
+// Its fields are everything compactd knows of one agent, each asked by one part (roots, sessions,
+// forks, resume, threshold, hooks, MCP): the registry's one record per agent, hence more than a
+// dozen.
 type Agent struct {
 	// Name is the agent's name in the registry, health reports and logs
 	// ("claude", "copilot-cli").

@@ -11,16 +11,19 @@ package config
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/strategy"
@@ -70,6 +73,23 @@ type Price struct {
 	CacheWrite  float64        `toml:"cache_write" json:"cacheWrite,omitempty"`
 	Output      float64        `toml:"output" json:"output,omitempty"`
 	Tiers       []pricing.Tier `toml:"tiers" json:"tiers,omitempty"`
+}
+
+// Clone returns a copy of c sharing no map or slice with it: a layer
+// applied to the copy changes nothing of c.
+func (c *Config) Clone() *Config {
+	out := *c
+	out.Models = maps.Clone(c.Models)
+	out.Prices = maps.Clone(c.Prices)
+	for k, p := range out.Prices {
+		p.Tiers = slices.Clone(p.Tiers)
+		out.Prices[k] = p
+	}
+	out.Tools = maps.Clone(c.Tools)
+	out.Compact.Strategies = slices.Clone(c.Compact.Strategies)
+	out.Watch = c.Watch.clone()
+	out.Sources = slices.Clone(c.Sources)
+	return &out
 }
 
 // PriceTable is the bundled price table with the settings' prices on top.
@@ -151,8 +171,9 @@ var LogLevels = []string{"debug", "info", "warn", "error"}
 // Default returns the built-in configuration.
 func Default() *Config {
 	return &Config{
-		Gauge:       Gauge{Warn: 0.75, Critical: 0.90},
-		Compact:     Compact{Strategies: []string{strategy.StrategyAuto}, KeepLast: 1, SummarizeThreshold: 0.5, BufferTurns: 4},
+		Gauge: Gauge{Warn: 0.75, Critical: 0.90},
+		Compact: Compact{Strategies: []string{strategy.StrategyAuto}, KeepLast: strategy.DefaultKeepLast,
+			SummarizeThreshold: strategy.DefaultSummarizeThreshold, BufferTurns: strategy.DefaultBufferTurns},
 		Watch:       Watch{Workspace: true},
 		Summarize:   Summarize{Timeout: Duration{60 * time.Second}},
 		AutoCompact: AutoCompact{Ratio: 0.85, MinTurns: 4},
@@ -197,18 +218,19 @@ func Load(file string) (*Config, error) {
 func (c *Config) ApplyTOML(name string, b []byte) error {
 	models, tools, prices := c.Models, c.Tools, c.Prices
 	c.Models, c.Tools, c.Prices = nil, nil, nil
-	md, err := toml.Decode(string(b), c)
+	err := toml.NewDecoder(bytes.NewReader(b)).DisallowUnknownFields().EnableUnmarshalerInterface().Decode(c)
 	c.mergeMaps(models, tools)
 	c.mergePrices(prices)
-	if err != nil {
-		return fmt.Errorf("config %s: %w", name, err)
-	}
-	if und := md.Undecoded(); len(und) > 0 {
-		keys := make([]string, len(und))
-		for i, k := range und {
-			keys[i] = k.String()
+	var unknown *toml.StrictMissingError
+	if errors.As(err, &unknown) {
+		keys := make([]string, len(unknown.Errors))
+		for i, e := range unknown.Errors {
+			keys[i] = strings.Join(e.Key(), ".")
 		}
 		return fmt.Errorf("config %s: unknown key %s", name, strings.Join(keys, ", "))
+	}
+	if err != nil {
+		return fmt.Errorf("config %s: %w", name, err)
 	}
 	c.Sources = append(c.Sources, name)
 	return c.validate(name)

@@ -21,8 +21,9 @@ type Overrides struct {
 	Strategies []string
 	KeepLast   *int
 	Turns      *int
-	// Window is the model's context window when neither the transcript's
-	// model nor gauge.context_window says (the CLI's --window).
+	// Window is the model's context window for this request (the CLI's
+	// --window): it wins over gauge.context_window, which wins over the
+	// transcript's model's.
 	Window *int
 	// Budget is the most tokens the result may take ([compact] budget; the
 	// CLI's --budget, "Compact to fit…"); 0 asks for none.
@@ -32,17 +33,18 @@ type Overrides struct {
 // CompactOptions is the pipeline that a compaction, a dry run, an
 // automatic compaction and a savings estimate of one transcript all run:
 // [compact], [tools] and summarize.max_tokens, with o on top. window is the
-// transcript's context window; gauge.context_window wins over it. The
-// caller adds what is not a setting (the summarizer, cached counts).
+// transcript's context window; gauge.context_window wins over it, and
+// o.Window over both (a request's value wins, as every override does).
+// The caller adds what is not a setting (the summarizer, cached counts).
 //
 // This is the one place a setting becomes a pipeline option: every
 // surface calls it (ARCHITECTURE.md, "one owner per decision").
 func (c *Config) CompactOptions(window int, o Overrides) strategy.Options {
-	if o.Window != nil && *o.Window > 0 {
-		window = *o.Window
-	}
 	if c.Gauge.ContextWindow > 0 {
 		window = c.Gauge.ContextWindow
+	}
+	if o.Window != nil && *o.Window > 0 {
+		window = *o.Window
 	}
 	opts := strategy.Options{
 		Strategies:         slices.Clone(c.Compact.Strategies),
@@ -169,9 +171,10 @@ type Layers struct {
 
 // Resolve is the configuration under workspace file file ("" none):
 // defaults, the user file and file (when l.Files), then the editor's
-// settings, then the flags. A layer that does not validate is left out as
-// a whole; the returned error says which and why, beside a configuration
-// made of the others.
+// settings, then the flags. Each layer is applied to a copy of what the
+// ones before it made, and kept only when it validates: a layer left out
+// leaves nothing behind. The returned error says which and why, beside a
+// configuration made of the others.
 func Resolve(file string, l Layers) (*Config, error) {
 	c := Default()
 	var errs []error
@@ -188,22 +191,23 @@ func Resolve(file string, l Layers) (*Config, error) {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
-			base := *c
-			if err == nil {
-				err = c.ApplyTOML(f, b)
-			} else {
-				err = fmt.Errorf("read config %s: %w", f, err)
-			}
 			if err != nil {
-				*c = base
-				errs = append(errs, err)
+				errs = append(errs, fmt.Errorf("read config %s: %w", f, err))
+				continue
 			}
+			next := c.Clone()
+			if err := next.ApplyTOML(f, b); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			c = next
 		}
 	}
-	base := *c
-	if err := c.ApplyJSON(l.Client); err != nil {
-		*c = base
+	next := c.Clone()
+	if err := next.ApplyJSON(l.Client); err != nil {
 		errs = append(errs, err)
+	} else {
+		c = next
 	}
 	if l.StorePath != "" {
 		c.Store.Path = l.StorePath

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
+
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/compactd/compactd/daemon/agents"
 	_ "github.com/compactd/compactd/daemon/agents/all" // the switches are the registry's
@@ -32,11 +35,16 @@ func (w Watch) Agent(name string) bool {
 	return !set || on
 }
 
+// clone is w sharing nothing with it (Config.Clone).
+func (w Watch) clone() Watch {
+	w.Agents = maps.Clone(w.Agents)
+	w.Globs = slices.Clone(w.Globs)
+	w.Exclude = slices.Clone(w.Exclude)
+	return w
+}
+
 // set records one switch (a layer sets only the keys it names).
 func (w *Watch) set(name string, on bool) {
-	// A copy: a layer that fails validation is dropped by restoring the
-	// Config as it was, which must not share this map.
-	w.Agents = maps.Clone(w.Agents)
 	if w.Agents == nil {
 		w.Agents = map[string]bool{}
 	}
@@ -103,11 +111,12 @@ func joinQuoted(list []string) string {
 	return b.String()
 }
 
-// UnmarshalTOML overlays a [watch] table.
-func (w *Watch) UnmarshalTOML(data any) error {
-	table, ok := data.(map[string]any)
-	if !ok {
-		return fmt.Errorf("watch must be a table, not %T", data)
+// UnmarshalTOML overlays a [watch] table (its TOML text: the decoder's
+// unstable.Unmarshaler).
+func (w *Watch) UnmarshalTOML(data []byte) error {
+	var table map[string]any
+	if err := toml.Unmarshal(data, &table); err != nil {
+		return fmt.Errorf("watch must be a table: %w", err)
 	}
 	m := make(map[string]json.RawMessage, len(table))
 	for k, v := range table {

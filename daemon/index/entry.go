@@ -106,6 +106,10 @@ type tracked struct {
 	bytesRead atomic.Int64
 	// parsed mirrors t != nil; hot says t holds every message's parts.
 	parsed, hot atomic.Bool
+	// refreshing counts the Refreshes of this file under way: between the
+	// new snapshot and the file becoming the active one, the estimates
+	// must not judge it "not in use" (see savingsInput).
+	refreshing atomic.Int32
 	// wantHot asks the next full parse to keep every message's parts.
 	wantHot atomic.Bool
 	// ctx, when set, ends a read of this entry early (the estimates' own

@@ -373,6 +373,18 @@ func (x *Index) Refresh(path string) error {
 	if statErr == nil && !tr.parsed.Load() {
 		tr.wantHot.Store(x.wantHot(tr, fi.Size()))
 	}
+	// Until this Refresh has marked the file active, the estimates leave
+	// it alone (savingsInput); it lets them go just before it schedules
+	// them, so that the request it schedules is never the one skipped.
+	tr.refreshing.Add(1)
+	refreshed := false
+	endRefresh := func() {
+		if !refreshed {
+			refreshed = true
+			tr.refreshing.Add(-1)
+		}
+	}
+	defer endRefresh()
 	seenBefore := tr.seen.Load()
 	changed, err := tr.update(x.ix)
 	switch {
@@ -434,6 +446,7 @@ func (x *Index) Refresh(path string) error {
 		if snap := tr.snap.Load(); snap != nil && x.opts.OnContent != nil {
 			x.opts.OnContent(path, snap.Format)
 		}
+		endRefresh()
 		x.savings.schedule(path)
 		x.enforceBudget(tr, false)
 		x.enforceColdBudget(tr, false)

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/google/uuid"
+
 	"github.com/compactd/compactd/compaction/facts"
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/strategy"
@@ -131,7 +133,7 @@ func (r *Runner) readBeforeAgent(path, label string) (*beforeAgent, error) {
 // from src.
 func beforeAgentOf(src *source, reader format.CompactionReader, list []format.AgentCompaction, i int) (*beforeAgent, error) {
 	label := AgentLabel(i)
-	session := newUUID()
+	session := uuid.NewString()
 	data, err := reader.BeforeCompaction(src.t, i, format.ForkOptions{SessionID: session})
 	if err != nil {
 		return nil, fmt.Errorf("render the conversation before %s: %w", label, err)
@@ -295,7 +297,7 @@ func (r *Runner) recompactAgent(ctx context.Context, path string, req Request) (
 	if err != nil {
 		return nil, err
 	}
-	sessionID := newUUID()
+	sessionID := uuid.NewString()
 	out, rep, err := r.compactBytes(ctx, b.before, conv.Key, req, sessionID, false)
 	if err != nil {
 		return nil, err
@@ -328,7 +330,7 @@ func (r *Runner) recompactAgent(ctx context.Context, path string, req Request) (
 	v, _, err := r.Store.RecordVersion(ctx, store.NewVersion{
 		Conversation: conv, Kind: store.KindCompact, ParentID: beforeVersion.ID,
 		SourcePath: path, SourceHash: beforeVersion.ContentHash, Format: string(b.src.codec.Format()),
-		Pipeline: pipelineNames(req.Options), Options: req.Options, Report: recorded,
+		Pipeline: pipelineNames(req.Options), Options: out.options, Report: recorded,
 		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, ForkPath: target,
 		Content: out.data, Cuts: recordCuts(out.t), Created: r.now(), Recalls: out.recalls,
 	})

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/google/uuid"
+
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/recall"
@@ -21,6 +23,9 @@ import (
 )
 
 // Request asks for one compaction.
+//
+// It carries every choice a compaction takes, each read by one step of the job: hence more than a
+// dozen fields.
 type Request struct {
 	Path    string
 	Options strategy.Options
@@ -83,6 +88,9 @@ func (k Counted) For(c *tokens.Counter) []tokens.Count {
 }
 
 // Result is what a compaction did (or, for a dry run, would do).
+//
+// It is a command's answer on the wire and in `compact --json`, one field per figure the user
+// reads: hence more than a dozen.
 type Result struct {
 	DryRun       bool               `json:"dryRun"`
 	Format       string             `json:"format"`
@@ -237,7 +245,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 			rec.err = r.proveStored(ctx, rec.v, src.data)
 		}
 	}()
-	sessionID := newUUID()
+	sessionID := uuid.NewString()
 	if req.InPlace {
 		sessionID = src.t.Meta.SessionID
 	}
@@ -290,7 +298,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	v, _, err := r.Store.RecordVersion(ctx, store.NewVersion{
 		Conversation: conv, Kind: store.KindCompact, ParentID: srcVersion.ID,
 		SourcePath: path, SourceHash: src.hash, Format: string(src.codec.Format()),
-		Pipeline: pipelineNames(req.Options), Options: req.Options, Report: recorded,
+		Pipeline: pipelineNames(req.Options), Options: out.options, Report: recorded,
 		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, ForkPath: target,
 		Content: out.data, Cuts: recordCuts(out.t), Created: r.now(), Recalls: out.recalls,
 	})
@@ -353,6 +361,9 @@ type compacted struct {
 	counts *strategy.Counts
 	// recalls are what its placeholders and summaries name by handle.
 	recalls []store.RecallContent
+	// options are what the pipeline ran with (the window resolved, the
+	// stored pins added), as the store records them.
+	options RecordedOptions
 }
 
 // forgetUnwritten removes a result recorded ahead of a write that failed,
@@ -452,7 +463,7 @@ func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, 
 	if sum != nil {
 		name = sum.Name()
 	}
-	return &compacted{data: data, t: t, view: view, summarizer: name, counts: opts.Counts, recalls: recallsOf(view, book)}, rep, nil
+	return &compacted{data: data, t: t, view: view, summarizer: name, counts: opts.Counts, recalls: recallsOf(view, book), options: recordOptions(opts)}, rep, nil
 }
 
 // countSource counts src's parts on every core, reusing the counts it
@@ -564,35 +575,10 @@ func verifyFork(src *source, view *transcript.View, data []byte) (*transcript.Tr
 	// A fork must keep the API invariants (calls paired with results —
 	// every call the source answered — signed reasoning intact) unless the
 	// source already broke them, both read as the agent reads them.
-	forkSeen, err := agentReading(src.codec, t)
-	if err != nil {
-		return nil, fmt.Errorf("the compacted %s does not load as the agent loads it (%v); nothing was written", filepath.Base(src.path), err)
-	}
-	srcSeen, err := agentReading(src.codec, src.t)
-	if err != nil {
-		srcSeen = src.t
-	}
-	if err := strategy.CheckFork(forkSeen, srcSeen); err != nil && strategy.CheckTranscript(srcSeen) == nil {
+	if err := strategy.CheckFork(t, src.t); err != nil && strategy.CheckTranscript(src.t) == nil {
 		return nil, fmt.Errorf("the compacted %s breaks the API's rules (%v); nothing was written", filepath.Base(src.path), err)
 	}
 	return t, nil
-}
-
-// agentReading is t as its agent reads it on resume: what the codec's
-// Loader rebuilds where the agent's loader has rules of its own (Claude
-// Code joins tool results that hang off its parentUuid chain), else t.
-// Checked on compactd's own parse, a fork that lost such a result passed
-// when the parse of the source had lost it too.
-func agentReading(c format.Codec, t *transcript.Transcript) (*transcript.Transcript, error) {
-	l, ok := c.(format.Loader)
-	if !ok {
-		return t, nil
-	}
-	msgs, err := l.Load(t)
-	if err != nil {
-		return nil, err
-	}
-	return &transcript.Transcript{Format: t.Format, Meta: t.Meta, Messages: msgs}, nil
 }
 
 func pipelineNames(o strategy.Options) []string {
@@ -611,7 +597,7 @@ func (r *Runner) dryRun(ctx context.Context, src *source, req Request) (*Result,
 	} else if ok {
 		key = c.Key
 	}
-	out, rep, err := r.compactBytes(ctx, src, key, req, newUUID(), true)
+	out, rep, err := r.compactBytes(ctx, src, key, req, uuid.NewString(), true)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -39,6 +40,17 @@ func fileID(path string) (uint64, error) {
 	return platform.FileID(path, fi), nil
 }
 
+// fileErr is err of op on path, said once: an *fs.PathError of that path
+// already names both. What it means for the transcript is said by the
+// layer above (the job's), once.
+func fileErr(op, path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == path {
+		return err
+	}
+	return fmt.Errorf("%s %s: %w", op, path, err)
+}
+
 // writeTemp writes data to a new temporary file in dir, fsynced, with mode.
 // Temporary files a killed job left in dir are removed first, so they do
 // not pile up beside the transcripts.
@@ -46,13 +58,13 @@ func writeTemp(dir string, data []byte, mode os.FileMode) (string, error) {
 	removeStaleTemps(dir)
 	f, err := os.CreateTemp(dir, ".compactd-*.tmp")
 	if err != nil {
-		return "", fmt.Errorf("write in %s: %w (the transcript is untouched)", dir, err)
+		return "", fmt.Errorf("write in %s: %w", dir, err)
 	}
 	name := f.Name()
 	fail := func(err error) (string, error) {
 		f.Close()
 		os.Remove(name)
-		return "", fmt.Errorf("write %s: %w (the transcript is untouched)", name, err)
+		return "", fileErr("write", name, err)
 	}
 	if _, err := f.Write(data); err != nil {
 		return fail(err)
@@ -75,7 +87,7 @@ func createFile(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	tmp, err := writeTemp(dir, data, 0o600)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w (the transcript is untouched)", err)
 	}
 	defer os.Remove(tmp)
 	// link(2) fails if path exists, unlike rename(2).
@@ -83,7 +95,7 @@ func createFile(path string, data []byte) error {
 		if errors.Is(err, os.ErrExist) {
 			return fmt.Errorf("%s already exists; not overwriting it", path)
 		}
-		return fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("%w (the transcript is untouched)", fileErr("write", path, err))
 	}
 	return platform.SyncDir(dir)
 }
@@ -92,7 +104,7 @@ func createFile(path string, data []byte) error {
 func appendFile(path string, data []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
-		return fmt.Errorf("write %s: %w (the transcript is untouched)", path, err)
+		return fileErr("write", path, err)
 	}
 	_, werr := f.Write(data)
 	serr := f.Sync()
@@ -100,7 +112,7 @@ func appendFile(path string, data []byte) error {
 		werr = cerr
 	}
 	if err := errors.Join(werr, serr); err != nil {
-		return fmt.Errorf("write %s: %w (the transcript is untouched)", path, err)
+		return fileErr("write", path, err)
 	}
 	return nil
 }

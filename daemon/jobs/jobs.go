@@ -3,7 +3,6 @@ package jobs
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -180,7 +179,7 @@ func readSourceBytes(path string) ([]byte, uint64, error) {
 	case errors.As(err, &unrecognized), errors.As(err, &notRegular), errors.Is(err, sourcefile.ErrTooLarge), errors.Is(err, sourcefile.ErrTruncated):
 		return nil, 0, err // these name the path and say what to do
 	}
-	return nil, 0, fmt.Errorf("read %s: %w", path, err)
+	return nil, 0, fileErr("read", path, err)
 }
 
 func parseSource(path string, data []byte) (*source, error) {
@@ -343,15 +342,6 @@ func absPath(path string) (string, error) {
 		return "", fmt.Errorf("resolve %s: %w", path, err)
 	}
 	return abs, nil
-}
-
-// newUUID returns a random RFC 4122 version 4 UUID.
-func newUUID() string {
-	var b [16]byte
-	rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
 // forkPath names a new transcript beside src as its agent names its

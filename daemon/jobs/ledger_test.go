@@ -31,8 +31,7 @@ func TestAgentLedgerClaude(t *testing.T) {
 
 // TestAgentLedgerCodexLoop: Codex 0.169 compacting four times in three
 // seconds in one turn (the loop reproduced with a 20,000-token limit and a
-// turn whose tool outputs refill the window: /work/notes/agents-research.md
-// §2.2) is a loop.
+// turn whose tool outputs refill the window) is a loop.
 func TestAgentLedgerCodexLoop(t *testing.T) {
 	r := &Runner{}
 	l, err := r.AgentLedger(context.Background(), filepath.Join("testdata", "codex-compaction-loop.jsonl.zst"), 0)

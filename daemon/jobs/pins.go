@@ -11,8 +11,9 @@ import (
 
 // PinResult says what a pin or unpin did.
 type PinResult struct {
-	// Message is one sentence for the user.
-	Message string `json:"message"`
+	// Message is one sentence for the user (the protocol carries it
+	// around the result).
+	Message string `json:"-"`
 	// Key is the pinned message's key (strategy.PinKey); Line the
 	// transcript line it was asked on (1-based).
 	Key    string `json:"key"`

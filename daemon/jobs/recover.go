@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
-	"github.com/sourcegraph/conc/panics"
+	"github.com/compactd/compactd/compaction/parallel"
 )
 
 // A PanicError is a job that panicked: a bug in compactd, which reaches
@@ -52,9 +52,9 @@ func Recovered(err *error, job string, log ErrorLogger) {
 
 func panicked(job string, v any, log ErrorLogger) *PanicError {
 	pe := &PanicError{Job: job, Value: v, Stack: debug.Stack()}
-	if r, ok := v.(*panics.Recovered); ok {
-		// A worker goroutine's panic, carried to the job's (conc): its
-		// own value and where it happened.
+	if r, ok := v.(*parallel.Panic); ok {
+		// A worker goroutine's panic, carried to the job's: its own value
+		// and where it happened.
 		pe.Value, pe.Stack = r.Value, r.Stack
 	}
 	if log != nil {

@@ -3,11 +3,12 @@ package jobs
 import (
 	"context"
 	"fmt"
-	"github.com/aymanbagabas/go-udiff"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/compaction/transcript"

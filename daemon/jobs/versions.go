@@ -9,6 +9,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/sourcefile"
@@ -20,7 +22,7 @@ import (
 type History struct {
 	Conversation store.Conversation `json:"-"`
 	Key          string             `json:"conversation"`
-	Versions     []store.Version    `json:"versions"`
+	Versions     []Version          `json:"versions"`
 }
 
 // findConversation locates path's conversation, parsing the file when it
@@ -74,7 +76,7 @@ func (r *Runner) History(ctx context.Context, path string) (_ *History, err erro
 	c, err := r.findConversationOf(ctx, path, src)
 	if errors.Is(err, store.ErrNoConversation) && len(agent) > 0 {
 		c = store.Conversation{Key: conversationKey(src.t, path), Format: string(src.codec.Format()), SourcePath: path, SessionID: src.t.Meta.SessionID}
-		return &History{Conversation: c, Key: c.Key, Versions: agent}, nil
+		return &History{Conversation: c, Key: c.Key, Versions: versionsOf(agent)}, nil
 	}
 	if err != nil {
 		return nil, err
@@ -83,7 +85,7 @@ func (r *Runner) History(ctx context.Context, path string) (_ *History, err erro
 	if err != nil {
 		return nil, err
 	}
-	return &History{Conversation: c, Key: c.Key, Versions: append(vs, agent...)}, nil
+	return &History{Conversation: c, Key: c.Key, Versions: versionsOf(append(vs, agent...))}, nil
 }
 
 // RestoreResult says where a version went.
@@ -240,7 +242,7 @@ func (r *Runner) restoreFork(ctx context.Context, conv store.Conversation, v sto
 	}
 	out := content
 	var t *transcript.Transcript
-	sessionID := newUUID()
+	sessionID := uuid.NewString()
 	if ok {
 		parsed, err := codec.Parse(content)
 		if err == nil {
@@ -350,7 +352,7 @@ type DoctorReport struct {
 	StoreSize int64    `json:"storeSize"`
 	// OrphanedForks are versions whose written file has vanished (their
 	// content is still restorable from the store).
-	OrphanedForks []store.Version `json:"orphanedForks"`
+	OrphanedForks []Version `json:"orphanedForks"`
 	// VanishedSources are conversations whose source file is gone.
 	VanishedSources []store.Conversation `json:"vanishedSources"`
 	Conversations   int                  `json:"conversations"`
@@ -390,7 +392,7 @@ func (r *Runner) Doctor(ctx context.Context) (_ *DoctorReport, err error) {
 			continue
 		}
 		if _, err := os.Stat(v.ForkPath); errors.Is(err, os.ErrNotExist) {
-			d.OrphanedForks = append(d.OrphanedForks, v)
+			d.OrphanedForks = append(d.OrphanedForks, versionOf(v))
 		}
 	}
 	cs, err := r.Store.Conversations(ctx)

@@ -31,6 +31,8 @@ const (
 )
 
 // A Version is one recorded state of a conversation.
+//
+// It is one row of the versions table, field for column: hence more than a dozen.
 type Version struct {
 	ID             int64  `json:"-"`
 	ConversationID int64  `json:"-"`
@@ -40,13 +42,15 @@ type Version struct {
 	Kind           string `json:"kind"`
 	// SourcePath and SourceHash are the source as it was when this version
 	// was made; ContentHash is this version's own bytes.
-	SourcePath   string          `json:"sourcePath"`
-	SourceHash   string          `json:"sourceHash"`
-	ContentHash  string          `json:"contentHash"`
-	Size         int64           `json:"size"`
-	Format       string          `json:"format"`
-	Pipeline     []string        `json:"pipeline"`
-	Options      json.RawMessage `json:"options,omitempty"`
+	SourcePath  string   `json:"sourcePath"`
+	SourceHash  string   `json:"sourceHash"`
+	ContentHash string   `json:"contentHash"`
+	Size        int64    `json:"size"`
+	Format      string   `json:"format"`
+	Pipeline    []string `json:"pipeline"`
+	// Options and Report are what the recorder stored (jobs reads them
+	// back into its own types; the raw bytes never go on the wire).
+	Options      json.RawMessage `json:"-"`
 	Report       json.RawMessage `json:"report,omitempty"`
 	TokensBefore int             `json:"tokensBefore"`
 	TokensAfter  int             `json:"tokensAfter"`
@@ -57,6 +61,8 @@ type Version struct {
 }
 
 // NewVersion is what RecordVersion needs.
+//
+// It is a row to insert, field for column: hence more than a dozen.
 type NewVersion struct {
 	Conversation Conversation
 	Kind         string

@@ -37,6 +37,19 @@ type line struct {
 	Rewound                 bool   `json:"rewound"`
 	CustomTitle             string `json:"customTitle"`
 	AITitle                 string `json:"aiTitle"`
+	// CompactMetadata is a compact boundary's; only what it preserved is
+	// read.
+	CompactMetadata *struct {
+		PreservedMessages *struct {
+			AnchorUUID string   `json:"anchorUuid"`
+			UUIDs      []string `json:"uuids"`
+		} `json:"preservedMessages"`
+		PreservedSegment *struct {
+			HeadUUID   string `json:"headUuid"`
+			AnchorUUID string `json:"anchorUuid"`
+			TailUUID   string `json:"tailUuid"`
+		} `json:"preservedSegment"`
+	} `json:"compactMetadata"`
 	// Message is empty as decodeLine reads a line (wireLine decodes the
 	// message in place); the field keeps line what encoding/json decodes.
 	Message    json.RawMessage `json:"message"`
@@ -117,6 +130,9 @@ type node struct {
 	// pinned marks a last-prompt the user set explicitly (a rewind): its
 	// leaf stands even when later rows descend from it.
 	pinned bool
+	// kept is what a compact boundary preserved of the history before
+	// it, nil when nothing.
+	kept *preservation
 }
 
 // decodeLine classifies one record and decodes its message, if any.
@@ -152,6 +168,9 @@ func decodeLine(raw []byte, idx int) (node, transcript.Record, *line, error) {
 		n.kind = transcript.RecordMeta
 		if l.Subtype == "compact_boundary" || l.Subtype == "microcompact_boundary" {
 			n.kind = transcript.RecordMarker
+		}
+		if l.Subtype == "compact_boundary" && l.CompactMetadata != nil {
+			n.kept = preservationOf(l.CompactMetadata.PreservedMessages, l.CompactMetadata.PreservedSegment)
 		}
 	case "attachment":
 		n.conversation = l.UUID != ""

@@ -105,6 +105,9 @@ func decodeLineTwoPass(raw []byte, idx int) (node, transcript.Record, *line, err
 		if l.Subtype == "compact_boundary" || l.Subtype == "microcompact_boundary" {
 			n.kind = transcript.RecordMarker
 		}
+		if l.Subtype == "compact_boundary" && l.CompactMetadata != nil {
+			n.kept = preservationOf(l.CompactMetadata.PreservedMessages, l.CompactMetadata.PreservedSegment)
+		}
 	case "attachment":
 		n.conversation = l.UUID != ""
 		n.kind = transcript.RecordMeta

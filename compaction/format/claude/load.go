@@ -43,7 +43,9 @@ var _ format.Loader = Codec{}
 func (Codec) Load(t *transcript.Transcript) ([]transcript.Message, error) {
 	st, ok := t.State.(*state)
 	if !ok {
-		return nil, fmt.Errorf("load: the transcript was not parsed as a Claude Code session")
+		// Not from this codec's parse (built in memory): nothing tells
+		// how the agent would link it; read as it is.
+		return t.Messages, nil
 	}
 	if st.leaf < 0 || st.leaf >= len(st.nodes) {
 		return nil, nil
@@ -66,6 +68,8 @@ type load struct {
 	byUUID map[string]int // uuid → node index (the last row naming it)
 	parent map[int]string // node index → its parent uuid, progress rows bridged; "" none
 	kids   map[string][]int
+	// zeroed are rows a compaction preserved: Claude Code zeroes their usage.
+	zeroed map[int]bool
 }
 
 func newLoad(t *transcript.Transcript, st *state) *load {
@@ -97,6 +101,7 @@ func newLoad(t *transcript.Transcript, st *state) *load {
 		l.byUUID[n.uuid] = i
 		l.parent[i] = p
 	}
+	l.relink()
 	l.kids = map[string][]int{}
 	for _, i := range l.rows {
 		if p := l.parent[i]; p != "" {
@@ -107,6 +112,135 @@ func newLoad(t *transcript.Transcript, st *state) *load {
 }
 
 func (l *load) n(i int) *node { return &l.st.nodes[i] }
+
+// relink does what Claude Code's loader does when a compact boundary
+// preserved rows (see preserved.go): when the last boundary is the one
+// that preserved them, it links them after the anchor (the summary) and
+// what hung from the anchor after the last of them; and it keeps nothing
+// else from before the last boundary, rows that hung from what it drops
+// hanging from the last preserved row.
+func (l *load) relink() {
+	last, with := -1, -1
+	var kept *boundaryKept
+	for _, i := range l.rows {
+		n := l.n(i)
+		if n.typ != "system" || n.subtype != "compact_boundary" {
+			continue
+		}
+		last = i
+		if k := l.keptBy(i); k != nil {
+			kept, with = k, i
+		}
+	}
+	if kept == nil {
+		return
+	}
+	var keep []string
+	if with == last {
+		var ok bool
+		if keep, ok = l.resolve(kept); !ok {
+			return
+		}
+	}
+	for _, u := range keep {
+		if _, ok := l.byUUID[u]; !ok {
+			return
+		}
+	}
+	l.zeroed = map[int]bool{}
+	if len(keep) > 0 {
+		prev := kept.anchor
+		for _, u := range keep {
+			i := l.byUUID[u]
+			l.parent[i], prev = prev, u
+			l.zeroed[i] = true
+		}
+		for _, i := range l.rows {
+			if l.parent[i] == kept.anchor && l.n(i).uuid != keep[0] {
+				l.parent[i] = prev
+			}
+		}
+	}
+	dropped := map[string]bool{}
+	rows := l.rows[:0]
+	for _, i := range l.rows {
+		if u := l.n(i).uuid; i < last && !slices.Contains(keep, u) {
+			dropped[u] = true
+			delete(l.byUUID, u)
+			continue
+		}
+		rows = append(rows, i)
+	}
+	l.rows = rows
+	if len(keep) > 0 && len(dropped) > 0 {
+		for _, i := range l.rows {
+			if t := l.n(i).typ; (t == "user" || t == "assistant") && dropped[l.parent[i]] {
+				l.parent[i] = keep[len(keep)-1]
+			}
+		}
+	}
+}
+
+// boundaryKept is what a compact boundary's record says it preserved.
+type boundaryKept struct {
+	anchor     string
+	uuids      []string
+	head, tail string
+}
+
+// keptBy reads boundary row i's compactMetadata from its record.
+func (l *load) keptBy(i int) *boundaryKept {
+	if i >= len(l.t.Records) {
+		return nil
+	}
+	var row struct {
+		CompactMetadata struct {
+			PreservedMessages *struct {
+				AnchorUUID string   `json:"anchorUuid"`
+				UUIDs      []string `json:"uuids"`
+			} `json:"preservedMessages"`
+			PreservedSegment *struct {
+				HeadUUID   string `json:"headUuid"`
+				AnchorUUID string `json:"anchorUuid"`
+				TailUUID   string `json:"tailUuid"`
+			} `json:"preservedSegment"`
+		} `json:"compactMetadata"`
+	}
+	if json.Unmarshal(l.t.Records[i].Raw, &row) != nil {
+		return nil
+	}
+	if m := row.CompactMetadata.PreservedMessages; m != nil {
+		return &boundaryKept{anchor: m.AnchorUUID, uuids: m.UUIDs}
+	}
+	if g := row.CompactMetadata.PreservedSegment; g != nil {
+		return &boundaryKept{anchor: g.AnchorUUID, head: g.HeadUUID, tail: g.TailUUID}
+	}
+	return nil
+}
+
+// resolve lists the preserved rows: the boundary's list, or the segment
+// walked from its tail back to its head.
+func (l *load) resolve(k *boundaryKept) ([]string, bool) {
+	if k.uuids != nil {
+		return k.uuids, true
+	}
+	var rev []string
+	seen := map[string]bool{}
+	for u := k.tail; u != "" && !seen[u]; {
+		i, ok := l.byUUID[u]
+		if !ok {
+			return nil, false
+		}
+		seen[u] = true
+		rev = append(rev, u)
+		if u == k.head {
+			slices.Reverse(rev)
+			return rev, true
+		}
+		u = l.parent[i]
+	}
+	return nil, false
+}
 
 // chain walks from leaf to the top, returned top first.
 func (l *load) chain(leaf int) []int {
@@ -483,6 +617,11 @@ func (l *load) messages(rows []int) ([]transcript.Message, error) {
 		}
 		if m == nil {
 			continue
+		}
+		if l.zeroed[i] && m.Usage != nil {
+			c := *m
+			c.Usage = nil
+			m = &c
 		}
 		if k := len(out) - 1; k >= 0 && out[k].Role == m.Role {
 			prev := &out[k]

@@ -47,11 +47,17 @@ func (s *state) withOffChainRows(path []int) []int {
 	for _, i := range path {
 		on[i] = true
 	}
+	// After a compaction that preserved rows, Claude Code's loader keeps
+	// nothing else from before the boundary.
+	floor := -1
+	if b := s.lastBoundary(side); b >= 0 && s.nodes[b].kept != nil {
+		floor = b
+	}
 	rowsOf := map[string][]int{} // response id → its rows, in file order
 	var results []int            // tool results off the path
 	for i := range s.nodes {
 		n := &s.nodes[i]
-		if n.sidechain != side || n.msg == nil {
+		if n.sidechain != side || n.msg == nil || i < floor && !on[i] {
 			continue
 		}
 		switch {
@@ -73,10 +79,7 @@ func (s *state) withOffChainRows(path []int) []int {
 	var callRow map[string]int // call id → the row holding it; -1 when two responses do
 	for _, r := range results {
 		n := &s.nodes[r]
-		p, hasParent := -1, false
-		if n.hasParent && n.parent != "" {
-			p, hasParent = s.lookup(n.parent)
-		}
+		p, hasParent := s.parentRow(r)
 		if hasParent {
 			attach(p, r)
 			if holdsCalls(s.nodes[p].msg, n.msg) {
@@ -135,7 +138,7 @@ func (s *state) withOffChainRows(path []int) []int {
 					continue
 				}
 				seen[r] = true
-				if p, ok := s.lookup(s.nodes[r].parent); ok && s.nodes[r].hasParent && isRow(p) {
+				if p, ok := s.parentRow(r); ok && isRow(p) {
 					byParent = append(byParent, r)
 				} else {
 					other = append(other, r)
@@ -348,20 +351,40 @@ func (s *state) own(i int) bool {
 	return false
 }
 
-// children maps each row to the rows naming it as their parent, in file
-// order.
+// children maps each row to the rows naming it as their parent (through
+// progress rows, see parentRow), in file order.
 func (s *state) children() map[int][]int {
 	out := map[int][]int{}
 	for j := range s.nodes {
-		n := &s.nodes[j]
-		if !n.hasParent || n.parent == "" {
+		if s.nodes[j].typ == "progress" {
 			continue
 		}
-		if p, ok := s.lookup(n.parent); ok {
+		if p, ok := s.parentRow(j); ok {
 			out[p] = append(out[p], j)
 		}
 	}
 	return out
+}
+
+// parentRow is row i's parent, progress rows passed over: Claude Code
+// takes them out of the chain and hangs the rows under one from its
+// parent.
+func (s *state) parentRow(i int) (int, bool) {
+	for steps := 0; steps <= len(s.nodes); steps++ {
+		n := &s.nodes[i]
+		if !n.hasParent || n.parent == "" {
+			return 0, false
+		}
+		p, ok := s.lookup(n.parent)
+		if !ok {
+			return 0, false
+		}
+		if s.nodes[p].typ != "progress" {
+			return p, true
+		}
+		i = p
+	}
+	return 0, false
 }
 
 // ownChains returns the chains of Claude Code's own rows hanging off row

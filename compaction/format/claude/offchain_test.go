@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -31,6 +32,10 @@ import (
 //     hangs beside it;
 //   - offchain-2.1.114-agent.jsonl (2.1.114): the text result off the
 //     chain;
+//   - compacted-2.1.330.jsonl, the same session compacted by Claude Code
+//     2.1.330's /compact, then three parallel calls again: its boundary
+//     preserved the last answer, which stays before the boundary (see
+//     preserved.go);
 //   - offchain-sibling.jsonl, derived from offchain-2.1.330.jsonl in the
 //     shape issue 34 saw in a 2.1.170 desktop session: the row after a
 //     result hangs from the call's row, the result beside it (the image
@@ -41,7 +46,7 @@ import (
 // forks with every strategy, strip-reasoning alone included, kept their
 // calls without them, and the invariant check, which walked the same way,
 // let the forks through.
-var offChainFixtures = []string{"offchain-2.1.330.jsonl", "offchain-2.1.330-agent.jsonl", "offchain-2.1.170-agent.jsonl", "offchain-2.1.114-agent.jsonl", "offchain-sibling.jsonl"}
+var offChainFixtures = []string{"offchain-2.1.330.jsonl", "offchain-2.1.330-agent.jsonl", "offchain-2.1.170-agent.jsonl", "offchain-2.1.114-agent.jsonl", "offchain-sibling.jsonl", "compacted-2.1.330.jsonl"}
 
 // TestOffChainResultsAreRead: every call of these sessions is answered in
 // what compactd reads, as in what Claude Code sends, and Load (Claude
@@ -343,4 +348,119 @@ func TestStripAttachmentsInToolResults(t *testing.T) {
 	if bytes.Contains(data, []byte(`"toolUseResult":{"type":"image"`)) {
 		t.Errorf("the fork keeps the image in a toolUseResult")
 	}
+}
+
+// TestCompactionPreservedRows: the answer Claude Code's /compact preserved
+// (listed by its boundary, written before it) is read after the summary,
+// as Claude Code sends it, without the usage it measured before the
+// compaction; forks keep it there. compactd read the conversation from the
+// boundary on and lost it.
+func TestCompactionPreservedRows(t *testing.T) {
+	tr := formattest.RoundTrip(t, Codec{}, "compacted", formattest.Fixture(t, "compacted-2.1.330.jsonl"))
+	preserved := func(msgs []transcript.Message) {
+		t.Helper()
+		if len(msgs) < 2 || msgs[0].Origin != transcript.OriginSummary {
+			t.Fatalf("the conversation does not start with the summary")
+		}
+		m := msgs[1]
+		if m.Role != transcript.RoleAssistant || !strings.Contains(m.Parts[len(m.Parts)-1].Text, "(answer sub)") {
+			t.Fatalf("after the summary: %s %v, want the answer the compaction preserved", m.Role, m.Parts)
+		}
+		if m.Usage != nil {
+			t.Errorf("the preserved answer carries the usage measured before the compaction: %+v", *m.Usage)
+		}
+	}
+	preserved(tr.Messages)
+	loaded, err := Codec{}.Load(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	preserved(loaded)
+	sameRows(t, tr, tr.Messages, loaded)
+	for seed := range uint64(4) {
+		formattest.AppendInChunks(t, Codec{}, formattest.Fixture(t, "compacted-2.1.330.jsonl"), seed)
+	}
+	_, fork := formattest.ForkParse(t, Codec{}, transcript.NewView(tr), format.ForkOptions{SessionID: "0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6"})
+	preserved(fork.Messages)
+}
+
+// TestLoadAgreesWithParse holds Parse's incremental walk to Load, the
+// reading written after Claude Code's loader: on every fixture and every
+// corpus file, both send the same user and assistant rows in the same
+// order, and every call that Load answers Parse answers too.
+func TestLoadAgreesWithParse(t *testing.T) {
+	files := formattest.Fixtures(t, "*.jsonl")
+	if formattest.CorpusDir() != "" {
+		files = append(files, formattest.Corpus(t, "claude-code", "*.jsonl")...)
+	}
+	for _, f := range files {
+		if formattest.IsGolden(f) {
+			continue
+		}
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			src := formattest.Read(t, f)
+			tr, err := Codec{}.Parse(src)
+			if err != nil {
+				t.Skipf("not a session: %v", err)
+			}
+			loaded, err := Codec{}.Load(tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameRows(t, tr, tr.Messages, loaded)
+			parsed := results(tr.Messages)
+			for id := range results(loaded) {
+				if !parsed[id] {
+					t.Errorf("Load answers call %s, Parse does not", id)
+				}
+			}
+		})
+	}
+}
+
+// TestResultUnderProgressRow: a result hanging from a progress row that
+// hangs from the call's row (Claude Code wrote tool progress into the
+// chain before 2.1) is joined to its call: the loader takes progress rows
+// out and hangs what was under them from their parent.
+func TestResultUnderProgressRow(t *testing.T) {
+	src := formattest.Fixture(t, "offchain-2.1.330.jsonl")
+	var out [][]byte
+	moved := 0
+	for l := range bytes.Lines(src) {
+		var row map[string]any
+		if err := json.Unmarshal(l, &row); err != nil {
+			t.Fatal(err)
+		}
+		if source, ok := row["sourceToolAssistantUUID"].(string); ok && row["parentUuid"] == source && moved < 2 {
+			// The first two results: one off the chain, one on it.
+			progress := map[string]any{"type": "progress", "uuid": fmt.Sprintf("9f0e1d2c-0000-4000-8000-00000000000%d", moved), "parentUuid": source,
+				"isSidechain": false, "sessionId": row["sessionId"], "timestamp": row["timestamp"], "data": map[string]any{"type": "bash_progress"}}
+			b, _ := json.Marshal(progress)
+			out = append(out, append(b, '\n'))
+			row["parentUuid"] = progress["uuid"]
+			delete(row, "sourceToolAssistantUUID")
+			moved++
+		}
+		b, err := json.Marshal(row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, append(b, '\n'))
+	}
+	if moved != 2 {
+		t.Fatalf("moved %d results under progress rows", moved)
+	}
+	src = bytes.Join(out, nil)
+	tr := formattest.RoundTrip(t, Codec{}, "progress", src)
+	if miss := unanswered(tr.Messages, callIDs(src)); len(miss) > 0 {
+		t.Errorf("compactd reads %d calls without their results: %v", len(miss), miss)
+	}
+	loaded, err := Codec{}.Load(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if miss := unanswered(loaded, callIDs(src)); len(miss) > 0 {
+		t.Errorf("Load rebuilds %d calls without their results: %v", len(miss), miss)
+	}
+	sameRows(t, tr, tr.Messages, loaded)
 }

@@ -36,6 +36,11 @@ type state struct {
 	// desc remembers the last answer of descends (lastConv from the hint's
 	// leaf), so an append walks only the rows it added.
 	desc descent
+	// boundary and sideBoundary are the last compact boundary of the main
+	// thread and of sidechains, -1 when none; preservedRows are the rows
+	// the last path took from before a boundary (see withPreserved).
+	boundary, sideBoundary int
+	preservedRows          map[int]bool
 	// mainThread counts non-sidechain conversation records: a file with
 	// none (a subagent file) is its own thread.
 	mainThread  int
@@ -92,6 +97,7 @@ func (c Codec) append(prev *transcript.Transcript, tail []byte, whole bool) (*tr
 	oldLen := len(prev.Records)
 	if st.leaf < 0 && oldLen == 0 {
 		st.lastConv, st.hint, st.lastSide = -1, -1, -1
+		st.boundary, st.sideBoundary = -1, -1
 	}
 
 	consume := tail
@@ -248,10 +254,15 @@ func (s *state) note(idx int, n *node, l *line) {
 	if n.typ == "last-prompt" && n.leaf != "" {
 		s.hint, s.hintUUID, s.hintPinned = idx, n.leaf, n.pinned
 	}
-	if n.typ == "system" && n.subtype == "compact_boundary" && !n.sidechain {
-		// Claude Code forgets the last-prompt leaf at a compaction: what
-		// follows the boundary is the conversation now.
-		s.hint, s.hintUUID, s.hintPinned = -1, "", false
+	if n.typ == "system" && n.subtype == "compact_boundary" {
+		if n.sidechain {
+			s.sideBoundary = idx
+		} else {
+			// Claude Code forgets the last-prompt leaf at a compaction:
+			// what follows the boundary is the conversation now.
+			s.hint, s.hintUUID, s.hintPinned = -1, "", false
+			s.boundary = idx
+		}
 	}
 	m := &s.meta
 	if l.SessionID != "" && m.SessionID == "" {
@@ -346,9 +357,11 @@ func (s *state) message(i int) int {
 // boundary) to leaf, in order.
 func (s *state) path(leaf int) []int {
 	var rev []int
+	boundary := -1
 	for i, steps := leaf, 0; i >= 0 && steps <= len(s.nodes); steps++ {
 		n := &s.nodes[i]
 		if n.typ == "system" && n.subtype == "compact_boundary" {
+			boundary = i
 			break // the model sees only what follows the boundary
 		}
 		rev = append(rev, i)
@@ -362,7 +375,39 @@ func (s *state) path(leaf int) []int {
 		i = p
 	}
 	slices.Reverse(rev)
-	return s.withOffChainRows(rev)
+	return s.withOffChainRows(s.withPreserved(rev, boundary))
+}
+
+// withPreserved puts after the anchor on path the rows the last compact
+// boundary b preserved (see preserved.go), as Claude Code links them.
+func (s *state) withPreserved(path []int, b int) []int {
+	s.preservedRows = nil
+	if b < 0 || b != s.lastBoundary(s.nodes[b].sidechain) {
+		return path
+	}
+	rows := s.preserved(b)
+	if len(rows) == 0 {
+		return path
+	}
+	anchor, ok := s.lookup(s.nodes[b].kept.anchor)
+	at := slices.Index(path, anchor)
+	if !ok || at < 0 || slices.ContainsFunc(rows, func(i int) bool { return slices.Contains(path, i) }) {
+		return path
+	}
+	s.preservedRows = make(map[int]bool, len(rows))
+	for _, i := range rows {
+		s.preservedRows[i] = true
+	}
+	return slices.Concat(path[:at+1], rows, path[at+1:])
+}
+
+// lastBoundary is the last compact boundary of the main thread, or of the
+// sidechains; -1 when none.
+func (s *state) lastBoundary(sidechain bool) int {
+	if sidechain {
+		return s.sideBoundary
+	}
+	return s.boundary
 }
 
 // extends reports whether the new leaf continues the old one through new
@@ -419,12 +464,19 @@ func (s *state) extends(oldLeaf, oldLen int) ([]int, bool) {
 // a row of a response. Only the whole path places it.
 func (s *state) newOffChainResult(oldLen int, seg []int) bool {
 	side := s.leaf >= 0 && s.nodes[s.leaf].sidechain
+	var inSeg map[int]bool
 	for i := oldLen; i < len(s.nodes); i++ {
 		n := &s.nodes[i]
-		if n.sidechain != side || n.msg == nil || slices.Contains(seg, i) {
+		if n.sidechain != side || n.msg == nil || !(n.typ == "user" && holdsResult(n.msg) || n.typ == "assistant" && n.msg.ID != "") {
 			continue
 		}
-		if n.typ == "user" && holdsResult(n.msg) || n.typ == "assistant" && n.msg.ID != "" {
+		if inSeg == nil {
+			inSeg = make(map[int]bool, len(seg))
+			for _, j := range seg {
+				inSeg[j] = true
+			}
+		}
+		if !inSeg[i] {
 			return true
 		}
 	}
@@ -448,6 +500,11 @@ func (s *state) appendMessages(msgs []transcript.Message, seg []int) ([]transcri
 			continue
 		}
 		m := *n.msg
+		if s.preservedRows[i] {
+			// Claude Code zeroes the usage of the rows a compaction
+			// preserved: it measured the context before it.
+			m.Usage = nil
+		}
 		if j := s.mergeTarget(msgs, &m); j >= 0 {
 			if j < s.trimmedMsgs {
 				return nil, 0, fmt.Errorf("a response line continues message %d: %w", j, format.ErrTrimmed)

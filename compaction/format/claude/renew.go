@@ -1,12 +1,8 @@
 package claude
 
 import (
-	"encoding/json"
-	"fmt"
-
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/format/internal/jsonl"
-	"github.com/compactd/compactd/compaction/format/internal/jsonx"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -17,21 +13,5 @@ var _ format.Renewer = Codec{}
 // only need to be unique within a file, and rewound branches, sidechains,
 // progress and snapshots keep their links.
 func (Codec) Renew(t *transcript.Transcript, opts format.ForkOptions) ([]byte, error) {
-	session := opts.WithDefaults().SessionID
-	old := t.Meta.SessionID
-	return jsonl.Rewrite(t, func(i int, r transcript.Record) ([]byte, error) {
-		if r.Kind == transcript.RecordMalformed || old == "" {
-			return nil, nil
-		}
-		o, err := jsonx.ParseObject(r.Raw)
-		if err != nil {
-			return nil, fmt.Errorf("renew: line %d: %w", i+1, err)
-		}
-		var id string
-		if json.Unmarshal(o.Get("sessionId"), &id) != nil || id != old {
-			return nil, nil
-		}
-		_ = o.Set("sessionId", session)
-		return o.Bytes(), nil
-	})
+	return jsonl.RenewSession(t, opts.WithDefaults().SessionID, "sessionId")
 }

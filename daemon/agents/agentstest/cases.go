@@ -4,10 +4,15 @@ import "path/filepath"
 
 // Cases are the threshold cases, every setting source of Claude Code,
 // Codex, Gemini CLI and Qwen Code. The expected points are worked out by
-// hand from each agent's formula on its fixture session's window:
+// hand from what each real agent did in the real-agent suite's threshold
+// grid, on its fixture session's window:
 //
-//   - Claude Code, claude-sonnet-4-5 (200k): E = W − 20k; T = E − 13k, or
-//     min(⌊E × P/100⌋, E − 13k) with a percentage, whether or not a window is set.
+//   - Claude Code 2.1.330 (200k): E = W − 20k; T = E − 13k, or
+//     min(⌊E × P/100⌋, E − 13k) with a percentage, whether or not a window
+//     is set. With no auto-compact window set, claude-sonnet-4-5 (the
+//     fixture's) compacts only when the API refuses a prompt above its
+//     200k window; claude-sonnet-4-6 compacts at T; claude-opus-4-7 runs
+//     with 1M.
 //   - Codex, gpt-5.5 (the rollout records 258,400 = 95 % of 272,000):
 //     min(limit, 90 % × 272,000 = 244,800).
 //   - Gemini CLI: compressionThreshold × 1,048,576, rounded up.
@@ -32,11 +37,18 @@ func Cases() []Case {
 	}
 	return []Case{
 		// Claude Code.
-		{Name: "claude/default", Agent: "claude", Want: Want{At: 167_000, Source: "default"}},
+		{Name: "claude/default", Agent: "claude", Want: Want{At: 200_000, Source: "default"}}, // left to the API
+		{Name: "claude/sonnet-4-6-default", Agent: "claude", Model: "claude-sonnet-4-6", Want: Want{At: 167_000, Source: "default"}},
 		{Name: "claude/env", Agent: "claude", Env: env("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "40", "CLAUDE_CODE_AUTO_COMPACT_WINDOW", "100000"),
 			Want: Want{At: 32_000, Source: "env"}}, // E = 80k; min(32k, 67k)
-		{Name: "claude/env-percentage-without-window", Agent: "claude", Env: env("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "40"),
+		{Name: "claude/env-percentage-without-window", Agent: "claude", Model: "claude-sonnet-4-6", Env: env("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "40"),
 			Want: Want{At: 72_000, Source: "env"}}, // E = 180k; min(72k, 167k): 2.1.330 compacted at 73,102 (issue 34)
+		{Name: "claude/env-percentage-without-window-left-to-the-api", Agent: "claude", Env: env("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "40"),
+			Want: Want{At: 200_000, Source: "default"}}, // claude-sonnet-4-5 ignores it without a window
+		{Name: "claude/env-percentage-1m-model", Agent: "claude", Model: "claude-opus-4-7", Env: env("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "10"),
+			Want: Want{At: 98_000, Source: "env"}}, // E = 1M − 20k
+		{Name: "claude/disable-auto-compact-0", Agent: "claude", Model: "claude-sonnet-4-6", Env: env("DISABLE_AUTO_COMPACT", "0"),
+			Want: Want{At: 167_000, Source: "default"}}, // read as a boolean: 0 is false
 		{Name: "claude/user-settings", Agent: "claude", Files: files(func(l Layout) map[string]any {
 			return map[string]any{claudeUser(l): map[string]any{"autoCompactWindow": 120_000}}
 		}), Want: Want{At: 87_000, Source: "user settings"}}, // E = 100k; 100k − 13k
@@ -50,6 +62,16 @@ func Cases() []Case {
 				claudeProject(l): map[string]any{"autoCompactWindow": 150_000},
 			}
 		}), Want: Want{At: 117_000, Source: "project settings"}}, // E = 130k
+		{Name: "claude/project-top-level-over-user-per-model", Agent: "claude", Files: files(func(l Layout) map[string]any {
+			return map[string]any{
+				claudeUser(l):    map[string]any{"modelSettings": map[string]any{"claude-sonnet-4-5": map[string]any{"autoCompactWindow": 150_000}}},
+				claudeProject(l): map[string]any{"autoCompactWindow": 100_000},
+			}
+		}), Want: Want{At: 67_000, Source: "project settings"}}, // a file's top-level value replaces the per-model ones below it
+		{Name: "claude/per-model-over-top-level", Agent: "claude", Files: files(func(l Layout) map[string]any {
+			return map[string]any{claudeUser(l): map[string]any{"autoCompactWindow": 150_000,
+				"modelSettings": map[string]any{"claude-sonnet-4-5": map[string]any{"autoCompactWindow": 100_000}}}}
+		}), Want: Want{At: 67_000, Source: "user settings"}},
 		{Name: "claude/local-settings", Agent: "claude", Files: files(func(l Layout) map[string]any {
 			return map[string]any{
 				claudeUser(l): map[string]any{"autoCompactWindow": 100_000},

@@ -1,10 +1,11 @@
 // Package agentstest holds what the tests of several packages share about
 // the agents: the per-source cases of their auto-compaction thresholds,
 // each with the agent's settings files, its environment and the point the
-// agent compacts at, computed by hand from the agent's own formula
-// (/work/notes/agents-research.md §1). daemon/agents/<name>, `compactd
-// gauge --json`, `compactd statusline` and the LSP gauge are each held to
-// the same table.
+// agent compacts at, worked out by hand from what the real agent was seen
+// to do (the real-agent suite's threshold grid runs each agent until it
+// compacts). daemon/agents/<name>, `compactd gauge --json`, `compactd
+// statusline`, MCP context_status and the LSP gauge are each held to the
+// same table.
 //
 // Only tests import it.
 package agentstest
@@ -16,7 +17,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/compactd/compactd/compaction/format/formattest"
 	"github.com/compactd/compactd/daemon/agents"
@@ -42,6 +43,9 @@ type Case struct {
 	Env func(l Layout) map[string]string
 	// Files are the settings files to write: path → content.
 	Files func(l Layout) map[string]any
+	// Model, when set, is the model the session runs instead of its
+	// fixture's.
+	Model string
 	// Want is where the agent compacts.
 	Want Want
 }
@@ -133,7 +137,23 @@ var fixtureCwd = map[string]string{
 // keeps the sessions of l.Project, its folder replaced by l.Project, and
 // returns its path.
 func (c Case) WriteSession(t testing.TB, l Layout) string {
-	return WriteSession(t, c.Agent, l, c.AgentEnv(l))
+	path := WriteSession(t, c.Agent, l, c.AgentEnv(l))
+	if c.Model != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, path, rewrite(t, data, fixtureModel[c.Agent], c.Model, false))
+	}
+	return path
+}
+
+// fixtureModel is the model each fixture session runs.
+var fixtureModel = map[string]string{
+	"claude": "claude-sonnet-4-5-20250929",
+	"codex":  "gpt-5.5",
+	"gemini": "gemini-2.5-pro",
+	"qwen":   "qwen3-coder-plus",
 }
 
 // WriteSession writes an agent's fixture session where the agent keeps the

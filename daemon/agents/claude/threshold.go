@@ -12,12 +12,13 @@ import (
 )
 
 // Claude Code 2.1.330's auto-compaction, as the real agent does it (the
-// threshold grid of the real-agent suite runs it against a model server
+// threshold grid of the real-agent suite drives it against a model server
 // until it compacts, for every setting below):
 //
 //	W = the auto-compact window: CLAUDE_CODE_AUTO_COMPACT_WINDOW, else the
 //	    autoCompactWindow setting (per model under modelSettings, else top
-//	    level), else the model's window; never above the model's window
+//	    level), else the model's window as Claude Code knows it (1M for
+//	    the models it runs with a 1M window natively); never above that
 //	E = W − min(the model's max output, 20,000)
 //	T = E − 13,000, or with CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=P (0 < P ≤ 100)
 //	    min(⌊E × P/100⌋, E − 13,000)
@@ -25,9 +26,19 @@ import (
 // It compacts before the next request once the context reaches T. The
 // percentage applies whether or not a window is set: with the window left
 // to the model (200k), P = 40 compacts at 40 % × 180k = 72,000.
-// DISABLE_AUTO_COMPACT, DISABLE_COMPACT or autoCompactEnabled: false turn
-// auto-compaction off. Every settings file's "env" object is copied into
-// the environment at start, over the launch environment.
+//
+// With no auto-compact window set, only some models compact at T: those
+// whose catalogue entry gives them more window without an opt-in than
+// Claude Code runs them with (claude-sonnet-4-6, claude-opus-4-6), those
+// it runs with 1M natively, and models it does not know. The others
+// (claude-sonnet-4-5, claude-haiku-4-5, claude-opus-4-5 and older) leave
+// the context to the API: Claude Code compacts them when a request is
+// refused as too long, at the model's window, whatever the percentage.
+//
+// DISABLE_COMPACT or DISABLE_AUTO_COMPACT (each read as a boolean: 1,
+// true, yes, on) or autoCompactEnabled: false turn auto-compaction off.
+// Every settings file's "env" object is copied into the environment at
+// start, over the launch environment.
 const (
 	outputReserve   = 20_000
 	autoBuffer      = 13_000
@@ -136,7 +147,7 @@ func threshold(q agents.Query) gauge.AutoCompact {
 	if v, ok := env[envDisableAll]; ok && truthy(v.value) {
 		return gauge.AutoCompact{Disabled: true, Source: v.from.Source, Settings: []gauge.Setting{v.from}, Note: note()}
 	}
-	if v, ok := env[envDisableAuto]; ok && v.value != "" {
+	if v, ok := env[envDisableAuto]; ok && truthy(v.value) {
 		return gauge.AutoCompact{Disabled: true, Source: v.from.Source, Settings: []gauge.Setting{v.from}, Note: note()}
 	}
 	if s, ok := lastSetting(files, settingEnabled); ok {
@@ -148,7 +159,14 @@ func threshold(q agents.Query) gauge.AutoCompact {
 		return gauge.AutoCompact{Disabled: true, Source: from.Source, Settings: []gauge.Setting{from}, Note: note()}
 	}
 
+	facts := factsOf(q.Model)
 	modelWindow := q.Window
+	if facts.window > 0 && q.WindowSource != "flag" && q.WindowSource != "usage" {
+		// Claude Code's own figure, unless Claude Code said which window
+		// it runs (its status line payload) or the usage showed a larger
+		// one (the 1M option).
+		modelWindow = facts.window
+	}
 	if modelWindow <= 0 {
 		modelWindow = 200_000
 	}
@@ -175,6 +193,18 @@ func threshold(q agents.Query) gauge.AutoCompact {
 			}
 		}
 	}
+	if !windowSet && facts.reactive {
+		// Left to the API: compacted when a request is refused as too long.
+		ac := gauge.AutoCompact{At: modelWindow, Source: "default",
+			Rule: fmt.Sprintf("when the API refuses a prompt above the %s window: Claude Code compacts %s no earlier unless an auto-compact window is set", gauge.Short(modelWindow), q.Model), Note: note()}
+		if v, ok := env[envPct]; ok {
+			ac.Note = strings.TrimPrefix(ac.Note+fmt.Sprintf("; %s=%s is ignored for %s without an auto-compact window", envPct, v.value, q.Model), "; ")
+		}
+		if modelWindow != q.Window {
+			ac.Window = modelWindow
+		}
+		return ac
+	}
 	e := w - min(maxOutput(q.Model), outputReserve)
 	t := e - autoBuffer
 	effective := fmt.Sprintf("%s = %s window − %s output reserve", gauge.Short(e), gauge.Short(w), gauge.Short(w-e))
@@ -192,7 +222,7 @@ func threshold(q agents.Query) gauge.AutoCompact {
 		}
 	}
 	ac := gauge.AutoCompact{At: max(t, 0), Source: "default", Settings: used, Rule: rule, Note: note()}
-	if w != modelWindow {
+	if w != q.Window {
 		ac.Window = w
 	}
 	if len(used) > 0 {
@@ -244,20 +274,39 @@ func lastSetting(files []agents.SettingsFile, key string) (setting, bool) {
 	return setting{}, false
 }
 
-// windowSetting is autoCompactWindow for model: modelSettings["<model>"]
-// first, then the top-level value, each from the file of highest
-// precedence that has it.
+// windowSetting is autoCompactWindow for model as Claude Code 2.1.330
+// merges the files, from the lowest precedence up: a file that sets the
+// top-level value replaces both the top-level value and every per-model
+// value of the files below it; a file that sets only per-model values
+// adds them over the ones below. The model's per-model value, if any
+// survives, beats the top-level one. (A user's modelSettings entry is
+// thus overridden by a project's top-level autoCompactWindow: seen in the
+// real agent.)
 func windowSetting(files []agents.SettingsFile, model string) (setting, bool) {
-	for _, name := range modelKeys(model) {
-		for i := len(files) - 1; i >= 0; i-- {
-			per, _ := files[i].Values[settingPerModel].(map[string]any)
-			entry, _ := per[name].(map[string]any)
+	var top, per *setting
+	for _, f := range files {
+		var own *setting
+		for _, name := range modelKeys(model) {
+			byModel, _ := f.Values[settingPerModel].(map[string]any)
+			entry, _ := byModel[name].(map[string]any)
 			if v, ok := entry[settingWindow]; ok {
-				return setting{v, files[i].Setting(settingPerModel+"."+name+"."+settingWindow, v)}, true
+				own = &setting{v, f.Setting(settingPerModel+"."+name+"."+settingWindow, v)}
+				break
 			}
 		}
+		if v, ok := f.Values[settingWindow]; ok {
+			top, per = &setting{v, f.Setting(settingWindow, v)}, own
+		} else if own != nil {
+			per = own
+		}
 	}
-	return lastSetting(files, settingWindow)
+	switch {
+	case per != nil:
+		return *per, true
+	case top != nil:
+		return *top, true
+	}
+	return setting{}, false
 }
 
 // modelKeys are the names modelSettings may list a model under: as the
@@ -277,6 +326,63 @@ func modelKeys(model string) []string {
 		keys = append(keys, base)
 	}
 	return keys
+}
+
+// modelFacts are what Claude Code 2.1.330's model catalogue says of a model,
+// as far as its auto-compaction goes.
+type modelFacts struct {
+	// window is the window Claude Code runs the model with (without the
+	// [1m] option); 0 for a model it does not know: the gauge's figure.
+	window int
+	// reactive: with no auto-compact window set, Claude Code leaves the
+	// context to the API and compacts only when a request is refused.
+	reactive bool
+}
+
+// claudeModels are Claude Code 2.1.330's models by their catalogue names,
+// matched as prefixes (the longest wins) after the provider's prefix and
+// the date. A model whose catalogue window is its whole window is left to
+// the API (reactive); one with more window without an opt-in, or a 1M
+// window natively, compacts at its threshold.
+var claudeModels = []struct {
+	name  string
+	facts modelFacts
+}{
+	{"claude-3-", modelFacts{200_000, true}},
+	{"claude-sonnet-4-2", modelFacts{200_000, true}}, // claude-sonnet-4-20250514
+	{"claude-sonnet-4-0", modelFacts{200_000, true}},
+	{"claude-sonnet-4-5", modelFacts{200_000, true}},
+	{"claude-sonnet-4-6", modelFacts{200_000, false}},
+	{"claude-sonnet-5", modelFacts{1_000_000, false}},
+	{"claude-opus-4-2", modelFacts{200_000, true}}, // claude-opus-4-20250514
+	{"claude-opus-4-0", modelFacts{200_000, true}},
+	{"claude-opus-4-1", modelFacts{200_000, true}},
+	{"claude-opus-4-5", modelFacts{200_000, true}},
+	{"claude-opus-4-6", modelFacts{200_000, false}},
+	{"claude-opus-4-7", modelFacts{1_000_000, false}},
+	{"claude-opus-4-8", modelFacts{1_000_000, false}},
+	{"claude-opus-5", modelFacts{1_000_000, false}},
+	{"claude-haiku-4-5", modelFacts{200_000, true}},
+	{"claude-haiku-5", modelFacts{1_000_000, false}},
+	{"claude-fable-5", modelFacts{1_000_000, false}},
+	{"claude-mythos-5", modelFacts{1_000_000, false}},
+}
+
+// factsOf looks a model up in claudeModels: a name such as
+// "claude-opus-4-7", "anthropic/claude-sonnet-4-5-20250929" or
+// "us.anthropic.claude-haiku-4-5-20251001-v1:0".
+func factsOf(model string) modelFacts {
+	m := strings.ToLower(model)
+	if i := strings.Index(m, "claude-"); i > 0 {
+		m = m[i:]
+	}
+	best, found := -1, modelFacts{}
+	for _, c := range claudeModels {
+		if strings.HasPrefix(m, c.name) && len(c.name) > best {
+			best, found = len(c.name), c.facts
+		}
+	}
+	return found
 }
 
 // maxOutput is the model's largest answer: every current Claude model's is

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/daemon/agents"
@@ -19,8 +19,8 @@ import (
 //
 //	min(model_auto_compact_token_limit, 90 % of the model's context window)
 //
-// (openai/codex protocol/src/openai_models.rs, ModelInfo::auto_compact_token_limit;
-// /work/notes/agents-research.md §1.2, run X1). The window is
+// (openai/codex protocol/src/openai_models.rs, ModelInfo::auto_compact_token_limit).
+// The window is
 // model_context_window when configured, else the model catalogue's; the
 // figure Codex records in every token_count event is 95 % of it
 // (effective_context_window_percent), which is the window compactd's gauge

@@ -17,8 +17,8 @@ import (
 //
 // with compressionThreshold a fraction (default 0.5; 0 counts as unset)
 // and tokenLimit 1,048,576 for every model but Gemma 4 (256,000), whatever
-// the model's real window (ChatCompressionService.compress;
-// /work/notes/agents-research.md §1.3, run G1). The workspace's settings
+// the model's real window (ChatCompressionService.compress). The
+// workspace's settings
 // count only in a trusted folder. There is no switch to turn it off.
 const (
 	keyThreshold     = "model.compressionThreshold"

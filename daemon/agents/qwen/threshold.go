@@ -18,7 +18,7 @@ import (
 // with P the context.autoCompactThreshold setting (a fraction in (0, 1],
 // default 0.85) and W the window: model.generationConfig.contextWindowSize,
 // else the model's known limit, else 200,000 (chatCompressionService.ts
-// computeThresholds; /work/notes/agents-research.md §1.4, run Q1). The
+// computeThresholds). The
 // percentage is of the whole window, the cap Claude-like. There is no
 // switch to turn it off.
 const (

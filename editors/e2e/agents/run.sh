@@ -13,7 +13,9 @@
 # with compactd's hooks: recorded before, and compactd as the compaction),
 # TestRealAgentOpencodeCompactingHook, TestRealAgentsIssue15 (Qwen Code, opencode, Kilo Code),
 # TestRealAgentGeminiCompression and TestRealAgentQwenCompression (Gemini CLI's and Qwen Code's
-# own compression, announced and restored), in groups that run at the same time (below).
+# own compression, announced and restored), TestRealAgentOffChainForks (Claude Code reads a PNG,
+# calls tools in parallel, runs a subagent and compacts itself; it resumes compactd's forks of that
+# session with seven strategies, every tool result the fork keeps reaching the model), in groups that run at the same time (below).
 # Usage: editors/e2e/agents/run.sh BIN   exit 0 pass, 1 fail, 64 usage
 # Env: E2E_HOME / COMPACTD_E2E_HOME (the cache), COMPACTD_AGENTS_KEEP=1 keeps each
 # sandbox (sessions, forks, every request the agents sent) for a post-mortem.
@@ -39,7 +41,7 @@ go test -c -o "$logs/agents.test" ./editors/e2e/agents/   # one build for every 
 groups=(
   "agents|TestRealAgents TestRealAgentThreshold"
   "issue15|TestRealAgentsIssue15"
-  "recall|TestRealAgentsRecall TestRealAgentOpencodeCompactingHook"
+  "recall|TestRealAgentsRecall TestRealAgentOpencodeCompactingHook TestRealAgentOffChainForks"
   "compactions|TestRealAgentCompactions TestRealAgentCodexImageOutput TestRealAgentPreCompactHook TestRealAgentCompactionHook TestRealAgentGeminiCompression TestRealAgentQwenCompression"
 )
 named=" $(for g in "${groups[@]}"; do printf '%s ' "${g#*|}"; done)"

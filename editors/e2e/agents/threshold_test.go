@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/editors/e2e/agents/modelserver"
@@ -88,9 +89,12 @@ type gridCase struct {
 	// private mount namespace (the agent reads it from that fixed path
 	// only), nil for none.
 	managed map[string]any
-	// off: auto-compaction is switched off; beyond is where the agent
-	// would compact without the switch, which the drive goes past.
-	off    bool
+	// serverWindow is the model's window as the model server enforces
+	// it: a request above it is refused as too long (0: none is).
+	serverWindow int
+	// beyond is where the agent would compact were its auto-compaction
+	// on, for a case that may switch it off: when compactd says it is
+	// off, the drive goes past this point and the agent must not compact.
 	beyond int
 }
 
@@ -142,6 +146,19 @@ func gridDriverOf(t *testing.T, name string) gridDriver {
 				return pre, ok
 			},
 		}
+	case "codex":
+		return gridDriver{label: codex.label, name: "codex", command: "codex", configure: codex.configure,
+			run: func(t *testing.T, sb *sandbox, c gridCase, command, id, prompt string) (string, string) {
+				args := codex.first(sb, "", prompt)
+				if id != "" {
+					args = codex.resume(sb, id, prompt)
+				}
+				sb.run(t, 5*time.Minute, command, args...)
+				file := codex.session(t, sb, "")
+				return file, codex.idOf(t, file)
+			},
+			compacted: codexCompaction,
+		}
 	}
 	t.Fatalf("no grid driver for %s", name)
 	return gridDriver{}
@@ -154,7 +171,7 @@ func runGridCase(t *testing.T, c gridCase, bin string) gridRow {
 	script := &modelserver.Script{Turns: map[string]modelserver.Turn{
 		"hello": {Answer: "Hello: the inventory project is here. (answer hello)"},
 	}}
-	srv, err := modelserver.Start(modelserver.Options{Script: script, LogDir: filepath.Join(sb.root, "requests")})
+	srv, err := modelserver.Start(modelserver.Options{Script: script, LogDir: filepath.Join(sb.root, "requests"), Window: c.serverWindow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,35 +207,39 @@ func runGridCase(t *testing.T, c gridCase, bin string) gridRow {
 			t.Errorf("%s marks %s, compactd gauge --json %s (%s)", m.surface, describeMark(m), describeMark(mark), mark.text)
 		}
 	}
-	if c.off != mark.off {
-		t.Errorf("compactd gauge --json marks %s (%s); the case switches auto-compaction %s", describeMark(mark), mark.text, map[bool]string{true: "off", false: "on"}[c.off])
+	off := mark.off
+	if off && c.beyond == 0 {
+		t.Fatalf("compactd marks %s's auto-compaction off (%s); the case names no point to drive past", d.label, mark.text)
 	}
 
 	// The drive: a coarse run to 8 % short of the target, a fine run past it.
 	target := mark.at
-	if c.off {
+	if off {
 		target = c.beyond
+	}
+	if v := os.Getenv("GRID_TARGET"); v != "" { // EXPLORATION ONLY
+		fmt.Sscan(v, &target)
 	}
 	fills := newFiller(t, sb.project)
 	start := lastContext(srv)
 	coarse, fine := window/12, window/150
 	var coarseSteps [][]modelserver.Action
-	if c.off {
+	if off {
 		coarseSteps = fills.steps(target+window/20-start, coarse)
 	} else {
 		coarseSteps = fills.steps(target-window*8/100-start, coarse)
 	}
 	if len(coarseSteps) > 0 {
-		script.Turns["coarse"] = modelserver.Turn{Thinking: thinking, Steps: coarseSteps, Answer: "Read the large files. (answer coarse)"}
+		script.Turns["coarse"] = modelserver.Turn{Thinking: thinking, Steps: coarseSteps, Answer: "Read the large files. (answer coarse)", EndOnSummary: true}
 		seq := lastSeq(srv)
 		d.run(t, sb, c, command, id, prompt("coarse", "Read the large files one by one."))
 		checkAccepted(t, srv, seq, "the coarse run")
 	}
-	if !c.off {
+	if !off {
 		if _, done := d.compacted(t, file); !done {
 			reached := lastContext(srv)
 			// One file a request, each 1/150 of the window, to 6 % past the mark.
-			script.Turns["fine"] = modelserver.Turn{Thinking: thinking, Steps: fills.steps(target+window*6/100-reached, fine), Answer: "Read the small files. (answer fine)"}
+			script.Turns["fine"] = modelserver.Turn{Thinking: thinking, Steps: fills.steps(target+window*6/100-reached, fine), Answer: "Read the small files. (answer fine)", EndOnSummary: true}
 			seq := lastSeq(srv)
 			d.run(t, sb, c, command, id, prompt("fine", "Read the small files one by one."))
 			checkAccepted(t, srv, seq, "the fine run")
@@ -227,7 +248,7 @@ func runGridCase(t *testing.T, c gridCase, bin string) gridRow {
 	row := gridRow{name: c.name, agent: agentLabel, mark: fmt.Sprintf("%s (%s)", describeMark(mark), mark.text)}
 	at, compacted := d.compacted(t, file)
 	prompts := growingPrompts(srv)
-	if c.off {
+	if off {
 		reached := 0
 		if len(prompts) > 0 {
 			reached = prompts[len(prompts)-1]
@@ -275,10 +296,17 @@ func runGridCase(t *testing.T, c gridCase, bin string) gridRow {
 }
 
 // checkAccepted fails the test when the model server refused a request the
-// agent sent since seq.
+// agent sent since seq, but for a prompt above the model's window, which
+// the API refuses as the agent expects it to.
 func checkAccepted(t *testing.T, srv *modelserver.Server, seq int, what string) {
 	t.Helper()
-	if bad := rejectedSince(srv, seq); len(bad) > 0 {
+	var bad []modelserver.Exchange
+	for _, e := range rejectedSince(srv, seq) {
+		if !strings.HasPrefix(e.Rejected, "prompt is too long") {
+			bad = append(bad, e)
+		}
+	}
+	if len(bad) > 0 {
 		t.Fatalf("%s: the model server refused the agent's requests:%s", what, describe(bad))
 	}
 }
@@ -367,8 +395,8 @@ func (f *filler) steps(total, per int) [][]modelserver.Action {
 	return steps
 }
 
-// writeSetting writes a settings file: JSON merged into what the file
-// holds, or a string as it is.
+// writeSetting writes a settings file: JSON (TOML for a .toml file) merged
+// into what the file holds, or a string as it is.
 func writeSetting(t *testing.T, path string, content any) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -380,14 +408,27 @@ func writeSetting(t *testing.T, path string, content any) {
 		data = []byte(v)
 	case map[string]any:
 		merged := map[string]any{}
+		isTOML := filepath.Ext(path) == ".toml"
 		if b, err := os.ReadFile(path); err == nil {
-			if err := json.Unmarshal(b, &merged); err != nil {
+			if isTOML {
+				err = toml.Unmarshal(b, &merged)
+			} else {
+				err = json.Unmarshal(b, &merged)
+			}
+			if err != nil {
 				t.Fatalf("%s: %v", path, err)
 			}
 		}
 		mergeJSON(merged, v)
 		var err error
-		if data, err = json.MarshalIndent(merged, "", "  "); err != nil {
+		if isTOML {
+			var b bytes.Buffer
+			err = toml.NewEncoder(&b).Encode(merged)
+			data = b.Bytes()
+		} else {
+			data, err = json.MarshalIndent(merged, "", "  ")
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 	default:
@@ -467,6 +508,7 @@ func gridMarks(t *testing.T, sb *sandbox, bin string, lsp *lspClient, agent, fil
 	var rows []struct {
 		Model         string `json:"model"`
 		ContextWindow int    `json:"contextWindow"`
+		Tokens        int    `json:"tokens"`
 		AutoCompact   *struct {
 			At       int    `json:"at"`
 			Window   int    `json:"window"`
@@ -488,10 +530,14 @@ func gridMarks(t *testing.T, sb *sandbox, bin string, lsp *lspClient, agent, fil
 	}
 	s.gauge = surfaceMark{surface: "compactd gauge --json", at: g.AutoCompact.At, off: g.AutoCompact.Disabled, text: g.AutoCompact.Text, window: window}
 
-	// compactd serve's gauge, through the LSP client.
-	note, ok := lsp.waitGauge(file, 0, time.Minute, func(n gaugeNote) bool { return n.AutoCompactAt > 0 || n.AutoCompactOff })
+	// compactd serve's gauge, through the LSP client, once it shows the
+	// session as the command line does (the first notes come before the
+	// agent wrote which model it runs).
+	note, ok := lsp.waitGauge(file, 0, time.Minute, func(n gaugeNote) bool {
+		return within(n.Tokens, g.Tokens, 0.01) && (n.AutoCompactAt > 0 || n.AutoCompactOff)
+	})
 	if !ok {
-		t.Fatalf("compactd serve sent no gauge marking the agent's compaction for %s (notifications: %v)", file, tokensOf(lsp.gaugesOf(file)))
+		t.Fatalf("compactd serve sent no gauge of %d tokens marking the agent's compaction for %s (notifications: %v)", g.Tokens, file, tokensOf(lsp.gaugesOf(file)))
 	}
 	s.lsp = surfaceMark{surface: "compactd serve's gauge (LSP)", at: note.AutoCompactAt, off: note.AutoCompactOff}
 
@@ -506,7 +552,10 @@ func gridMarks(t *testing.T, sb *sandbox, bin string, lsp *lspClient, agent, fil
 	payload := map[string]any{"hook_event_name": "Status", "transcript_path": file, "cwd": sb.project,
 		"model": map[string]any{"id": g.Model, "display_name": g.Model}}
 	if agent == "claude" {
-		payload["context_window"] = map[string]any{"context_window_size": g.ContextWindow}
+		// Claude Code names the model's window as it runs it (1M for a
+		// model it runs with 1M natively, which compactd's gauge may not
+		// know): the larger of the gauge's and the mark's.
+		payload["context_window"] = map[string]any{"context_window_size": max(g.ContextWindow, window)}
 	}
 	line := sb.statusline(t, bin, payload)
 	s.statusline = surfaceMark{surface: "compactd statusline", text: line}
@@ -605,6 +654,45 @@ func contextStatus(t *testing.T, sb *sandbox, bin, agent, file string) gridStatu
 		t.Fatalf("context_status answered about %s, not %s", st.Path, file)
 	}
 	return st
+}
+
+// codexCompaction reads Codex's first compaction of a rollout: the largest
+// context its token counts recorded before the compacted record (Codex
+// compacts once the context reaches its limit; the last count before the
+// record is its summary request's).
+func codexCompaction(t *testing.T, path string) (int, bool) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	last := 0
+	for sc.Scan() {
+		var r struct {
+			Type    string `json:"type"`
+			Payload struct {
+				Type string `json:"type"`
+				Info *struct {
+					Last struct {
+						Total int `json:"total_tokens"`
+					} `json:"last_token_usage"`
+				} `json:"info"`
+			} `json:"payload"`
+		}
+		if json.Unmarshal(sc.Bytes(), &r) != nil {
+			continue
+		}
+		switch {
+		case r.Type == "compacted":
+			return last, true
+		case r.Type == "event_msg" && r.Payload.Type == "token_count" && r.Payload.Info != nil:
+			last = max(last, r.Payload.Info.Last.Total)
+		}
+	}
+	return 0, false
 }
 
 // claudeBoundary reads the first compact_boundary of a Claude Code

@@ -12,8 +12,9 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 import { ContextData, ContextViewProvider } from './contextView';
-import { AgentCompactionNote, AgentLoss, Gauge, GaugeStore, gaugeText, insightMarkdown, shortTokens } from './gauges';
+import { AgentCompactionNote, Gauge, GaugeStore, gaugeText, insightMarkdown, shortTokens } from './gauges';
 import { EditorInfo, editorInfo, findServer } from './server';
+import { CommandResult, CommandResults, Version } from './wire';
 
 /** The server's commands, with the titles the palette and the quick pick use. */
 const commandTitles: Record<string, string> = {
@@ -56,17 +57,6 @@ function handleAtCursor(info: EditorInfo): string | undefined {
   return best;
 }
 
-/** One entry of compactd.history's result.versions (lsp/testdata/commands/compactd.history.json). */
-interface Version {
-  version: string;
-  pipeline: string[];
-  parent?: string;
-  created: string;
-  tokensBefore: number;
-  tokensAfter: number;
-  forkPath?: string;
-}
-
 let client: LanguageClient | undefined;
 /** The agent compactions announced in this window, oldest first (tests read them). */
 const agentCompactions: AgentCompactionNote[] = [];
@@ -75,17 +65,17 @@ const versionId = (v: Version) => v.version;
 const versionStrategies = (v: Version) => (v.pipeline ?? []).join(', ');
 
 /**
- * The server wraps a command's own result as {command, uri, message, open, result: {...}}:
- * return the inner object with message and open copied in.
+ * A command's answer, typed by the command (wire.ts, generated from the server's types): its
+ * result under "result", its message and the URI of what it opened beside it.
  */
-export function unwrapResult(r: unknown): Record<string, unknown> | undefined {
+export function commandResult<K extends keyof CommandResults>(command: K, r: unknown): CommandResult<CommandResults[K]> | undefined {
   if (!r || typeof r !== 'object') return undefined;
-  const o = r as Record<string, unknown>;
-  if (o.command !== undefined && o.result && typeof o.result === 'object') {
-    return { message: o.message, open: o.open, ...(o.result as Record<string, unknown>) };
-  }
-  return o;
+  const o = r as CommandResult<unknown>;
+  if (o.command !== command || !o.result || typeof o.result !== 'object') return undefined;
+  return o as CommandResult<CommandResults[K]>;
 }
+
+const isCommand = (c: string): c is keyof CommandResults => c in commandTitles && c !== 'compactd.compactToFit';
 
 /**
  * The `compactd` settings section as the server reads it: the camelCase mirror of .compactd.toml.
@@ -228,8 +218,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   output.appendLine(`compactd: using ${binary.path} (${binary.from})`);
 
   const pickVersion = async (uri: string, next: ExecuteCommandSignature, placeHolder: string): Promise<Version | undefined> => {
-    const h = unwrapResult(await next('compactd.history', [{ uri }])) as { versions?: Version[] } | undefined;
-    const versions = h?.versions ?? [];
+    const h = commandResult('compactd.history', await next('compactd.history', [{ uri }]));
+    const versions = h?.result.versions ?? [];
     if (versions.length === 0) {
       void vscode.window.showInformationMessage('compactd: this conversation has no versions yet.');
       return undefined;
@@ -294,7 +284,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         { location: vscode.ProgressLocation.Window, title: `compactd: ${title}` },
         () => next(command, [arg]),
       );
-      await showResult(command, arg.uri, unwrapResult(result), next);
+      await showResult(command, arg.uri, result, next);
       return result;
     } catch (e) {
       const msg = e instanceof Error ? e.message : String(e);
@@ -303,32 +293,35 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }
   };
 
-  const showResult = async (command: string, uri: string, r: Record<string, unknown> | undefined, next: ExecuteCommandSignature) => {
-    if (!r) return;
+  const showResult = async (command: string, uri: string, answer: unknown, next: ExecuteCommandSignature) => {
+    if (!isCommand(command)) return;
     switch (command) {
-      // The result names are the server's (lsp/testdata/commands/*.json).
+      // The result names are the server's (wire.ts; lsp/testdata/commands/*.json).
       case 'compactd.compact':
       case 'compactd.recompactAgentCompaction':
-        await openPath(r.forkPath as string | undefined, false);
+        await openPath(commandResult(command, answer)?.result.forkPath, false);
         break;
       case 'compactd.restore':
       case 'compactd.restoreBeforeAgentCompaction':
-        await openPath(r.path as string | undefined, false);
+        await openPath(commandResult(command, answer)?.result.path, false);
         break;
       case 'compactd.dryRun':
-        await openPath(r.reportPath as string | undefined, true);
+        await openPath(commandResult(command, answer)?.result.reportPath, true);
         break;
-      case 'compactd.recall':
-        await openPath(r.open as string | undefined, true);
+      case 'compactd.recall': {
+        const open = commandResult(command, answer)?.open;
+        await openPath(open ? vscode.Uri.parse(open).fsPath : undefined, true);
         break;
+      }
       case 'compactd.history': {
-        const versions = (r.versions as Version[] | undefined) ?? [];
+        const r = commandResult(command, answer)?.result;
+        const versions = r?.versions ?? [];
         if (versions.length === 0) {
           void vscode.window.showInformationMessage('compactd: this conversation has no versions yet.');
           return;
         }
         // The agent's own compactions (aN): their figures and what each summary lost.
-        const losses = new Map(((r.agentCompactions as AgentLoss[] | undefined) ?? []).map((l) => [l.compaction, l]));
+        const losses = new Map((r?.agentCompactions ?? []).map((l) => [l.compaction, l]));
         const picked = await vscode.window.showQuickPick(
           versions.map((v) => {
             const loss = losses.get(versionId(v));

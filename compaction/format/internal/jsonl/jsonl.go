@@ -16,7 +16,7 @@ import (
 	"slices"
 	"sync/atomic"
 
-	"github.com/sourcegraph/conc"
+	"github.com/compactd/compactd/compaction/parallel"
 
 	"github.com/compactd/compactd/compaction/transcript"
 )
@@ -328,7 +328,7 @@ func SplitParallel[T any](f Frame, data []byte, base int64, records, lines int, 
 		n := len(pre)
 		workers := min(runtime.GOMAXPROCS(0), max(1, n/16))
 		var next atomic.Int64
-		var wg conc.WaitGroup // a codec's panic reaches the caller, where a job recovers it
+		var wg parallel.WaitGroup // a codec's panic reaches the caller, where a job recovers it
 		const batch = 32
 		for range workers {
 			wg.Go(func() {

@@ -9,14 +9,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+
+	"github.com/google/uuid"
 )
 
 // UUID returns a random RFC 4122 version 4 uuid in its canonical
-// lower-case 8-4-4-4-12 form.
-func UUID() string {
-	b := random16()
-	return format(b[:])
-}
+// lower-case 8-4-4-4-12 form (the one generator compactd uses, jobs'
+// session ids included).
+func UUID() string { return uuid.NewString() }
 
 // Derived returns the n-th uuid derived from seed (a fork's session id):
 // shaped like a version 4 uuid, the same for the same seed and n.
@@ -28,9 +28,11 @@ func Derived(seed string, n int) string {
 // format sets b's version 4 and variant bits and writes it in the
 // canonical form.
 func format(b []byte) string {
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+	var u uuid.UUID
+	copy(u[:], b)
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	return u.String()
 }
 
 // Hex returns 128 random bits as 32 lower-case hex digits.

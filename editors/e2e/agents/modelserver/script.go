@@ -49,6 +49,10 @@ type Turn struct {
 	Steps    [][]Action
 	Answer   string
 	Thinking string
+	// EndOnSummary ends the turn with its answer once the conversation
+	// holds the server's summary: the agent compacted in the middle of the
+	// turn, and the steps would start over from the prompt it kept.
+	EndOnSummary bool
 }
 
 // A Script maps task names to turns. A prompt names its task with a tag
@@ -119,6 +123,11 @@ func (s *Script) decide(c *Conversation) (plan, error) {
 		return p, nil
 	}
 	p.Known = true
+	if turn.EndOnSummary && c.Contains(SummaryHeading) {
+		p.Step = len(turn.Steps)
+		p.Reply = Reply{Thinking: turn.thinking(task, p.Step), Text: turn.Answer}
+		return p, nil
+	}
 	results := 0
 	for _, it := range c.Items[after:] {
 		if it.Kind == KindResult {

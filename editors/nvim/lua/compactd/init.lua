@@ -269,13 +269,14 @@ function M.current_uri()
   return g and g.uri or nil
 end
 
--- unwrap_result: the server wraps a command's own result as {command, uri, message, open,
--- result = {...}}; callers get the inner object with message and open copied in.
+-- unwrap_result: the server answers a command as {command, uri, message, open, result = {...}}
+-- (open: the URI of what it produced); callers get the result with the message and the
+-- opened file's path beside its own fields.
 function M.unwrap_result(r)
   if type(r) == 'table' and r.command ~= nil and type(r.result) == 'table' then
     local inner = vim.deepcopy(r.result)
-    if inner.message == nil then inner.message = r.message end
-    if inner.open == nil then inner.open = r.open end
+    inner.message = r.message
+    inner.open = type(r.open) == 'string' and vim.uri_to_fname(r.open) or nil
     return inner
   end
   return r

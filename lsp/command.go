@@ -40,6 +40,9 @@ const (
 	// every compaction (stored with the conversation), or stop.
 	cmdPin   = "compactd.pin"
 	cmdUnpin = "compactd.unpin"
+	// cmdHandoff continues the conversation in another agent ("agent";
+	// the server asks which when it is left out).
+	cmdHandoff = "compactd.handoff"
 )
 
 // commandNames are the commands the server executes: the table's keys.
@@ -63,6 +66,11 @@ type CommandArgs struct {
 	To      string `json:"to,omitempty"`
 	// Handle is the recall handle compactd.recall opens.
 	Handle string `json:"handle,omitempty"`
+	// Agent is the agent compactd.handoff continues in ("codex"); MCP
+	// says whether to install compactd's MCP server there (left out, the
+	// server asks when it is not installed).
+	Agent string `json:"agent,omitempty"`
+	MCP   *bool  `json:"mcp,omitempty"`
 }
 
 // Overrides are what the arguments set over the configuration.
@@ -165,6 +173,7 @@ var commands = map[string]command{
 	cmdDiff: entry("", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (*daemon.Diff, error) {
 		return d.Diff(ctx, c.path, c.args.From, c.args.To)
 	}),
+	cmdHandoff: entry("Continuing in another agent", handoffCommand),
 }
 
 // compact asks about tangents first when the pipeline removes them (they

@@ -188,7 +188,7 @@ func isIdentLike(w string) bool {
 // skipped.
 func commandKey(cmd string) []string {
 	var out []string
-	for _, seg := range splitShell(cmd) {
+	for _, seg := range splitShell(shellCode(cmd)) {
 		f := strings.Fields(seg)
 		for len(f) > 0 && (strings.Contains(f[0], "=") || f[0] == "sudo" || f[0] == "env" || f[0] == "time") {
 			f = f[1:]
@@ -210,6 +210,106 @@ func commandKey(cmd string) []string {
 		out = append(out, key)
 	}
 	return out
+}
+
+// shellFlags are the options after which a quoted argument is a command
+// line for a shell again (bash -lc "…", cmd /c "…", powershell -Command "…").
+var shellFlags = map[string]bool{"-c": true, "-lc": true, "-ic": true, "/c": true, "-Command": true, "-command": true, "-c:": true}
+
+// shellCode is what of a command line the shell runs as commands. A
+// here-document's body (<<EOF … EOF), a PowerShell here-string (@' … '@)
+// and a quoted argument are data for the program they are handed to — a
+// script for node -e or python -c, a commit message — and are left out;
+// the quoted argument of a shell's own -c is read as commands again.
+func shellCode(cmd string) string {
+	var b strings.Builder
+	word, last := "", ""
+	endWord := func() {
+		if word != "" {
+			last, word = word, ""
+		}
+	}
+	for i := 0; i < len(cmd); {
+		c := cmd[i]
+		switch {
+		case c == '<' && strings.HasPrefix(cmd[i:], "<<") && !strings.HasPrefix(cmd[i:], "<<<"):
+			j := i + 2
+			for j < len(cmd) && (cmd[j] == '-' || cmd[j] == '~' || cmd[j] == ' ' || cmd[j] == '\'' || cmd[j] == '"') {
+				j++
+			}
+			k := j
+			for k < len(cmd) && isIdentByte(cmd[k]) {
+				k++
+			}
+			delim := cmd[j:k]
+			if delim == "" {
+				b.WriteByte(c)
+				i++
+				continue
+			}
+			for k < len(cmd) && (cmd[k] == '\'' || cmd[k] == '"') {
+				k++
+			}
+			eol := strings.IndexByte(cmd[k:], '\n')
+			if eol < 0 {
+				i = len(cmd)
+				continue
+			}
+			b.WriteString(cmd[k : k+eol+1]) // the rest of the command's line
+			i = len(cmd)
+			for off := k + eol + 1; off < len(cmd); {
+				n := strings.IndexByte(cmd[off:], '\n')
+				line := cmd[off:]
+				if n >= 0 {
+					line = cmd[off : off+n]
+				}
+				if strings.TrimSpace(line) == delim {
+					i = off + len(line)
+					break
+				}
+				if n < 0 {
+					break
+				}
+				off += n + 1
+			}
+			endWord()
+		case c == '@' && i+1 < len(cmd) && (cmd[i+1] == '\'' || cmd[i+1] == '"'):
+			end := strings.Index(cmd[i+2:], "\n"+string(cmd[i+1])+"@")
+			if end < 0 {
+				i = len(cmd)
+			} else {
+				i += 2 + end + 3
+			}
+			b.WriteString(" STR ")
+			endWord()
+		case c == '\'' || c == '"':
+			j := i + 1
+			for j < len(cmd) && cmd[j] != c {
+				if c == '"' && cmd[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			content := cmd[i+1 : min(j, len(cmd))]
+			endWord()
+			if shellFlags[last] {
+				b.WriteString("\n" + shellCode(content) + "\n")
+			} else {
+				b.WriteString(" STR ")
+			}
+			last = "STR"
+			i = j + 1
+		default:
+			if c == ' ' || c == '\t' || c == '\n' {
+				endWord()
+			} else {
+				word += string(c)
+			}
+			b.WriteByte(c)
+			i++
+		}
+	}
+	return b.String()
 }
 
 func splitShell(cmd string) []string {

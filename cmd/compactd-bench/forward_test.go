@@ -133,3 +133,24 @@ func TestWorkingStateReadsEveryAgentsEdits(t *testing.T) {
 		t.Errorf("names alone keep %d states, want 0", n)
 	}
 }
+
+// TestMeasureCommandsSkipScripts: a script handed to a program (a
+// here-document, a quoted -e or -c argument, a PowerShell here-string) is
+// data, not commands; a shell's own -c argument is commands.
+func TestMeasureCommandsSkipScripts(t *testing.T) {
+	for _, tt := range []struct {
+		cmd  string
+		want []string
+	}{
+		{"node -e 'const fs = require(\"fs\");\nconst el = fs.readFileSync(f); console.log(el)'", []string{"node"}},
+		{"cat > a.py <<'EOF'\nimport os\nfor x in y:\n    continue\nEOF\npython a.py", []string{"cat", "python a.py"}},
+		{"bash -lc \"go test ./... && git status\"", []string{"bash", "go test", "git status"}},
+		{"powershell.exe -NoLogo -Command \"Set-Content -Path a.cpp -Value @'\nCString name;\nauto pid = 1;\n'@\"", []string{"powershell.exe", "Set-Content"}},
+		{"git commit -m \"fix: the parser; add tests\"", []string{"git commit"}},
+	} {
+		got := commandKey(tt.cmd)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("commandKey(%q) = %q, want %q", tt.cmd, got, tt.want)
+		}
+	}
+}

@@ -47,9 +47,12 @@ var (
 	// rePath: names joined by slashes, or one name with a file extension.
 	rePath = regexp.MustCompile(`(?:~|\.{1,2})?/?(?:[A-Za-z0-9_.@\-]+/)+[A-Za-z0-9_.@\-]+|\b[A-Za-z0-9_\-]+\.(?:go|py|pyi|ts|tsx|js|jsx|mjs|cjs|rs|java|kt|c|h|cc|cpp|hpp|rb|php|cs|swift|md|json|jsonl|toml|yaml|yml|sql|sh|lua|txt|mod|sum|lock|cfg|ini|html|css|scss|proto|vue|svelte|dart|ex|exs|zig|tf|xml|gradle|env)\b`)
 	reExt  = regexp.MustCompile(`\.[A-Za-z][A-Za-z0-9]{0,5}$`)
-	// reIdent: a backticked name, camelCase, PascalCase with two humps,
-	// snake_case, or pkg.Member.
-	reIdent = regexp.MustCompile("`([A-Za-z_][A-Za-z0-9_.:\\-]{1,60})`|\\b(?:[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+|[a-z][a-z0-9]*\\.[A-Z][A-Za-z0-9]*)\\b")
+	// reIdent: a backticked name; a member selector (pkg.Func,
+	// Type.Member, obj_name.Method: the whole, which names both parts);
+	// snake_case (and __dunder__ and _private forms); a word with an
+	// inner capital after a lower-case letter or digit (camelCase,
+	// PascalCase, CDataExchange, m_listView).
+	reIdent = regexp.MustCompile("`([A-Za-z_][A-Za-z0-9_.:\\-]{1,60})`|\\b(?:[A-Za-z_][A-Za-z0-9_]*\\.[A-Z][A-Za-z0-9_]*[a-z0-9][A-Za-z0-9_]*|_*[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+|[A-Za-z_][A-Za-z0-9_]*[a-z0-9][A-Z][A-Za-z0-9_]*)\\b")
 	// reCode: compiler, linter and system error codes (TS2345, E0502,
 	// SA4006, ENOENT).
 	reCode = regexp.MustCompile(`\b(?:[A-Z]{1,3}[0-9]{3,5}|E(?:ACCES|ADDRINUSE|AGAIN|CONNREFUSED|CONNRESET|EXIST|INVAL|ISDIR|MFILE|NOENT|NOTDIR|NOTEMPTY|PERM|PIPE|TIMEDOUT))\b`)

@@ -38,6 +38,15 @@ func (r *run) fitBudget() (int, error) {
 	if budget <= 0 {
 		return 0, nil
 	}
+	if r.total()-r.fixedTokens() <= budget && !(r.cut && len(r.summaries) == 0) {
+		// It fits, and nothing was cut without a summary: a budget asked
+		// for is room for what the steps stripped; the knee of the
+		// trade-off is not.
+		if !r.kneeFit {
+			r.restoreWithin(budget + r.fixedTokens() - int(math.Ceil(budgetSlack*float64(budget))))
+		}
+		return 0, nil
+	}
 	// The agent's own system prompt, which its format keeps in the
 	// transcript (Codex's base instructions) and the agent sends with every
 	// request whatever the history, is beyond any compaction's reach: the
@@ -47,6 +56,7 @@ func (r *run) fitBudget() (int, error) {
 		budget += fixed
 	}
 	target := budget - int(math.Ceil(budgetSlack*float64(r.opts.Budget)))
+	r.dropSettledReasoning()
 	if len(r.summaries) > 0 && r.total() > target {
 		// An earlier step's summary: the fit's own reads the whole history,
 		// so it stands for what that one did.
@@ -134,6 +144,64 @@ func (r *run) fitBudget() (int, error) {
 	r.restoreWithin(target)
 	r.explainOver(budget, mandatory)
 	return stripped, nil
+}
+
+// dropSettledReasoning removes the reasoning of every turn but one still
+// in progress. The APIs do not put an earlier turn's reasoning in the
+// model's context (Anthropic strips earlier thinking blocks, OpenAI
+// discards earlier reasoning items) and the next request starts a new
+// turn once the last one is settled, so under a budget it would take room
+// and show the model nothing. A turn that ends in a tool call or result
+// is still in progress: its reasoning stays, as the APIs require it to.
+func (r *run) dropSettledReasoning() {
+	from := len(r.msgs)
+	if !r.settled() {
+		from = 0
+		for i := range r.msgs {
+			if !r.gone[i] && transcript.StartsTurn(&r.msgs[i]) && r.msgs[i].Origin == transcript.OriginHuman {
+				from = i
+			}
+		}
+	}
+	for i := 0; i < from; i++ {
+		if r.gone[i] {
+			continue
+		}
+		for j, p := range r.msgs[i].Parts {
+			if p.Kind == transcript.PartReasoning || p.Kind == transcript.PartOpaque {
+				r.removePart(i, j)
+			}
+		}
+	}
+	r.flush()
+}
+
+// settled reports whether the conversation ends between turns: with the
+// assistant's answer (no call left without its result) or a new prompt.
+func (r *run) settled() bool {
+	for i := len(r.msgs) - 1; i >= 0; i-- {
+		if r.gone[i] {
+			continue
+		}
+		m := &r.msgs[i]
+		if m.Role == transcript.RoleUser && m.Origin == transcript.OriginHuman {
+			return true
+		}
+		if m.Role != transcript.RoleAssistant {
+			return false
+		}
+		for _, p := range m.Parts {
+			if p.Kind == transcript.PartToolCall {
+				return false
+			}
+		}
+		for _, p := range m.Parts {
+			if p.Kind == transcript.PartText && strings.TrimSpace(p.Text) != "" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // restoreWithin gives back, while the view stays within budget, the tool
@@ -318,7 +386,7 @@ func (r *run) fitKeep(budget int) []bool {
 			r.clipText(last, budget/4)
 		}
 	}
-	room := budget / 3
+	room := int(knob("PROTECT", 0.15) * float64(budget))
 	for i := range r.msgs {
 		if keep[i] && !isSystemPrompt(&r.msgs[i]) {
 			room -= r.msgTokens(i)

@@ -17,6 +17,9 @@ const removedPart = -1
 // A run is one pipeline execution's working state. Strategies mark parts
 // and messages removed while they scan (indexes stay stable), and flush
 // drops the marks between steps.
+//
+// It is one run's working state, shared by every strategy of the pipeline: hence more than a dozen
+// fields.
 type run struct {
 	ctx     context.Context
 	src     *transcript.Transcript
@@ -42,8 +45,11 @@ type run struct {
 
 	summaries []anchoredSummary
 	cut       bool
-	notes     []string
-	tangents  []Tangent
+	// kneeFit says the fit's budget is the trade-off's knee, not one the
+	// caller asked for: room it need not fill.
+	kneeFit  bool
+	notes    []string
+	tangents []Tangent
 }
 
 // anchoredSummary places a summary before the source message anchor, so it
@@ -290,6 +296,7 @@ func (r *run) apply(name string) ([]Step, error) {
 				// Without a budget asked, the keep-last turns stay whole.
 				tail := r.suffixTokens(r.boundary())
 				r.opts.Budget = max(points[i].Budget, tail+2*minSummaryTokens(points[i].Budget))
+				r.kneeFit = true
 				r.note("auto: %d tokens after the mechanical steps, above the summarize threshold of %d: fitted to %d tokens, the knee of the trade-off (%.0f %% of the conversation's names kept)", r.total(), threshold, points[i].Budget, 100*points[i].Kept)
 				return steps, nil
 			}

@@ -23,6 +23,9 @@ const (
 
 // Options configure one compaction run. The zero value is usable: it runs
 // "auto" keeping the last turn.
+//
+// Each field is one setting or input of the pipeline (the configuration builds them in
+// config.CompactOptions): hence more than a dozen.
 type Options struct {
 	// Strategies are applied left to right; empty means ["auto"].
 	Strategies []string

@@ -29,6 +29,9 @@ type StatusRequest struct {
 }
 
 // Status is the gauge of one session, as the daemon shows it.
+//
+// It is the context_status tool's answer, one field per figure the agent reads: hence more than a
+// dozen.
 type Status struct {
 	Agent   string `json:"agent,omitempty"`
 	Session string `json:"session,omitempty"`

@@ -16,7 +16,10 @@
 # TestRealAgentGeminiCompression and TestRealAgentQwenCompression (Gemini CLI's and Qwen Code's
 # own compression, announced and restored), TestRealAgentOffChainForks (Claude Code reads a PNG,
 # calls tools in parallel, runs a subagent and compacts itself; it resumes compactd's forks of that
-# session with seven strategies, every tool result the fork keeps reaching the model), in groups that run at the same time (below).
+# session with seven strategies, every tool result the fork keeps reaching the model),
+# TestRealAgentHandoff (a session handed off between agents with compactd handoff, resumed by the
+# target, answered from the handed-off context, its picture an image there, and recalled byte for
+# byte), in groups that run at the same time (below).
 # Usage: editors/e2e/agents/run.sh BIN   exit 0 pass, 1 fail, 64 usage
 # Env: E2E_HOME / COMPACTD_E2E_HOME (the cache), COMPACTD_AGENTS_KEEP=1 keeps each
 # sandbox (sessions, forks, every request the agents sent) for a post-mortem.
@@ -37,14 +40,16 @@ go test -c -o "$logs/agents.test" ./editors/e2e/agents/   # one build for every 
 # runs in TestRealAgents; Qwen Code, opencode and Kilo Code in TestRealAgentsIssue15; five
 # agents' recall and opencode's compacting hook; the agents' own compactions (the compression
 # tests run beside the others, t.Parallel) and Claude Code's hooks; the threshold grid, its cases
-# side by side, in a group of its own. Last clean run (make test
-# on a quiet 2-core machine): 186, 187, 70+58 and 163 s, the suite 244 s. A test no group names runs in a
+# side by side, in a group of its own; the handoff directions side by side (57 s alone). Last clean
+# run (make test on a quiet 2-core machine): 186, 187, 70+58 and 163 s, the suite 244 s. A test no
+# group names runs in a
 # group of its own, so a new test is never left out.
 groups=(
   "agents|TestRealAgents"
   "threshold|TestRealAgentThresholdGrid"
   "issue15|TestRealAgentsIssue15"
   "recall|TestRealAgentsRecall TestRealAgentOpencodeCompactingHook TestRealAgentOffChainForks"
+  "handoff|TestRealAgentHandoff"
   "compactions|TestRealAgentCompactions TestRealAgentCodexImageOutput TestRealAgentPreCompactHook TestRealAgentCompactionHook TestRealAgentGeminiCompression TestRealAgentQwenCompression"
 )
 named=" $(for g in "${groups[@]}"; do printf '%s ' "${g#*|}"; done)"

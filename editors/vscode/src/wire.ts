@@ -17,6 +17,7 @@ export interface CommandResults {
   'compactd.compactInPlace': Compaction;
   'compactd.diff': Diff;
   'compactd.dryRun': Compaction;
+  'compactd.handoff': Handoff;
   'compactd.history': History;
   'compactd.pin': Pinned;
   'compactd.recall': Recalled;
@@ -120,6 +121,31 @@ export interface Diff {
   from: string;
   to: string;
   diff: string;
+}
+
+/** daemon.Handoff */
+export interface Handoff {
+  from: string;
+  to: string;
+  format: string;
+  path: string;
+  session: string;
+  resume: string;
+  imported?: boolean;
+  version: string;
+  parent: string;
+  model: string;
+  budget: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  steps: (Step)[] | null;
+  retention: Retention;
+  mapped: number;
+  asText: number;
+  images: number;
+  imagesAsText: number;
+  recall: string;
+  notes?: (string)[] | null;
 }
 
 /** strategy.ToolHint */

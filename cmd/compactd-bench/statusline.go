@@ -89,13 +89,15 @@ func measuredRun(ctx context.Context, env []string, stdin []byte, bin string, ar
 // ccusageBinary installs ccusage (pinned) into the bench's cache folder
 // unless it is there, and returns its native binary.
 func ccusageBinary(ctx context.Context, cfg *config) (string, error) {
+	// The e2e tools' cache (make exports it), else the repository's, as
+	// the Makefile's default.
 	cache := os.Getenv("COMPACTD_E2E_HOME")
 	if cache == "" {
-		dir, err := os.UserCacheDir()
+		root, err := repoRoot()
 		if err != nil {
 			return "", err
 		}
-		cache = filepath.Join(dir, "compactd-bench")
+		cache = filepath.Join(root, ".cache", "e2e")
 	}
 	dir := filepath.Join(cache, "ccusage-"+ccusageVersion)
 	arch := map[string]string{"amd64": "x64", "arm64": "arm64"}[runtime.GOARCH]

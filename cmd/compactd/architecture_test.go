@@ -37,6 +37,7 @@ var importRules = []struct {
 	{"daemon/watch", []string{"daemon", "daemon/index", "daemon/jobs", "daemon/store"}, "the watcher finds files; it does not read them"},
 	{"daemon/jobs", []string{"daemon", "daemon/index", "daemon/watch"}, "jobs run on files and the store, whoever asks"},
 	{"daemon/store", []string{"daemon", "daemon/jobs", "daemon/index", "daemon/watch"}, "the store is below the jobs"},
+	{"daemon/sessionstate", []string{"daemon", "daemon/watch"}, "a command's state between runs carries the index's entry; it neither watches nor serves"},
 	{"lsp/...", []string{"cmd/..."}, "cmd wires lsp, never the reverse"},
 }
 

@@ -56,6 +56,9 @@ type state struct {
 	// (resume.go).
 	pruned int
 	lost   bool
+	// forwardRef is set once a row names a parent no earlier row has:
+	// until then every row's children come after it (children).
+	forwardRef bool
 }
 
 func (s *state) clone() *state {
@@ -263,6 +266,11 @@ func mergeFloor(msgs []transcript.Message) int {
 
 // note records what a decoded line says about the tree and the session.
 func (s *state) note(idx int, n *node, l *line) {
+	if n.hasParent && n.parent != "" && !s.forwardRef {
+		if _, ok := s.byUUID[n.parent]; !ok {
+			s.forwardRef = true // its parent comes later, or never
+		}
+	}
 	if n.uuid != "" {
 		s.byUUID[n.uuid] = idx
 	}

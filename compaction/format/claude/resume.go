@@ -42,6 +42,7 @@ type suspended struct {
 	TrimmedNodes int
 	Boundary     int
 	SideBoundary int
+	ForwardRef   bool
 	Preserved    []int
 	Frame        jsonl.Frame
 	// HintNode is the row at HintAt a last-prompt names, kept when it
@@ -110,7 +111,7 @@ func (Codec) Suspend(t *transcript.Transcript) ([]byte, int, error) {
 		Leaf: st.leaf, LastConv: st.lastConv, Hint: st.hint, HintUUID: st.hintUUID, HintPinned: st.hintPinned,
 		DescFrom: st.desc.from, DescTo: st.desc.to, DescOK: st.desc.ok,
 		MainThread: st.mainThread, LastSide: st.lastSide, Meta: st.meta, CustomTitle: st.customTitle,
-		TrimmedMsgs: st.trimmedMsgs, TrimmedNodes: st.trimmedNodes, Boundary: st.boundary, SideBoundary: st.sideBoundary,
+		TrimmedMsgs: st.trimmedMsgs, TrimmedNodes: st.trimmedNodes, Boundary: st.boundary, SideBoundary: st.sideBoundary, ForwardRef: st.forwardRef,
 	}
 	for i := range st.preservedRows {
 		s.Preserved = append(s.Preserved, i)
@@ -163,7 +164,7 @@ func (Codec) Resume(t *transcript.Transcript, data []byte) error {
 		desc:       descent{from: s.DescFrom, to: s.DescTo, ok: s.DescOK},
 		mainThread: s.MainThread, lastSide: s.LastSide, meta: s.Meta, customTitle: s.CustomTitle,
 		trimmedMsgs: s.TrimmedMsgs, trimmedNodes: s.TrimmedNodes, pruned: s.First,
-		boundary: s.Boundary, sideBoundary: s.SideBoundary,
+		boundary: s.Boundary, sideBoundary: s.SideBoundary, forwardRef: s.ForwardRef,
 	}
 	if len(s.Preserved) > 0 {
 		st.preservedRows = make(map[int]bool, len(s.Preserved))

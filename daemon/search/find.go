@@ -309,18 +309,7 @@ func (x *Index) Materialize(ctx context.Context, h Hit) (string, error) {
 		return h.Path, err
 	}
 	db, session := splitDBSource(d.Source)
-	conn, err := x.dbs.open(db)
-	if err != nil {
-		return "", err
-	}
-	data, err := conn.Export(ctx, session)
-	if err != nil {
-		return "", err
-	}
-	if _, err := watch.WriteRendered(h.Path, data); err != nil {
-		return "", fmt.Errorf("render %s: %w", h.Path, err)
-	}
-	return h.Path, nil
+	return watch.RenderDatabaseSession(ctx, x.opts.Env, db, session)
 }
 
 // A reader reads a query's candidate pieces again, parsed as they were

@@ -131,6 +131,11 @@ func (x *Index) Update(ctx context.Context, path string) (Stats, error) {
 	path = filepath.Clean(path)
 	x.writing.Lock()
 	defer x.writing.Unlock()
+	if agents.Within(path, x.opts.Env.SessionsDir()) {
+		// compactd's rendering of a database session: the session is
+		// indexed from its database (as a sync does), not twice.
+		return x.syncDatabases(ctx)
+	}
 	prev, ok, err := x.st.SearchDoc(ctx, path)
 	if err != nil {
 		return Stats{}, err

@@ -226,6 +226,30 @@ func (x *Index) databaseRoots() []dbRoot {
 	return out
 }
 
+// syncDatabases indexes the sessions of every agent's database whose
+// rows changed.
+func (x *Index) syncDatabases(ctx context.Context) (Stats, error) {
+	docs, err := x.st.SearchDocs(ctx)
+	if err != nil {
+		return Stats{}, err
+	}
+	known := map[string]*store.SearchDoc{}
+	for i := range docs {
+		if docs[i].Kind == store.SearchDatabase {
+			known[docs[i].Source] = &docs[i]
+		}
+	}
+	var st Stats
+	for _, r := range x.databaseRoots() {
+		one, err := x.syncDatabase(ctx, r, known, map[string]bool{})
+		if err != nil {
+			return st, err
+		}
+		st.add(one)
+	}
+	return st, nil
+}
+
 // syncDatabase indexes the sessions of an agent's database whose rows
 // changed.
 func (x *Index) syncDatabase(ctx context.Context, r dbRoot, known map[string]*store.SearchDoc, seen map[string]bool) (Stats, error) {

@@ -227,18 +227,29 @@ func recency(now, updated time.Time) float64 {
 	return math.Max(1/(1+days/30), 0.1)
 }
 
-// collapse keeps one hit per session: a stored version of a session whose
-// transcript is a hit too (the same agent and session id) adds nothing.
+// collapse keeps one hit per session, where it ranks best: a stored
+// version of a session whose transcript is a hit too (the same agent and
+// session id) adds nothing but a place to open, and the transcript's
+// place wins.
 func collapse(hits []Hit) []Hit {
-	seen := map[string]bool{}
+	at := map[string]int{}
 	out := hits[:0]
 	for _, h := range hits {
 		if h.Session != "" {
 			k := h.Agent + "\x00" + h.Format + "\x00" + h.Session
-			if seen[k] {
+			if i, ok := at[k]; ok {
+				if out[i].Path == "" && h.Path != "" {
+					kept := out[i]
+					h.score, h.Exact, h.Snippet, h.Role, h.Part, h.Tool = kept.score, kept.Exact, kept.Snippet, kept.Role, kept.Part, kept.Tool
+					h.Line = 0
+					if h.Version == "" {
+						h.Conversation = ""
+					}
+					out[i] = h
+				}
 				continue
 			}
-			seen[k] = true
+			at[k] = len(out)
 		}
 		out = append(out, h)
 	}

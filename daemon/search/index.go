@@ -73,6 +73,10 @@ type Index struct {
 	// do the same work twice.
 	writing sync.Mutex
 	dbs     agentDBs
+	// versionSession is the session id of the conversation of the
+	// version being indexed (under writing), for a version whose own
+	// content names none.
+	versionSession string
 }
 
 // New returns the index of opts.Store.
@@ -274,6 +278,9 @@ func (x *Index) describe(doc *store.SearchDoc, f transcript.Format, t *transcrip
 	}
 	if doc.SessionID == "" {
 		doc.SessionID = t.Meta.SessionID
+	}
+	if doc.SessionID == "" && doc.Kind == store.SearchVersion {
+		doc.SessionID = x.versionSession
 	}
 	if doc.Title == "" {
 		doc.Title = oneLine(t.Meta.Title, titleRunes)
@@ -520,12 +527,16 @@ func (x *Index) indexVersion(ctx context.Context, v store.VersionToIndex) (Stats
 		x.log.Warn("search: a stored version could not be read", "version", v.Label, "conversation", v.Conversation.Key, "err", err)
 		return Stats{}, nil
 	}
+	// The session id is the version's own (a fork's, a handoff's), read
+	// from it, else its conversation's.
 	doc := store.SearchDoc{Source: versionSource(v.ID), Kind: store.SearchVersion, Conversation: v.Conversation.Key, Version: v.Label,
-		Size: v.Size, MTime: v.Created.UnixNano(), SessionID: v.Conversation.SessionID}
+		Size: v.Size, MTime: v.Created.UnixNano()}
 	path := v.ForkPath
 	if path == "" {
 		path = v.SourcePath
 	}
+	x.versionSession = v.Conversation.SessionID
+	defer func() { x.versionSession = "" }()
 	if ap, ok := codec.(format.Appender); ok {
 		doc.Size = int64(len(data))
 		st, err := x.allPieces(ctx, codec, ap, bytes.NewReader(data), doc, nil)

@@ -36,9 +36,15 @@ const candidateWindow = 2000
 // and cut snippets (each well under a millisecond).
 const maxReads = 150
 
-// piecesPerSource is how many of a source's best pieces are read before
-// the source is given up (its pieces hold the words, none as asked).
-const piecesPerSource = 3
+// minPiecesPerSource and maxPiecesPerSource bound how many of a source's
+// best pieces are read for a place that says the query as typed (or, for
+// quoted phrases, says them at all) before the source is given up or
+// shown with its best piece: the reads are shared among the sources a
+// query can list, so a search of one session reads many of its pieces.
+const (
+	minPiecesPerSource = 3
+	maxPiecesPerSource = 50
+)
 
 // A Query is what to look for and where.
 type Query struct {
@@ -164,6 +170,7 @@ func (x *Index) Search(ctx context.Context, q Query) (*Results, error) {
 	sort.SliceStable(order, func(i, j int) bool { return order[i].score > order[j].score })
 	reader := &reader{x: x, wholes: map[int64]*wholeSource{}, versions: map[int64][]byte{}}
 	reads := 0
+	perSource := min(max(maxReads/max(min(len(order), limit), 1), minPiecesPerSource), maxPiecesPerSource)
 	for i, r := range order {
 		if len(res.Hits) >= limit || reads >= maxReads {
 			res.More = i < len(order)
@@ -173,7 +180,7 @@ func (x *Index) Search(ctx context.Context, q Query) (*Results, error) {
 		// typed (else the first that holds them all).
 		var found *Hit
 		for k, c := range r.cands {
-			if k == piecesPerSource || reads >= maxReads {
+			if k == perSource || reads >= maxReads {
 				break
 			}
 			if err := ctx.Err(); err != nil {

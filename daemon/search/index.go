@@ -41,9 +41,6 @@ const wholeText = 16 << 10
 // leave one piece per line.
 const shortPiece = pieceBytes / 4
 
-// DefaultMaxBytes is the index's size when the configuration sets none.
-const DefaultMaxBytes = 512 << 20
-
 // Options configure an Index.
 type Options struct {
 	Store *store.Store
@@ -53,7 +50,8 @@ type Options struct {
 	// beside the agents' (the CLI's working folder, the server's
 	// workspace); nil indexes none.
 	Folders func() []string
-	// MaxBytes bounds the index's size on disk; 0 is DefaultMaxBytes.
+	// MaxBytes bounds the index's size on disk (config's
+	// search.max_index_mb, whose default is the one); 0 bounds nothing.
 	MaxBytes int64
 	// Now is the clock (hits' ages); nil is the system's.
 	Now    func() time.Time
@@ -86,9 +84,6 @@ func New(opts Options) *Index {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
-	}
-	if opts.MaxBytes <= 0 {
-		opts.MaxBytes = DefaultMaxBytes
 	}
 	if opts.Folders == nil {
 		opts.Folders = func() []string { return nil }

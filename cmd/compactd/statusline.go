@@ -90,7 +90,7 @@ func statusline(ctx context.Context, e *env, color bool) (string, error) {
 		gauge:    gauge.Options{Model: cfg.Gauge.Model, ContextWindow: cfg.Gauge.ContextWindow, Registry: tokens.NewRegistry()},
 		counters: tokens.NewCounterSet(),
 		prices:   cfg.PriceTable(),
-		keepLast: cfg.CompactOptions(0, config.Overrides{}).KeepLast,
+		keepLast: cfg.CompactOptions(0, config.Overrides{}).KeepLastTurns(),
 		// Claude Code runs the status line as its child: this
 		// environment is the agent's, its settings' env included.
 		agent: agentSettingsOf(e),

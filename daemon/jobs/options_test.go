@@ -22,7 +22,7 @@ func TestStoredOptionsOldRowsStillRead(t *testing.T) {
 	ctx := context.Background()
 	r := newRunner(t, os.Getenv("COMPACTD_STORE"))
 	path := writeTranscript(t, root, conversationBytes("s-1", 6, "a"))
-	if _, err := r.Compact(ctx, Request{Path: path, Options: strategy.Options{Strategies: []string{"dedup-tools"}, KeepLast: 2}}); err != nil {
+	if _, err := r.Compact(ctx, Request{Path: path, Options: strategy.Options{Strategies: []string{"dedup-tools"}, KeepLast: new(2)}}); err != nil {
 		t.Fatal(err)
 	}
 	h, err := r.History(ctx, path)
@@ -30,8 +30,8 @@ func TestStoredOptionsOldRowsStillRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	conv := h.Conversation
-	old := strategy.Options{Strategies: []string{"strip-reasoning", "extractive"}, KeepLast: 3, Window: 200_000, Budget: 50_000,
-		Pins: []string{"id:u1"}, Hints: map[string]strategy.ToolHint{"Bash": {Response: "strip"}}, SummarizeThreshold: 0.5, BufferTurns: 4,
+	old := strategy.Options{Strategies: []string{"strip-reasoning", "extractive"}, KeepLast: new(3), Window: 200_000, Budget: 50_000,
+		Pins: []string{"id:u1"}, Hints: map[string]strategy.ToolHint{"Bash": {Response: "strip"}}, SummarizeThreshold: 0.5, BufferTurns: new(4),
 		ConfirmedTangents: []int{2}}
 	if raw, _ := json.Marshal(old); !strings.Contains(string(raw), `"Strategies"`) || !strings.Contains(string(raw), `"Summarizer":null`) {
 		t.Fatalf("the old writer's row is not what this test means to read: %s", raw)

@@ -271,4 +271,10 @@ func TestKeepLast(t *testing.T) {
 	if !facts.IsPlaceholder(last.Parts[0].Text) {
 		t.Errorf("keep-last 0 left the last read unstripped")
 	}
+	// A negative count has no meaning: refused, not read as another.
+	for _, o := range []Options{{KeepLast: new(-1)}, {BufferTurns: new(-1)}} {
+		if _, _, err := Run(t.Context(), src, counter(t), o); err == nil {
+			t.Errorf("%+v ran", o)
+		}
+	}
 }

@@ -78,3 +78,53 @@ func TestStoredOptionsOldRowsStillRead(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordedTurnsAreTheTurnsKept: a version records the turns its run
+// kept, whatever the request left unset (the pipeline's default) — 0 is
+// none — and rows of the time when the pipeline read 0 as its default
+// and none as -1 read back as none.
+func TestRecordedTurnsAreTheTurnsKept(t *testing.T) {
+	root := isolate(t)
+	ctx := context.Background()
+	r := newRunner(t, os.Getenv("COMPACTD_STORE"))
+	path := writeTranscript(t, root, conversationBytes("s-1", 6, "a"))
+	for _, tc := range []struct {
+		keep, buffer *int
+		want         [2]int
+	}{{nil, nil, [2]int{strategy.DefaultKeepLast, strategy.DefaultBufferTurns}}, {new(0), new(0), [2]int{0, 0}}, {new(2), new(3), [2]int{2, 3}}} {
+		res, err := r.Compact(ctx, Request{Path: path, Options: strategy.Options{Strategies: []string{"dedup-tools"}, KeepLast: tc.keep, BufferTurns: tc.buffer}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := r.History(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got *RecordedOptions
+		for _, v := range h.Versions {
+			if v.Label == res.Version {
+				got = v.Options
+			}
+		}
+		if got == nil || [2]int{got.KeepLast, got.BufferTurns} != tc.want {
+			t.Errorf("recorded %+v, want keepLast and bufferTurns %v", got, tc.want)
+		}
+	}
+	h, err := r.History(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := h.Conversation
+	old := json.RawMessage(`{"strategies":["auto"],"keepLast":-1,"bufferTurns":-1}`)
+	if _, _, err := r.Store.RecordVersion(ctx, store.NewVersion{Conversation: conv, Kind: store.KindCompact, Format: conv.Format,
+		Pipeline: []string{"auto"}, Options: old, Content: []byte("old\n"), SourcePath: path}); err != nil {
+		t.Fatal(err)
+	}
+	h, err = r.History(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := h.Versions[len(h.Versions)-1].Options; last == nil || last.KeepLast != 0 || last.BufferTurns != 0 {
+		t.Errorf("a row that said none with -1 reads back as %+v", last)
+	}
+}

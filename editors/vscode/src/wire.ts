@@ -166,7 +166,7 @@ export interface RecordedOptions {
   pins?: (string)[] | null;
   hints?: Record<string, ToolHint> | null;
   summarizeThreshold?: number;
-  bufferTurns?: number;
+  bufferTurns: number;
   events?: number;
   turns?: number;
   summaryBudget?: number;

@@ -14,6 +14,7 @@ import (
 	"github.com/compactd/compactd/compaction/sessiongen"
 	"github.com/compactd/compactd/compaction/strategy"
 	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/compactd/compactd/daemon/store"
 )
 
 // A shapeFile is a transcript the strategies are run on: its bytes, the
@@ -185,10 +186,19 @@ func TestEveryStrategyOnEveryFormat(t *testing.T) {
 		formats[string(c.Format())] = true
 	}
 	t.Logf("%d transcripts of %d formats × %d strategies", len(shapes), len(formats), len(strategy.Names()))
+	isolate(t)
 	for _, sh := range shapes {
 		t.Run(sh.name, func(t *testing.T) {
-			root := isolate(t)
-			r := realRunner(t)
+			// Side by side, each with its store: most of the time is the
+			// store's writes waiting for the disk.
+			t.Parallel()
+			root := t.TempDir()
+			s, err := store.Open(context.Background(), filepath.Join(root, "compactd.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			r := New(s)
 			for _, s := range strategy.Names() {
 				dir := filepath.Join(root, s)
 				for name, b := range sh.siblings {

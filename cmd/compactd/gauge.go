@@ -142,7 +142,7 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 			over.Window = window
 		}
 		pipeline := cfg.CompactOptions(0, over)
-		opts.prices, opts.keepLast, opts.gauge.ContextWindow = cfg.PriceTable(), pipeline.KeepLast, pipeline.Window
+		opts.prices, opts.keepLast, opts.gauge.ContextWindow = cfg.PriceTable(), pipeline.KeepLastTurns(), pipeline.Window
 		opts.gauge.Model = *model
 		if opts.gauge.Model == "" {
 			opts.gauge.Model = cfg.Gauge.Model

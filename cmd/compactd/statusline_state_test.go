@@ -311,7 +311,7 @@ func TestGaugeStateEqualsFromScratch(t *testing.T) {
 		cfg := loadConfig(e, path)
 		f, err := measure(context.Background(), tr, measureOptions{
 			gauge:    gauge.Options{Registry: tokens.NewRegistry()},
-			counters: tokens.NewCounterSet(), prices: cfg.PriceTable(), keepLast: cfg.CompactOptions(0, config.Overrides{}).KeepLast,
+			counters: tokens.NewCounterSet(), prices: cfg.PriceTable(), keepLast: cfg.CompactOptions(0, config.Overrides{}).KeepLastTurns(),
 			agent: &agentSettings{env: agents.EnvFromOS(e.getenv), getenv: e.getenv, running: true}, path: path,
 		})
 		if err != nil {

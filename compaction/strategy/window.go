@@ -238,13 +238,7 @@ func (r *run) summarize() (int, error) {
 	}
 	turns := r.turns()
 	keep := r.keepLast
-	buffer := r.opts.BufferTurns
-	switch {
-	case buffer < 0:
-		buffer = 0
-	case buffer == 0:
-		buffer = DefaultBufferTurns
-	}
+	buffer := max(r.opts.BufferTurnCount(), 0)
 	if buffer < keep {
 		buffer = keep
 	}

@@ -195,7 +195,7 @@ func TestEveryStrategyOnEveryFormat(t *testing.T) {
 				}
 				path := filepath.Join(dir, sh.rel)
 				writeShape(t, path, sh.data)
-				opts := strategy.Options{Strategies: []string{s}, KeepLast: 1, Turns: 2, Events: 6, Budget: 1500, Window: 12000}
+				opts := strategy.Options{Strategies: []string{s}, KeepLast: new(1), Turns: 2, Events: 6, Budget: 1500, Window: 12000}
 				res, err := r.Compact(context.Background(), Request{Path: path, Options: opts})
 				if err != nil {
 					if !namesAWayOut(err.Error()) {

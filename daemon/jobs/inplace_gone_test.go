@@ -46,7 +46,7 @@ func inPlaceRun(t *testing.T, hook func(path, step string)) (string, *Result, er
 	r.inPlace = inPlace{schedule: []time.Duration{0}, step: func(step string) { hook(path, step) }}
 	writeShape(t, path, data)
 	res, err := r.Compact(context.Background(), Request{Path: path, InPlace: true,
-		Options: strategy.Options{Strategies: []string{"turn-window"}, Turns: 3, KeepLast: 1}})
+		Options: strategy.Options{Strategies: []string{"turn-window"}, Turns: 3, KeepLast: new(1)}})
 	return path, res, err
 }
 

@@ -36,9 +36,15 @@ const candidateWindow = 2000
 // and cut snippets (each well under a millisecond).
 const maxReads = 150
 
-// piecesPerSource is how many of a source's best pieces are read before
-// the source is given up (its pieces hold the words, none as asked).
-const piecesPerSource = 3
+// minPiecesPerSource and maxPiecesPerSource bound how many of a source's
+// best pieces are read for a place that says the query as typed (or, for
+// quoted phrases, says them at all) before the source is given up or
+// shown with its best piece: the reads are shared among the sources a
+// query can list, so a search of one session reads many of its pieces.
+const (
+	minPiecesPerSource = 3
+	maxPiecesPerSource = 50
+)
 
 // A Query is what to look for and where.
 type Query struct {
@@ -164,6 +170,7 @@ func (x *Index) Search(ctx context.Context, q Query) (*Results, error) {
 	sort.SliceStable(order, func(i, j int) bool { return order[i].score > order[j].score })
 	reader := &reader{x: x, wholes: map[int64]*wholeSource{}, versions: map[int64][]byte{}}
 	reads := 0
+	perSource := min(max(maxReads/max(min(len(order), limit), 1), minPiecesPerSource), maxPiecesPerSource)
 	for i, r := range order {
 		if len(res.Hits) >= limit || reads >= maxReads {
 			res.More = i < len(order)
@@ -173,7 +180,7 @@ func (x *Index) Search(ctx context.Context, q Query) (*Results, error) {
 		// typed (else the first that holds them all).
 		var found *Hit
 		for k, c := range r.cands {
-			if k == piecesPerSource || reads >= maxReads {
+			if k == perSource || reads >= maxReads {
 				break
 			}
 			if err := ctx.Err(); err != nil {
@@ -227,18 +234,29 @@ func recency(now, updated time.Time) float64 {
 	return math.Max(1/(1+days/30), 0.1)
 }
 
-// collapse keeps one hit per session: a stored version of a session whose
-// transcript is a hit too (the same agent and session id) adds nothing.
+// collapse keeps one hit per session, where it ranks best: a stored
+// version of a session whose transcript is a hit too (the same agent and
+// session id) adds nothing but a place to open, and the transcript's
+// place wins.
 func collapse(hits []Hit) []Hit {
-	seen := map[string]bool{}
+	at := map[string]int{}
 	out := hits[:0]
 	for _, h := range hits {
 		if h.Session != "" {
 			k := h.Agent + "\x00" + h.Format + "\x00" + h.Session
-			if seen[k] {
+			if i, ok := at[k]; ok {
+				if out[i].Path == "" && h.Path != "" {
+					kept := out[i]
+					h.score, h.Exact, h.Snippet, h.Role, h.Part, h.Tool = kept.score, kept.Exact, kept.Snippet, kept.Role, kept.Part, kept.Tool
+					h.Line = 0
+					if h.Version == "" {
+						h.Conversation = ""
+					}
+					out[i] = h
+				}
 				continue
 			}
-			seen[k] = true
+			at[k] = len(out)
 		}
 		out = append(out, h)
 	}
@@ -309,18 +327,7 @@ func (x *Index) Materialize(ctx context.Context, h Hit) (string, error) {
 		return h.Path, err
 	}
 	db, session := splitDBSource(d.Source)
-	conn, err := x.dbs.open(db)
-	if err != nil {
-		return "", err
-	}
-	data, err := conn.Export(ctx, session)
-	if err != nil {
-		return "", err
-	}
-	if _, err := watch.WriteRendered(h.Path, data); err != nil {
-		return "", fmt.Errorf("render %s: %w", h.Path, err)
-	}
-	return h.Path, nil
+	return watch.RenderDatabaseSession(ctx, x.opts.Env, db, session)
 }
 
 // A reader reads a query's candidate pieces again, parsed as they were

@@ -41,9 +41,6 @@ const wholeText = 16 << 10
 // leave one piece per line.
 const shortPiece = pieceBytes / 4
 
-// DefaultMaxBytes is the index's size when the configuration sets none.
-const DefaultMaxBytes = 512 << 20
-
 // Options configure an Index.
 type Options struct {
 	Store *store.Store
@@ -53,7 +50,8 @@ type Options struct {
 	// beside the agents' (the CLI's working folder, the server's
 	// workspace); nil indexes none.
 	Folders func() []string
-	// MaxBytes bounds the index's size on disk; 0 is DefaultMaxBytes.
+	// MaxBytes bounds the index's size on disk (config's
+	// search.max_index_mb, whose default is the one); 0 bounds nothing.
 	MaxBytes int64
 	// Now is the clock (hits' ages); nil is the system's.
 	Now    func() time.Time
@@ -73,6 +71,10 @@ type Index struct {
 	// do the same work twice.
 	writing sync.Mutex
 	dbs     agentDBs
+	// versionSession is the session id of the conversation of the
+	// version being indexed (under writing), for a version whose own
+	// content names none.
+	versionSession string
 }
 
 // New returns the index of opts.Store.
@@ -82,9 +84,6 @@ func New(opts Options) *Index {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
-	}
-	if opts.MaxBytes <= 0 {
-		opts.MaxBytes = DefaultMaxBytes
 	}
 	if opts.Folders == nil {
 		opts.Folders = func() []string { return nil }
@@ -131,6 +130,11 @@ func (x *Index) Update(ctx context.Context, path string) (Stats, error) {
 	path = filepath.Clean(path)
 	x.writing.Lock()
 	defer x.writing.Unlock()
+	if agents.Within(path, x.opts.Env.SessionsDir()) {
+		// compactd's rendering of a database session: the session is
+		// indexed from its database (as a sync does), not twice.
+		return x.syncDatabases(ctx)
+	}
 	prev, ok, err := x.st.SearchDoc(ctx, path)
 	if err != nil {
 		return Stats{}, err
@@ -269,6 +273,9 @@ func (x *Index) describe(doc *store.SearchDoc, f transcript.Format, t *transcrip
 	}
 	if doc.SessionID == "" {
 		doc.SessionID = t.Meta.SessionID
+	}
+	if doc.SessionID == "" && doc.Kind == store.SearchVersion {
+		doc.SessionID = x.versionSession
 	}
 	if doc.Title == "" {
 		doc.Title = oneLine(t.Meta.Title, titleRunes)
@@ -515,12 +522,16 @@ func (x *Index) indexVersion(ctx context.Context, v store.VersionToIndex) (Stats
 		x.log.Warn("search: a stored version could not be read", "version", v.Label, "conversation", v.Conversation.Key, "err", err)
 		return Stats{}, nil
 	}
+	// The session id is the version's own (a fork's, a handoff's), read
+	// from it, else its conversation's.
 	doc := store.SearchDoc{Source: versionSource(v.ID), Kind: store.SearchVersion, Conversation: v.Conversation.Key, Version: v.Label,
-		Size: v.Size, MTime: v.Created.UnixNano(), SessionID: v.Conversation.SessionID}
+		Size: v.Size, MTime: v.Created.UnixNano()}
 	path := v.ForkPath
 	if path == "" {
 		path = v.SourcePath
 	}
+	x.versionSession = v.Conversation.SessionID
+	defer func() { x.versionSession = "" }()
 	if ap, ok := codec.(format.Appender); ok {
 		doc.Size = int64(len(data))
 		st, err := x.allPieces(ctx, codec, ap, bytes.NewReader(data), doc, nil)

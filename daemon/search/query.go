@@ -8,8 +8,8 @@ import (
 
 // A parsed query: the quoted phrases that must occur as written, the
 // words (each a phrase of its terms: "schema.go" is schema then go) that
-// must all occur in one piece, and the words in order, which rank a piece
-// saying them as typed first.
+// must all occur in one piece, and the whole query in order (typed),
+// which ranks a piece saying it as typed first.
 type parsedQuery struct {
 	phrases []phrase
 	words   []phrase
@@ -41,6 +41,8 @@ func parseQuery(q string) (*parsedQuery, error) {
 			}
 			if ph := toPhrase(text); len(ph.Terms) > 0 {
 				p.phrases = append(p.phrases, ph)
+				p.typed.Terms = append(p.typed.Terms, ph.Terms...)
+				p.typed.Prefix = ph.Prefix
 			}
 			continue
 		}
@@ -107,8 +109,8 @@ type match struct {
 
 // check reports whether ps satisfy q — every quoted phrase occurs as
 // written in one passage, every word in one of them — and where to cut
-// the snippet: a place the words occur as typed, else the first quoted
-// phrase, else the first word.
+// the snippet: a place the whole query occurs as typed (typed), else the
+// first quoted phrase, else the first word.
 func (q *parsedQuery) check(ps []passage) (match, bool) {
 	tokenized := make([][]term, len(ps))
 	at := func(i int) []term {
@@ -124,7 +126,7 @@ func (q *parsedQuery) check(ps []passage) (match, bool) {
 			if s, e := ph.find(at(i)); s >= 0 {
 				found = true
 				if first == nil {
-					first = &match{passage: ps[i], start: s, end: e, typed: true}
+					first = &match{passage: ps[i], start: s, end: e}
 				}
 				break
 			}
@@ -148,14 +150,12 @@ func (q *parsedQuery) check(ps []passage) (match, bool) {
 			return match{}, false
 		}
 	}
-	if len(q.words) > 1 {
-		for i := range ps {
-			if s, e := q.typed.find(at(i)); s >= 0 {
-				return match{passage: ps[i], start: s, end: e, typed: true}, true
-			}
+	// Exact: the whole query, its words and phrases in order.
+	for i := range ps {
+		if s, e := q.typed.find(at(i)); s >= 0 {
+			return match{passage: ps[i], start: s, end: e, typed: true}, true
 		}
-	} else if len(q.words) == 1 && len(q.phrases) == 0 {
-		first.typed = true
 	}
+	first.typed = false
 	return *first, true
 }

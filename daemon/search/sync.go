@@ -125,6 +125,27 @@ func (x *Index) Sync(ctx context.Context, progress Progress) (Stats, error) {
 	return st, err
 }
 
+// SyncVersions indexes the versions stored since the last sync (what a
+// one-session search needs beside its transcript).
+func (x *Index) SyncVersions(ctx context.Context) error {
+	x.writing.Lock()
+	defer x.writing.Unlock()
+	last, err := x.st.LastSearchVersion(ctx)
+	if err != nil {
+		return err
+	}
+	versions, err := x.st.VersionsAfter(ctx, last)
+	if err != nil {
+		return err
+	}
+	for _, v := range versions {
+		if _, err := x.indexVersion(ctx, v); err != nil && !errors.Is(err, store.ErrSearchStale) {
+			return err
+		}
+	}
+	return nil
+}
+
 // files are the transcript files to index: those under every agent's
 // folders of every project, and the workspace's (by name: which are
 // transcripts is read from their content).
@@ -226,6 +247,30 @@ func (x *Index) databaseRoots() []dbRoot {
 	return out
 }
 
+// syncDatabases indexes the sessions of every agent's database whose
+// rows changed.
+func (x *Index) syncDatabases(ctx context.Context) (Stats, error) {
+	docs, err := x.st.SearchDocs(ctx)
+	if err != nil {
+		return Stats{}, err
+	}
+	known := map[string]*store.SearchDoc{}
+	for i := range docs {
+		if docs[i].Kind == store.SearchDatabase {
+			known[docs[i].Source] = &docs[i]
+		}
+	}
+	var st Stats
+	for _, r := range x.databaseRoots() {
+		one, err := x.syncDatabase(ctx, r, known, map[string]bool{})
+		if err != nil {
+			return st, err
+		}
+		st.add(one)
+	}
+	return st, nil
+}
+
 // syncDatabase indexes the sessions of an agent's database whose rows
 // changed.
 func (x *Index) syncDatabase(ctx context.Context, r dbRoot, known map[string]*store.SearchDoc, seen map[string]bool) (Stats, error) {
@@ -265,6 +310,9 @@ func (x *Index) syncDatabase(ctx context.Context, r dbRoot, known map[string]*st
 // does not index them again unless they change) until it is a tenth
 // under, and the index is merged to give their room back.
 func (x *Index) evict(ctx context.Context) (int, error) {
+	if x.opts.MaxBytes <= 0 {
+		return 0, nil
+	}
 	size, err := x.st.SearchSize(ctx)
 	if err != nil || size.IndexBytes <= x.opts.MaxBytes || size.TextBytes == 0 {
 		return 0, err

@@ -482,3 +482,14 @@ func (s *Store) VersionsAfter(ctx context.Context, after int64) ([]VersionToInde
 func (s *Store) VersionByID(ctx context.Context, id int64) (Version, error) {
 	return s.versionWhere(ctx, `v.id = ?`, id)
 }
+
+// LastSearchVersion is the row id of the newest stored version the search
+// index holds, 0 when none.
+func (s *Store) LastSearchVersion(ctx context.Context) (int64, error) {
+	var id int64
+	err := s.db.QueryRowContext(ctx, `SELECT coalesce(max(CAST(substr(source, 9) AS INTEGER)), 0) FROM search_docs WHERE kind = ?`, SearchVersion).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("read the search index of %s: %w", s.path, err)
+	}
+	return id, nil
+}

@@ -410,9 +410,5 @@ func RenderDatabase(ctx context.Context, env agents.Env, path string, dirs []str
 
 // RenderedSession is the file a database session is rendered to under
 // its root's scope: what every other part of compactd names it by (a
-// search hit opens it, rendering it first with WriteRendered).
+// search hit names it before RenderDatabaseSession writes it).
 func RenderedSession(scope, id string) string { return filepath.Join(scope, safeSessionFile(id)) }
-
-// WriteRendered writes a rendered session to file unless it already holds
-// exactly data, and reports whether it wrote.
-func WriteRendered(file string, data []byte) (bool, error) { return writeIfChanged(file, data) }

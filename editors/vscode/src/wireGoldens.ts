@@ -642,6 +642,40 @@ export const restoreBeforeAgentCompaction: CommandResult<CommandResults['compact
   }
 };
 
+export const search: CommandResult<CommandResults['compactd.search']> = {
+  "command": "compactd.search",
+  "uri": "",
+  "message": "",
+  "result": {
+    "query": "RESERVATION_TTL",
+    "hits": [
+      {
+        "agent": "claude",
+        "format": "claude-code",
+        "project": "/home/dev/src/inventory-service",
+        "session": "<uuid>",
+        "title": "Why does the service ignore RESERVATION_TTL?",
+        "path": "<workspace>/claude-2.1.330-24k.jsonl",
+        "line": 1,
+        "date": "<time>",
+        "role": "user",
+        "part": "text",
+        "snippet": "Why does the service ignore RESERVATION_TTL?",
+        "exact": true,
+        "resume": "claude --resume <uuid>"
+      }
+    ],
+    "targets": [
+      "claude",
+      "codex",
+      "gemini",
+      "kilo",
+      "opencode",
+      "qwen"
+    ]
+  }
+};
+
 export const unpin: CommandResult<CommandResults['compactd.unpin']> = {
   "command": "compactd.unpin",
   "uri": "file://<workspace>/claude-2.1.330-24k.jsonl",

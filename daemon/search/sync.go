@@ -313,6 +313,12 @@ func (x *Index) evict(ctx context.Context) (int, error) {
 	if x.opts.MaxBytes <= 0 {
 		return 0, nil
 	}
+	// Measuring the index reads every page of it: a large one is measured
+	// only when the text it holds could make it reach its size (it stays
+	// within a quarter of its text; a small one has pages half empty).
+	if text, err := x.st.SearchText(ctx); err != nil || text >= 64<<20 && text/4 <= x.opts.MaxBytes {
+		return 0, err
+	}
 	size, err := x.st.SearchSize(ctx)
 	if err != nil || size.IndexBytes <= x.opts.MaxBytes || size.TextBytes == 0 {
 		return 0, err

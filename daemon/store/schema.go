@@ -239,6 +239,9 @@ func migrateSearch(ctx context.Context, tx *sql.Tx) error {
 			doc        INTEGER NOT NULL,
 			lo         INTEGER NOT NULL,
 			hi         INTEGER NOT NULL,
+			bytes_from INTEGER NOT NULL DEFAULT 0,
+			bytes_to   INTEGER NOT NULL DEFAULT 0,
+			verbatim   INTEGER NOT NULL DEFAULT 0,
 			line       INTEGER NOT NULL DEFAULT 0,
 			time       INTEGER NOT NULL,
 			text_bytes INTEGER NOT NULL

@@ -72,10 +72,16 @@ type SearchDoc struct {
 }
 
 // A SearchChunk is one piece of a source's text: Lo and Hi locate its
-// records (bytes of the source, or messages of a whole one), Time is its
-// newest message's.
+// records (bytes of the source, or messages of a whole one), From and To
+// the bytes of the source they are in (Lo and Hi again for bytes), Time
+// is its newest message's.
 type SearchChunk struct {
-	Lo, Hi int64
+	Lo, Hi   int64
+	From, To int64
+	// Verbatim: the bytes From to To hold the text as written (in JSON
+	// strings, escapes aside), so a query's words can be looked for there
+	// before the records are parsed.
+	Verbatim bool
 	// Line is the line Lo is on (1-based; 0 for a whole source).
 	Line int64
 	Time time.Time
@@ -264,7 +270,7 @@ func putChunks(ctx context.Context, tx *sql.Tx, doc int64, chunks []SearchChunk)
 		return err
 	}
 	defer taken.Close()
-	meta, err := tx.PrepareContext(ctx, `INSERT INTO search_chunks(id, doc, lo, hi, line, time, text_bytes) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+	meta, err := tx.PrepareContext(ctx, `INSERT INTO search_chunks(id, doc, lo, hi, bytes_from, bytes_to, verbatim, line, time, text_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -287,7 +293,7 @@ func putChunks(ctx context.Context, tx *sql.Tx, doc int64, chunks []SearchChunk)
 			}
 			id++
 		}
-		if _, err := meta.ExecContext(ctx, id, doc, c.Lo, c.Hi, c.Line, c.Time.UnixMilli(), len(c.Text)); err != nil {
+		if _, err := meta.ExecContext(ctx, id, doc, c.Lo, c.Hi, c.From, c.To, c.Verbatim, c.Line, c.Time.UnixMilli(), len(c.Text)); err != nil {
 			return err
 		}
 		if _, err := text.ExecContext(ctx, id, c.Text); err != nil {
@@ -350,10 +356,12 @@ func (s *Store) DeleteSearchDoc(ctx context.Context, id int64, evict bool) error
 
 // A SearchCandidate is a piece whose terms match a query.
 type SearchCandidate struct {
-	Chunk  int64
-	Doc    int64
-	Lo, Hi int64
-	Line   int64
+	Chunk    int64
+	Doc      int64
+	Lo, Hi   int64
+	From, To int64
+	Verbatim bool
+	Line     int64
 	Time   time.Time
 	// Rank is FTS5's bm25 of the piece (lower is better).
 	Rank float64
@@ -362,7 +370,7 @@ type SearchCandidate struct {
 // MatchSearch returns the newest pieces (at most limit) that hold every
 // term of expr, an FTS5 query, of the sources docs (all when nil).
 func (s *Store) MatchSearch(ctx context.Context, expr string, docs []int64, limit int) ([]SearchCandidate, error) {
-	q := `SELECT t.rowid, bm25(search_text), c.doc, c.lo, c.hi, c.line, c.time FROM search_text t JOIN search_chunks c ON c.id = t.rowid
+	q := `SELECT t.rowid, bm25(search_text), c.doc, c.lo, c.hi, c.bytes_from, c.bytes_to, c.verbatim, c.line, c.time FROM search_text t JOIN search_chunks c ON c.id = t.rowid
 		WHERE search_text MATCH ?`
 	args := []any{expr}
 	if docs != nil {
@@ -385,7 +393,7 @@ func (s *Store) MatchSearch(ctx context.Context, expr string, docs []int64, limi
 	for rows.Next() {
 		var c SearchCandidate
 		var t int64
-		if err := rows.Scan(&c.Chunk, &c.Rank, &c.Doc, &c.Lo, &c.Hi, &c.Line, &t); err != nil {
+		if err := rows.Scan(&c.Chunk, &c.Rank, &c.Doc, &c.Lo, &c.Hi, &c.From, &c.To, &c.Verbatim, &c.Line, &t); err != nil {
 			return nil, fmt.Errorf("search %s: %w", s.path, err)
 		}
 		c.Time = time.UnixMilli(t)
@@ -429,6 +437,16 @@ func (s *Store) SearchSize(ctx context.Context) (SearchSize, error) {
 		return z, fmt.Errorf("measure the search index of %s: %w", s.path, err)
 	}
 	return z, nil
+}
+
+// SearchText is the text the search index holds, in bytes (a sum over
+// its sources, not its pages).
+func (s *Store) SearchText(ctx context.Context) (int64, error) {
+	var n int64
+	if err := s.db.QueryRowContext(ctx, `SELECT coalesce(sum(text_bytes), 0) FROM search_docs`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("measure the search index of %s: %w", s.path, err)
+	}
+	return n, nil
 }
 
 // OptimizeSearch merges the index's segments into one (after a large

@@ -99,6 +99,7 @@ func benchSearch(ctx context.Context, cfg *config) ([]row, error) {
 	}
 	cfg.logf("search: %d session files, %.0f MiB (%s) from %d real sessions", built.files, float64(built.bytes)/(1<<20), built.byKind(), len(sources))
 	env := searchEnv(home, storePath)
+	var cpu []time.Duration // of the timed queries
 	run := func(args ...string) ([]byte, time.Duration, error) {
 		cmd := exec.CommandContext(ctx, bin, append([]string{"search", "--folder", ws}, args...)...)
 		cmd.Env = env
@@ -110,6 +111,7 @@ func benchSearch(ctx context.Context, cfg *config) ([]row, error) {
 		if err != nil {
 			return nil, took, fmt.Errorf("compactd search %v: %v: %s", args, err, errb.String())
 		}
+		cpu = append(cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
 		return out.Bytes(), took, nil
 	}
 
@@ -133,6 +135,7 @@ func benchSearch(ctx context.Context, cfg *config) ([]row, error) {
 	// Phrases of the sessions on the machine: with -quick the first copy
 	// stops before the last sources.
 	queries := pickQueries(sources[:built.sources])
+	cpu = nil
 	type kindFigures struct {
 		times []time.Duration
 		found int
@@ -169,6 +172,7 @@ func benchSearch(ctx context.Context, cfg *config) ([]row, error) {
 		}
 		cfg.logf("search: %-10s %-50q %2d hits, median %v", q.kind, q.text, hits, median(slices.Clone(k.times[len(k.times)-reps:])).Round(100*time.Microsecond))
 	}
+	queryCPU := slices.Clone(cpu)
 	// The same queries with the index taken as it is (what the server's
 	// "Find a session…" costs, the server keeping the index current).
 	var noSync []time.Duration
@@ -224,6 +228,8 @@ func benchSearch(ctx context.Context, cfg *config) ([]row, error) {
 		row{Name: fmt.Sprintf("first indexing of the %s (%d sessions): the first compactd search", targetName, built.files), Value: seconds(initial)},
 		row{Name: fmt.Sprintf("compactd search after a %d KB turn was appended to a %d MB session (indexes the append, then answers)", len(turn)>>10, built.largestSize>>20), Value: ms(afterAppend)},
 		row{Name: "compactd search --no-sync (the index as the server keeps it): median / 95th percentile", Value: ms(median(slices.Clone(noSync))) + " / " + ms(percentile(slices.Clone(noSync), 0.95))},
+		row{Name: "compactd search CPU time (user + system) of the timed queries: median / 95th percentile", Value: ms(median(slices.Clone(queryCPU))) + " / " + ms(percentile(slices.Clone(queryCPU), 0.95))},
+		row{Name: "1-minute load average when the queries ran (the machine's other work delays a query's wall time, not its CPU time)", Value: loadAverage()},
 	)
 	return rows, nil
 }

@@ -25,7 +25,7 @@ const MaxLimit = 200
 // candidateWindow is how many pieces holding every term a query ranks:
 // all of them for anything but common words, the newest this many for
 // those (the index walks pieces newest first).
-const candidateWindow = 2000
+const candidateWindow = 1000
 
 // maxReads bounds the pieces one query reads again to check its phrases
 // and cut snippets (each well under a millisecond).

@@ -409,9 +409,10 @@ func (x *Index) readPieces(ctx context.Context, ap format.Appender, pr *pieceRea
 		if err := ctx.Err(); err != nil {
 			return nil, 0, 0, err
 		}
-		if text := joined(passages(t.Messages, 0)); text != "" {
+		ps := passages(t.Messages, 0)
+		if text := joined(ps); text != "" {
 			chunks = append(chunks, store.SearchChunk{Lo: off, Hi: off + int64(len(raw)), From: off, To: off + int64(len(raw)), Verbatim: verbatim(raw, text),
-				Line: lines + 1, Time: newest(t.Messages), Text: text})
+				Line: lines + 1, Time: newest(t.Messages), Text: text, Terms: pairKeys(ps)})
 		}
 		off += int64(len(raw))
 		lines += int64(bytes.Count(raw, []byte{'\n'}))
@@ -490,10 +491,11 @@ func (x *Index) indexWhole(ctx context.Context, codec format.Codec, data []byte,
 	flush := func(hi int) {
 		if hi > lo {
 			msgs := t.Messages[lo:hi]
-			if text := joined(passages(msgs, lo)); text != "" {
+			ps := passages(msgs, lo)
+			if text := joined(ps); text != "" {
 				from, to := recordBytes(t, msgs, int64(len(data)))
 				chunks = append(chunks, store.SearchChunk{Lo: int64(lo), Hi: int64(hi), From: from, To: to, Verbatim: verbatim(data[from:to], text),
-					Time: newest(msgs), Text: text})
+					Time: newest(msgs), Text: text, Terms: pairKeys(ps)})
 			}
 		}
 		lo, n = hi, 0

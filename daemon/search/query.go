@@ -3,7 +3,6 @@ package search
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -68,7 +67,7 @@ func parseQuery(q string) (*parsedQuery, error) {
 	seen := map[string]bool{}
 	add := func(ph phrase) {
 		for i, t := range ph.Terms {
-			s := fmt.Sprintf("%q", t)
+			s := ftsString(t)
 			if i == len(ph.Terms)-1 && ph.Prefix {
 				s += "*"
 			}
@@ -84,6 +83,19 @@ func parseQuery(q string) (*parsedQuery, error) {
 	for _, ph := range p.words {
 		add(ph)
 	}
+	// The keys of each phrase's pairs of words (a prefix ends none).
+	for _, ph := range append(slices.Clone(p.phrases), p.words...) {
+		n := len(ph.Terms)
+		if ph.Prefix {
+			n--
+		}
+		for i := 0; i+1 < n; i++ {
+			if k := ftsString(pairKey(ph.Terms[i], ph.Terms[i+1])); !seen[k] {
+				seen[k] = true
+				all = append(all, k)
+			}
+		}
+	}
 	for _, ph := range append(slices.Clone(p.phrases), p.words...) {
 		for _, t := range ph.Terms {
 			if isASCII(t) {
@@ -97,6 +109,9 @@ func parseQuery(q string) (*parsedQuery, error) {
 	p.expr = strings.Join(all, " AND ")
 	return p, nil
 }
+
+// ftsString is s as an FTS5 string (in double quotes, each doubled).
+func ftsString(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {

@@ -38,6 +38,16 @@ func (x *Index) Sync(ctx context.Context, progress Progress) (Stats, error) {
 		}
 	}
 	files := x.files(ctx)
+	// Oldest first: the pieces indexed last are listed first by the
+	// index, and a query's window of its newest pieces holds the
+	// sessions active last.
+	mtimes := make(map[string]int64, len(files))
+	for _, p := range files {
+		if fi, err := os.Stat(p); err == nil {
+			mtimes[p] = fi.ModTime().UnixNano()
+		}
+	}
+	sort.SliceStable(files, func(i, j int) bool { return mtimes[files[i]] < mtimes[files[j]] })
 	versions, err := x.st.VersionsAfter(ctx, lastVersion)
 	if err != nil {
 		return Stats{}, err

@@ -2,6 +2,7 @@ package search
 
 import (
 	"encoding/json"
+	"hash/fnv"
 	"maps"
 	"slices"
 	"strings"
@@ -140,6 +141,45 @@ func oneLine(s string, n int) string {
 	}
 	r := []rune(s)
 	return strings.TrimSpace(string(r[:n])) + "…"
+}
+
+// Phrase keys let the index narrow a phrase of common words, which it
+// cannot by its terms (it keeps which pieces hold a term, not where):
+// each pair of words next to each other in a passage is hashed into one
+// of 65,536 keys, indexed with the piece as a term of two private-use
+// characters no text holds. A piece holds about a fortieth of the keys,
+// so a four-word phrase's three keys leave about one piece in 60,000
+// that does not say it, where its words alone left most of them; the
+// keys about double the index's entries.
+const pairKeyBits = 16
+
+// pairKey is the key of the words a then b.
+func pairKey(a, b string) string {
+	h := fnv.New32a()
+	h.Write([]byte(a))
+	h.Write([]byte{0})
+	h.Write([]byte(b))
+	k := h.Sum32() & (1<<pairKeyBits - 1)
+	return string([]rune{0xE000 + rune(k>>8), 0xE100 + rune(k&0xff)})
+}
+
+// pairKeys are the keys of every pair of words next to each other in ps,
+// each once, as text the index takes beside ps's.
+func pairKeys(ps []passage) string {
+	seen := map[string]bool{}
+	var b strings.Builder
+	for _, p := range ps {
+		ts := terms(p.Text)
+		for i := 0; i+1 < len(ts); i++ {
+			k := pairKey(ts[i].Text, ts[i+1].Text)
+			if !seen[k] {
+				seen[k] = true
+				b.WriteByte(' ')
+				b.WriteString(k)
+			}
+		}
+	}
+	return b.String()
 }
 
 // Terms are what the full-text index and a phrase check compare: runs of

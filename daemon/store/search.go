@@ -86,6 +86,9 @@ type SearchChunk struct {
 	Line int64
 	Time time.Time
 	Text string
+	// Terms are indexed beside Text: search's own terms, which no text
+	// holds (its phrase keys).
+	Terms string
 	// TextBytes is the length of the text it was indexed from (read
 	// back: the index keeps no text).
 	TextBytes int64
@@ -255,22 +258,18 @@ func (s *Store) UpdateSearch(ctx context.Context, u SearchUpdate) (SearchDoc, er
 	return d, nil
 }
 
-// chunkIDSpread is how many piece ids share one millisecond: a piece's id
-// is its time in milliseconds times the spread, plus a counter, so the
-// index lists the newest pieces first by id alone (FTS5 walks rowids in
-// order, and a query for a common word stops after the newest).
-const chunkIDSpread = 1 << 10
-
+// putChunks adds chunks to the index. Their ids (the FTS5 rowids) are
+// the table's next ones: FTS5 keeps each term's rowids as varint deltas,
+// and dense ids keep those a byte or two (ids spread by time tripled the
+// index). The index lists the pieces indexed last first: a sync indexes
+// the sessions oldest first, so that is the newest first. A chunk's
+// Terms, when set, are indexed beside its text (terms of the index's own
+// that no text holds).
 func putChunks(ctx context.Context, tx *sql.Tx, doc int64, chunks []SearchChunk) error {
 	if len(chunks) == 0 {
 		return nil
 	}
-	taken, err := tx.PrepareContext(ctx, `SELECT 1 FROM search_chunks WHERE id = ?`)
-	if err != nil {
-		return err
-	}
-	defer taken.Close()
-	meta, err := tx.PrepareContext(ctx, `INSERT INTO search_chunks(id, doc, lo, hi, bytes_from, bytes_to, verbatim, line, time, text_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	meta, err := tx.PrepareContext(ctx, `INSERT INTO search_chunks(doc, lo, hi, bytes_from, bytes_to, verbatim, line, time, text_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -281,22 +280,15 @@ func putChunks(ctx context.Context, tx *sql.Tx, doc int64, chunks []SearchChunk)
 	}
 	defer text.Close()
 	for _, c := range chunks {
-		id := max(c.Time.UnixMilli(), 0) * chunkIDSpread
-		for {
-			var one int
-			err := taken.QueryRowContext(ctx, id).Scan(&one)
-			if errors.Is(err, sql.ErrNoRows) {
-				break
-			}
-			if err != nil {
-				return err
-			}
-			id++
-		}
-		if _, err := meta.ExecContext(ctx, id, doc, c.Lo, c.Hi, c.From, c.To, c.Verbatim, c.Line, c.Time.UnixMilli(), len(c.Text)); err != nil {
+		res, err := meta.ExecContext(ctx, doc, c.Lo, c.Hi, c.From, c.To, c.Verbatim, c.Line, c.Time.UnixMilli(), len(c.Text))
+		if err != nil {
 			return err
 		}
-		if _, err := text.ExecContext(ctx, id, c.Text); err != nil {
+		id, err := res.LastInsertId()
+		if err != nil {
+			return err
+		}
+		if _, err := text.ExecContext(ctx, id, c.Text+c.Terms); err != nil {
 			return err
 		}
 	}

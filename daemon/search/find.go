@@ -324,4 +324,3 @@ func (x *Index) Materialize(ctx context.Context, h Hit) (string, error) {
 	db, session := splitDBSource(d.Source)
 	return watch.RenderDatabaseSession(ctx, x.opts.Env, db, session)
 }
-

@@ -354,7 +354,7 @@ type SearchCandidate struct {
 	From, To int64
 	Verbatim bool
 	Line     int64
-	Time   time.Time
+	Time     time.Time
 	// Rank is FTS5's bm25 of the piece (lower is better).
 	Rank float64
 }

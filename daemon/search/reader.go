@@ -3,11 +3,13 @@ package search
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/transcript"
@@ -73,6 +75,16 @@ func (r *reader) passages(ctx context.Context, d store.SearchDoc, c store.Search
 	low := r.lower(raw)
 	if c.Verbatim && !r.q.mayHold(low) {
 		return nil, nil, nil
+	}
+	if d.Whole && c.Verbatim && d.Size > wholeParseLimit {
+		// A large document: its strings, without parsing it whole.
+		lineOf := func(off int) int64 {
+			if d.Kind != store.SearchFile {
+				return 0
+			}
+			return r.lineAt(d, c.From+int64(off))
+		}
+		return rawPassages(raw), lineOf, nil
 	}
 	if d.Whole {
 		w := r.whole(ctx, d, codec)
@@ -184,7 +196,7 @@ func (r *reader) content(ctx context.Context, d store.SearchDoc) ([]byte, error)
 		if fi, serr := os.Stat(d.Source); serr != nil || fi.Size() != d.Size || fi.ModTime().UnixNano() != d.MTime {
 			return nil, errors.New("changed since it was indexed")
 		}
-		b, _, err = sourcefile.ReadTranscript(d.Source)
+		b, err = readIndexed(d)
 	}
 	if err != nil {
 		return nil, err
@@ -205,7 +217,7 @@ func (r *reader) whole(ctx context.Context, d store.SearchDoc, codec format.Code
 			w.err = errors.New("changed since it was indexed")
 			return w
 		}
-		w.data, _, w.err = sourcefile.ReadTranscript(d.Source)
+		w.data, w.err = readIndexed(d)
 	} else {
 		w.data, w.err = r.content(ctx, d)
 	}
@@ -213,4 +225,69 @@ func (r *reader) whole(ctx context.Context, d store.SearchDoc, codec format.Code
 		w.t, w.err = codec.Parse(w.data)
 	}
 	return w
+}
+
+// readIndexed reads a file the index read whole, as big as it was then
+// (its format is known: no detection again).
+func readIndexed(d store.SearchDoc) ([]byte, error) {
+	if d.Size > sourcefile.MaxTranscriptBytes {
+		return nil, fmt.Errorf("%s is larger than compactd reads", d.Source)
+	}
+	return sourcefile.ReadFile(d.Source)
+}
+
+// wholeParseLimit is the largest source read whole that a query parses
+// again to check a candidate: past it, a verbatim piece's own JSON
+// strings are checked instead (parsing a 3 MB export costs 25 ms, and
+// one query may meet several); the hit then says what holds the words,
+// not whose message it is.
+const wholeParseLimit = 1 << 20
+
+// rawPassages are the JSON strings of raw (object keys aside), each a
+// passage with its byte offset in raw as its message: what a piece of a
+// JSON document says, as written, when it is not parsed.
+func rawPassages(raw []byte) []passage {
+	var out []passage
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '"' {
+			continue
+		}
+		end := i + 1
+		for end < len(raw) && raw[end] != '"' {
+			if raw[end] == '\\' {
+				end++
+			}
+			end++
+		}
+		if end >= len(raw) {
+			break
+		}
+		lit := raw[i : end+1]
+		next := end + 1
+		for next < len(raw) && (raw[next] == ' ' || raw[next] == '\n' || raw[next] == '\r' || raw[next] == '\t') {
+			next++
+		}
+		if next < len(raw) && raw[next] == ':' {
+			i = end // a key
+			continue
+		}
+		var text string
+		if json.Unmarshal(lit, &text) == nil && strings.TrimSpace(text) != "" {
+			out = append(out, passage{Message: i, Part: transcript.PartText, Text: text})
+		}
+		i = end
+	}
+	return out
+}
+
+// lineAt is the line of d's file at byte off (1-based).
+func (r *reader) lineAt(d store.SearchDoc, off int64) int64 {
+	f, err := sourcefile.OpenRegular(d.Source)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	buf := make([]byte, off)
+	n, _ := f.ReadAt(buf, 0)
+	return int64(bytes.Count(buf[:n], []byte{'\n'})) + 1
 }

@@ -238,10 +238,10 @@ func readIndexed(d store.SearchDoc) ([]byte, error) {
 
 // wholeParseLimit is the largest source read whole that a query parses
 // again to check a candidate: past it, a verbatim piece's own JSON
-// strings are checked instead (parsing a 3 MB export costs 25 ms, and
-// one query may meet several); the hit then says what holds the words,
-// not whose message it is.
-const wholeParseLimit = 1 << 20
+// strings are checked instead (parsing an opencode export costs about
+// 10 ms a megabyte, and one query may meet a dozen); the hit then says
+// what holds the words, not whose message it is.
+const wholeParseLimit = 256 << 10
 
 // rawPassages are the JSON strings of raw (object keys aside), each a
 // passage with its byte offset in raw as its message: what a piece of a

@@ -13,6 +13,7 @@ import {
 } from 'vscode-languageclient/node';
 import { ContextData, ContextViewProvider } from './contextView';
 import { AgentCompactionNote, Gauge, GaugeStore, gaugeText, insightMarkdown, shortTokens } from './gauges';
+import { findSession } from './search';
 import { EditorInfo, editorInfo, findServer } from './server';
 import { CommandResult, CommandResults, Version } from './wire';
 
@@ -210,7 +211,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     item.tooltip = msg;
     item.command = 'compactd.showOutput';
     output.appendLine(msg);
-    for (const id of [...Object.keys(commandTitles), 'compactd.showActions', 'compactd.restartServer', 'compactd.showContext', 'compactd.refreshContext']) {
+    for (const id of [...Object.keys(commandTitles), 'compactd.showActions', 'compactd.findSession', 'compactd.restartServer', 'compactd.showContext', 'compactd.refreshContext']) {
       context.subscriptions.push(vscode.commands.registerCommand(id, () => vscode.window.showErrorMessage(`compactd: ${msg}`)));
     }
     context.subscriptions.push(vscode.commands.registerCommand('compactd.showOutput', () => output.show()));
@@ -245,6 +246,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   // show progress, and open what the result names.
   const executeCommand = async (command: string, args: unknown[], next: ExecuteCommandSignature): Promise<unknown> => {
     const first = args?.[0];
+    if (command === 'compactd.search') {
+      // Takes no conversation: "Find a session…" asks it directly.
+      return next(command, args);
+    }
     if (first !== undefined && (typeof first !== 'object' || first === null || Array.isArray(first))) {
       // Not the one-object form this extension knows: the server's own business.
       return next(command, args);
@@ -465,10 +470,21 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
           { label: '$(history) History', description: 'versions of this conversation', id: 'compactd.history' },
           { label: '$(discard) Restore…', description: 'bring back a version', id: 'compactd.restore' },
           { label: '$(arrow-swap) Continue in…', description: 'another agent, compacted to fit its window', id: 'compactd.handoff' },
+          { label: '$(search) Find a session…', description: 'of any agent, by what was said in it', id: 'compactd.findSession' },
         ],
         { placeHolder: g ? `${path.basename(vscode.Uri.parse(g.uri).fsPath)} — ${gaugeText(g)}` : 'compactd' },
       );
-      if (picked) await vscode.commands.executeCommand(picked.id, g ? { uri: g.uri } : {});
+      if (picked?.id === 'compactd.findSession') await vscode.commands.executeCommand(picked.id);
+      else if (picked) await vscode.commands.executeCommand(picked.id, g ? { uri: g.uri } : {});
+    }),
+    // "Find a session…": every agent's past sessions by what was said in them; the one picked
+    // opens, or continues in another agent.
+    vscode.commands.registerCommand('compactd.findSession', (query?: string) => {
+      if (!client?.isRunning()) {
+        void vscode.window.showWarningMessage('compactd: the server is not running.');
+        return undefined;
+      }
+      return findSession(client, info, (uri, agent) => vscode.commands.executeCommand('compactd.handoff', { uri, agent }), typeof query === 'string' ? query : undefined);
     }),
     // "Compact to fit…" (a code action, the palette): ask for the budget, suggesting the dry
     // run's knee when the server knows it, and compact to fit it.

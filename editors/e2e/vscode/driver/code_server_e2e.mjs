@@ -455,6 +455,50 @@ async function main() {
     check('the handoff wrote a Gemini CLI session', chats.some((f) => /^session-.*\.jsonl$/.test(f)), chats);
     await shot('06c-handoff-gemini');
   }
+  if (process.env.E2E_SEARCH !== '0') {
+    // "Find a session…" (issue 32): the palette's quick pick asks the server as the user types;
+    // the conversation is found by its first prompt, and picking it then "Open the transcript"
+    // opens it at that line.
+    let phrase = '';
+    for (const line of fs.readFileSync(path.join(ws, FILE_NAME), 'utf8').split('\n')) {
+      let rec;
+      try { rec = JSON.parse(line); } catch { continue; }
+      let text = rec?.type === 'user' ? rec.message?.content : undefined;
+      if (Array.isArray(text)) text = text[0]?.type === 'text' ? text[0].text : undefined;
+      if (typeof text === 'string' && !/^\s*</.test(text)) {
+        phrase = (text.match(/\w+/g) ?? []).slice(0, 3).join(' ');
+        break;
+      }
+    }
+    check('the conversation has a prompt to look for', phrase.split(' ').length === 3, phrase);
+    const opened = await step('Find a session… (command palette)', async () => {
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Control+Shift+P');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ timeout: 10000 });
+      await input.fill('>compactd: Find a session');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Find a session' }).first().waitFor({ timeout: 10000 });
+      await page.keyboard.press('Enter');
+      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: phrase }).first();
+      // The server indexes the machine after its cold scan: ask again until the hit is there.
+      const deadline = Date.now() + 30000;
+      for (;;) {
+        await input.fill(`"${phrase}"`);
+        if (await row.waitFor({ timeout: 3000 }).then(() => true, () => false)) break;
+        if (Date.now() > deadline) throw new Error(`no hit for "${phrase}"`);
+        await input.fill('');
+      }
+      await page.keyboard.press('Enter');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Open the transcript' }).first().waitFor({ timeout: 10000 });
+      await page.keyboard.type('Open the transcript');
+      await page.keyboard.press('Enter');
+      const t = page.locator('.tab.active', { hasText: FILE_NAME }).first();
+      await t.waitFor({ timeout: 20000 });
+      return (await t.innerText()).trim();
+    }).catch(() => null);
+    check('the session found opened in an editor', !!opened, opened);
+    await shot('06d-find-session');
+  }
   await page.waitForTimeout(500);
   await shot('06-after-compact');
   R.statusTooltip = await gaugeItem.first().getAttribute('aria-label').catch(() => null);

@@ -20,7 +20,7 @@ func init() { agents.Register(Agent) }
 // session-state/<id>/events.jsonl, a session belonging to the workspace
 // when it started in a workspace folder.
 var Agent = &agents.Agent{
-	Name: "copilot-cli", Setting: "copilot_cli", Command: "copilot", Vars: []string{HomeVar},
+	Name: "copilot-cli", Setting: "copilot_cli", Command: "copilot", Vars: []string{HomeVar}, Label: "GitHub Copilot CLI",
 	Formats: []transcript.Format{transcript.FormatCopilotCLI},
 	Roots: func(env agents.Env, folders []string) []agents.Root {
 		return agents.Shared(folders, SessionsDir(env))

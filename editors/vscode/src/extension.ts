@@ -11,10 +11,10 @@ import {
   ServerOptions,
   TransportKind,
 } from 'vscode-languageclient/node';
-import { ContextData, ContextViewProvider } from './contextView';
+import { ContextViewProvider } from './contextView';
 import { AgentCompactionNote, Gauge, GaugeStore, gaugeText, insightMarkdown, shortTokens } from './gauges';
 import { EditorInfo, editorInfo, findServer } from './server';
-import { CommandResult, CommandResults, Version } from './wire';
+import { CommandResult, CommandResults, Notifications, Requests, Version } from './wire';
 
 /** The server's commands, with the titles the palette and the quick pick use. */
 const commandTitles: Record<string, string> = {
@@ -122,10 +122,20 @@ function protocolSettings(): Record<string, unknown> {
   };
 }
 
+/** Sends one of the server's own requests, typed by what it takes and answers (wire.ts). */
+function request<M extends keyof Requests>(c: LanguageClient, method: M, params: Requests[M]['params']): Promise<Requests[M]['result']> {
+  return c.sendRequest<Requests[M]['result']>(method, params);
+}
+
+/** Handles one of the server's own notifications, typed by its params (wire.ts). */
+function onNotification<M extends keyof Notifications>(c: LanguageClient, method: M, handler: (params: Notifications[M]) => void | Promise<void>): vscode.Disposable {
+  return c.onNotification(method, handler);
+}
+
 /** Transcript files sent to the server: the server's patterns, and compactd.documentGlobs (never settings.json). */
 function documentSelector(info: EditorInfo): DocumentSelector {
   const extra = vscode.workspace.getConfiguration('compactd').get<string[]>('documentGlobs') ?? [];
-  return [...info.documentPatterns, ...extra].map((pattern) => ({ scheme: 'file', pattern }));
+  return [...(info.documentPatterns ?? []), ...extra].map((pattern) => ({ scheme: 'file', pattern }));
 }
 
 function fmtTokens(n: number | undefined): string {
@@ -415,7 +425,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const contextView = new ContextViewProvider(
     (uri, dryRun) => {
       if (!client?.isRunning()) return Promise.reject(new Error('the server is not running'));
-      return client.sendRequest<ContextData>('compactd/context', { uri, dryRun });
+      return request(client, 'compactd/context', { uri, dryRun });
     },
     () => currentUri(),
     (uri, line) => {
@@ -425,19 +435,20 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   );
 
   context.subscriptions.push(
-    client.onNotification('compactd/gauge', (g: Gauge) => {
+    onNotification(client, 'compactd/gauge', (g) => {
       store.update(g);
       render();
       contextView.onGauge(g);
     }),
     // The agent compacted a watched conversation on its own: what it lost, and the two actions.
-    client.onNotification('compactd/agentCompaction', async (note: AgentCompactionNote) => {
+    onNotification(client, 'compactd/agentCompaction', async (note) => {
       agentCompactions.push(note);
       output.appendLine(`compactd: ${note.message}`);
       contextView.onGauge({ uri: note.uri });
       const show = note.health?.loop ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-      const picked = await show(`compactd: ${note.message}`, ...note.actions.map((a) => a.title));
-      const action = note.actions.find((a) => a.title === picked);
+      const actions = note.actions ?? [];
+      const picked = await show(`compactd: ${note.message}`, ...actions.map((a) => a.title));
+      const action = actions.find((a) => a.title === picked);
       if (action) await vscode.commands.executeCommand(action.command, ...(action.arguments ?? []));
     }),
     vscode.window.onDidChangeActiveTextEditor(() => {
@@ -502,7 +513,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   // Conversations the server already watches, not only open editors. Older servers may
   // lack the request: the notifications alone still fill the gauge.
   try {
-    const all = await client.sendRequest<Gauge[] | null>('compactd/gauges', {});
+    const all = await request(client, 'compactd/gauges', {});
     for (const g of all ?? []) store.update(g);
     render();
   } catch (e) {

@@ -114,8 +114,9 @@ function protocolSettings(): Record<string, unknown> {
       keepLast: get<number>('compact.keepLast'),
       turns: get<number>('compact.turns') || undefined,
     },
-    // Every compactd.watch key: the agents' switches are the server's (one per registered
-    // agent), whatever this manifest declares.
+    // Every compactd.watch key, set in the object or on its own (compactd.watch.<key>, as
+    // earlier versions declared them): the agents' switches are the server's, which validates
+    // them (compactd editor-info lists them); the manifest names no agent.
     watch: Object.fromEntries(Object.keys(c.get<Record<string, unknown>>('watch') ?? {}).map((k) => [k, get<unknown>(`watch.${k}`)])),
     log: { level: get<string>('log.level') },
     store: { path: get<string>('store.path') || undefined },
@@ -130,6 +131,19 @@ function request<M extends keyof Requests>(c: LanguageClient, method: M, params:
 /** Handles one of the server's own notifications, typed by its params (wire.ts). */
 function onNotification<M extends keyof Notifications>(c: LanguageClient, method: M, handler: (params: Notifications[M]) => void | Promise<void>): vscode.Disposable {
   return c.onNotification(method, handler);
+}
+
+/** The server's health as a Markdown page: one line per folder it watches (or waits for). */
+function healthMarkdown(h: Requests['compactd/health']['result']): string {
+  const lines = [`# compactd ${h.version}`, ''];
+  lines.push(h.store.error ? `Store: ${h.store.path} — not usable: ${h.store.error}` : `Store: ${h.store.path || '(none)'}${h.store.writable ? '' : ' (read-only)'}`);
+  lines.push('', `Transcripts: ${h.transcripts}${h.scanDone ? '' : ' (scan under way)'}`, '', '## Watched folders', '');
+  for (const w of h.watching ?? []) {
+    const state = !w.exists ? 'not there yet (watched for)' : w.polled ? 'polled (past the watch limit)' : w.watched ? 'watched' : 'not watched';
+    lines.push(`- ${w.kind}: ${w.dir} — ${state}`);
+  }
+  if (!h.watching?.length) lines.push('- none: open a folder, or turn on compactd.watch');
+  return lines.join('\n') + '\n';
 }
 
 /** Transcript files sent to the server: the server's patterns, and compactd.documentGlobs (never settings.json). */
@@ -499,6 +513,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     vscode.commands.registerCommand('compactd.restartServer', () => client?.restart()),
     vscode.commands.registerCommand('compactd.showOutput', () => output.show()),
+    // What Neovim's :checkhealth compactd shows: the server, its store, and where it looks for
+    // transcripts under the current settings.
+    vscode.commands.registerCommand('compactd.showHealth', async () => {
+      if (!client?.isRunning()) {
+        void vscode.window.showWarningMessage('compactd: the server is not running (see Output › compactd).');
+        return;
+      }
+      const h = await request(client, 'compactd/health', {});
+      const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: healthMarkdown(h) });
+      await vscode.window.showTextDocument(doc, { preview: false });
+    }),
   );
 
   try {

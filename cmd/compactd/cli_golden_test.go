@@ -111,6 +111,16 @@ func TestCLIOutputGolden(t *testing.T) {
 	golden("handoff", "unknown-agent", nil, "handoff", "--to", "emacs", claude)
 	golden("handoff", "no-agent", nil, "handoff", claude)
 
+	// Search: the workspace's sessions, the fork the compaction wrote
+	// and the stored versions, indexed on the first search.
+	golden("search", "phrase", nil, "search", "--folder", ws, `"SKU index migration"`)
+	golden("search", "path", nil, "search", "--folder", ws, "--limit", "3", "internal/api/middleware.go")
+	golden("search", "json", nil, "search", "--folder", ws, "--json", "--limit", "2", "backoffJitter")
+	golden("search", "no-hit", nil, "search", "--folder", ws, "zebra crossing")
+	golden("search", "open", nil, "search", "--folder", ws, "--open", "1", `"SKU index migration"`)
+	golden("search", "no-query", nil, "search", "--folder", ws)
+	golden("search", "unknown-agent", nil, "search", "--agent", "nobody", "x")
+
 	// The agent's statusline payload names the session it shows.
 	var p map[string]any
 	if err := json.Unmarshal(payload, &p); err != nil {
@@ -126,6 +136,8 @@ func TestCLIOutputGolden(t *testing.T) {
 	golden("hooks", "status", nil, "hooks", "status")
 	golden("mcp", "status", nil, "mcp", "status")
 	golden("doctor", "text", nil, "doctor")
+	// Last: it writes a session the cases above would find.
+	golden("search", "handoff", nil, "search", "--folder", ws, "--agent", "claude", "--handoff", "qwen", "Store interface")
 }
 
 var (

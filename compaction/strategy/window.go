@@ -184,7 +184,7 @@ func (r *run) tokenBudget() (int, error) {
 		budget = r.threshold()
 	}
 	if budget <= 0 {
-		return 0, fmt.Errorf("needs a budget or a context window to derive one from")
+		return 0, fmt.Errorf("needs a budget, or a context window to derive one from: set one (--budget N, or [compact] budget) or the window (--window N)")
 	}
 	turns := r.turns()
 	cut := r.cutForBudget(turns, budget)

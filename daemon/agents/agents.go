@@ -56,9 +56,15 @@ type Agent struct {
 	Roots func(env Env, folders []string) []Root
 	// Session reports whether path, found under one of its roots, is one
 	// of its sessions of the folders (by its name, and for agents that
-	// keep every project together, by the folder the session started in).
-	// nil accepts every file under a root.
+	// keep every project together, by the folder the session started in);
+	// with folders nil, whether it is one of its sessions of any folder
+	// (found under Everywhere). nil accepts every file under a root.
 	Session func(path string, folders []string) bool
+	// Everywhere lists where its sessions of every project live: what
+	// `compactd search` reads, whichever folder the user works in. nil
+	// when the agent keeps none of its own (its files are found in the
+	// workspace).
+	Everywhere func(env Env) []Root
 
 	// Vars are the environment variables that move the agent's folders
 	// ($CLAUDE_CONFIG_DIR): EnvFromOS reads them into Env.Vars.
@@ -339,11 +345,15 @@ func Slug(abs string) string {
 // StartedIn is the Session check of an agent that keeps every project's
 // sessions together: a file named like one of its sessions (named gets the
 // name without a compression suffix) that started in a workspace folder
-// (cwd reads which folder from the session).
+// (cwd reads which folder from the session), in any folder when folders
+// is nil.
 func StartedIn(named func(base string) bool, cwd func(path string) (string, bool)) func(path string, folders []string) bool {
 	return func(path string, folders []string) bool {
 		if !named(filepath.Base(sourcefile.PlainName(path))) {
 			return false
+		}
+		if folders == nil {
+			return true
 		}
 		dir, ok := cwd(path)
 		return ok && InFolders(dir, folders)

@@ -139,7 +139,7 @@ func (s *Server) threshold(path string, t *transcript.Transcript, r gauge.Resolv
 		envs.Wait(time.Second)
 		args, _ = envs.Args(a.Command, cwd)
 	}
-	return a.AutoCompact(agents.Query{Env: s.Env, Getenv: s.Getenv, Args: args, Cwd: cwd, Model: r.Model, Window: r.ContextWindow, WindowSource: r.WindowSource})
+	return a.AutoCompact(agents.Query{Env: s.Env, Getenv: s.Getenv, Args: args, Cwd: cwd, Model: r.Model, Window: r.ContextWindow, WindowSource: r.WindowSource, AgentVersion: t.Meta.AgentVersion})
 }
 
 // settleWait bounds how long context_status waits for the agent to write

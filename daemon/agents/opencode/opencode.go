@@ -33,6 +33,10 @@ func New(name string, f transcript.Format) *agents.Agent {
 			db := Database(env, name)
 			return []agents.Root{{Dir: filepath.Dir(db), Database: db, Scope: filepath.Join(env.SessionsDir(), name)}}
 		},
+		Everywhere: func(env agents.Env) []agents.Root {
+			db := Database(env, name)
+			return []agents.Root{{Dir: filepath.Dir(db), Database: db, Scope: filepath.Join(env.SessionsDir(), name)}}
+		},
 		Resume: func(fork, session string) string {
 			return name + " import " + agents.ShellQuote(fork) + " && " + name + " --session " + agents.ShellQuote(session)
 		},

@@ -25,6 +25,7 @@ export interface CommandResults {
   'compactd.recompactAgentCompaction': Compaction;
   'compactd.restore': Restored;
   'compactd.restoreBeforeAgentCompaction': Restored;
+  'compactd.search': Found;
   'compactd.unpin': Pinned;
 }
 
@@ -280,6 +281,34 @@ export interface Restored {
   session?: string;
   resume?: string;
   notes?: (string)[] | null;
+}
+
+/** search.Hit */
+export interface Hit {
+  agent?: string;
+  format: string;
+  project?: string;
+  session?: string;
+  title?: string;
+  path?: string;
+  line?: number;
+  version?: string;
+  conversation?: string;
+  date: string;
+  role: string;
+  part: string;
+  tool?: string;
+  snippet: string;
+  exact?: boolean;
+  resume?: string;
+}
+
+/** daemon.Found */
+export interface Found {
+  query: string;
+  hits: (Hit)[] | null;
+  more?: boolean;
+  targets: (string)[] | null;
 }
 
 /** gauge.Setting */

@@ -642,6 +642,40 @@ export const restoreBeforeAgentCompaction: CommandResult<CommandResults['compact
   }
 };
 
+export const search: CommandResult<CommandResults['compactd.search']> = {
+  "command": "compactd.search",
+  "uri": "",
+  "message": "",
+  "result": {
+    "query": "RESERVATION_TTL",
+    "hits": [
+      {
+        "agent": "claude",
+        "format": "claude-code",
+        "project": "/home/dev/src/inventory-service",
+        "session": "<uuid>",
+        "title": "Why does the service ignore RESERVATION_TTL?",
+        "path": "<workspace>/claude-2.1.330-24k.jsonl",
+        "line": 1,
+        "date": "<time>",
+        "role": "user",
+        "part": "text",
+        "snippet": "Why does the service ignore RESERVATION_TTL?",
+        "exact": true,
+        "resume": "claude --resume <uuid>"
+      }
+    ],
+    "targets": [
+      "claude",
+      "codex",
+      "gemini",
+      "kilo",
+      "opencode",
+      "qwen"
+    ]
+  }
+};
+
 export const unpin: CommandResult<CommandResults['compactd.unpin']> = {
   "command": "compactd.unpin",
   "uri": "file://<workspace>/claude-2.1.330-24k.jsonl",
@@ -745,12 +779,12 @@ export const notification_gauge: Notifications['compactd/gauge'] = {
       "cacheWrite": 3.75,
       "output": 15
     },
-    "session": 0.04674119999999999,
+    "session": 0.046741200000000004,
     "sessionDetail": {
       "input": 0.000045,
       "cacheWrite": 0.0075,
-      "cacheRead": 0.033571199999999995,
-      "output": 0.005625000000000001
+      "cacheRead": 0.0335712,
+      "output": 0.005625
     },
     "responses": 5,
     "nextTurn": {
@@ -933,12 +967,12 @@ export const request_gauges: Requests['compactd/gauges']['result'] = [
         "cacheWrite": 3.75,
         "output": 15
       },
-      "session": 0.006609000000000002,
+      "session": 0.006609,
       "sessionDetail": {
-        "input": 0.000008999999999999997,
-        "cacheWrite": 0.0029999999999999988,
-        "cacheRead": 0.0027000000000000027,
-        "output": 0.0009000000000000004
+        "input": 0.000009,
+        "cacheWrite": 0.003,
+        "cacheRead": 0.0027,
+        "output": 0.0009
       },
       "responses": 1,
       "nextTurn": {
@@ -1054,12 +1088,12 @@ export const request_gauges: Requests['compactd/gauges']['result'] = [
         "cacheWrite": 3.75,
         "output": 15
       },
-      "session": 0.04674119999999999,
+      "session": 0.046741200000000004,
       "sessionDetail": {
         "input": 0.000045,
         "cacheWrite": 0.0075,
-        "cacheRead": 0.033571199999999995,
-        "output": 0.005625000000000001
+        "cacheRead": 0.0335712,
+        "output": 0.005625
       },
       "responses": 5,
       "nextTurn": {
@@ -1178,12 +1212,12 @@ export const request_context: Requests['compactd/context']['result'] = {
         "cacheWrite": 3.75,
         "output": 15
       },
-      "session": 0.04674119999999999,
+      "session": 0.046741200000000004,
       "sessionDetail": {
         "input": 0.000045,
         "cacheWrite": 0.0075,
-        "cacheRead": 0.033571199999999995,
-        "output": 0.005625000000000001
+        "cacheRead": 0.0335712,
+        "output": 0.005625
       },
       "responses": 5,
       "nextTurn": {

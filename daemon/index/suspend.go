@@ -85,8 +85,14 @@ func (x *Index) Suspend(path string) ([]byte, error) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	sus, ok := tr.codec.(format.Suspender)
-	if !ok || tr.t == nil || tr.hot.Load() {
+	if !ok || tr.t == nil {
 		return nil, ErrNotSuspendable
+	}
+	if tr.hot.Load() {
+		// Read whole and kept whole (a rewind in the file's history made
+		// the read keep every part): what goes on appending is what a
+		// trimmed entry keeps.
+		tr.trim(sus)
 	}
 	t := tr.t
 	codec, firstRecord, err := sus.Suspend(t)

@@ -155,3 +155,46 @@ func TestConcurrentRunsKeepAWholeState(t *testing.T) {
 		t.Fatalf("state folder holds %v, want one state and no temporary file", names)
 	}
 }
+
+// TestWholeReadKeepsAState: an entry read keeping every part (a session
+// whose history holds a rewind is read so; here the index's hot budget
+// holds it) still leaves a state, trimmed, and the next run after an
+// append resumes it and gauges what a first run gauges.
+func TestWholeReadKeepsAState(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "compaction", "format", "claude", "testdata", "compact-after-rewind.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	states := filepath.Join(dir, "state", "sessions")
+	path := filepath.Join(dir, "session.jsonl")
+	lines := bytes.SplitAfter(src, []byte("\n"))
+	keep := bytes.Join(lines[:len(lines)-2], nil)
+	if err := os.WriteFile(path, keep, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hot, err := Open(states, path, "k", index.Options{}) // 32 MiB hot: read whole
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hot.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	if err := hot.Save(); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(states); len(entries) != 1 {
+		t.Fatalf("a whole read left %d states", len(entries))
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(src[len(keep):])
+	f.Close()
+	got, s := run(t, states, path, "k")
+	want, _ := run(t, "", path, "k")
+	if !s.Resumed || got.Tokens != want.Tokens || got.Messages != want.Messages {
+		t.Fatalf("after an append: resumed %v, %d tokens and %d messages; a first run: %d and %d", s.Resumed, got.Tokens, got.Messages, want.Tokens, want.Messages)
+	}
+}

@@ -41,8 +41,8 @@ type thresholds struct {
 }
 
 type thresholdKey struct {
-	agent, cwd, model, windowSource string
-	window                          int
+	agent, cwd, model, windowSource, version string
+	window                                   int
 }
 
 type thresholdEntry struct {
@@ -80,7 +80,7 @@ func (th *thresholds) of(path string, t *transcript.Transcript, r gauge.Resolved
 	if cwd == "" {
 		cwd = folder
 	}
-	key := thresholdKey{agent: a.Name, cwd: cwd, model: r.Model, window: r.ContextWindow, windowSource: r.WindowSource}
+	key := thresholdKey{agent: a.Name, cwd: cwd, model: r.Model, window: r.ContextWindow, windowSource: r.WindowSource, version: t.Meta.AgentVersion}
 	now := th.now()
 	th.mu.Lock()
 	e := th.m[key]
@@ -102,7 +102,7 @@ func (th *thresholds) of(path string, t *transcript.Transcript, r gauge.Resolved
 	}
 	files := map[string]fileStamp{}
 	var mu sync.Mutex
-	q := agents.Query{Env: th.env, Getenv: getenv, Args: args, Cwd: cwd, Model: r.Model, Window: r.ContextWindow, WindowSource: r.WindowSource,
+	q := agents.Query{Env: th.env, Getenv: getenv, Args: args, Cwd: cwd, Model: r.Model, Window: r.ContextWindow, WindowSource: r.WindowSource, AgentVersion: t.Meta.AgentVersion,
 		ReadFile: func(path string) ([]byte, error) {
 			mu.Lock()
 			files[path] = stampOf(path)

@@ -98,7 +98,10 @@ type candidate struct {
 	// StateKept of StateTotal files' last state the text still shows.
 	StateKept, StateTotal int
 	Notes                 []string
-	text, plain           string // for dumps
+	// Failed is why the compaction failed ("" when it did not): it then
+	// kept nothing.
+	Failed      string
+	text, plain string // for dumps
 }
 
 func (c candidate) share() float64 {
@@ -333,10 +336,19 @@ func forwardCutRun(ctx context.Context, cfg *config, fc *forwardCompactor, sc *f
 	r := &forwardResult{cut: cut, curve: map[string]map[int]candidate{}, trunc: map[string]map[int]candidate{}}
 	r.before = sc.counter.Text(renderVisible(cut.Before))
 	dump := os.Getenv("COMPACTD_FORWARD_DUMP")
+	if dump != "" {
+		dumpCandidates(dump, cut, "", nil)
+	}
 	run := func(strategies []string, budget int) (candidate, error) {
 		msgs, res, err := fc.compact(ctx, cut, cutDir, strategies, budget)
 		if err != nil {
-			return candidate{}, fmt.Errorf("%s %s, %s at %d tokens: %w", cut.Session, cut.Label, strings.Join(strategies, "+"), budget, err)
+			if ctx.Err() != nil {
+				return candidate{}, ctx.Err()
+			}
+			// A compaction that fails is a result: it kept nothing. The
+			// run goes on, and the failures are counted and named.
+			cfg.logf("forward: FAILED: %s %s, %s at %d tokens: %v", cut.Session, cut.Label, strings.Join(strategies, "+"), budget, err)
+			return candidate{Total: len(cut.Reference), StateTotal: len(cut.State), Failed: fmt.Sprintf("%s %s at %d: %v", cut.Session, cut.Label, budget, err)}, nil
 		}
 		c := sc.score(msgs, cut)
 		c.Notes = res.Notes
@@ -365,7 +377,11 @@ func forwardCutRun(ctx context.Context, cfg *config, fc *forwardCompactor, sc *f
 				return nil, err
 			}
 			r.curve[name][b] = c
-			r.trunc[name][b] = sc.truncate(cut, c.Tokens)
+			tokens := c.Tokens
+			if c.Failed != "" {
+				tokens = b
+			}
+			r.trunc[name][b] = sc.truncate(cut, tokens)
 			if dump != "" {
 				dumpCandidates(dump, cut, fmt.Sprintf("%s-%d", name, b), map[string]candidate{"compactd": c, "truncation": r.trunc[name][b]})
 			}
@@ -384,6 +400,9 @@ func dumpCandidates(dir string, cut *forwardCut, label string, cands map[string]
 	}
 	if _, err := os.Stat(filepath.Join(base, "session"+cut.Ext)); err != nil {
 		os.WriteFile(filepath.Join(base, "session"+cut.Ext), cut.Prefix, 0o644)
+	}
+	if cands == nil {
+		return
 	}
 	for name, c := range cands {
 		var lost []string
@@ -626,12 +645,35 @@ func forwardRows(results []*forwardResult, split string) []row {
 			}
 		}
 	}
+	// Every compaction succeeds.
+	var failed []string
+	for _, r := range results {
+		for _, byBudget := range r.curve {
+			for _, c := range byBudget {
+				if c.Failed != "" {
+					failed = append(failed, c.Failed)
+				}
+			}
+		}
+		if r.atAnchor.Failed != "" {
+			failed = append(failed, r.atAnchor.Failed)
+		}
+	}
+	sort.Strings(failed)
+	value := "none"
+	if len(failed) > 0 {
+		value = fmt.Sprintf("%d: %s", len(failed), strings.Join(failed, "; "))
+	}
+	rows = append(rows, bar(row{Name: fmt.Sprintf("%s split, compactions that failed (each counts as keeping nothing)", split), Value: value}, "none", len(failed) == 0))
 	// The budget is met.
 	var runs, within int
 	var worst float64
 	for _, r := range results {
 		for _, byBudget := range r.curve {
 			for b, c := range byBudget {
+				if c.Failed != "" {
+					continue
+				}
 				runs++
 				dev := float64(c.Tokens-b) / float64(b)
 				if dev <= 0.05 {

@@ -110,7 +110,7 @@ func (a *agentSettings) threshold(path string, t *transcript.Transcript, r gauge
 		}
 	}
 	return agent.AutoCompact(agents.Query{Env: a.env, Getenv: getenv, Args: args, Cwd: cwd,
-		Model: r.Model, Window: r.ContextWindow, WindowSource: r.WindowSource})
+		Model: r.Model, Window: r.ContextWindow, WindowSource: r.WindowSource, AgentVersion: t.Meta.AgentVersion})
 }
 
 // readTranscript reads, detects and parses one transcript. A file no codec

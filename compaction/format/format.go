@@ -150,6 +150,27 @@ type Trimmer interface {
 	Detach(t *transcript.Transcript) *transcript.Transcript
 }
 
+// A Suspender is a Trimmer whose trimmed transcript can be carried to
+// another process (a status line run again and again keeps it between
+// runs), so that the next append there costs what it adds.
+//
+// Suspend encodes what Append needs to go on from t, which Trim left
+// trimmed, beyond the lists the caller keeps itself (Records, Messages,
+// Turns, Problems): its Frame, and its State as far as lines that
+// continue the conversation need it. It returns the first record the
+// state describes: the caller keeps the records from there on and may
+// drop the ones before (Resume gets them back as zero placeholders).
+//
+// Resume restores that state into t, whose lists the caller restored.
+// An Append on the resumed transcript either gives what it gives on the
+// transcript Suspend was called on, or fails with ErrTrimmed (the new
+// lines reach into what was dropped: the caller reads the file again).
+type Suspender interface {
+	Trimmer
+	Suspend(t *transcript.Transcript) (state []byte, firstRecord int, err error)
+	Resume(t *transcript.Transcript, state []byte) error
+}
+
 // Detached is t with its record, message, problem and turn lists copied
 // and state as its State: what a Trimmer's Detach returns around a copy
 // of its state.

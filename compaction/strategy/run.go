@@ -79,14 +79,7 @@ func newRun(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, co
 		r.srcIdx[i] = i
 	}
 	r.protected = protectedMessages(r.msgs)
-	switch {
-	case opts.KeepLast == 0:
-		r.keepLast = DefaultKeepLast
-	case opts.KeepLast < 0:
-		r.keepLast = 0
-	default:
-		r.keepLast = opts.KeepLast
-	}
+	r.keepLast = max(opts.KeepLastTurns(), 0)
 	turns := t.Turns
 	if len(turns) == 0 {
 		turns = transcript.BuildTurns(t.Messages)

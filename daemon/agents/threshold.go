@@ -42,6 +42,9 @@ type Query struct {
 	Model        string
 	Window       int
 	WindowSource string
+	// AgentVersion is the agent's version the session records
+	// (transcript.Meta.AgentVersion); "" when it records none.
+	AgentVersion string
 }
 
 // Threshold computes an agent's effective auto-compaction point.

@@ -89,7 +89,15 @@ type Options struct {
 	// (a 150 MB Claude Code session, or a few hundred small ones): what
 	// they keep in fact is about half what the budget counts.
 	ColdBytes int64
-	Logger    *slog.Logger
+	// AllUsage measures the estimate error on every usage point of a
+	// transcript, as a command's figures do (gauge.TallyOptions.AllUsage),
+	// not on the last ones, as the live gauge does.
+	AllUsage bool
+	// Named says the index reads the files a command was given by name:
+	// a compressed transcript is read even beside its plain twin, which
+	// the daemon shows in its place.
+	Named  bool
+	Logger *slog.Logger
 }
 
 // An Event says a transcript changed.
@@ -166,7 +174,7 @@ func New(opts Options) (*Index, error) {
 	x := &Index{opts: opts, log: opts.Logger, files: map[string]*tracked{}, ignored: map[string]int64{}}
 	x.scan.done = make(chan struct{})
 	x.ix = &indexer{forced: opts.Counter, counters: newCounterSet(opts.CountCache), cache: opts.CountCache, registry: tokens.NewRegistry(),
-		settings: opts.Settings, log: x.log, overhead: opts.Overhead, threshold: opts.Threshold}
+		settings: opts.Settings, log: x.log, overhead: opts.Overhead, threshold: opts.Threshold, allUsage: opts.AllUsage}
 	if _, err := x.ix.fallback(); err != nil {
 		return nil, err
 	}
@@ -352,7 +360,7 @@ const truncatedGrace = time.Minute
 // one a resumed session appends to, and during Codex's swap both exist
 // for a moment. One gauge per session.
 func (x *Index) shadowed(path string) bool {
-	if !sourcefile.Compressed(path) || x.opened(path) {
+	if !sourcefile.Compressed(path) || x.opened(path) || x.opts.Named {
 		return false
 	}
 	_, err := os.Lstat(sourcefile.PlainName(path))

@@ -16,17 +16,6 @@ import (
 // while a job worked; the job starts over from a fresh read.
 var errSourceChanged = errors.New("the transcript changed while compactd worked on it")
 
-// fileErr is err of op on path, said once: an *fs.PathError of that path
-// already names both. What it means for the transcript is said by the
-// layer above (the job's), once.
-func fileErr(op, path string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) && pe.Path == path {
-		return err
-	}
-	return fmt.Errorf("%s %s: %w", op, path, err)
-}
-
 // errSourceGone and errSourceReplaced mean the transcript an in-place job
 // read is no longer at its path: deleted (an agent's retention sweep, the
 // user), or another file put there. The job writes nothing at the path:
@@ -49,6 +38,17 @@ func fileID(path string) (uint64, error) {
 		return 0, err
 	}
 	return platform.FileID(path, fi), nil
+}
+
+// fileErr is err of op on path, said once: an *fs.PathError of that path
+// already names both. What it means for the transcript is said by the
+// layer above (the job's), once.
+func fileErr(op, path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == path {
+		return err
+	}
+	return fmt.Errorf("%s %s: %w", op, path, err)
 }
 
 // writeTemp writes data to a new temporary file in dir, fsynced, with mode.

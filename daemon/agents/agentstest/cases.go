@@ -52,6 +52,7 @@ func Cases() []Case {
 	return []Case{
 		// Claude Code.
 		{Name: "claude/default", Agent: "claude", Want: Want{At: 167_000, Source: "default"}},
+		{Name: "claude/version-2.1.17", Agent: "claude", Version: "2.1.17", Want: Want{At: 155_000, Source: "default"}}, // 32k reserved then
 		{Name: "claude/sonnet-4-6-default", Agent: "claude", Model: "claude-sonnet-4-6", Want: Want{At: 167_000, Source: "default"}},
 		{Name: "claude/env", Agent: "claude", Env: env("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "40", "CLAUDE_CODE_AUTO_COMPACT_WINDOW", "100000"),
 			Want: Want{At: 32_000, Source: "env"}}, // E = 80k; min(32k, 67k)

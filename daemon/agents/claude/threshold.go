@@ -20,7 +20,7 @@ import (
 //	    autoCompactWindow setting (per model under modelSettings, else top
 //	    level), else the model's window as Claude Code knows it (1M for
 //	    the models it runs with a 1M window natively); never above that
-//	E = W − min(the model's max output, 20,000)
+//	E = W − min(the model's max output, 20,000 — 32,000 up to 2.1.17)
 //	T = E − 13,000, or with CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=P (0 < P ≤ 100)
 //	    min(⌊E × P/100⌋, E − 13,000)
 //
@@ -41,16 +41,20 @@ import (
 // Every settings file's "env" object is copied into the environment at
 // start, over the launch environment.
 const (
-	outputReserve   = 20_000
-	autoBuffer      = 13_000
-	minCompactWin   = 100_000
-	envPct          = "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"
-	envWindow       = "CLAUDE_CODE_AUTO_COMPACT_WINDOW"
-	envDisableAuto  = "DISABLE_AUTO_COMPACT"
-	envDisableAll   = "DISABLE_COMPACT"
-	settingEnabled  = "autoCompactEnabled"
-	settingWindow   = "autoCompactWindow"
-	settingPerModel = "modelSettings"
+	outputReserve = 20_000
+	// oldOutputReserve is what Claude Code 2.1.17 and older reserved:
+	// real sessions of 2.0.76–2.1.17 compacted at 155k in a 200k window
+	// (200k − 32k − 13k), those of 2.1.29 and later at 167k.
+	oldOutputReserve = 32_000
+	autoBuffer       = 13_000
+	minCompactWin    = 100_000
+	envPct           = "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"
+	envWindow        = "CLAUDE_CODE_AUTO_COMPACT_WINDOW"
+	envDisableAuto   = "DISABLE_AUTO_COMPACT"
+	envDisableAll    = "DISABLE_COMPACT"
+	settingEnabled   = "autoCompactEnabled"
+	settingWindow    = "autoCompactWindow"
+	settingPerModel  = "modelSettings"
 )
 
 // settingsFiles are Claude Code's settings in increasing precedence
@@ -199,7 +203,7 @@ func threshold(q agents.Query) gauge.AutoCompact {
 			notes = append(notes, fmt.Sprintf("behind %s, Claude Code may not learn %s's auto-compact window from Anthropic's servers, and then compacts only when the API refuses a prompt above the window (set CLAUDE_CODE_AUTO_COMPACT_WINDOW to have it compact at this mark)", base, q.Model))
 		}
 	}
-	e := w - min(maxOutput(q.Model), outputReserve)
+	e := w - min(maxOutput(q.Model), reserveOf(q.AgentVersion))
 	t := e - autoBuffer
 	effective := fmt.Sprintf("%s = %s window − %s output reserve", gauge.Short(e), gauge.Short(w), gauge.Short(w-e))
 	rule := fmt.Sprintf("%s − %s buffer (%s)", gauge.Short(e), gauge.Short(autoBuffer), effective)
@@ -388,9 +392,43 @@ func factsOf(model string) modelFacts {
 	return found
 }
 
-// maxOutput is the model's largest answer: every current Claude model's is
-// at least the 20,000 Claude Code reserves; the Claude 3 generation's were
-// smaller.
+// reserveOf is the output Claude Code of version v reserves: 32,000 up to
+// 2.1.17, 20,000 from 2.1.29 (the change falls in between; compactd takes
+// it from 2.1.18); the current reserve when the session records none.
+func reserveOf(v string) int {
+	if olderThan(v, 2, 1, 18) {
+		return oldOutputReserve
+	}
+	return outputReserve
+}
+
+// olderThan reports whether version v ("2.1.17") is older than
+// major.minor.patch; false when v is not such a version.
+func olderThan(v string, major, minor, patch int) bool {
+	var got [3]int
+	parts := strings.SplitN(strings.TrimSpace(v), ".", 3)
+	if len(parts) != 3 {
+		return false
+	}
+	for i, p := range parts {
+		n, err := strconv.Atoi(strings.TrimFunc(p, func(r rune) bool { return r < '0' || r > '9' }))
+		if err != nil {
+			return false
+		}
+		got[i] = n
+	}
+	want := [3]int{major, minor, patch}
+	for i := range got {
+		if got[i] != want[i] {
+			return got[i] < want[i]
+		}
+	}
+	return false
+}
+
+// maxOutput is the model's largest answer by default, as far as the
+// reserve goes: every current Claude model's is at least 32,000 (the most
+// Claude Code ever reserved); the Claude 3 generation's were smaller.
 func maxOutput(model string) int {
 	m := strings.ToLower(model)
 	switch {
@@ -399,5 +437,5 @@ func maxOutput(model string) int {
 	case strings.Contains(m, "claude-3-") && !strings.Contains(m, "claude-3-7"):
 		return 4_096
 	}
-	return outputReserve
+	return oldOutputReserve
 }

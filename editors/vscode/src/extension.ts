@@ -11,11 +11,11 @@ import {
   ServerOptions,
   TransportKind,
 } from 'vscode-languageclient/node';
-import { ContextData, ContextViewProvider } from './contextView';
+import { ContextViewProvider } from './contextView';
 import { AgentCompactionNote, Gauge, GaugeStore, gaugeText, insightMarkdown, shortTokens } from './gauges';
 import { findSession } from './search';
 import { EditorInfo, editorInfo, findServer } from './server';
-import { CommandResult, CommandResults, Version } from './wire';
+import { CommandResult, CommandResults, Notifications, Requests, Version } from './wire';
 
 /** The server's commands, with the titles the palette and the quick pick use. */
 const commandTitles: Record<string, string> = {
@@ -115,18 +115,42 @@ function protocolSettings(): Record<string, unknown> {
       keepLast: get<number>('compact.keepLast'),
       turns: get<number>('compact.turns') || undefined,
     },
-    // Every compactd.watch key: the agents' switches are the server's (one per registered
-    // agent), whatever this manifest declares.
+    // Every compactd.watch key, set in the object or on its own (compactd.watch.<key>, as
+    // earlier versions declared them): the agents' switches are the server's, which validates
+    // them (compactd editor-info lists them); the manifest names no agent.
     watch: Object.fromEntries(Object.keys(c.get<Record<string, unknown>>('watch') ?? {}).map((k) => [k, get<unknown>(`watch.${k}`)])),
     log: { level: get<string>('log.level') },
     store: { path: get<string>('store.path') || undefined },
   };
 }
 
+/** Sends one of the server's own requests, typed by what it takes and answers (wire.ts). */
+function request<M extends keyof Requests>(c: LanguageClient, method: M, params: Requests[M]['params']): Promise<Requests[M]['result']> {
+  return c.sendRequest<Requests[M]['result']>(method, params);
+}
+
+/** Handles one of the server's own notifications, typed by its params (wire.ts). */
+function onNotification<M extends keyof Notifications>(c: LanguageClient, method: M, handler: (params: Notifications[M]) => void | Promise<void>): vscode.Disposable {
+  return c.onNotification(method, handler);
+}
+
+/** The server's health as a Markdown page: one line per folder it watches (or waits for). */
+function healthMarkdown(h: Requests['compactd/health']['result']): string {
+  const lines = [`# compactd ${h.version}`, ''];
+  lines.push(h.store.error ? `Store: ${h.store.path} — not usable: ${h.store.error}` : `Store: ${h.store.path || '(none)'}${h.store.writable ? '' : ' (read-only)'}`);
+  lines.push('', `Transcripts: ${h.transcripts}${h.scanDone ? '' : ' (scan under way)'}`, '', '## Watched folders', '');
+  for (const w of h.watching ?? []) {
+    const state = !w.exists ? 'not there yet (watched for)' : w.polled ? 'polled (past the watch limit)' : w.watched ? 'watched' : 'not watched';
+    lines.push(`- ${w.kind}: ${w.dir} — ${state}`);
+  }
+  if (!h.watching?.length) lines.push('- none: open a folder, or turn on compactd.watch');
+  return lines.join('\n') + '\n';
+}
+
 /** Transcript files sent to the server: the server's patterns, and compactd.documentGlobs (never settings.json). */
 function documentSelector(info: EditorInfo): DocumentSelector {
   const extra = vscode.workspace.getConfiguration('compactd').get<string[]>('documentGlobs') ?? [];
-  return [...info.documentPatterns, ...extra].map((pattern) => ({ scheme: 'file', pattern }));
+  return [...(info.documentPatterns ?? []), ...extra].map((pattern) => ({ scheme: 'file', pattern }));
 }
 
 function fmtTokens(n: number | undefined): string {
@@ -420,7 +444,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const contextView = new ContextViewProvider(
     (uri, dryRun) => {
       if (!client?.isRunning()) return Promise.reject(new Error('the server is not running'));
-      return client.sendRequest<ContextData>('compactd/context', { uri, dryRun });
+      return request(client, 'compactd/context', { uri, dryRun });
     },
     () => currentUri(),
     (uri, line) => {
@@ -430,19 +454,20 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   );
 
   context.subscriptions.push(
-    client.onNotification('compactd/gauge', (g: Gauge) => {
+    onNotification(client, 'compactd/gauge', (g) => {
       store.update(g);
       render();
       contextView.onGauge(g);
     }),
     // The agent compacted a watched conversation on its own: what it lost, and the two actions.
-    client.onNotification('compactd/agentCompaction', async (note: AgentCompactionNote) => {
+    onNotification(client, 'compactd/agentCompaction', async (note) => {
       agentCompactions.push(note);
       output.appendLine(`compactd: ${note.message}`);
       contextView.onGauge({ uri: note.uri });
       const show = note.health?.loop ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-      const picked = await show(`compactd: ${note.message}`, ...note.actions.map((a) => a.title));
-      const action = note.actions.find((a) => a.title === picked);
+      const actions = note.actions ?? [];
+      const picked = await show(`compactd: ${note.message}`, ...actions.map((a) => a.title));
+      const action = actions.find((a) => a.title === picked);
       if (action) await vscode.commands.executeCommand(action.command, ...(action.arguments ?? []));
     }),
     vscode.window.onDidChangeActiveTextEditor(() => {
@@ -504,6 +529,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     vscode.commands.registerCommand('compactd.restartServer', () => client?.restart()),
     vscode.commands.registerCommand('compactd.showOutput', () => output.show()),
+    // What Neovim's :checkhealth compactd shows: the server, its store, and where it looks for
+    // transcripts under the current settings.
+    vscode.commands.registerCommand('compactd.showHealth', async () => {
+      if (!client?.isRunning()) {
+        void vscode.window.showWarningMessage('compactd: the server is not running (see Output › compactd).');
+        return;
+      }
+      const h = await request(client, 'compactd/health', {});
+      const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: healthMarkdown(h) });
+      await vscode.window.showTextDocument(doc, { preview: false });
+    }),
   );
 
   try {
@@ -518,7 +554,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   // Conversations the server already watches, not only open editors. Older servers may
   // lack the request: the notifications alone still fill the gauge.
   try {
-    const all = await client.sendRequest<Gauge[] | null>('compactd/gauges', {});
+    const all = await request(client, 'compactd/gauges', {});
     for (const g of all ?? []) store.update(g);
     render();
   } catch (e) {

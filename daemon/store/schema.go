@@ -206,8 +206,8 @@ func migratePins(ctx context.Context, tx *sql.Tx) error {
 // migrateSearch adds the search index (store/search.go): the sources
 // indexed, their pieces, and the pieces' terms in a contentless FTS5 table
 // with detail=none — which pieces hold a term, not where, so the index
-// stays near a tenth of the text it holds; phrases are checked against
-// the source. contentless_delete lets a deleted or rewritten session's
+// stays near a sixth of the text it holds (detail=full kept positions at
+// over a quarter); phrases are checked against the source. contentless_delete lets a deleted or rewritten session's
 // pieces go; the pieces' ids never come back (AUTOINCREMENT), so an id
 // always names one piece. The tokenizer folds case but keeps diacritics,
 // as the check of a phrase against the source does.

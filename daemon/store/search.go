@@ -15,7 +15,7 @@ import (
 // the source the piece's records are), and the full-text index of the
 // pieces (search_text, FTS5). The index holds no text: it is contentless
 // with detail=none (which terms each piece holds, not where), about a
-// tenth of the text it indexes; daemon/search reads a candidate piece
+// sixth of the text it indexes; daemon/search reads a candidate piece
 // again from its source to check a phrase and cut a snippet.
 
 // SearchKind says where an indexed source's bytes are.

@@ -2,6 +2,7 @@
 // user types (asked again as they type, the previous request cancelled), each with its agent,
 // project, date and the text around the match; picking one opens its transcript at the match or
 // continues it in another agent (compactd.handoff).
+import * as path from 'path';
 import * as vscode from 'vscode';
 import { LanguageClient } from 'vscode-languageclient/node';
 import { EditorInfo } from './server';
@@ -28,9 +29,10 @@ export function hitLabel(h: Hit): string {
 export function hitItem(h: Hit): HitItem {
   const when = h.date ? new Date(h.date).toLocaleString() : '';
   const where = h.version ? `stored version ${h.version}` : h.project ?? '';
+  const file = h.path ? path.basename(h.path) : '';
   return {
-    label: `${h.agent ?? h.format}: ${h.title || h.session || h.path || ''}`,
-    description: [where, when].filter((s) => s).join(' · '),
+    label: `${h.agent ?? h.format}: ${h.title || h.session || file}`,
+    description: [where, when, file].filter((s) => s).join(' · '),
     detail: `${hitLabel(h)}: ${h.snippet}`,
     // The server has chosen and ranked them: the quick pick must not filter them again.
     alwaysShow: true,

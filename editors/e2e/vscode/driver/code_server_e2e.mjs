@@ -488,7 +488,8 @@ async function main() {
       await input.fill('>compactd: Find a session');
       await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Find a session' }).first().waitFor({ timeout: 10000 });
       await page.keyboard.press('Enter');
-      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: phrase }).first();
+      // The conversation's own hit (the forks and handed-off sessions say it too).
+      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: phrase }).filter({ hasText: FILE_NAME }).first();
       // The server indexes the machine after its cold scan: ask again until the hit is there.
       const deadline = Date.now() + 30000;
       for (;;) {
@@ -497,7 +498,7 @@ async function main() {
         if (Date.now() > deadline) throw new Error(`no hit for "${phrase}"`);
         await input.fill('');
       }
-      await page.keyboard.press('Enter');
+      await row.click();
       await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Open the transcript' }).first().waitFor({ timeout: 10000 });
       await page.keyboard.type('Open the transcript');
       await page.keyboard.press('Enter');

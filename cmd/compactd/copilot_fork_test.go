@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -179,4 +181,76 @@ func sameSet(a, b []string) bool {
 	slices.Sort(a)
 	slices.Sort(b)
 	return slices.Equal(a, b)
+}
+
+// TestCopilotCLIAgentCompactionCommands: Copilot CLI's own compaction is
+// in the ledger — history lists it, restore a1 writes the session as it
+// was before it as a session of its own the agent lists, compact --before
+// a1 compacts that history.
+func TestCopilotCLIAgentCompactionCommands(t *testing.T) {
+	envs := isolatedEnv(t)
+	home := filepath.Join(envs["HOME"], ".copilot")
+	envs["COPILOT_HOME"] = home
+	id := "2c4e6a8b-1d3f-4a5c-9e7b-0f2d4c6e8a1b"
+	var events bytes.Buffer
+	parent := any(nil)
+	add := func(typ string, data map[string]any) {
+		n := events.Len()
+		ev := map[string]any{"type": typ, "data": data, "id": fmt.Sprintf("e%d", n), "timestamp": "2026-07-24T11:00:00.000Z", "parentId": parent}
+		b, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		events.Write(append(b, '\n'))
+		parent = ev["id"]
+	}
+	add("session.start", map[string]any{"sessionId": id, "version": 1, "producer": "copilot-agent", "copilotVersion": "1.0.74", "startTime": "2026-07-24T11:00:00.000Z", "context": map[string]any{"cwd": envs["HOME"]}, "alreadyInUse": false, "remoteSteerable": false})
+	for i := range 6 {
+		add("user.message", map[string]any{"content": fmt.Sprintf("Step %d: read parser_%d.go and tell me what ParseHeader%d returns.", i, i, i)})
+		add("assistant.message", map[string]any{"messageId": fmt.Sprintf("m%d", i), "content": fmt.Sprintf("ParseHeader%d returns the header's length and ErrShortHeader%d when the input ends early.", i, i), "toolRequests": []any{}})
+	}
+	add("session.compaction_start", map[string]any{"conversationTokens": 90000})
+	add("session.compaction_complete", map[string]any{"success": true, "summaryContent": "The user read the parsers.", "preCompactionTokens": 91000, "preCompactionMessagesLength": 12})
+	add("user.message", map[string]any{"content": "Now write the tests."})
+	path := filepath.Join(home, "session-state", id, "events.jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, events.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, envs, "history", path)
+	if code != 0 || !strings.Contains(stdout, "a1") || !strings.Contains(stdout, "91,000 tokens before") {
+		t.Fatalf("history: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCLI(t, envs, "restore", "--json", path, "a1")
+	var res struct {
+		ForkPath string `json:"path"`
+		Session  string
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &res) != nil {
+		t.Fatalf("restore a1: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if want := filepath.Join(home, "session-state", res.Session, "events.jsonl"); res.ForkPath != want || res.Session == id {
+		t.Fatalf("restore a1 wrote %s (session %s); want a session of its own", res.ForkPath, res.Session)
+	}
+	if got := copilotListing(t, home); !sameSet(got, []string{id, res.Session}) {
+		t.Fatalf("Copilot CLI lists %v", got)
+	}
+	fork, err := os.ReadFile(res.ForkPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := format.Detect(res.ForkPath, fork)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := tr.Parse(fork)
+	if err != nil || len(before.Messages) != 12 {
+		t.Fatalf("the session before a1: %v, %d messages; want the 12 the agent compacted", err, len(before.Messages))
+	}
+	code, stdout, stderr = runCLI(t, envs, "compact", "--before", "a1", path)
+	if code != 0 || !strings.Contains(stdout, "the agent's a1 (session.compaction) kept") {
+		t.Fatalf("compact --before a1: exit %d\n%s%s", code, stdout, stderr)
+	}
 }

@@ -101,7 +101,10 @@ type wirePart struct {
 	Metadata  json.RawMessage `json:"metadata"`
 	Tokens    *wireTokens     `json:"tokens"`
 	TailStart string          `json:"tail_start_id"`
-	State     *struct {
+	// Auto marks a compaction part opencode started itself, at the
+	// window's edge (else /compact).
+	Auto  bool `json:"auto"`
+	State *struct {
 		Status string          `json:"status"`
 		Input  json.RawMessage `json:"input"`
 		Output string          `json:"output"`

@@ -3,6 +3,7 @@ package all
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -120,15 +121,11 @@ func TestDetectsReformattedLargeDocuments(t *testing.T) {
 // recognized transcript". -short tries one layout (indented) of each.
 //
 // Only the formats in lengthenedFormats are held to it so far: the same
-// test finds anthropic-messages (a long system prompt), openai-responses
-// (long instructions), jp, cline and copilot-chat (a long first record)
-// unread too.
+// test finds jp, cline and copilot-chat documents with a long first record
+// and copilot-chat's with a long member around them unread too.
 func TestDetectsLengthenedDocuments(t *testing.T) {
 	for _, s := range reformatSamples(t) {
-		if !lengthenedFormats[s.codec.Format()] {
-			continue
-		}
-		for _, where := range []int{formattest.LengthenFirst, formattest.LengthenLead} {
+		for _, where := range lengthenedFormats[s.codec.Format()] {
 			big, ok := formattest.Lengthen(s.name, s.data, 2*format.DetectBytes, where)
 			if !ok {
 				continue
@@ -157,8 +154,18 @@ func TestDetectsLengthenedDocuments(t *testing.T) {
 }
 
 // lengthenedFormats are the formats whose detection reads a document
-// whose head ends inside one long string.
-var lengthenedFormats = map[transcript.Format]bool{transcript.FormatOpenCode: true, transcript.FormatKilo: true}
+// whose head ends inside one long string, and where: first (inside the
+// first record), lead (inside what surrounds the records). A request or
+// a bare array of items whose keys are reordered so that the head ends
+// inside the first record's content, before its role or type, shows
+// nothing that tells the Messages API from Chat Completions or
+// Responses: no head tells it, so those two are held to lead only.
+var lengthenedFormats = map[transcript.Format][]int{
+	transcript.FormatOpenCode:          {formattest.LengthenFirst, formattest.LengthenLead},
+	transcript.FormatKilo:              {formattest.LengthenFirst, formattest.LengthenLead},
+	transcript.FormatAnthropicMessages: {formattest.LengthenLead},
+	transcript.FormatOpenAIResponses:   {formattest.LengthenLead},
+}
 
 // TestDetectsReformattedSamples is issue 34's item 4: every format is
 // recognised by its content, whatever its layout — every codec fixture and
@@ -218,12 +225,12 @@ func FuzzDetectReformatted(f *testing.F) {
 		case enlarged:
 			big, ok = formattest.Enlarge(s.name, s.data, 2*format.DetectBytes)
 		case lengthenedFirst, lengthenedLead:
-			if !lengthenedFormats[s.codec.Format()] {
-				return nil
-			}
 			where := formattest.LengthenFirst
 			if growth == lengthenedLead {
 				where = formattest.LengthenLead
+			}
+			if !slices.Contains(lengthenedFormats[s.codec.Format()], where) {
+				return nil
 			}
 			big, ok = formattest.Lengthen(s.name, s.data, 2*format.DetectBytes, where)
 		}

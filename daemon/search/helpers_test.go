@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	_ "github.com/compactd/compactd/compaction/format/all"
+	"github.com/compactd/compactd/compaction/format/formattest"
 	_ "github.com/compactd/compactd/daemon/agents/all"
 
 	"github.com/compactd/compactd/daemon/agents"
@@ -20,8 +21,7 @@ import (
 // repo is the repository's root.
 func repo(t *testing.T) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
+	return formattest.RepoRoot() // not runtime.Caller: make builds with -trimpath
 }
 
 // corpus is the shared corpus of real transcripts, when this machine has

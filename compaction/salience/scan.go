@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/compactd/compactd/compaction/internal/match"
+	"github.com/compactd/compactd/compaction/internal/memo"
 )
 
 // Kind is what sort of name an entity is.
@@ -80,6 +81,11 @@ func hasDigitOrE(run string) bool {
 	return strings.ContainsAny(run, "0123456789") || strings.HasPrefix(run, "E")
 }
 
+// scans are what Scan found in the texts it read last: one compaction
+// indexes the same messages several times (the fit, its restore, the
+// summary, the trade-off), and the expressions are most of the cost.
+var scans = memo.New[[]Entity](64 << 20)
+
 // Scan returns the entities text names, in order of appearance within
 // each kind: URLs, paths, error codes and identifiers. A path is not also
 // read as identifiers.
@@ -87,6 +93,19 @@ func Scan(text string, into func(Entity)) {
 	if text == "" {
 		return
 	}
+	for _, e := range scans.Of(text, entitiesOf) {
+		into(e)
+	}
+}
+
+// entitiesOf is what Scan reports of text, in order.
+func entitiesOf(text string) []Entity {
+	var out []Entity
+	scanText(text, func(e Entity) { out = append(out, e) })
+	return out
+}
+
+func scanText(text string, into func(Entity)) {
 	clean := text
 	if strings.Contains(text, "://") {
 		clean = reURL.ReplaceAllStringFunc(text, func(u string) string {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -144,6 +145,9 @@ func readSource(path string) (*source, error) {
 // rereadSource reads path again and keeps prev's parse when the bytes are
 // the same: parsing a large transcript twice doubled a compaction's time.
 func rereadSource(path string, prev *source) (*source, error) {
+	if unchanged(path, prev) {
+		return prev, nil
+	}
 	data, id, err := readSourceBytes(path)
 	if err != nil {
 		return nil, err
@@ -156,6 +160,39 @@ func rereadSource(path string, prev *source) (*source, error) {
 		src.id = id
 	}
 	return src, err
+}
+
+// unchanged reports whether path is still prev's file (the same identity
+// before and after) holding exactly prev's bytes. It reads the file in
+// pieces beside them, not whole: a job holding a 100 MB transcript would
+// otherwise hold it twice, the peak of its memory.
+func unchanged(path string, prev *source) bool {
+	id, err := fileID(path)
+	if err != nil || id != prev.id {
+		return false
+	}
+	r, err := sourcefile.Open(path)
+	if err != nil {
+		return false
+	}
+	defer r.Close()
+	buf := make([]byte, 1<<20)
+	rest := prev.data
+	for {
+		n, err := io.ReadFull(r, buf)
+		if n > len(rest) || !bytes.Equal(buf[:n], rest[:n]) {
+			return false
+		}
+		rest = rest[n:]
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			return false
+		}
+	}
+	after, err := fileID(path)
+	return len(rest) == 0 && err == nil && after == id
 }
 
 // readSourceBytes reads a transcript, refusing from its head a file that is

@@ -94,14 +94,21 @@ func (r *Runner) counterSet() *tokens.CounterSet {
 	return r.counters
 }
 
+// contentHash is data's store hash, computed once when first called.
+func contentHash(data []byte) func() string {
+	return sync.OnceValue(func() string { return store.ContentHash(data) })
+}
+
 // source is a transcript file as read at one moment.
 type source struct {
 	path string // absolute
 	// id is the identity of the file data was read from (platform.FileID),
 	// 0 when unknown.
-	id    uint64
-	data  []byte
-	hash  string
+	id   uint64
+	data []byte
+	// hash is data's store hash, computed when first asked: a dry run
+	// never records the source, and hashing 100 MB cost it 0.1 s.
+	hash  func() string
 	codec format.Codec
 	t     *transcript.Transcript
 	// parts are counts of t's parts known before the job (a nil row
@@ -228,7 +235,7 @@ func parseSource(path string, data []byte) (*source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse %s as %s: %w", path, codec.Format(), err)
 	}
-	return &source{path: path, data: data, hash: store.ContentHash(data), codec: codec, t: t}, nil
+	return &source{path: path, data: data, hash: contentHash(data), codec: codec, t: t}, nil
 }
 
 // readSourceFrom reads path, starting from p when p is a parse of the
@@ -288,7 +295,7 @@ func withBytes(path string, data []byte, p *Parsed) *source {
 		parts = append(parts[:min(kept, len(parts)):min(kept, len(parts))], make([][]int, max(len(next.Messages)-kept, 0))...)
 		tp = next
 	}
-	return &source{path: path, data: data, hash: store.ContentHash(data), codec: p.Codec, t: tp, parts: parts, partsBy: p.CounterID}
+	return &source{path: path, data: data, hash: contentHash(data), codec: p.Codec, t: tp, parts: parts, partsBy: p.CounterID}
 }
 
 // reread is src after its file was read again as data: what was appended
@@ -301,7 +308,7 @@ func reread(src *source, data []byte) (*source, error) {
 				kept := min(next.Kept, len(parts))
 				parts = append(parts[:kept:kept], make([][]int, len(next.Messages)-kept)...)
 			}
-			return &source{path: src.path, data: data, hash: store.ContentHash(data), codec: src.codec, t: next, parts: parts, partsBy: src.partsBy}, nil
+			return &source{path: src.path, data: data, hash: contentHash(data), codec: src.codec, t: next, parts: parts, partsBy: src.partsBy}, nil
 		}
 	}
 	return parseSource(src.path, data)
@@ -364,8 +371,8 @@ func (r *Runner) recordSource(ctx context.Context, conv store.Conversation, src 
 	}
 	v, _, err := r.Store.RecordVersion(ctx, store.NewVersion{
 		Conversation: conv, Kind: store.KindSource, ParentID: parent,
-		SourcePath: src.path, SourceHash: src.hash, Format: string(src.codec.Format()),
-		Content: src.data, ContentHash: src.hash, Cuts: recordCuts(src.t), Created: r.now(),
+		SourcePath: src.path, SourceHash: src.hash(), Format: string(src.codec.Format()),
+		Content: src.data, ContentHash: src.hash(), Cuts: recordCuts(src.t), Created: r.now(),
 	})
 	return v, err
 }

@@ -146,7 +146,7 @@ func beforeAgentOf(src *source, reader format.CompactionReader, list []format.Ag
 		session = t.Meta.SessionID
 	}
 	return &beforeAgent{src: src, index: i, compaction: list[i], sessionID: session,
-		before: &source{path: src.path, data: data, hash: store.ContentHash(data), codec: src.codec, t: t}}, nil
+		before: &source{path: src.path, data: data, hash: contentHash(data), codec: src.codec, t: t}}, nil
 }
 
 // RestoreBeforeAgent writes, as a new session beside path, the
@@ -192,7 +192,7 @@ func (r *Runner) RestoreBeforeAgent(ctx context.Context, path, label string) (_ 
 	}
 	rec, _, err := r.Store.RecordVersion(ctx, store.NewVersion{
 		Conversation: conv, Kind: store.KindRestore, ParentID: srcVersion.ID, SourcePath: path,
-		SourceHash: b.src.hash, Format: string(b.src.codec.Format()), ForkPath: target, Content: b.before.data,
+		SourceHash: b.src.hash(), Format: string(b.src.codec.Format()), ForkPath: target, Content: b.before.data,
 		Cuts: recordCuts(b.before.t), Pipeline: []string{"before agent compaction " + AgentLabel(b.index) + " (" + b.compaction.Kind + ")"}, Created: r.now(),
 	})
 	if err != nil {
@@ -291,7 +291,7 @@ func (r *Runner) recompactAgent(ctx context.Context, path string, req Request) (
 	}
 	beforeVersion, _, err := r.Store.RecordVersion(ctx, store.NewVersion{
 		Conversation: conv, Kind: store.KindRestore, ParentID: srcVersion.ID, SourcePath: path,
-		SourceHash: b.src.hash, Format: string(b.src.codec.Format()), Content: b.before.data, Cuts: recordCuts(b.before.t),
+		SourceHash: b.src.hash(), Format: string(b.src.codec.Format()), Content: b.before.data, Cuts: recordCuts(b.before.t),
 		Pipeline: []string{"before agent compaction " + AgentLabel(b.index) + " (" + b.compaction.Kind + ")"}, Created: r.now(),
 	})
 	if err != nil {

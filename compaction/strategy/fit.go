@@ -3,6 +3,7 @@ package strategy
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/compactd/compactd/compaction/salience"
@@ -204,10 +205,14 @@ func (r *run) settled() bool {
 	return false
 }
 
-// restoreWithin gives back, while the view stays within budget, the tool
-// output that the pipeline's steps replaced with placeholders, best value
-// first: the salience of the names a result holds that nothing else in
-// the view names, per token it costs. It returns how many it restored.
+// restoreWithin gives back, while the view stays within budget, what the
+// pipeline's steps replaced with placeholders — tool output, and the
+// content of calls whose arguments were stripped (a file written) — best
+// value first: the salience of the names a part holds that nothing else in
+// the view names, per token it costs. A budget is room the agent asked to
+// have filled. It reads the newest parts, a few times the room's worth,
+// and leaves out what names nothing new (a file read again unchanged). It
+// returns how many parts it restored.
 func (r *run) restoreWithin(budget int) int {
 	spare := budget - r.total()
 	if spare <= 0 {
@@ -227,7 +232,7 @@ func (r *run) restoreWithin(budget int) int {
 	}
 	type restore struct {
 		msg, part int
-		text      string
+		orig      *transcript.Part
 		tokens    int
 		ents      []*salience.Stat
 	}
@@ -248,7 +253,7 @@ func (r *run) restoreWithin(budget int) int {
 			} else {
 				mark(p.Text)
 			}
-			if p.Kind != transcript.PartToolResult || !p.Changed {
+			if p.Kind != transcript.PartToolResult && p.Kind != transcript.PartToolCall || !p.Changed {
 				continue
 			}
 			sj := x.part(si, p)
@@ -256,27 +261,46 @@ func (r *run) restoreWithin(budget int) int {
 				continue
 			}
 			orig := &r.src.Messages[si].Parts[sj]
-			if orig.Kind != transcript.PartToolResult || orig.Text == p.Text {
+			if orig.Kind != p.Kind || orig.Text == p.Text && orig.Args == p.Args {
 				continue
 			}
-			c := &restore{msg: i, part: j, text: orig.Text, tokens: r.counts.parts[si][sj] - r.tok[i][j]}
-			seen := map[*salience.Stat]bool{}
-			salience.Scan(orig.Text, func(e salience.Entity) {
-				if e.Kind == salience.Path {
-					e.Text = salience.Relative(e.Text, r.src.Meta.Cwd)
-				}
-				if st := xs.Stat(e); st != nil && !seen[st] {
-					seen[st] = true
-					c.ents = append(c.ents, st)
-				}
-			})
-			if c.tokens > 0 {
+			if c := (&restore{msg: i, part: j, orig: orig, tokens: r.counts.parts[si][sj] - r.tok[i][j]}); c.tokens > 0 {
 				cands = append(cands, c)
 			}
 		}
 	}
 	for _, sm := range r.summaries {
 		mark(sm.Text)
+	}
+	// The newest first, and of those, a few times what could come back:
+	// not every output of a long session is read.
+	sort.SliceStable(cands, func(a, b int) bool {
+		if cands[a].msg != cands[b].msg {
+			return cands[a].msg > cands[b].msg
+		}
+		return cands[a].part < cands[b].part
+	})
+	examined, limit := 0, 8*spare
+	for k, c := range cands {
+		if examined > limit {
+			cands = cands[:k]
+			break
+		}
+		examined += c.tokens
+		text := c.orig.Text
+		if c.orig.Kind == transcript.PartToolCall {
+			text = c.orig.Args
+		}
+		seen := map[*salience.Stat]bool{}
+		salience.Scan(text, func(e salience.Entity) {
+			if e.Kind == salience.Path {
+				e.Text = salience.Relative(e.Text, r.src.Meta.Cwd)
+			}
+			if st := xs.Stat(e); st != nil && !seen[st] {
+				seen[st] = true
+				c.ents = append(c.ents, st)
+			}
+		})
 	}
 	gain := func(c *restore) float64 {
 		v := 0.0
@@ -287,9 +311,9 @@ func (r *run) restoreWithin(budget int) int {
 		}
 		return v / float64(c.tokens)
 	}
+	// What names most that the view does not, per token, first; what
+	// names nothing new is left out.
 	restored := 0
-	// First what names most per token; then, while the budget lasts, the
-	// newest output: a budget is room the agent asked to have filled.
 	for spare > 0 && len(cands) > 0 {
 		best, bestG := -1, 0.0
 		for k, c := range cands {
@@ -301,20 +325,16 @@ func (r *run) restoreWithin(budget int) int {
 			}
 		}
 		if best < 0 {
-			for k := len(cands) - 1; k >= 0; k-- {
-				if cands[k].tokens <= spare {
-					best = k
-					break
-				}
-			}
-		}
-		if best < 0 {
 			break
 		}
 		c := cands[best]
 		cands = append(cands[:best], cands[best+1:]...)
 		p := &r.msgs[c.msg].Parts[c.part]
-		p.Text = c.text
+		if c.orig.Kind == transcript.PartToolCall {
+			p.Args = c.orig.Args
+		} else {
+			p.Text = c.orig.Text
+		}
 		r.tok[c.msg][c.part] += c.tokens
 		spare -= c.tokens
 		restored++

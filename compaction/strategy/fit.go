@@ -32,8 +32,9 @@ const budgetSlack = 0.01
 //
 // Pinned messages and the current request always stay. The other
 // protected messages (system and developer prompts, the first prompt,
-// standing instructions) stay while they take under a third of the budget;
-// past that the summary carries their gist and a note says so.
+// standing instructions) stay while they take under a tenth of the
+// budget — the rest goes to what the conversation named; past that the
+// summary carries their gist and a note says so.
 func (r *run) fitBudget() (int, error) {
 	budget := r.opts.Budget
 	if budget <= 0 {
@@ -368,7 +369,7 @@ func isSystemPrompt(m *transcript.Message) bool {
 func minSummaryTokens(budget int) int { return min(600, max(budget/5, 150)) }
 
 // fitKeep marks what stays whatever the budget: pins, the current request,
-// and the protected messages while they take under a third of it.
+// and the protected messages while they take under a tenth of it.
 func (r *run) fitKeep(budget int) []bool {
 	keep := make([]bool, len(r.msgs))
 	last := -1
@@ -406,7 +407,7 @@ func (r *run) fitKeep(budget int) []bool {
 			r.clipText(last, budget/4)
 		}
 	}
-	room := int(knob("PROTECT", 0.15) * float64(budget))
+	room := int(0.1 * float64(budget))
 	for i := range r.msgs {
 		if keep[i] && !isSystemPrompt(&r.msgs[i]) {
 			room -= r.msgTokens(i)
@@ -425,7 +426,7 @@ func (r *run) fitKeep(budget int) []bool {
 		}
 	}
 	if len(relaxed) > 0 {
-		r.note("%s: %d protected messages did not fit a third of the %d-token budget and are summarized instead: %s", StrategyFit, len(relaxed), budget, strings.Join(relaxed, ", "))
+		r.note("%s: %d protected messages did not fit a tenth of the %d-token budget and are summarized instead: %s", StrategyFit, len(relaxed), budget, strings.Join(relaxed, ", "))
 	}
 	return keep
 }

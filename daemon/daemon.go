@@ -16,6 +16,7 @@ import (
 	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/index"
 	"github.com/compactd/compactd/daemon/jobs"
+	"github.com/compactd/compactd/daemon/search"
 	"github.com/compactd/compactd/daemon/watch"
 )
 
@@ -104,6 +105,12 @@ type Options struct {
 	// PollInterval is how often folders beyond the watch bound (or that
 	// the OS refused to watch) are looked at; 0 means 2 s.
 	PollInterval time.Duration
+	// SearchDelay is the quiet time after a transcript changed before
+	// the search index indexes it; 0 means 1 s. OnSearch, when set, hears
+	// of each indexing (a sync of the machine, or the changes of a quiet
+	// time).
+	SearchDelay time.Duration
+	OnSearch    func(search.Stats)
 	// watchPerEntry counts a folder's entries in its cost as kqueue does,
 	// whatever the OS (tests of the bound run on Linux).
 	watchPerEntry bool
@@ -129,6 +136,9 @@ type Daemon struct {
 	// versioned holds the transcripts known to have stored versions.
 	ledgers   ledgers
 	versioned sync.Map
+	// search keeps the search index current (search.go); nil without a
+	// store.
+	search *searching
 
 	ctx       context.Context
 	cancel    context.CancelFunc
@@ -156,14 +166,15 @@ func New(opts Options) (*Daemon, error) {
 				commands = append(commands, a.Command)
 			}
 		}
-		th.processEnv = (&agents.ProcessEnvs{Commands: commands}).Lookup
+		envs := &agents.ProcessEnvs{Commands: commands}
+		th.processEnv, th.processArgs = envs.Lookup, envs.Args
 	}
 	ix, err := index.New(index.Options{
 		Settings: d.settingsFor, Counter: opts.Counter, CountCache: opts.CountCache, Overhead: opts.Overhead,
 		Threshold: func(path string, t *transcript.Transcript, r gauge.Resolved) *gauge.AutoCompact {
 			return th.of(path, t, r, d.folderOf(path))
 		},
-		OnChange: opts.OnChange, OnContent: d.protect,
+		OnChange: d.changed, OnContent: d.protect,
 		Savings: opts.Savings, SavingsDelay: opts.SavingsDelay, HotBytes: opts.HotBytes, ColdBytes: opts.ColdBytes,
 		Logger: opts.Logger,
 	})
@@ -171,6 +182,7 @@ func New(opts Options) (*Daemon, error) {
 		return nil, err
 	}
 	d.index = ix
+	d.search = d.newSearching()
 	d.watch = watch.New(watch.Options{
 		Env: opts.Env, Folders: d.Folders, Config: func(folder string) *config.Config { return d.folderConfig(folder).Config },
 		Index: ix, ConfigFileChanged: d.workspaceFileChanged,
@@ -215,7 +227,19 @@ func (d *Daemon) Start(ctx context.Context) error {
 		}
 		d.index.Scan(d.ctx, files, d.opts.OnScan)
 	})
+	if d.search != nil {
+		d.wg.Go(func() { d.runSearch(d.ctx) })
+	}
 	return nil
+}
+
+// changed hears of every new snapshot: the editor's gauge, and the
+// search index's next indexing.
+func (d *Daemon) changed(ev index.Event) {
+	d.search.changed(ev.Path)
+	if d.opts.OnChange != nil {
+		d.opts.OnChange(ev)
+	}
 }
 
 // ScanDone is closed when the cold scan has finished.

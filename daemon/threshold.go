@@ -3,6 +3,7 @@ package daemon
 import (
 	"maps"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -27,22 +28,28 @@ type thresholds struct {
 	// processEnv finds the environment of the agent's process running in
 	// a folder (agents.ProcessEnv); nil reads none.
 	processEnv func(command, cwd string) (map[string]string, bool)
+	// processArgs finds that process's command line (its flags may
+	// choose settings); nil reads none.
+	processArgs func(command, cwd string) ([]string, bool)
 
 	mu sync.Mutex
 	m  map[thresholdKey]*thresholdEntry
-	// lastEnv is the last process environment seen per agent and folder.
-	lastEnv map[string]map[string]string
+	// lastEnv and lastArgs are the last process environment and command
+	// line seen per agent and folder.
+	lastEnv  map[string]map[string]string
+	lastArgs map[string][]string
 }
 
 type thresholdKey struct {
-	agent, cwd, model, windowSource string
-	window                          int
+	agent, cwd, model, windowSource, version string
+	window                                   int
 }
 
 type thresholdEntry struct {
 	value   *gauge.AutoCompact
 	files   map[string]fileStamp
 	env     map[string]string // the agent's process environment it was computed with; nil: the daemon's
+	args    []string          // the agent's command line it was computed with
 	checked time.Time
 }
 
@@ -73,7 +80,7 @@ func (th *thresholds) of(path string, t *transcript.Transcript, r gauge.Resolved
 	if cwd == "" {
 		cwd = folder
 	}
-	key := thresholdKey{agent: a.Name, cwd: cwd, model: r.Model, window: r.ContextWindow, windowSource: r.WindowSource}
+	key := thresholdKey{agent: a.Name, cwd: cwd, model: r.Model, window: r.ContextWindow, windowSource: r.WindowSource, version: t.Meta.AgentVersion}
 	now := th.now()
 	th.mu.Lock()
 	e := th.m[key]
@@ -82,8 +89,8 @@ func (th *thresholds) of(path string, t *transcript.Transcript, r gauge.Resolved
 		return e.value
 	}
 	th.mu.Unlock()
-	env := th.agentEnv(a, cwd)
-	if e != nil && !changed(e.files) && maps.Equal(e.env, env) {
+	env, args := th.agentEnv(a, cwd)
+	if e != nil && !changed(e.files) && maps.Equal(e.env, env) && slices.Equal(e.args, args) {
 		th.mu.Lock()
 		e.checked = now
 		th.mu.Unlock()
@@ -95,7 +102,7 @@ func (th *thresholds) of(path string, t *transcript.Transcript, r gauge.Resolved
 	}
 	files := map[string]fileStamp{}
 	var mu sync.Mutex
-	q := agents.Query{Env: th.env, Getenv: getenv, Cwd: cwd, Model: r.Model, Window: r.ContextWindow, WindowSource: r.WindowSource,
+	q := agents.Query{Env: th.env, Getenv: getenv, Args: args, Cwd: cwd, Model: r.Model, Window: r.ContextWindow, WindowSource: r.WindowSource, AgentVersion: t.Meta.AgentVersion,
 		ReadFile: func(path string) ([]byte, error) {
 			mu.Lock()
 			files[path] = stampOf(path)
@@ -110,30 +117,35 @@ func (th *thresholds) of(path string, t *transcript.Transcript, r gauge.Resolved
 	if len(th.m) > 4096 { // sessions of many models and folders: start over
 		clear(th.m)
 	}
-	th.m[key] = &thresholdEntry{value: value, files: files, env: env, checked: now}
+	th.m[key] = &thresholdEntry{value: value, files: files, env: env, args: args, checked: now}
 	th.mu.Unlock()
 	return value
 }
 
-// agentEnv is the environment of the agent's process running in cwd, or
-// the last one seen there once it exited (the session ran with it); nil
-// when none was ever seen: the daemon's own applies.
-func (th *thresholds) agentEnv(a *agents.Agent, cwd string) map[string]string {
+// agentEnv is the environment and command line of the agent's process
+// running in cwd, or the last ones seen there once it exited (the session
+// ran with them); nil when none was ever seen: the daemon's environment
+// applies.
+func (th *thresholds) agentEnv(a *agents.Agent, cwd string) (map[string]string, []string) {
 	if th.processEnv == nil {
-		return nil
+		return nil, nil
 	}
 	key := a.Name + "\x00" + cwd
 	env, ok := th.processEnv(a.Command, cwd)
+	var args []string
+	if ok && th.processArgs != nil {
+		args, _ = th.processArgs(a.Command, cwd)
+	}
 	th.mu.Lock()
 	defer th.mu.Unlock()
 	if ok {
 		if th.lastEnv == nil {
-			th.lastEnv = map[string]map[string]string{}
+			th.lastEnv, th.lastArgs = map[string]map[string]string{}, map[string][]string{}
 		}
-		th.lastEnv[key] = env
-		return env
+		th.lastEnv[key], th.lastArgs[key] = env, args
+		return env, args
 	}
-	return th.lastEnv[key]
+	return th.lastEnv[key], th.lastArgs[key]
 }
 
 // changed reports whether any file differs from its stamp.

@@ -64,6 +64,7 @@ func (s *Server) codeAction(ctx context.Context, params json.RawMessage) (any, e
 	}
 	add("Dry-run compaction", cmdDryRun, protocol.QuickFix, nil, false)
 	add("Compact conversation in place", cmdCompactInPlace, protocol.Source, nil, false)
+	add("Continue in another agent…", cmdHandoff, protocol.Source, nil, false)
 	// A pin on the line the cursor is on: the command says when the line
 	// holds no message the model sees.
 	arg = map[string]any{"uri": string(p.TextDocument.URI), "line": int(p.Range.Start.Line)}

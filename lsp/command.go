@@ -40,6 +40,13 @@ const (
 	// every compaction (stored with the conversation), or stop.
 	cmdPin   = "compactd.pin"
 	cmdUnpin = "compactd.unpin"
+	// cmdHandoff continues the conversation in another agent ("agent";
+	// the server asks which when it is left out).
+	cmdHandoff = "compactd.handoff"
+	// cmdSearch finds past sessions of every agent by what was said in
+	// them ("query"; "agent" keeps one agent's): "Find a session…". It
+	// needs no file.
+	cmdSearch = "compactd.search"
 )
 
 // commandNames are the commands the server executes: the table's keys.
@@ -63,6 +70,15 @@ type CommandArgs struct {
 	To      string `json:"to,omitempty"`
 	// Handle is the recall handle compactd.recall opens.
 	Handle string `json:"handle,omitempty"`
+	// Agent is the agent compactd.handoff continues in ("codex"); MCP
+	// says whether to install compactd's MCP server there (left out, the
+	// server asks when it is not installed).
+	Agent string `json:"agent,omitempty"`
+	MCP   *bool  `json:"mcp,omitempty"`
+	// Query is what compactd.search looks for; Limit how many sessions
+	// it lists (default 20).
+	Query string `json:"query,omitempty"`
+	Limit *int   `json:"limit,omitempty"`
 }
 
 // Overrides are what the arguments set over the configuration.
@@ -94,6 +110,8 @@ type command struct {
 	// result is the type of the command's result.
 	result reflect.Type
 	run    func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (daemon.Result, error)
+	// anywhere: the command takes no file (its uri may be left out).
+	anywhere bool
 }
 
 // entry is a command whose result is a T.
@@ -105,6 +123,12 @@ func entry[T daemon.Result](title string, run func(s *Server, ctx context.Contex
 		}
 		return res, nil
 	}}
+}
+
+// anywhere marks a command that takes no file.
+func anywhere(c command) command {
+	c.anywhere = true
+	return c
 }
 
 // call is one command's arguments as the handler resolved them.
@@ -165,6 +189,8 @@ var commands = map[string]command{
 	cmdDiff: entry("", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (*daemon.Diff, error) {
 		return d.Diff(ctx, c.path, c.args.From, c.args.To)
 	}),
+	cmdHandoff: entry("Continuing in another agent", handoffCommand),
+	cmdSearch:  anywhere(entry("", searchCommand)),
 }
 
 // compact asks about tangents first when the pipeline removes them (they
@@ -250,6 +276,8 @@ func (s *Server) runCommand(ctx context.Context, name string, args CommandArgs) 
 	switch {
 	case d == nil:
 		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, "compactd is not running (initialization failed)")
+	case cmd.anywhere:
+		path = ""
 	case path == "":
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s needs a file uri, got %q", name, args.URI)
 	case !d.Allowed(path):

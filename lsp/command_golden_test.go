@@ -63,6 +63,7 @@ func TestCommandResultsGolden(t *testing.T) {
 	golden(cmdRestoreBeforeAgent, run(cmdRestoreBeforeAgent, map[string]any{}))
 	golden(cmdRecompactAgent, run(cmdRecompactAgent, map[string]any{"keepLast": 1}))
 	golden(cmdCompactInPlace, run(cmdCompactInPlace, map[string]any{"keepLast": 1}))
+	golden(cmdHandoff, run(cmdHandoff, map[string]any{"agent": "codex", "mcp": false}))
 }
 
 // TestRecallAndPinResultsGolden pins compactd.recall, compactd.pin and
@@ -126,6 +127,8 @@ var (
 	timestamps = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)|\b\d{8}T\d{6}(\.\d+)?`)
 	hashes     = regexp.MustCompile(`\b[0-9a-f]{64}\b`)
 	uuids      = regexp.MustCompile(`\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
+	// rolloutDates are the dated folders and names of Codex's rollouts.
+	rolloutDates = regexp.MustCompile(`\d{4}/\d\d/\d\d/rollout-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d`)
 )
 
 // normalize replaces what differs from run to run.
@@ -144,5 +147,6 @@ func normalize(raw json.RawMessage, ws, home string) []byte {
 	s = timestamps.ReplaceAllString(s, "<time>")
 	s = hashes.ReplaceAllString(s, "<sha256>")
 	s = uuids.ReplaceAllString(s, "<uuid>")
+	s = rolloutDates.ReplaceAllString(s, "<date>/rollout-<time>")
 	return []byte(s)
 }

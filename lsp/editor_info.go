@@ -3,6 +3,7 @@ package lsp
 import (
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/recall"
+	"github.com/compactd/compactd/daemon"
 )
 
 // EditorInfo is what the server owns and editors need: the files it
@@ -21,12 +22,25 @@ type EditorInfo struct {
 	RecallHandle string `json:"recallHandle"`
 	RecallMark   string `json:"recallMark"`
 	RecallSyntax string `json:"recallSyntax"`
+	// HandoffAgents are the agents a conversation can continue in
+	// (compactd.handoff's "agent"), with the names users know them by.
+	HandoffAgents []HandoffAgent `json:"handoffAgents"`
+}
+
+// A HandoffAgent is one agent compactd.handoff can continue in.
+type HandoffAgent struct {
+	Name  string `json:"name"`
+	Label string `json:"label"`
 }
 
 // Info is the server's EditorInfo.
 func Info() EditorInfo {
-	return EditorInfo{
+	info := EditorInfo{
 		DocumentPatterns: format.FilePatterns(),
 		RecallHandle:     recall.HandlePattern, RecallMark: recall.MarkPattern, RecallSyntax: recall.Syntax,
 	}
+	for _, name := range daemon.HandoffTargets() {
+		info.HandoffAgents = append(info.HandoffAgents, HandoffAgent{Name: name, Label: daemon.HandoffLabel(name)})
+	}
+	return info
 }

@@ -20,6 +20,9 @@ const (
 )
 
 // Gauge is the compactd/gauge notification's payload.
+//
+// It is the gauge notification on the wire, one field per figure an editor shows: hence more than a
+// dozen.
 type Gauge struct {
 	URI           protocol.DocumentURI `json:"uri"`
 	Format        string               `json:"format"`

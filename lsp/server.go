@@ -40,6 +40,10 @@ type Options struct {
 }
 
 // Server is one language server session over one connection.
+//
+// Its fields are the connection, the client's capabilities, the daemon it serves and the state of
+// each feature (progress, agent-compaction notes, pending estimates): more than a dozen, each owned
+// by one feature file.
 type Server struct {
 	opts Options
 	log  *slog.Logger

@@ -255,7 +255,7 @@ func TestTranscriptFeatures(t *testing.T) {
 	for _, a := range actions {
 		titles = append(titles, a.Title)
 	}
-	if strings.Join(titles, "|") != "Compact conversation|Compact to fit…|Dry-run compaction|Compact conversation in place|Keep this message verbatim in every compaction (pin)|Unpin this message" {
+	if strings.Join(titles, "|") != "Compact conversation|Compact to fit…|Dry-run compaction|Compact conversation in place|Continue in another agent…|Keep this message verbatim in every compaction (pin)|Unpin this message" {
 		t.Fatalf("actions = %q", titles)
 	}
 	if len(actions[0].Diagnostics) != 1 || actions[0].Command.Command != cmdCompact {

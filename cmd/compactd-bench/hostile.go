@@ -69,21 +69,25 @@ func cliFigure(ctx context.Context, bin string, env []string, wantOK bool, args 
 
 // launchArg makes this program the launcher of cliFigure: it runs the
 // command that follows and writes the command's peak RSS (KB), user and
-// system CPU time (ns) to file descriptor 3; it exits as the command did.
+// system CPU time (ns) and wall time from its start to its exit (ns, the
+// launcher's own start left out) to file descriptor 3; it exits as the
+// command did.
 const launchArg = "-launch-measured"
 
 func launch(args []string) int {
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.SysProcAttr = dieWithParent()
+	start := time.Now()
 	err := cmd.Run()
+	wall := time.Since(start)
 	if cmd.ProcessState == nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	if peak, ok := platformtest.PeakRSS(cmd.ProcessState); ok {
 		out := os.NewFile(3, "measure")
-		fmt.Fprintf(out, "%d %d %d\n", peak>>10, cmd.ProcessState.UserTime().Nanoseconds(), cmd.ProcessState.SystemTime().Nanoseconds())
+		fmt.Fprintf(out, "%d %d %d %d\n", peak>>10, cmd.ProcessState.UserTime().Nanoseconds(), cmd.ProcessState.SystemTime().Nanoseconds(), wall.Nanoseconds())
 		out.Close()
 	}
 	return cmd.ProcessState.ExitCode()

@@ -36,7 +36,9 @@ var importRules = []struct {
 	{"daemon/index", []string{"daemon", "daemon/watch"}, "the index hears of changes from the daemon; it does not watch"},
 	{"daemon/watch", []string{"daemon", "daemon/index", "daemon/jobs", "daemon/store"}, "the watcher finds files; it does not read them"},
 	{"daemon/jobs", []string{"daemon", "daemon/index", "daemon/watch"}, "jobs run on files and the store, whoever asks"},
-	{"daemon/store", []string{"daemon", "daemon/jobs", "daemon/index", "daemon/watch"}, "the store is below the jobs"},
+	{"daemon/store", []string{"daemon", "daemon/jobs", "daemon/index", "daemon/watch", "daemon/search"}, "the store is below the jobs"},
+	{"daemon/sessionstate", []string{"daemon", "daemon/watch"}, "a command's state between runs carries the index's entry; it neither watches nor serves"},
+	{"daemon/search", []string{"daemon", "daemon/index", "daemon/jobs"}, "search reads the sessions and the store; the daemon and the CLI feed it"},
 	{"lsp/...", []string{"cmd/..."}, "cmd wires lsp, never the reverse"},
 }
 
@@ -130,7 +132,7 @@ func TestNoAgentNamedOutsideItsFolders(t *testing.T) {
 		return ""
 	}
 	root := filepath.Join("..", "..")
-	for _, dir := range []string{"daemon/jobs", "compaction/strategy", "compaction/gauge", "lsp"} {
+	for _, dir := range []string{"daemon/jobs", "daemon/search", "compaction/strategy", "compaction/gauge", "lsp"} {
 		fset := token.NewFileSet()
 		pkgs, err := parser.ParseDir(fset, filepath.Join(root, dir), func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
 		if err != nil {

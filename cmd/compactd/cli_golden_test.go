@@ -106,6 +106,21 @@ func TestCLIOutputGolden(t *testing.T) {
 	golden("recall", "handle", nil, "recall", handles[0])
 	golden("recall", "not-a-handle", nil, "recall", "x123")
 
+	golden("handoff", "to-codex", nil, "handoff", "--to", "codex", claude)
+	golden("handoff", "to-gemini-json", nil, "handoff", "--json", "--to", "gemini", "--budget", "20000", codex)
+	golden("handoff", "unknown-agent", nil, "handoff", "--to", "emacs", claude)
+	golden("handoff", "no-agent", nil, "handoff", claude)
+
+	// Search: the workspace's sessions, the fork the compaction wrote
+	// and the stored versions, indexed on the first search.
+	golden("search", "phrase", nil, "search", "--folder", ws, `"SKU index migration"`)
+	golden("search", "path", nil, "search", "--folder", ws, "--limit", "3", "internal/api/middleware.go")
+	golden("search", "json", nil, "search", "--folder", ws, "--json", "--limit", "2", "backoffJitter")
+	golden("search", "no-hit", nil, "search", "--folder", ws, "zebra crossing")
+	golden("search", "open", nil, "search", "--folder", ws, "--open", "1", `"SKU index migration"`)
+	golden("search", "no-query", nil, "search", "--folder", ws)
+	golden("search", "unknown-agent", nil, "search", "--agent", "nobody", "x")
+
 	// The agent's statusline payload names the session it shows.
 	var p map[string]any
 	if err := json.Unmarshal(payload, &p); err != nil {
@@ -121,13 +136,18 @@ func TestCLIOutputGolden(t *testing.T) {
 	golden("hooks", "status", nil, "hooks", "status")
 	golden("mcp", "status", nil, "mcp", "status")
 	golden("doctor", "text", nil, "doctor")
+	// Last: it writes a session the cases above would find.
+	golden("search", "handoff", nil, "search", "--folder", ws, "--agent", "claude", "--handoff", "qwen", "Store interface")
 }
 
 var (
-	hashes   = regexp.MustCompile(`\b[0-9a-f]{64}\b`)
-	uuids    = regexp.MustCompile(`\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
-	cliTimes = regexp.MustCompile(`\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)?|\b\d{8}T\d{6}(\.\d+)?`)
-	cliSizes = regexp.MustCompile(`\d+(\.\d+)? (MiB|KiB|B)\b`)
+	hashes = regexp.MustCompile(`\b[0-9a-f]{64}\b`)
+	// geminiNames are Gemini CLI's session files: the minute and the id's
+	// first 8 hex digits.
+	geminiNames = regexp.MustCompile(`session-\d{4}-\d\d-\d\dT\d\d-\d\d-[0-9a-f]{8}\.`)
+	uuids       = regexp.MustCompile(`\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
+	cliTimes    = regexp.MustCompile(`\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)?|\b\d{8}T\d{6}(\.\d+)?`)
+	cliSizes    = regexp.MustCompile(`\d+(\.\d+)? (MiB|KiB|B)\b`)
 )
 
 // normalizeCLI replaces what differs from run to run.
@@ -135,6 +155,7 @@ func normalizeCLI(s, ws string, envs map[string]string) []byte {
 	s = strings.ReplaceAll(s, ws, "<workspace>")
 	root := filepath.Dir(envs["HOME"])
 	s = strings.ReplaceAll(s, root, "<home>")
+	s = geminiNames.ReplaceAllString(s, "session-<time>-<id8>.")
 	s = cliTimes.ReplaceAllString(s, "<time>")
 	s = hashes.ReplaceAllString(s, "<sha256>")
 	s = uuids.ReplaceAllString(s, "<uuid>")

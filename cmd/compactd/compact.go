@@ -247,7 +247,7 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 			gauge:    gauge.Options{Model: cfg.Gauge.Model, ContextWindow: opts.Window, Registry: tokens.NewRegistry()},
 			counters: counters,
 			prices:   cfg.PriceTable(),
-			keepLast: opts.KeepLast,
+			keepLast: opts.KeepLastTurns(),
 			counted:  counted,
 		})
 	}

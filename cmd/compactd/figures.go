@@ -78,10 +78,13 @@ type agentSettings struct {
 	// session's folder, where the OS lets compactd read it, beats getenv
 	// (compactd gauge runs beside the agent, not under it).
 	running bool
+	// args is the agent's command line when compactd runs as its child
+	// (the status line: its parent's); running finds the process's own.
+	args []string
 }
 
 func agentSettingsOf(e *env) *agentSettings {
-	return &agentSettings{env: agents.EnvFromOS(e.getenv), getenv: e.getenv}
+	return &agentSettings{env: agents.EnvFromOS(e.getenv), getenv: e.getenv, args: agents.ParentArgs()}
 }
 
 // threshold is the agent's own compaction point for the session at path,
@@ -96,17 +99,18 @@ func (a *agentSettings) threshold(path string, t *transcript.Transcript, r gauge
 	if cwd == "" {
 		cwd = workingDir()
 	}
-	getenv := a.getenv
+	getenv, args := a.getenv, a.args
 	if a.running && agent != nil {
 		// One scan, bounded: /proc may hold a read of a stalled process.
 		envs := &agents.ProcessEnvs{Commands: []string{agent.Command}}
 		envs.Wait(time.Second)
 		if env, ok := envs.Lookup(agent.Command, cwd); ok {
 			getenv = func(k string) string { return env[k] }
+			args, _ = envs.Args(agent.Command, cwd)
 		}
 	}
-	return agent.AutoCompact(agents.Query{Env: a.env, Getenv: getenv, Cwd: cwd,
-		Model: r.Model, Window: r.ContextWindow, WindowSource: r.WindowSource})
+	return agent.AutoCompact(agents.Query{Env: a.env, Getenv: getenv, Args: args, Cwd: cwd,
+		Model: r.Model, Window: r.ContextWindow, WindowSource: r.WindowSource, AgentVersion: t.Meta.AgentVersion})
 }
 
 // readTranscript reads, detects and parses one transcript. A file no codec

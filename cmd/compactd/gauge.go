@@ -5,18 +5,23 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/compactd/compactd/compaction/format"
 	_ "github.com/compactd/compactd/compaction/format/all"
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/config"
+	"github.com/compactd/compactd/daemon/index"
 	"github.com/compactd/compactd/daemon/jobs"
+	"github.com/compactd/compactd/daemon/sessionstate"
 	"github.com/compactd/compactd/daemon/store"
 	"github.com/compactd/compactd/daemon/watch"
 )
@@ -137,7 +142,7 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 			over.Window = window
 		}
 		pipeline := cfg.CompactOptions(0, over)
-		opts.prices, opts.keepLast, opts.gauge.ContextWindow = cfg.PriceTable(), pipeline.KeepLast, pipeline.Window
+		opts.prices, opts.keepLast, opts.gauge.ContextWindow = cfg.PriceTable(), pipeline.KeepLastTurns(), pipeline.Window
 		opts.gauge.Model = *model
 		if opts.gauge.Model == "" {
 			opts.gauge.Model = cfg.Gauge.Model
@@ -146,7 +151,7 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 		if abs, err := filepath.Abs(path); err == nil {
 			opts.gauge.Overhead, _ = overhead(abs)
 		}
-		f, err := gaugeFile(ctx, path, opts)
+		f, err := gaugeFile(e, path, cfg, opts, overhead)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -170,13 +175,65 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 	return errors.Join(errs...)
 }
 
-// gaugeFile reads, detects, parses and counts one transcript.
-func gaugeFile(ctx context.Context, path string, opts measureOptions) (*figures, error) {
-	t, err := readTranscript(path)
+// gaugeFile gauges one transcript from where the previous gauge of it
+// left it: its state beside the store (daemon/sessionstate), so a gauge
+// after an append reads what was appended. The figures are the daemon's
+// index's, every usage point measured for the estimate error as a first
+// read measures it, equal with or without a state.
+func gaugeFile(e *env, path string, cfg *config.Config, opts measureOptions, overhead func(string) (int, bool)) (*figures, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s does not exist", path)
+	} else if err != nil {
+		return nil, err // it names the path and what failed
+	}
+	c := *cfg
+	// The flag's or the configuration's model and window, the levels'
+	// defaults (a gauge line's level is the gauge's own).
+	c.Gauge.Model, c.Gauge.ContextWindow = opts.gauge.Model, opts.gauge.ContextWindow
+	c.Gauge.Warn, c.Gauge.Critical = 0, 0
+	set := index.NewSettings(&c)
+	registry := tokens.NewRegistry()
+	iopts := index.Options{
+		Settings: func(string) *index.Settings { return set },
+		Threshold: func(path string, t *transcript.Transcript, _ gauge.Resolved) *gauge.AutoCompact {
+			return opts.agent.threshold(path, t, gauge.Resolve(t, gauge.Options{Model: c.Gauge.Model, Registry: registry}))
+		},
+		Overhead: overhead,
+		AllUsage: true,
+		HotBytes: 1,
+		Named:    true,
+	}
+	key, err := stateKey(&c, 0, fmt.Sprintf("gauge overhead=%d", opts.gauge.Overhead))
 	if err != nil {
 		return nil, err
 	}
-	return measure(ctx, t, opts)
+	dir := ""
+	if storePath, err := resolveStore(e, ""); err == nil {
+		dir = sessionstate.Dir(storePath)
+	}
+	sess, err := sessionstate.Open(dir, path, key, iopts)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := sess.Snapshot()
+	if err != nil {
+		var unrecognized *format.ErrUnrecognized
+		if errors.As(err, &unrecognized) {
+			return nil, &usageError{unrecognized.Error()}
+		}
+		return nil, err
+	}
+	if !(sess.Resumed && sess.BytesRead() == 0) {
+		if err := sess.Save(); err != nil {
+			fmt.Fprintf(e.stderr, "compactd gauge: keep the session's state: %v\n", err)
+		}
+	}
+	f := snapshotFigures(snap)
+	if f.gauge.Reported > 0 {
+		ee := snap.Insight.EstimateError
+		f.gauge.EstimateError, f.gauge.EstimateErrorSpans, f.gauge.EstimateErrorNote = ee.Error, ee.Spans, ee.Note
+	}
+	return f, nil
 }
 
 func rowOf(path string, f *figures) gaugeRow {

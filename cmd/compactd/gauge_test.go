@@ -122,7 +122,7 @@ func TestGaugeText(t *testing.T) {
 	if strings.Count(out, "\n") != 1 {
 		t.Fatalf("want one line, got %q", out)
 	}
-	for _, want := range []string{gaugeFixture("claude-session.jsonl"), "claude-code", "claude-sonnet-4-5-20250929", " / 200,000", "%", " ok ", "(reported+estimate, auto-compacts at 167k (default), 130k left)"} {
+	for _, want := range []string{gaugeFixture("claude-session.jsonl"), "claude-code", "claude-sonnet-4-5-20250929", " / 200,000", "%", " ok ", "(reported+estimate, auto-compacts at 155k (default), 118k left)"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("line %q lacks %q", line, want)
 		}

@@ -11,6 +11,7 @@ import (
 	_ "github.com/compactd/compactd/compaction/format/all"
 	"github.com/compactd/compactd/daemon/agents"
 	_ "github.com/compactd/compactd/daemon/agents/all"
+	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/mcpserver"
 	"github.com/compactd/compactd/lsp"
 )
@@ -51,7 +52,14 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	s := &mcpserver.Server{StorePath: path, Env: agents.EnvFromOS(e.getenv), Cwd: workingDir(), SessionHint: e.getenv("COMPACTD_SESSION"), Getenv: e.getenv}
+	s := &mcpserver.Server{StorePath: path, Env: agents.EnvFromOS(e.getenv), Cwd: workingDir(), SessionHint: e.getenv("COMPACTD_SESSION"), Getenv: e.getenv, Args: agents.ParentArgs()}
+	// The search index's bound: the user's setting (a workspace file that
+	// does not validate leaves the default, as the tools never refuse).
+	cfg, err := config.Load(config.Nearest("", s.Cwd))
+	if err != nil {
+		cfg = config.Default()
+	}
+	s.MaxIndexBytes = cfg.Search.MaxIndexBytes()
 	if *agentName != "" {
 		if s.Agent = agentNamed(*agentName); s.Agent == nil {
 			return usagef("unknown agent %q", *agentName)

@@ -65,15 +65,11 @@ func TestEverySurfaceRunsTheSameOptions(t *testing.T) {
 	defer st.Close()
 	runner := jobs.New(st)
 	// The reference is the pipeline run with its own options, not through
-	// the configuration: strategy.Options.KeepLast protects none when
-	// negative.
+	// the configuration: strategy.Options.KeepLast means what it says, 0
+	// protects no turn.
 	reference := map[int]int{}
 	for _, k := range []int{0, 1, 2, 3, 4} {
-		keep := k
-		if k == 0 {
-			keep = -1
-		}
-		res, err := runner.Compact(t.Context(), jobs.Request{Path: refPath, DryRun: true, Options: strategy.Options{Strategies: []string{strat}, KeepLast: keep}})
+		res, err := runner.Compact(t.Context(), jobs.Request{Path: refPath, DryRun: true, Options: strategy.Options{Strategies: []string{strat}, KeepLast: new(k)}})
 		if err != nil {
 			t.Fatal(err)
 		}

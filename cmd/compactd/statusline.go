@@ -2,16 +2,25 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/compactd/compactd/compaction/gauge"
 	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/tokens"
+	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/config"
+	"github.com/compactd/compactd/daemon/index"
+	"github.com/compactd/compactd/daemon/sessionstate"
+	"github.com/compactd/compactd/lsp"
 )
 
 func init() {
@@ -81,37 +90,117 @@ func statusline(ctx context.Context, e *env, color bool) (string, error) {
 	if in.TranscriptPath == "" {
 		return "compactd: no transcript yet", nil
 	}
-	t, err := readTranscript(in.TranscriptPath)
-	if err != nil {
-		return "", err
-	}
-	cfg := loadConfig(e, in.TranscriptPath)
-	opts := measureOptions{
-		gauge:    gauge.Options{Model: cfg.Gauge.Model, ContextWindow: cfg.Gauge.ContextWindow, Registry: tokens.NewRegistry()},
-		counters: tokens.NewCounterSet(),
-		prices:   cfg.PriceTable(),
-		keepLast: cfg.CompactOptions(0, config.Overrides{}).KeepLast,
-		// Claude Code runs the status line as its child: this
-		// environment is the agent's, its settings' env included.
-		agent: agentSettingsOf(e),
-		path:  in.TranscriptPath,
-	}
-	// Claude Code knows the model and the window it runs with (the 1M
-	// window included); the user's settings still win.
-	if opts.gauge.Model == "" {
-		opts.gauge.Model = in.Model.ID
-	}
-	if in.ContextWindow != nil && in.ContextWindow.Size > 0 {
-		opts.agentWindow = in.ContextWindow.Size
-		if opts.gauge.ContextWindow == 0 {
-			opts.gauge.ContextWindow = in.ContextWindow.Size
-		}
-	}
-	f, err := measure(ctx, t, opts)
+	f, err := statusFigures(e, in)
 	if err != nil {
 		return "", err
 	}
 	return statusText(f, color), nil
+}
+
+// statusFigures are the transcript's figures, read from where the
+// previous run left it: the session's state (daemon/sessionstate) beside
+// the store, so a run after an append reads what was appended, not the
+// whole transcript. They are the daemon's figures (its index and
+// snapshot), equal to a first run's whatever the state.
+func statusFigures(e *env, in statusInput) (*figures, error) {
+	path := in.TranscriptPath
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s does not exist", path)
+	} else if err != nil {
+		return nil, err // it names the path and what failed
+	}
+	cfg := *loadConfig(e, path)
+	// Claude Code knows the model and the window it runs with (the 1M
+	// window included); the user's settings still win.
+	if cfg.Gauge.Model == "" {
+		cfg.Gauge.Model = in.Model.ID
+	}
+	agentWindow := 0
+	if in.ContextWindow != nil && in.ContextWindow.Size > 0 {
+		agentWindow = in.ContextWindow.Size
+		if cfg.Gauge.ContextWindow == 0 {
+			cfg.Gauge.ContextWindow = agentWindow
+		}
+	}
+	set := index.NewSettings(&cfg)
+	// Claude Code runs the status line as its child: this environment is
+	// the agent's, its settings' env included.
+	agent := agentSettingsOf(e)
+	registry := tokens.NewRegistry()
+	opts := index.Options{
+		Settings: func(string) *index.Settings { return set },
+		// The agent computes its point from the model's window as it
+		// knows it (the payload says which), not from a window
+		// compactd's settings impose.
+		Threshold: func(path string, t *transcript.Transcript, _ gauge.Resolved) *gauge.AutoCompact {
+			return agent.threshold(path, t, gauge.Resolve(t, gauge.Options{Model: cfg.Gauge.Model, ContextWindow: agentWindow, Registry: registry}))
+		},
+		// Trimmed from the start: a status line keeps what appends need.
+		HotBytes: 1,
+		Named:    true,
+	}
+	key, err := stateKey(&cfg, agentWindow, "statusline")
+	if err != nil {
+		return nil, err
+	}
+	dir := ""
+	if storePath, err := resolveStore(e, ""); err == nil {
+		dir = sessionstate.Dir(storePath)
+	}
+	sess, err := sessionstate.Open(dir, path, key, opts)
+	if err != nil {
+		return nil, err
+	}
+	if sess.Resumed && sess.Pending() < statusNoGC {
+		// What the run allocates is the state and what was appended, and
+		// the process ends with the line: collecting (scanning the state's
+		// few MB of placeholders) is all the cost it would add.
+		debug.SetGCPercent(-1)
+	}
+	snap, err := sess.Snapshot()
+	if err != nil {
+		if errors.Is(err, index.ErrNotTranscript) {
+			return nil, &usageError{err.Error()}
+		}
+		return nil, err
+	}
+	if dir != "" && !(sess.Resumed && sess.BytesRead() == 0) {
+		if err := sess.Save(); err != nil {
+			fmt.Fprintf(e.stderr, "compactd statusline: keep the session's state: %v\n", err)
+		}
+	}
+	return snapshotFigures(snap), nil
+}
+
+// statusNoGC is the most bytes a resumed status line reads with the
+// garbage collector off.
+const statusNoGC = 16 << 20
+
+// stateKey names what the figures depend on beside the transcript: the
+// settings, the agent's window, and this build of compactd (a state from
+// another build is not read).
+func stateKey(cfg *config.Config, agentWindow int, command string) (string, error) {
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		return "", err
+	}
+	build := lsp.Version
+	if exe, err := os.Executable(); err == nil {
+		if fi, err := os.Stat(exe); err == nil {
+			build += fmt.Sprintf(" %d %d", fi.Size(), fi.ModTime().UnixNano())
+		}
+	}
+	sum := sha256.Sum256(fmt.Appendf(b, " window=%d build=%s %s", agentWindow, build, command))
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// snapshotFigures are a snapshot's figures as the status line shows them.
+func snapshotFigures(s *index.Snapshot) *figures {
+	f := &figures{gauge: s.Gauge, cost: s.Insight.Cost, price: s.Insight.Price, lastResponse: s.Insight.LastResponse}
+	if s.Insight.Breakdown != nil {
+		f.breakdown = *s.Insight.Breakdown
+	}
+	return f
 }
 
 // statusText is the line:

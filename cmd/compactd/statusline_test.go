@@ -73,7 +73,7 @@ func TestStatuslineBadInput(t *testing.T) {
 	cases := []struct{ name, stdin, want string }{
 		{"not JSON", "hello", "compactd: stdin is not Claude Code's statusline JSON"},
 		{"no transcript yet", `{"hook_event_name":"Status","session_id":"x","model":{"id":"claude-opus-4-7"}}`, "compactd: no transcript yet"},
-		{"missing transcript", transcriptJSON(filepath.Join(envs["HOME"], "gone.jsonl")), "compactd: read " + filepath.Join(envs["HOME"], "gone.jsonl")},
+		{"missing transcript", transcriptJSON(filepath.Join(envs["HOME"], "gone.jsonl")), "compactd: " + filepath.Join(envs["HOME"], "gone.jsonl") + " does not exist"},
 		{"not a transcript", transcriptJSON(filepath.Join("testdata", "gauge", "notes.txt")), "is not a recognized transcript"},
 	}
 	for _, c := range cases {

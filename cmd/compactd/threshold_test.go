@@ -19,6 +19,9 @@ func TestGaugeAndStatuslineThresholds(t *testing.T) {
 	for _, c := range agentstest.Cases() {
 		t.Run(c.Name, func(t *testing.T) {
 			l := agentstest.NewLayout(t)
+			if c.Args != nil {
+				t.Skip("the agent's command line comes from its running process, which this test does not start")
+			}
 			for _, k := range []string{"HOME", "USERPROFILE", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "COMPACTD_STORE"} {
 				t.Setenv(k, "")
 			}

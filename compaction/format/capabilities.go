@@ -139,3 +139,17 @@ func FilePatterns() []string {
 	slices.Sort(out)
 	return out
 }
+
+// A Loader is a codec whose agent rebuilds a session on resume by rules of
+// its own: what it sends the model is not simply the records in file order
+// (Claude Code follows a parentUuid chain and joins back rows that hang off
+// it). The invariant check holds a fork to what Load rebuilds, not to the
+// codec's own parse, so that the rules are the agent's.
+type Loader interface {
+	// Load returns the messages the agent sends the model when it resumes
+	// t (parsed by the same codec), rebuilt the way the agent's loader
+	// does, consecutive messages of one role combined as the API combines
+	// them. Parts keep their Ref into t. A transcript the codec did not
+	// parse is read as it is.
+	Load(t *transcript.Transcript) ([]transcript.Message, error)
+}

@@ -6,6 +6,7 @@
 package format
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/compactd/compactd/compaction/format/internal/newid"
+	"github.com/compactd/compactd/compaction/handoff"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -111,19 +113,6 @@ type Resender interface {
 	Resent(v *transcript.View) []transcript.Message
 }
 
-// A Loader is a codec whose agent rebuilds a session on resume by rules of
-// its own: what it sends the model is not simply the records in file order
-// (Claude Code follows a parentUuid chain and joins back rows that hang off
-// it). The invariant check holds a fork to what Load rebuilds, not to the
-// codec's own parse, so that the rules are the agent's.
-type Loader interface {
-	// Load returns the messages the agent sends the model when it resumes
-	// t (parsed by the same codec), rebuilt the way the agent's loader
-	// does, consecutive messages of one role combined as the API combines
-	// them. Parts keep their Ref into t.
-	Load(t *transcript.Transcript) ([]transcript.Message, error)
-}
-
 // A Trimmer is an Appender whose sources can be read in pieces and whose
 // transcripts can let go of what later appends no longer need, so that
 // following a large file costs memory for its tail, not its history.
@@ -159,6 +148,27 @@ type Trimmer interface {
 	// codec's maps). Appends to the copy and to t may then run on two
 	// goroutines. The caller must hold t alone while Detach copies it.
 	Detach(t *transcript.Transcript) *transcript.Transcript
+}
+
+// A Suspender is a Trimmer whose trimmed transcript can be carried to
+// another process (a status line run again and again keeps it between
+// runs), so that the next append there costs what it adds.
+//
+// Suspend encodes what Append needs to go on from t, which Trim left
+// trimmed, beyond the lists the caller keeps itself (Records, Messages,
+// Turns, Problems): its Frame, and its State as far as lines that
+// continue the conversation need it. It returns the first record the
+// state describes: the caller keeps the records from there on and may
+// drop the ones before (Resume gets them back as zero placeholders).
+//
+// Resume restores that state into t, whose lists the caller restored.
+// An Append on the resumed transcript either gives what it gives on the
+// transcript Suspend was called on, or fails with ErrTrimmed (the new
+// lines reach into what was dropped: the caller reads the file again).
+type Suspender interface {
+	Trimmer
+	Suspend(t *transcript.Transcript) (state []byte, firstRecord int, err error)
+	Resume(t *transcript.Transcript, state []byte) error
 }
 
 // Detached is t with its record, message, problem and turn lists copied
@@ -216,6 +226,11 @@ func (o ForkOptions) WithDefaults() ForkOptions {
 	return o
 }
 
+// BOM is the UTF-8 byte order mark some editors and tools write at the
+// start of a file. Codecs read a file that starts with one as they read it
+// without, and write it back with it.
+var BOM = []byte("\xef\xbb\xbf")
+
 // DetectBytes is how much of a file Detect sees.
 const DetectBytes = 64 << 10
 
@@ -272,6 +287,9 @@ func Detect(name string, head []byte) (Codec, error) {
 	if len(head) > DetectBytes {
 		head = head[:DetectBytes]
 	}
+	// A byte order mark (an editor on Windows saved the file) says
+	// nothing of the format: the codecs judge what follows it.
+	head = bytes.TrimPrefix(head, BOM)
 	var best Codec
 	bestScore := 0
 	for _, f := range Formats() {
@@ -284,4 +302,24 @@ func Detect(name string, head []byte) (Codec, error) {
 		return nil, &ErrUnrecognized{Name: name, Tried: Formats()}
 	}
 	return best, nil
+}
+
+// A SessionWriter starts a new session of its format from a neutral one
+// (a handoff from another agent): records as the agent writes them, under
+// s.ID, which the agent resumes. s keeps handoff.Session's invariants.
+type SessionWriter interface {
+	WriteSession(s *handoff.Session) ([]byte, error)
+}
+
+// A MediaReader gives back the images a transcript it parsed holds at
+// ref (a block holding an image, or a tool result holding several), in
+// order, so that a handoff keeps them images.
+type MediaReader interface {
+	Media(t *transcript.Transcript, ref transcript.Ref) ([]Media, error)
+}
+
+// Media is one image's type and bytes.
+type Media struct {
+	MIME string
+	Data []byte
 }

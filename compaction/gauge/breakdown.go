@@ -229,8 +229,8 @@ func apportion(n int, weights []int, total int) []int {
 
 // BreakdownOptions parameterize a breakdown.
 type BreakdownOptions struct {
-	// KeepLast is the turns compaction keeps (strategy.Options.KeepLast):
-	// 0 means 1, negative none.
+	// KeepLast is the turns compaction keeps, as it runs
+	// (strategy.Options.KeepLastTurns): 0 none.
 	KeepLast int
 	// Kept, when set, is what those turns hold, as the caller already
 	// knows it (the daemon's per-turn figures): one turn of an agent's
@@ -290,10 +290,7 @@ func (tl Tally) Breakdown(g Gauge, t *transcript.Transcript, counts []tokens.Cou
 
 // keptTail counts the last turns compaction never touches.
 func keptTail(t *transcript.Transcript, counts []tokens.Count, keepLast, n int) int {
-	if keepLast == 0 {
-		keepLast = 1
-	}
-	if keepLast < 0 || n == 0 {
+	if keepLast <= 0 || n == 0 {
 		return 0
 	}
 	turns := t.Turns

@@ -193,6 +193,8 @@ type TurnTokens struct {
 }
 
 // Gauge is how full the context window is.
+//
+// It is the gauge's whole reading, one field per figure its views show: hence more than a dozen.
 type Gauge struct {
 	Format        transcript.Format
 	Model         string

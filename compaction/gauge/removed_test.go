@@ -17,7 +17,7 @@ import (
 func TestTurnChangesOfADryRun(t *testing.T) {
 	tr, counts, _ := load(t, filepath.Join("testdata", "claude-2.1.330-24k.jsonl"))
 	counter, _ := tokens.New(tokens.O200kBase)
-	v, rep, err := strategy.Run(context.Background(), tr, counter, strategy.Options{Strategies: []string{"auto"}, KeepLast: 1, Window: 200_000})
+	v, rep, err := strategy.Run(context.Background(), tr, counter, strategy.Options{Strategies: []string{"auto"}, KeepLast: new(1), Window: 200_000})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package gauge
 
 import (
+	"math"
 	"strings"
 
 	"github.com/compactd/compactd/compaction/pricing"
@@ -24,6 +25,10 @@ type TallyOptions struct {
 	// tally's log of what the last messages added covers at least the
 	// messages from Floor on.
 	Floor int
+	// AllUsage keeps every usage point, not the last maxUsagePoints, so
+	// that EstimateError is measured on the whole conversation as
+	// Compute measures it (a command's figures, not a live gauge's).
+	AllUsage bool
 }
 
 // A Tally carries the figures a breakdown needs from one parse of a
@@ -49,6 +54,8 @@ type Tally struct {
 	log     []contribution
 	records int
 	rec     recordFacts
+	// allUsage: every usage point is kept (TallyOptions.AllUsage).
+	allUsage bool
 }
 
 // tallyLog is how many messages' contributions are kept: how far back an
@@ -103,6 +110,7 @@ func (tl Tally) Advance(t *transcript.Transcript, counts []tokens.Count, same in
 		tl = tl.reprice(t, opts.Price, key)
 	}
 	tl.format = t.Format
+	tl.allUsage = opts.AllUsage
 	tl.cur.ensure()
 	if same < tl.cur.n {
 		if drop := tl.cur.n - same; drop <= len(tl.log) {
@@ -131,7 +139,7 @@ func (tl Tally) Advance(t *transcript.Transcript, counts []tokens.Count, same in
 		if u := t.Messages[i].Usage; u != nil && opts.Price != nil && u.ContextTokens() > 0 {
 			c.cost = pricing.Session{}.AddUsage(*opts.Price, pricing.UsageOf(*u, t.Format))
 		}
-		tl.cur.add(c, &t.Messages[i], i, counts[i])
+		tl.cur.add(c, &t.Messages[i], i, counts[i], tl.allUsage)
 		tl.log = append(tl.log, c)
 	}
 	tl.cur.n = max(tl.cur.n, n)
@@ -174,14 +182,30 @@ func (tl Tally) reprice(t *transcript.Transcript, p *pricing.Price, key string) 
 	return tl
 }
 
+// addSession adds b's cost to a's in whole nano-dollars: each
+// response's cost rounds once, and sums of integers do not depend on
+// their order, so a tally carried over many appends (taking back and
+// adding again what changed messages added) gives to the last bit what
+// one pass over the transcript gives.
 func addSession(a, b pricing.Session) pricing.Session {
-	a.Cost = a.Cost.Add(b.Cost)
+	a.Cost = pricing.Cost{
+		Input:      addNano(a.Cost.Input, b.Cost.Input),
+		CacheWrite: addNano(a.Cost.CacheWrite, b.Cost.CacheWrite),
+		CacheRead:  addNano(a.Cost.CacheRead, b.Cost.CacheRead),
+		Output:     addNano(a.Cost.Output, b.Cost.Output),
+	}
 	a.Responses += b.Responses
 	a.Usage.Input += b.Usage.Input
 	a.Usage.CacheWrite += b.Usage.CacheWrite
 	a.Usage.CacheRead += b.Usage.CacheRead
 	a.Usage.Output += b.Usage.Output
 	return a
+}
+
+// addNano is a+b in dollars, each rounded to whole nano-dollars first
+// (exact in a float64 up to $9M).
+func addNano(a, b float64) float64 {
+	return float64(int64(math.Round(a*1e9))+int64(math.Round(b*1e9))) / 1e9
 }
 
 func subSession(a, b pricing.Session) pricing.Session {
@@ -265,7 +289,7 @@ func contributionOf(m *transcript.Message, c tokens.Count, images tokens.ImagePr
 }
 
 // add tallies contribution c of message m (index i, count cnt).
-func (s *tallyState) add(c contribution, m *transcript.Message, i int, cnt tokens.Count) {
+func (s *tallyState) add(c contribution, m *transcript.Message, i int, cnt tokens.Count, allUsage bool) {
 	for k := range c.kinds {
 		s.kinds[k] += c.kinds[k]
 	}
@@ -281,7 +305,7 @@ func (s *tallyState) add(c contribution, m *transcript.Message, i int, cnt token
 	s.session = addSession(s.session, c.cost)
 	if c.usage {
 		s.usage = append(s.usage, usagePoint{msg: i, reported: m.Usage.ContextTokens(), counted: s.counted})
-		if len(s.usage) > maxUsagePoints {
+		if len(s.usage) > maxUsagePoints && !allUsage {
 			s.usage = append(s.usage[:0:0], s.usage[len(s.usage)-maxUsagePoints:]...)
 		}
 	}
@@ -337,6 +361,16 @@ func (tl Tally) Covers(t *transcript.Transcript, n int, price *pricing.Price) bo
 		key = price.Key()
 	}
 	return tl.format == t.Format && tl.priceKey == key && tl.cur.n == n
+}
+
+// PricedAt reports whether the session's cost is at price p (nil: none):
+// an advance at p reads no message's usage again.
+func (tl Tally) PricedAt(p *pricing.Price) bool {
+	key := ""
+	if p != nil {
+		key = p.Key()
+	}
+	return tl.priceKey == key || tl.cur.n == 0
 }
 
 // Session is the cost of every reported usage, at the price the tally was

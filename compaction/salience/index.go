@@ -2,10 +2,13 @@ package salience
 
 import (
 	"math"
+	"runtime"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/compactd/compactd/compaction/facts"
+	"github.com/compactd/compactd/compaction/parallel"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -94,8 +97,13 @@ func Build(msgs []transcript.Message, opts Options) *Index {
 	if window <= 0 {
 		window = 400
 	}
+	// Scanning the texts is most of the work and reads one message at a
+	// time: it runs on every core. What each message names is then
+	// noted in message order, as one pass would (a stat's first and last
+	// message, its counts), so the index is the same.
+	named := make([][]naming, len(msgs))
+	scanAll(len(msgs), func(i int) { named[i] = scanMessage(&msgs[i], len(msgs)-i <= window) })
 	for i := range msgs {
-		m := &msgs[i]
 		seen := map[*Stat]Source{}
 		note := func(e Entity, src Source) *Stat {
 			if e.Kind == Path {
@@ -114,22 +122,13 @@ func Build(msgs []transcript.Message, opts Options) *Index {
 			}
 			return s
 		}
-		msgSource := sourceOf(m)
-		for pi := range m.Parts {
-			p := &m.Parts[pi]
-			switch p.Kind {
-			case transcript.PartText:
-				Scan(p.Text, func(e Entity) { note(e, msgSource) })
-			case transcript.PartAttachment, transcript.PartDocument:
-				Scan(clip(p.Text), func(e Entity) { note(e, FromInjected) })
-			case transcript.PartToolCall:
-				x.call(p, note)
-			case transcript.PartToolResult:
-				if len(msgs)-i <= window {
-					Scan(clip(p.Text), func(e Entity) { note(e, FromOutput) })
-				}
+		for _, n := range named[i] {
+			if s := note(n.entity, n.src); s != nil && n.mark != nil {
+				s.Edited = s.Edited || n.mark.Edited
+				s.Ran = s.Ran || n.mark.Ran
 			}
 		}
+		named[i] = nil
 		list := make([]mention, 0, len(seen))
 		for s, src := range seen {
 			s.Messages++
@@ -144,9 +143,75 @@ func Build(msgs []transcript.Message, opts Options) *Index {
 	return x
 }
 
+// naming is one name a message's scan found, in the order found, with
+// what a tool call said of it (it edits the file, it runs the command).
+type naming struct {
+	entity Entity
+	src    Source
+	// mark is what a tool call said of the name (Edited, Ran); nil for
+	// names read from text.
+	mark *Stat
+}
+
+// scanMessage lists the names message m holds, its tool output read when
+// output is set (m is within the output window).
+func scanMessage(m *transcript.Message, output bool) []naming {
+	var out []naming
+	note := func(e Entity, src Source) {
+		out = append(out, naming{entity: e, src: src})
+	}
+	msgSource := sourceOf(m)
+	for pi := range m.Parts {
+		p := &m.Parts[pi]
+		switch p.Kind {
+		case transcript.PartText:
+			Scan(p.Text, func(e Entity) { note(e, msgSource) })
+		case transcript.PartAttachment, transcript.PartDocument:
+			Scan(clip(p.Text), func(e Entity) { note(e, FromInjected) })
+		case transcript.PartToolCall:
+			callNames(p, func(e Entity, src Source) *Stat {
+				// A stand-in for the stat, which the call marks.
+				mark := &Stat{}
+				out = append(out, naming{entity: e, src: src, mark: mark})
+				return mark
+			})
+		case transcript.PartToolResult:
+			if output {
+				Scan(clip(p.Text), func(e Entity) { note(e, FromOutput) })
+			}
+		}
+	}
+	return out
+}
+
+// scanAll runs scan(i) for i in [0, n) on every core.
+func scanAll(n int, scan func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), max(1, n/64))
+	if workers <= 1 {
+		for i := range n {
+			scan(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var g parallel.WaitGroup
+	for range workers {
+		g.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				scan(i)
+			}
+		})
+	}
+	g.Wait()
+}
+
 // call reads a tool call: the file it targets, the command it runs, and
 // the names in its arguments (an edit's new text, a search pattern).
-func (x *Index) call(p *transcript.Part, note func(Entity, Source) *Stat) {
+func callNames(p *transcript.Part, note func(Entity, Source) *Stat) {
 	args := facts.Args(p.Args)
 	tool := strings.ToLower(p.ToolName)
 	edited := func(path string) {

@@ -2,9 +2,15 @@ package salience
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
+	"sort"
+	"strings"
 	"testing"
 
+	"github.com/compactd/compactd/compaction/format"
+	_ "github.com/compactd/compactd/compaction/format/all"
+	"github.com/compactd/compactd/compaction/sessiongen"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -102,4 +108,54 @@ func TestBuildIsDeterministic(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestBuildOnEveryCoreIsOnePass: the index built with the texts scanned
+// on every core is the one a single pass builds — every stat (scores,
+// counts, first and last message, edited, ran) and every message's list.
+func TestBuildOnEveryCoreIsOnePass(t *testing.T) {
+	for _, src := range [][]byte{
+		sessiongen.ClaudeCode(sessiongen.Options{Seed: 3, Turns: 80}),
+		sessiongen.Codex(sessiongen.Options{Seed: 4, Turns: 60}),
+	} {
+		tr := parseForTest(t, src)
+		dump := func(x *Index) string {
+			var b strings.Builder
+			keys := make([]Entity, 0, len(x.stats))
+			for e := range x.stats {
+				keys = append(keys, e)
+			}
+			sort.Slice(keys, func(i, j int) bool { return less(keys[i], keys[j]) })
+			for _, e := range keys {
+				fmt.Fprintf(&b, "%+v\n", *x.stats[e])
+			}
+			for i, l := range x.msgs {
+				for _, m := range l {
+					fmt.Fprintf(&b, "%d %v %d\n", i, m.stat.Entity, m.src)
+				}
+			}
+			return b.String()
+		}
+		prev := runtime.GOMAXPROCS(1)
+		one := dump(Build(tr.Messages, Options{Cwd: tr.Meta.Cwd, OutputWindow: 30}))
+		runtime.GOMAXPROCS(max(prev, 4))
+		all := dump(Build(tr.Messages, Options{Cwd: tr.Meta.Cwd, OutputWindow: 30}))
+		runtime.GOMAXPROCS(prev)
+		if len(one) < 1000 || one != all {
+			t.Fatalf("one pass and every core differ (%d and %d bytes of dump)", len(one), len(all))
+		}
+	}
+}
+
+func parseForTest(t *testing.T, src []byte) *transcript.Transcript {
+	t.Helper()
+	c, err := format.Detect("session.jsonl", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := c.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
 }

@@ -2,6 +2,7 @@ package sessiongen
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -364,4 +365,123 @@ func (g *copilotGen) maybeCompaction(turns int) {
 		})
 		g.context = g.context/5 + 2000
 	}
+}
+
+// CopilotCLILegacy returns a session of the releases before 0.0.342
+// (history-session-state/session_<id>_<ms>.json): one JSON document, two
+// spaces indented as the CLI wrote it, of the chatMessages the model got
+// (prompts with the context the CLI appends, tool calls with arguments as
+// JSON strings, their results; a turn the user interrupted leaves calls
+// without results) and the timeline it showed.
+func CopilotCLILegacy(opts Options) []byte {
+	opts = opts.withDefaults("claude-sonnet-4.5")
+	g := &copilotGen{p: newProject(opts.Seed, opts.Cwd), model: opts.Model}
+	id := opts.SessionID
+	if id == "" {
+		id = g.p.uuid()
+	}
+	var chat, timeline bytes.Buffer
+	entry := func(typ string, fields func(b *bytes.Buffer)) {
+		sep(&timeline)
+		timeline.WriteByte('{')
+		str(&timeline, "type", typ)
+		fields(&timeline)
+		str(&timeline, "id", g.p.uuid())
+		str(&timeline, "timestamp", g.p.tick(4000))
+		timeline.WriteByte('}')
+	}
+	message := func(fields func(b *bytes.Buffer)) {
+		sep(&chat)
+		chat.WriteByte('{')
+		fields(&chat)
+		chat.WriteByte('}')
+	}
+	chat.WriteByte('[')
+	timeline.WriteByte('[')
+	start := g.p.now
+	for n := 0; n < opts.Turns || chat.Len() < opts.TargetBytes; n++ {
+		prompt := prompts[(n+g.p.rng.IntN(3))%len(prompts)]
+		now := g.p.tick(4000)
+		message(func(b *bytes.Buffer) {
+			str(b, "role", "user")
+			str(b, "content", prompt+"\n\n<current_datetime>"+now+"</current_datetime>")
+		})
+		entry("user", func(b *bytes.Buffer) { str(b, "text", prompt) })
+		abort := n > 0 && g.p.rng.IntN(7) == 0
+		steps := 1 + g.p.rng.IntN(4)
+		for s := 0; s < steps; s++ {
+			calls := g.plan(1 + g.p.rng.IntN(3))
+			message(func(b *bytes.Buffer) {
+				str(b, "role", "assistant")
+				if s == 0 {
+					str(b, "content", "I'll start by looking at the relevant code.")
+				} else {
+					null(b, "content")
+				}
+				key(b, "tool_calls")
+				b.WriteByte('[')
+				for _, c := range calls {
+					sep(b)
+					b.WriteByte('{')
+					str(b, "id", c.id)
+					str(b, "type", "function")
+					key(b, "function")
+					b.WriteByte('{')
+					str(b, "name", c.name)
+					str(b, "arguments", c.args)
+					b.WriteString("}}")
+				}
+				b.WriteByte(']')
+			})
+			for k, c := range calls {
+				if abort && s == steps-1 && k == len(calls)-1 {
+					break // interrupted: this call has no result
+				}
+				message(func(b *bytes.Buffer) {
+					str(b, "role", "tool")
+					str(b, "tool_call_id", c.id)
+					str(b, "content", c.result)
+				})
+				entry("tool_call_completed", func(b *bytes.Buffer) {
+					str(b, "callId", c.id)
+					str(b, "name", c.name)
+					str(b, "toolTitle", c.name)
+					null(b, "intentionSummary")
+					key(b, "result")
+					b.WriteByte('{')
+					if c.ok {
+						str(b, "type", "success")
+					} else {
+						str(b, "type", "failure")
+					}
+					str(b, "log", c.result)
+					b.WriteByte('}')
+					raw(b, "arguments", c.args)
+				})
+			}
+		}
+		if !abort {
+			reply := replies[g.p.rng.IntN(len(replies))]
+			message(func(b *bytes.Buffer) {
+				str(b, "role", "assistant")
+				str(b, "content", reply)
+			})
+			entry("copilot", func(b *bytes.Buffer) { str(b, "text", reply) })
+		}
+	}
+	chat.WriteByte(']')
+	timeline.WriteByte(']')
+	var doc bytes.Buffer
+	doc.WriteByte('{')
+	str(&doc, "sessionId", id)
+	str(&doc, "startTime", start.Format("2006-01-02T15:04:05.000Z"))
+	raw(&doc, "chatMessages", chat.String())
+	raw(&doc, "timeline", timeline.String())
+	str(&doc, "selectedModel", g.model)
+	doc.WriteByte('}')
+	var out bytes.Buffer
+	if err := json.Indent(&out, doc.Bytes(), "", "  "); err != nil {
+		panic(err) // the generator wrote JSON that does not parse
+	}
+	return out.Bytes()
 }

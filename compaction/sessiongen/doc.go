@@ -1,6 +1,6 @@
 // Package sessiongen generates realistic, deterministic agent coding
 // sessions in the agents' real on-disk formats (Claude Code session JSONL,
-// Codex rollout JSONL, Copilot CLI events of both layouts), for tests and
+// Codex rollout JSONL, Copilot CLI sessions of its three layouts), for tests and
 // benchmarks that need transcripts of a chosen size without shipping
 // megabytes of fixtures.
 //

@@ -26,7 +26,7 @@ func lines(t *testing.T, b []byte) []map[string]any {
 }
 
 func TestDeterministic(t *testing.T) {
-	for _, gen := range []func(Options) []byte{ClaudeCode, Codex, CopilotCLI, CopilotCLIFlat} {
+	for _, gen := range []func(Options) []byte{ClaudeCode, Codex, CopilotCLI, CopilotCLIFlat, CopilotCLILegacy} {
 		a, b := gen(Options{Seed: 7, Turns: 5}), gen(Options{Seed: 7, Turns: 5})
 		if !bytes.Equal(a, b) {
 			t.Fatal("same options gave different bytes")
@@ -169,12 +169,51 @@ func TestCodexShape(t *testing.T) {
 }
 
 func TestTargetBytes(t *testing.T) {
-	for _, gen := range []func(Options) []byte{ClaudeCode, Codex, CopilotCLI, CopilotCLIFlat} {
+	for _, gen := range []func(Options) []byte{ClaudeCode, Codex, CopilotCLI, CopilotCLIFlat, CopilotCLILegacy} {
 		b := gen(Options{Seed: 2, TargetBytes: 1 << 20})
 		if len(b) < 1<<20 || len(b) > 3<<20 {
 			t.Errorf("size %d for a 1 MiB target", len(b))
 		}
+		if json.Valid(b) {
+			continue // a document (Copilot CLI's before 0.0.342)
+		}
 		lines(t, b)
+	}
+}
+
+// TestCopilotCLILegacyShape: the document holds the session's id, its
+// chat messages with calls and their results (an interrupted turn's call
+// without one) and the timeline.
+func TestCopilotCLILegacyShape(t *testing.T) {
+	var doc struct {
+		SessionID    string `json:"sessionId"`
+		ChatMessages []struct {
+			Role       string `json:"role"`
+			ToolCallID string `json:"tool_call_id"`
+			ToolCalls  []struct {
+				ID       string `json:"id"`
+				Function struct{ Name, Arguments string }
+			} `json:"tool_calls"`
+		} `json:"chatMessages"`
+		Timeline []map[string]any `json:"timeline"`
+	}
+	if err := json.Unmarshal(CopilotCLILegacy(Options{Seed: 2, Turns: 30}), &doc); err != nil {
+		t.Fatal(err)
+	}
+	calls, results := map[string]bool{}, map[string]bool{}
+	for _, m := range doc.ChatMessages {
+		for _, c := range m.ToolCalls {
+			calls[c.ID] = true
+			if !json.Valid([]byte(c.Function.Arguments)) {
+				t.Errorf("arguments %q are not JSON", c.Function.Arguments)
+			}
+		}
+		if m.Role == "tool" {
+			results[m.ToolCallID] = true
+		}
+	}
+	if doc.SessionID == "" || len(calls) == 0 || len(results) == 0 || len(results) >= len(calls) || len(doc.Timeline) == 0 {
+		t.Errorf("session %q, %d calls, %d results, %d timeline entries", doc.SessionID, len(calls), len(results), len(doc.Timeline))
 	}
 }
 

@@ -100,7 +100,7 @@ func TestBudgetIsMetOnEveryFormat(t *testing.T) {
 			for _, pipe := range pipelines {
 				t.Run(fmt.Sprintf("%s/%s/%d", name, strings.Join(pipe, "+"), budget), func(t *testing.T) {
 					v, rep, err := strategy.Run(t.Context(), tr, c, strategy.Options{
-						Strategies: pipe, Budget: budget, Turns: 1, KeepLast: 1,
+						Strategies: pipe, Budget: budget, Turns: 1, KeepLast: new(1),
 						Summarizer: &summarize.Extractive{Counter: c},
 					})
 					if err != nil {

@@ -102,7 +102,7 @@ func TestRemovedPairTakesItsImages(t *testing.T) {
 		}
 		src := b.build()
 		for _, pipe := range c.pipes {
-			v, _ := run1(t, src, Options{Strategies: pipe, KeepLast: 1, Hints: c.hints})
+			v, _ := run1(t, src, Options{Strategies: pipe, KeepLast: new(1), Hints: c.hints})
 			if calls := callIDs(v, transcript.PartToolCall); len(calls) == 4 {
 				t.Fatalf("%s %v removed no pair; the test needs one removed", c.format, pipe)
 			}

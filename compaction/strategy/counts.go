@@ -32,7 +32,7 @@ func CountTranscript(ctx context.Context, t *transcript.Transcript, c *tokens.Co
 		out.parts[i] = make([]int, len(t.Messages[i].Parts))
 	}
 	// Messages are claimed from a shared index, and a panic in a worker
-	// reaches the caller (conc), where a job recovers it: a worker that
+	// reaches the caller (parallel.WaitGroup), where a job recovers it: a worker that
 	// ended must not leave a feeder waiting on it.
 	workers := runtime.GOMAXPROCS(0)
 	var next atomic.Int64

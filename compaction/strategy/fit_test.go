@@ -39,10 +39,10 @@ func agentSession() *transcript.Transcript {
 func TestTokenBudgetReachesItsBudget(t *testing.T) {
 	src := agentSession()
 	c := counter(t)
-	for _, keep := range []int{1, -1} {
+	for _, keep := range []int{1, 0} {
 		for _, budget := range []int{1200, 2600, 6000} {
 			t.Run(fmt.Sprintf("keep-last %d, budget %d", keep, budget), func(t *testing.T) {
-				v, rep := run1(t, src, Options{Strategies: []string{StrategyTokenBudget}, Budget: budget, KeepLast: keep, Summarizer: &summarize.Extractive{Counter: c}})
+				v, rep := run1(t, src, Options{Strategies: []string{StrategyTokenBudget}, Budget: budget, KeepLast: new(keep), Summarizer: &summarize.Extractive{Counter: c}})
 				if float64(rep.TokensAfter) > 1.05*float64(budget) {
 					t.Errorf("%d tokens for a budget of %d (notes %q)", rep.TokensAfter, budget, rep.Notes)
 				}
@@ -145,7 +145,7 @@ func TestPipelineOrderIsFree(t *testing.T) {
 	src := agentSession()
 	c := counter(t)
 	for _, order := range [][]string{{StrategyTurnWindow, StrategyExtractive}, {StrategyExtractive, StrategyTurnWindow}} {
-		v, rep := run1(t, src, Options{Strategies: order, Turns: 2, BufferTurns: 2, Summarizer: &summarize.Extractive{Counter: c}})
+		v, rep := run1(t, src, Options{Strategies: order, Turns: 2, BufferTurns: new(2), Summarizer: &summarize.Extractive{Counter: c}})
 		if len(v.Summaries) != 1 {
 			t.Fatalf("%v: %d summaries (notes %q)", order, len(v.Summaries), rep.Notes)
 		}
@@ -157,21 +157,25 @@ func TestPipelineOrderIsFree(t *testing.T) {
 	}
 }
 
-// TestBufferTurnsNone: a negative BufferTurns (buffer_turns = 0 in the
-// configuration) keeps only the keep-last turns verbatim; zero is the
+// TestBufferTurnsNone: BufferTurns 0 (buffer_turns = 0 in the
+// configuration) keeps only the keep-last turns verbatim; unset, the
 // default of four.
 func TestBufferTurnsNone(t *testing.T) {
 	src := agentSession()
 	c := counter(t)
 	turns := transcript.BuildTurns(src.Messages)
-	for _, tc := range []struct{ buffer, verbatim int }{{-1, 1}, {0, 4}, {2, 2}} {
-		v, _ := run1(t, src, Options{Strategies: []string{StrategyExtractive}, BufferTurns: tc.buffer, KeepLast: 1, Summarizer: &summarize.Extractive{Counter: c}})
+	for _, tc := range []struct {
+		name     string
+		buffer   *int
+		verbatim int
+	}{{"0", new(0), 1}, {"unset", nil, 4}, {"2", new(2), 2}} {
+		v, _ := run1(t, src, Options{Strategies: []string{StrategyExtractive}, BufferTurns: tc.buffer, KeepLast: new(1), Summarizer: &summarize.Extractive{Counter: c}})
 		if len(v.Summaries) != 1 {
-			t.Fatalf("buffer %d: no summary", tc.buffer)
+			t.Fatalf("buffer %s: no summary", tc.name)
 		}
 		after := v.Messages[v.Summaries[0].Before:]
 		if got := len(transcript.BuildTurns(after)); got != tc.verbatim {
-			t.Errorf("buffer %d: %d turns verbatim after the summary, want %d (of %d)", tc.buffer, got, tc.verbatim, len(turns))
+			t.Errorf("buffer %s: %d turns verbatim after the summary, want %d (of %d)", tc.name, got, tc.verbatim, len(turns))
 		}
 	}
 }
@@ -257,7 +261,7 @@ func TestPinsSurviveEveryStrategy(t *testing.T) {
 			if budget == 0 && name == StrategyTokenBudget {
 				continue // it needs one
 			}
-			v, _ := run1(t, src, Options{Strategies: []string{name}, Pins: pins, Budget: budget, Turns: 1, Events: 3, BufferTurns: -1, Summarizer: &summarize.Extractive{Counter: c}})
+			v, _ := run1(t, src, Options{Strategies: []string{name}, Pins: pins, Budget: budget, Turns: 1, Events: 3, BufferTurns: new(0), Summarizer: &summarize.Extractive{Counter: c}})
 			found := false
 			for i := range v.Messages {
 				found = found || messageText(&v.Messages[i]) == messageText(target)

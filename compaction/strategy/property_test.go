@@ -91,8 +91,10 @@ func TestPropertyInvariants(t *testing.T) {
 		f := formats[seed%len(formats)]
 		src := randomTranscript(rng, f)
 		for _, pipe := range propertyPipelines {
+			// Keep none, the default (unset) or one turn.
+			keep := []*int{new(0), nil, new(1)}[rng.IntN(3)]
 			opts := Options{
-				Strategies: pipe, KeepLast: rng.IntN(3) - 1, Window: 2000 + rng.IntN(20000),
+				Strategies: pipe, KeepLast: keep, Window: 2000 + rng.IntN(20000),
 				Events: 1 + rng.IntN(10), Turns: 1 + rng.IntN(3), Summarizer: extractiveSummarizer(),
 				Hints: map[string]ToolHint{"Grep": {Response: HintRemove}},
 			}

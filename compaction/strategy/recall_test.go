@@ -30,7 +30,7 @@ func TestRecallHandlesNameTheExactOriginal(t *testing.T) {
 	view, _, err := Run(context.Background(), src, counter(t), Options{
 		Strategies: []string{StrategyStripToolResults, StrategySummarize},
 		Hints:      map[string]ToolHint{"Write": {Request: HintStrip}},
-		Summarizer: extractiveSummarizer(), BufferTurns: 3, KeepLast: 1, Window: 4000,
+		Summarizer: extractiveSummarizer(), BufferTurns: new(3), KeepLast: new(1), Window: 4000,
 		Recall: book.Handle,
 	})
 	if err != nil {

@@ -19,7 +19,7 @@ func TestRenderGoldens(t *testing.T) {
 		opts Options
 	}{
 		{"auto", Options{Counts: counts}},
-		{"summarize", Options{Counts: counts, Strategies: []string{"dedup-tools", "summarize"}, BufferTurns: 1, Summarizer: extractiveSummarizer()}},
+		{"summarize", Options{Counts: counts, Strategies: []string{"dedup-tools", "summarize"}, BufferTurns: new(1), Summarizer: extractiveSummarizer()}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v, rep, err := Run(t.Context(), src, c, tc.opts)

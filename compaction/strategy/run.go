@@ -17,6 +17,9 @@ const removedPart = -1
 // A run is one pipeline execution's working state. Strategies mark parts
 // and messages removed while they scan (indexes stay stable), and flush
 // drops the marks between steps.
+//
+// It is one run's working state, shared by every strategy of the pipeline: hence more than a dozen
+// fields.
 type run struct {
 	ctx     context.Context
 	src     *transcript.Transcript
@@ -76,14 +79,7 @@ func newRun(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, co
 		r.srcIdx[i] = i
 	}
 	r.protected = protectedMessages(r.msgs)
-	switch {
-	case opts.KeepLast == 0:
-		r.keepLast = DefaultKeepLast
-	case opts.KeepLast < 0:
-		r.keepLast = 0
-	default:
-		r.keepLast = opts.KeepLast
-	}
+	r.keepLast = max(opts.KeepLastTurns(), 0)
 	turns := t.Turns
 	if len(turns) == 0 {
 		turns = transcript.BuildTurns(t.Messages)

@@ -277,11 +277,41 @@ func Check(v *transcript.View) error {
 // fork too. Checked against itself, a fork whose codec wrote a result as
 // something else (a Codex output as a user message) would pass, its call
 // left without the result the original gave it.
+//
+// Both are read as their agent reads them on resume where its codec says
+// how (format.Loader: Claude Code joins tool results that hang off its
+// parentUuid chain): checked on compactd's own parse, a fork that lost
+// such a result passed when the parse of the source had lost it too.
 func CheckFork(fork, original *transcript.Transcript) error {
 	if fork == nil || original == nil {
 		return errors.New("check: no transcript")
 	}
-	return violationsError(findViolations(fork.Messages, fork, newSourceIndex(fork), answeredCalls(original)))
+	seen, err := agentReading(fork)
+	if err != nil {
+		return fmt.Errorf("check: the agent cannot load it: %w", err)
+	}
+	if o, err := agentReading(original); err == nil {
+		original = o
+	}
+	return violationsError(findViolations(seen.Messages, seen, newSourceIndex(seen), answeredCalls(original)))
+}
+
+// agentReading is t as its agent reads it on resume: what the codec's
+// Loader rebuilds, else t itself.
+func agentReading(t *transcript.Transcript) (*transcript.Transcript, error) {
+	c, ok := format.Lookup(t.Format)
+	if !ok {
+		return t, nil
+	}
+	l, ok := c.(format.Loader)
+	if !ok {
+		return t, nil
+	}
+	msgs, err := l.Load(t)
+	if err != nil {
+		return nil, err
+	}
+	return &transcript.Transcript{Format: t.Format, Meta: t.Meta, Messages: msgs}, nil
 }
 
 func violationsError(viols []violation) error {
@@ -305,12 +335,16 @@ func violationsError(viols []violation) error {
 }
 
 // CheckTranscript verifies a parsed transcript (a fork re-parsed) the same
-// way Check verifies a view.
+// way Check verifies a view, read as its agent reads it (see CheckFork).
 func CheckTranscript(t *transcript.Transcript) error {
 	if t == nil {
 		return errors.New("check: no transcript")
 	}
-	return Check(transcript.NewView(t))
+	seen, err := agentReading(t)
+	if err != nil {
+		return fmt.Errorf("check: the agent cannot load it: %w", err)
+	}
+	return Check(transcript.NewView(seen))
 }
 
 // sanitize repairs the working view until it satisfies Check, removing the

@@ -13,7 +13,7 @@ import (
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
-// The pipeline's defaults: what a zero field of Options takes, and what
+// The pipeline's defaults: what an unset field of Options takes, and what
 // the configuration's defaults are (config.Default reads them here).
 const (
 	DefaultKeepLast           = 1
@@ -22,13 +22,18 @@ const (
 )
 
 // Options configure one compaction run. The zero value is usable: it runs
-// "auto" keeping the last turn.
+// "auto" keeping the last turn. A number that can be zero on purpose
+// (KeepLast, BufferTurns) is a pointer: nil takes the pipeline's default,
+// a set value means itself, 0 included.
+//
+// Each field is one setting or input of the pipeline (the configuration builds them in
+// config.CompactOptions): hence more than a dozen.
 type Options struct {
 	// Strategies are applied left to right; empty means ["auto"].
 	Strategies []string
-	// KeepLast turns at the end are never touched. 0 means the default (1);
-	// a negative value protects nothing.
-	KeepLast int
+	// KeepLast turns at the end are never touched: nil keeps
+	// DefaultKeepLast, 0 none.
+	KeepLast *int
 	// Window is the model's context window in tokens (for ratios and
 	// the auto summarize threshold).
 	Window int
@@ -49,8 +54,8 @@ type Options struct {
 	SummarizeThreshold float64
 	// BufferTurns are the recent turns summarize leaves verbatim (at least
 	// KeepLast); they shrink towards KeepLast when they alone exceed the
-	// threshold. 0 means 4; a negative value none (beyond KeepLast).
-	BufferTurns int
+	// threshold. nil means DefaultBufferTurns; 0 none beyond KeepLast.
+	BufferTurns *int
 	// Events is how many trailing messages sliding-window keeps; 0 means 40.
 	Events int
 	// Turns is how many trailing turns turn-window keeps; 0 means 10.
@@ -85,6 +90,35 @@ type Options struct {
 	// caller keeps the content under it for the agent to recall. nil
 	// writes no handles.
 	Recall func(content string) string `json:"-"`
+}
+
+// KeepLastTurns is KeepLast as the run takes it: DefaultKeepLast when
+// unset.
+func (o Options) KeepLastTurns() int {
+	if o.KeepLast == nil {
+		return DefaultKeepLast
+	}
+	return *o.KeepLast
+}
+
+// BufferTurnCount is BufferTurns as the run takes it: DefaultBufferTurns
+// when unset.
+func (o Options) BufferTurnCount() int {
+	if o.BufferTurns == nil {
+		return DefaultBufferTurns
+	}
+	return *o.BufferTurns
+}
+
+// check refuses the numbers no run can take.
+func (o Options) check() error {
+	switch {
+	case o.KeepLastTurns() < 0:
+		return fmt.Errorf("compact: keep-last must be 0 or more turns, not %d", o.KeepLastTurns())
+	case o.BufferTurnCount() < 0:
+		return fmt.Errorf("compact: buffer turns must be 0 or more, not %d", o.BufferTurnCount())
+	}
+	return nil
 }
 
 // ToolHint says how compaction treats one tool's calls.
@@ -152,6 +186,9 @@ func Run(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, opts 
 		return nil, nil, err
 	}
 	if err := ValidateHints(opts.Hints); err != nil {
+		return nil, nil, err
+	}
+	if err := opts.check(); err != nil {
 		return nil, nil, err
 	}
 	counts := opts.Counts

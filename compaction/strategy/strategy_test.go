@@ -158,7 +158,7 @@ func TestStrategies(t *testing.T) {
 				t.Errorf("last turn lost")
 			}
 		}},
-		{"summarize", Options{Strategies: []string{"summarize"}, BufferTurns: 1, Summarizer: extractiveSummarizer()}, func(t *testing.T, v *transcript.View, rep *Report) {
+		{"summarize", Options{Strategies: []string{"summarize"}, BufferTurns: new(1), Summarizer: extractiveSummarizer()}, func(t *testing.T, v *transcript.View, rep *Report) {
 			if len(v.Summaries) != 1 || !v.Cut {
 				t.Fatalf("summaries = %d, cut = %v", len(v.Summaries), v.Cut)
 			}
@@ -170,7 +170,7 @@ func TestStrategies(t *testing.T) {
 				t.Errorf("summary covers turns [%d,%d), want [0,3)", s.FromTurn, s.ToTurn)
 			}
 		}},
-		{"summarize failure is a note", Options{Strategies: []string{"summarize"}, BufferTurns: 1, Summarizer: failingSummarizer{errors.New("503 overloaded")}}, func(t *testing.T, v *transcript.View, rep *Report) {
+		{"summarize failure is a note", Options{Strategies: []string{"summarize"}, BufferTurns: new(1), Summarizer: failingSummarizer{errors.New("503 overloaded")}}, func(t *testing.T, v *transcript.View, rep *Report) {
 			if len(v.Summaries) != 0 || rep.TokensAfter != rep.TokensBefore {
 				t.Errorf("failed summarizer changed the view")
 			}
@@ -178,7 +178,7 @@ func TestStrategies(t *testing.T) {
 				t.Errorf("notes = %q", rep.Notes)
 			}
 		}},
-		{"auto summarizes above the threshold", Options{Window: 8000, Summarizer: extractiveSummarizer(), BufferTurns: 1, Hints: map[string]ToolHint{"*": {Response: HintKeep, Dedup: new(false)}}}, func(t *testing.T, v *transcript.View, rep *Report) {
+		{"auto summarizes above the threshold", Options{Window: 8000, Summarizer: extractiveSummarizer(), BufferTurns: new(1), Hints: map[string]ToolHint{"*": {Response: HintKeep, Dedup: new(false)}}}, func(t *testing.T, v *transcript.View, rep *Report) {
 			if len(v.Summaries) != 1 {
 				t.Errorf("auto did not summarize: steps %+v notes %q", rep.Steps, rep.Notes)
 			}
@@ -261,14 +261,20 @@ func TestValidation(t *testing.T) {
 func TestKeepLast(t *testing.T) {
 	src := ledgerSession()
 	// Keeping every turn protects everything: nothing changes.
-	v, rep := run1(t, src, Options{KeepLast: 10})
+	v, rep := run1(t, src, Options{KeepLast: new(10)})
 	if rep.TokensAfter != rep.TokensBefore || !reflect.DeepEqual(v.Messages, transcript.NewView(src).Messages) {
 		t.Errorf("keep-last 10 changed a 4-turn transcript")
 	}
 	// Keeping none lets strip-tool-results reach the last turn.
-	v, _ = run1(t, src, Options{KeepLast: -1, Strategies: []string{"strip-tool-results"}})
+	v, _ = run1(t, src, Options{KeepLast: new(0), Strategies: []string{"strip-tool-results"}})
 	last := v.Messages[len(v.Messages)-2]
 	if !facts.IsPlaceholder(last.Parts[0].Text) {
-		t.Errorf("keep-last -1 left the last read unstripped")
+		t.Errorf("keep-last 0 left the last read unstripped")
+	}
+	// A negative count has no meaning: refused, not read as another.
+	for _, o := range []Options{{KeepLast: new(-1)}, {BufferTurns: new(-1)}} {
+		if _, _, err := Run(t.Context(), src, counter(t), o); err == nil {
+			t.Errorf("%+v ran", o)
+		}
 	}
 }

@@ -169,7 +169,7 @@ func TestClassifyTangents(t *testing.T) {
 		{
 			name:   "keep-last turns stay even when named and confirmed",
 			model:  &keywordModel{keywords: sideQuestions},
-			opts:   Options{KeepLast: 2, ConfirmAllTangents: true},
+			opts:   Options{KeepLast: new(2), ConfirmAllTangents: true},
 			listed: []int{2}, removed: []int{2}, keptTurns: []int{0, 1, 3, 4, 5},
 			notes: []string{"named turn 4 too, kept: within the keep-last turns"},
 		},
@@ -373,7 +373,7 @@ func TestClassifyTangentsProperties(t *testing.T) {
 		src := randomTranscript(rng, f)
 		keepLast := 1 + rng.IntN(2)
 		opts := Options{
-			Strategies: []string{StrategyClassifyTangents}, KeepLast: keepLast,
+			Strategies: []string{StrategyClassifyTangents}, KeepLast: new(keepLast),
 			Tangents: randomClassifier{rng}, ConfirmAllTangents: rng.IntN(3) == 0,
 		}
 		if !opts.ConfirmAllTangents {

@@ -184,7 +184,7 @@ func (r *run) tokenBudget() (int, error) {
 		budget = r.threshold()
 	}
 	if budget <= 0 {
-		return 0, fmt.Errorf("needs a budget or a context window to derive one from")
+		return 0, fmt.Errorf("needs a budget, or a context window to derive one from: set one (--budget N, or [compact] budget) or the window (--window N)")
 	}
 	turns := r.turns()
 	cut := r.cutForBudget(turns, budget)
@@ -238,13 +238,7 @@ func (r *run) summarize() (int, error) {
 	}
 	turns := r.turns()
 	keep := r.keepLast
-	buffer := r.opts.BufferTurns
-	switch {
-	case buffer < 0:
-		buffer = 0
-	case buffer == 0:
-		buffer = DefaultBufferTurns
-	}
+	buffer := max(r.opts.BufferTurnCount(), 0)
 	if buffer < keep {
 		buffer = keep
 	}

@@ -90,6 +90,9 @@ type task struct {
 }
 
 // A digest is what a span says, organized for summaries and facts.
+//
+// It is one summary's working state, shared by the steps that fill it: hence more than a dozen
+// fields.
 type digest struct {
 	goal         *note
 	requests     []note

@@ -11,8 +11,8 @@ import (
 // pretokenize, then byte-pair merge each piece. pkoukk/tiktoken-go exports
 // neither step, only Encode on whole texts, so bytePairCount follows its
 // bytePairMerge (itself tiktoken's Rust _byte_pair_merge) and returns how
-// many parts remain instead of the tokens. The ranks come from the same
-// embedded files as the library's offline loader reads them (readRanks).
+// many parts remain instead of the tokens. The ranks are the library's
+// offline loader's files, embedded as tables (ranks.go).
 type bpe struct {
 	ranks  *rankTable
 	cl100k bool
@@ -28,15 +28,8 @@ type mergedCounts map[string]int
 // maxMergedCounts bounds one cache (a few MB); a full one is emptied.
 const maxMergedCounts = 1 << 16
 
-// rankFiles are the tiktoken files the offline loader embeds, by encoding.
-var rankFiles = map[string]string{
-	O200kBase:  "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
-	CL100kBase: "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
-}
-
-// bpes memoizes loaded encodings: decoding a rank file (~200k entries)
-// takes about 0.1 s and 9 MB, and the result is immutable, so every
-// Counter of an encoding shares it.
+// bpes memoizes opened encodings (a table read in place, immutable):
+// every Counter of an encoding shares it.
 var bpes sync.Map // encoding name -> *bpeOnce
 
 type bpeOnce struct {
@@ -46,14 +39,13 @@ type bpeOnce struct {
 }
 
 func loadBPE(name string) (*bpe, error) {
-	file, ok := rankFiles[name]
-	if !ok {
+	if _, ok := rankFiles[name]; !ok {
 		return nil, fmt.Errorf("unknown token encoding %q (known: %s, %s)", name, O200kBase, CL100kBase)
 	}
 	v, _ := bpes.LoadOrStore(name, &bpeOnce{})
 	e := v.(*bpeOnce)
 	e.once.Do(func() {
-		ranks, err := readRanks(file)
+		ranks, err := readRanks(name)
 		if err != nil {
 			e.err = fmt.Errorf("load token encoding %s: %w", name, err)
 			return

@@ -28,7 +28,7 @@ func (c *Counter) parallelCtx(ctx context.Context, n int, fn func(i int)) error 
 		}
 		return nil
 	}
-	// A panic in fn reaches the caller (conc), where a job recovers it,
+	// A panic in fn reaches the caller (parallel.WaitGroup), where a job recovers it,
 	// instead of ending the process from a worker goroutine.
 	var next atomic.Int64
 	var wg parallel.WaitGroup

@@ -2,7 +2,7 @@ package tokens
 
 import (
 	"strings"
-	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 )
@@ -72,24 +72,46 @@ func classOf(r rune) runeClass {
 	return c
 }
 
-// bmpClasses is the class of every rune of the Basic Multilingual Plane,
-// computed once (64 KiB): text outside ASCII is mostly in it, and a table
-// read is far cheaper than the nine Unicode range searches of classOf.
-var bmpClasses = sync.OnceValue(func() *[1 << 16]runeClass {
-	var t [1 << 16]runeClass
+// bmpClasses holds the class of the runes of the Basic Multilingual
+// Plane, a block of 256 at a time, each computed the first time one of
+// its runes is read: text outside ASCII is mostly in it, and a table read
+// is far cheaper than the nine Unicode range searches of classOf, while
+// computing all 64k classes up front took 4 ms of every command that
+// counts (most of a status line's run after an append).
+type bmpTable struct {
+	blocks [256]atomic.Pointer[[256]runeClass]
+}
+
+var bmpClasses = &bmpTable{}
+
+// of returns the class of r, which is below 1<<16.
+func (t *bmpTable) of(r rune) runeClass {
+	b := t.blocks[r>>8].Load()
+	if b == nil {
+		b = new([256]runeClass)
+		base := r &^ 0xff
+		for i := range b {
+			b[i] = classOf(base + rune(i))
+		}
+		t.blocks[r>>8].Store(b) // racing computations store equal blocks
+	}
+	return b[r&0xff]
+}
+
+// asciiClasses is the class of every ASCII byte.
+var asciiClasses = func() (t [utf8.RuneSelf]runeClass) {
 	for r := range t {
 		t[r] = classOf(rune(r))
 	}
-	return &t
-})
+	return t
+}()
 
 // scanner walks valid UTF-8 text rune by rune with the classes above.
 type scanner struct {
-	s   string
-	bmp *[1 << 16]runeClass
+	s string
 }
 
-func newScanner(s string) scanner { return scanner{s: s, bmp: bmpClasses()} }
+func newScanner(s string) scanner { return scanner{s: s} }
 
 // at returns the class and byte size of the rune at i; size 0 at the end.
 func (sc *scanner) at(i int) (runeClass, int) {
@@ -98,11 +120,11 @@ func (sc *scanner) at(i int) (runeClass, int) {
 	}
 	b := sc.s[i]
 	if b < utf8.RuneSelf {
-		return sc.bmp[b], 1
+		return asciiClasses[b], 1
 	}
 	r, size := utf8.DecodeRuneInString(sc.s[i:])
 	if r < 1<<16 {
-		return sc.bmp[r], size
+		return bmpClasses.of(r), size
 	}
 	return classOf(r), size
 }

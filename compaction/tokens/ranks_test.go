@@ -4,13 +4,31 @@ import (
 	"testing"
 
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
+	"github.com/pkoukk/tiktoken-go-loader/assets"
+
+	"github.com/compactd/compactd/compaction/tokens/internal/ranktable"
 )
 
-// TestRanksAsTheOfflineLoaderReadsThem: readRanks gives every encoding's
-// ranks exactly as the library's offline loader does.
-func TestRanksAsTheOfflineLoaderReadsThem(t *testing.T) {
-	for name, file := range rankFiles {
-		got, err := readRanks(file)
+// TestEmbeddedRanks: the embedded tables are what internal/rankgen builds
+// from the offline loader's rank files (go generate writes them), and
+// every token has the rank the loader reads, no other text one.
+func TestEmbeddedRanks(t *testing.T) {
+	for name, file := range map[string]string{
+		O200kBase:  "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
+		CL100kBase: "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
+	} {
+		src, err := assets.Assets.ReadFile(name + ".tiktoken")
+		if err != nil {
+			t.Fatal(err)
+		}
+		built, err := ranktable.Build(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(built) != *rankFiles[name] {
+			t.Fatalf("%s: the embedded table is not what internal/rankgen builds from the loader's file: run go generate ./compaction/tokens", name)
+		}
+		got, err := readRanks(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,14 +55,14 @@ func TestRanksAsTheOfflineLoaderReadsThem(t *testing.T) {
 }
 
 func BenchmarkReadRanks(b *testing.B) {
-	b.Run("readRanks", func(b *testing.B) {
+	b.Run("embedded table", func(b *testing.B) {
 		for b.Loop() {
-			readRanks(rankFiles[O200kBase])
+			readRanks(O200kBase)
 		}
 	})
 	b.Run("offline loader", func(b *testing.B) {
 		for b.Loop() {
-			tiktoken_loader.NewOfflineLoader().LoadTiktokenBpe(rankFiles[O200kBase])
+			tiktoken_loader.NewOfflineLoader().LoadTiktokenBpe("https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken")
 		}
 	})
 }

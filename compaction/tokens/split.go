@@ -63,14 +63,14 @@ var asciiClass = func() (t [utf8.RuneSelf]charClass) {
 	return t
 }()
 
-// classify returns the class of r; bmp is bmpClasses().
-func classify(bmp *[1 << 16]runeClass, r rune) charClass {
+// classify returns the class of r.
+func classify(r rune) charClass {
 	if r < utf8.RuneSelf {
 		return asciiClass[r]
 	}
 	var rc runeClass
 	if r < 1<<16 {
-		rc = bmp[r]
+		rc = bmpClasses.of(r)
 	} else {
 		rc = classOf(r)
 	}
@@ -94,7 +94,6 @@ type span struct{ start, end int }
 // UnbrokenRunLimit. The result is sorted and non-overlapping.
 func longRuns(s string) []span {
 	var runs []span
-	bmp := bmpClasses()
 	classStart, unbrokenStart := 0, 0
 	prev := classSpace
 	inUnbroken := false
@@ -118,7 +117,7 @@ func longRuns(s string) []span {
 		if r >= utf8.RuneSelf {
 			r, size = utf8.DecodeRuneInString(s[i:])
 		}
-		c := classify(bmp, r)
+		c := classify(r)
 		if i == 0 {
 			prev, classStart = c, 0
 		} else if c != prev {
@@ -167,7 +166,7 @@ func mergeSpans(runs []span) []span {
 // isSpaceAt reports whether the rune starting at s[i] is whitespace.
 func isSpaceAt(s string, i int) bool {
 	r, _ := utf8.DecodeRuneInString(s[i:])
-	return classify(bmpClasses(), r) == classSpace
+	return classify(r) == classSpace
 }
 
 // exactSplitAt reports whether cutting s before index i (0 < i < len(s))

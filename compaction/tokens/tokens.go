@@ -2,6 +2,7 @@ package tokens
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -36,13 +37,15 @@ type Count struct {
 func (c Count) Add(o Count) Count { return Count{N: c.N + o.N, Approx: c.Approx || o.Approx} }
 
 // A Counter counts tokens with one encoding. It is safe for concurrent use.
-// Creating one loads the BPE ranks (about 15 ms and 10 MB the first time
-// per encoding, shared after), and a counter keeps a cache of merged
+// The BPE ranks are embedded tables read in place (ranks.go), and a
+// counter keeps a cache of merged
 // pieces per goroutine counting with it (a few MB at most each), so
 // create one per encoding and share it.
 type Counter struct {
 	encoding string
-	bpe      *bpe
+	// bpe is loaded on the first count (loaded): a command that finds
+	// nothing new to count (a status line after no append) never loads it.
+	bpe atomic.Pointer[bpe]
 	// slashJoins is true for encodings whose regex lets a '/' follow
 	// newlines in one piece (o200k_base), which moves the exact split points.
 	slashJoins bool
@@ -78,13 +81,11 @@ func WithImagePricing(p ImagePricing) Option { return func(k *Counter) { k.image
 
 // New returns a counter for a BPE encoding name (O200kBase, CL100kBase).
 func New(encoding string, opts ...Option) (*Counter, error) {
-	b, err := loadBPE(encoding)
-	if err != nil {
-		return nil, err
+	if _, ok := rankFiles[encoding]; !ok {
+		return nil, fmt.Errorf("unknown token encoding %q (known: %s, %s)", encoding, O200kBase, CL100kBase)
 	}
 	c := &Counter{
 		encoding:   encoding,
-		bpe:        b,
 		slashJoins: encoding == O200kBase,
 		workers:    runtime.GOMAXPROCS(0),
 	}
@@ -182,7 +183,7 @@ func (c *Counter) countPiece(p piece) Count {
 	defer c.merged.Put(cache)
 	if !p.run {
 		c.bytes.Add(int64(len(p.s)))
-		return Count{N: c.bpe.count(p.s, cache), Approx: p.inexact}
+		return Count{N: c.loaded().count(p.s, cache), Approx: p.inexact}
 	}
 	n, counted := 0, 0
 	s := p.s
@@ -191,7 +192,7 @@ func (c *Counter) countPiece(p piece) Count {
 		for cut < len(s) && cut > 1 && !isRuneStart(s[cut]) {
 			cut--
 		}
-		n += c.bpe.count(s[:cut], cache)
+		n += c.loaded().count(s[:cut], cache)
 		counted += cut
 		s = s[cut:]
 	}
@@ -200,6 +201,21 @@ func (c *Counter) countPiece(p piece) Count {
 		n = int(float64(n) * float64(len(p.s)) / float64(counted))
 	}
 	return Count{N: n, Approx: true}
+}
+
+// loaded returns the counter's BPE, loading it the first time. The ranks
+// are embedded in the binary (and TestRanksAsTheOfflineLoaderReadsThem
+// reads them): failing to read them is a broken build, not an input.
+func (c *Counter) loaded() *bpe {
+	if b := c.bpe.Load(); b != nil {
+		return b
+	}
+	b, err := loadBPE(c.encoding)
+	if err != nil {
+		panic(err)
+	}
+	c.bpe.Store(b)
+	return b
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -123,6 +123,9 @@ type Ref struct {
 }
 
 // A Part is one piece of message content.
+//
+// A part is one content block of any format, and each kind uses a few of its fields: hence more
+// than a dozen.
 type Part struct {
 	Kind PartKind
 	// Text is the model-visible text: prose, reasoning, a tool result's

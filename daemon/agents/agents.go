@@ -16,6 +16,7 @@ package agents
 
 import (
 	"bufio"
+	"crypto/rand"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -26,11 +27,16 @@ import (
 	"time"
 	"unicode/utf16"
 
+	"github.com/compactd/compactd/compaction/handoff"
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/sourcefile"
 )
 
 // An Agent is everything compactd knows of one agent.
+//
+// Its fields are everything compactd knows of one agent, each asked by one part (roots, sessions,
+// forks, resume, threshold, hooks, MCP): the registry's one record per agent, hence more than a
+// dozen.
 type Agent struct {
 	// Name is the agent's name in the registry, health reports and logs
 	// ("claude", "copilot-cli").
@@ -50,9 +56,15 @@ type Agent struct {
 	Roots func(env Env, folders []string) []Root
 	// Session reports whether path, found under one of its roots, is one
 	// of its sessions of the folders (by its name, and for agents that
-	// keep every project together, by the folder the session started in).
-	// nil accepts every file under a root.
+	// keep every project together, by the folder the session started in);
+	// with folders nil, whether it is one of its sessions of any folder
+	// (found under Everywhere). nil accepts every file under a root.
 	Session func(path string, folders []string) bool
+	// Everywhere lists where its sessions of every project live: what
+	// `compactd search` reads, whichever folder the user works in. nil
+	// when the agent keeps none of its own (its files are found in the
+	// workspace).
+	Everywhere func(env Env) []Root
 
 	// Vars are the environment variables that move the agent's folders
 	// ($CLAUDE_CONFIG_DIR): EnvFromOS reads them into Env.Vars.
@@ -101,6 +113,38 @@ type Agent struct {
 	// MCP is where the agent reads MCP servers, so it can recall what a
 	// compaction dropped; nil when it reads none.
 	MCP *MCP
+
+	// Label is the agent's name as users know it ("Claude Code").
+	Label string
+	// Handoff is how a conversation from another agent becomes a new
+	// session of this one (compactd handoff); nil when compactd cannot
+	// start one.
+	Handoff *Handoff
+}
+
+// Handoff is what compactd needs to start a session of an agent with a
+// conversation from another: the format and place of a new session, its
+// id rule, the model it names, and its tools that have equivalents.
+type Handoff struct {
+	// Format is the format a new session is written in.
+	Format transcript.Format
+	// Tools are the agent's tools that have equivalents in other agents,
+	// as the tool definitions it sends its model name them.
+	Tools handoff.Tools
+	// NewID makes a new session's id.
+	NewID func(now time.Time) string
+	// Path is where a new session of folder cwd with id session goes, so
+	// that the agent finds it (for an agent that Imports, where the export
+	// it imports is written).
+	Path func(env Env, cwd, session string, now time.Time) string
+	// Model is the model a new session names: the one the agent's own
+	// settings choose when compactd can read them, else its default.
+	Model func(env Env) string
+	// Images: the agent sends images in user messages to its model.
+	Images bool
+	// Resume is the command, run in the session's folder, that resumes
+	// the new session (for an agent that Imports, once imported).
+	Resume func(session string) string
 }
 
 // A Root is one folder an agent's sessions live in.
@@ -176,6 +220,16 @@ func (a *Agent) ClientSetting() string {
 		}
 	}
 	return strings.Join(parts, "")
+}
+
+// ByName returns the agent named name ("claude"), nil if none.
+func ByName(name string) *Agent {
+	for _, a := range All() {
+		if a.Name == name {
+			return a
+		}
+	}
+	return nil
 }
 
 // HasFormat reports whether f is one of the agent's formats.
@@ -291,11 +345,15 @@ func Slug(abs string) string {
 // StartedIn is the Session check of an agent that keeps every project's
 // sessions together: a file named like one of its sessions (named gets the
 // name without a compression suffix) that started in a workspace folder
-// (cwd reads which folder from the session).
+// (cwd reads which folder from the session), in any folder when folders
+// is nil.
 func StartedIn(named func(base string) bool, cwd func(path string) (string, bool)) func(path string, folders []string) bool {
 	return func(path string, folders []string) bool {
 		if !named(filepath.Base(sourcefile.PlainName(path))) {
 			return false
+		}
+		if folders == nil {
+			return true
 		}
 		dir, ok := cwd(path)
 		return ok && InFolders(dir, folders)
@@ -372,4 +430,28 @@ func SamePath(a, b string) bool {
 	}
 	rel, err := filepath.Rel(a, b)
 	return err == nil && rel == "."
+}
+
+// UUID4 is a random RFC 4122 version 4 uuid: the session ids of Claude
+// Code, Gemini CLI and Qwen Code.
+func UUID4() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// UUID7 is an RFC 9562 version 7 uuid of time now: Codex's session ids,
+// which sort by creation.
+func UUID7(now time.Time) string {
+	var b [16]byte
+	_, _ = rand.Read(b[6:])
+	ms := uint64(now.UnixMilli())
+	for i := 0; i < 6; i++ {
+		b[i] = byte(ms >> (8 * (5 - i)))
+	}
+	b[6] = b[6]&0x0f | 0x70
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }

@@ -2,6 +2,7 @@ package agents
 
 import (
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -25,6 +26,10 @@ type process struct {
 
 // processScanTTL is how long one scan of the running processes serves.
 const processScanTTL = 2 * time.Second
+
+// Runs reports whether argv is command's: its program, or the script an
+// interpreter runs.
+func Runs(argv []string, command string) bool { return runs(argv, command) }
 
 // runs reports whether argv is command: its program, or the script an
 // interpreter runs (node …/bin/claude, bun …/codex.js).
@@ -57,6 +62,7 @@ type ProcessEnvs struct {
 
 	mu      sync.Mutex
 	byKey   map[string]map[string]string // command NUL cwd → environment
+	argsBy  map[string][]string          // command NUL cwd → command line
 	at      time.Time
 	running bool
 }
@@ -79,6 +85,18 @@ func (p *ProcessEnvs) Lookup(command, cwd string) (map[string]string, bool) {
 	return env, ok
 }
 
+// Args is the command line of the process Lookup finds, as of the last
+// scan (Lookup starts the scans).
+func (p *ProcessEnvs) Args(command, cwd string) ([]string, bool) {
+	if cwd == "" {
+		return nil, false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	args, ok := p.argsBy[command+"\x00"+canonicalDir(cwd)]
+	return args, ok
+}
+
 // Wait scans now, giving up after d: what a one-shot command (compactd
 // gauge) does before its lookups.
 func (p *ProcessEnvs) Wait(d time.Duration) {
@@ -96,28 +114,33 @@ func (p *ProcessEnvs) Wait(d time.Duration) {
 func (p *ProcessEnvs) scan() {
 	type found struct {
 		pid     int
+		argv    []string
 		started time.Time
 	}
-	best := map[string]found{}
+	candidates := map[string][]found{}
 	for _, pr := range listProcesses() {
 		for _, c := range p.Commands {
-			if !runs(pr.argv, c) {
-				continue
-			}
-			key := c + "\x00" + canonicalDir(pr.cwd)
-			if b, ok := best[key]; !ok || pr.started.After(b.started) {
-				best[key] = found{pr.pid, pr.started}
+			if runs(pr.argv, c) {
+				key := c + "\x00" + canonicalDir(pr.cwd)
+				candidates[key] = append(candidates[key], found{pr.pid, pr.argv, pr.started})
 			}
 		}
 	}
 	byKey := map[string]map[string]string{}
-	for key, f := range best {
-		if env, ok := processEnviron(f.pid); ok {
-			byKey[key] = env
+	argsBy := map[string][]string{}
+	for key, fs := range candidates {
+		// The most recently started whose environment can be read (an
+		// agent's process may hide its own, not its launcher's).
+		sort.SliceStable(fs, func(i, j int) bool { return fs[i].started.After(fs[j].started) })
+		for _, f := range fs {
+			if env, ok := processEnviron(f.pid); ok {
+				byKey[key], argsBy[key] = env, f.argv
+				break
+			}
 		}
 	}
 	p.mu.Lock()
-	p.byKey, p.at, p.running = byKey, time.Now(), false
+	p.byKey, p.argsBy, p.at, p.running = byKey, argsBy, time.Now(), false
 	p.mu.Unlock()
 }
 

@@ -52,3 +52,13 @@ func processEnviron(pid int) (map[string]string, bool) {
 	}
 	return parseEnviron(data), true
 }
+
+// ParentArgs is the command line of this process's parent: the agent, for
+// a server it started (compactd mcp); nil when it cannot be read.
+func ParentArgs() []string {
+	cmdline, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(os.Getppid()), "cmdline"))
+	if err != nil || len(cmdline) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
+}

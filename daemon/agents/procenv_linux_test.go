@@ -3,6 +3,7 @@
 package agents
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,10 +58,40 @@ func TestProcessEnv(t *testing.T) {
 			t.Fatal("the agent's process was not found in its folder")
 		}
 	}
+	if args, ok := envs.Args("claude", project); !ok || len(args) != 2 || args[0] != agent || args[1] != "30" {
+		t.Errorf("command line %q (found %v), want %q", args, ok, []string{agent, "30"})
+	}
 	if _, ok := envs.Lookup("claude", dir); ok {
 		t.Error("a process in another folder was taken for the session's")
 	}
 	if _, ok := envs.Lookup("codex", project); ok {
 		t.Error("another agent's process was taken for codex")
+	}
+}
+
+// TestParentArgs: a process reads its parent's command line (compactd mcp
+// reads the agent's that started it). The test runs itself as the child.
+func TestParentArgs(t *testing.T) {
+	if os.Getenv("COMPACTD_PARENT_ARGS_CHILD") == "1" {
+		json.NewEncoder(os.Stdout).Encode(ParentArgs())
+		os.Exit(0)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestParentArgs$")
+	cmd.Env = append(os.Environ(), "COMPACTD_PARENT_ARGS_CHILD=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(got) != len(os.Args) {
+		t.Fatalf("the child read its parent's command line as %q, want %q", got, os.Args)
+	}
+	for i := range got {
+		if got[i] != os.Args[i] {
+			t.Fatalf("the child read its parent's command line as %q, want %q", got, os.Args)
+		}
 	}
 }

@@ -9,3 +9,6 @@ package agents
 func listProcesses() []process { return nil }
 
 func processEnviron(int) (map[string]string, bool) { return nil, false }
+
+// ParentArgs reads no command line outside Linux (see listProcesses).
+func ParentArgs() []string { return nil }

@@ -24,6 +24,10 @@ type Query struct {
 	// compactd can read it, else the daemon's (the best guess for an
 	// agent started from the same shell). nil reads no variable.
 	Getenv func(string) string
+	// Args is the agent's command line, when compactd can read it (its
+	// process's, or its parent's for a server the agent started): a flag
+	// may choose settings (Codex's --profile). nil when unknown.
+	Args []string
 	// ReadFile reads one of the agent's settings files; nil is
 	// os.ReadFile. The daemon passes one that remembers which files were
 	// read, so it asks again only when one of them changes.
@@ -38,6 +42,9 @@ type Query struct {
 	Model        string
 	Window       int
 	WindowSource string
+	// AgentVersion is the agent's version the session records
+	// (transcript.Meta.AgentVersion); "" when it records none.
+	AgentVersion string
 }
 
 // Threshold computes an agent's effective auto-compaction point.

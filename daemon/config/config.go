@@ -45,6 +45,7 @@ type Config struct {
 	AutoCompact AutoCompact                  `toml:"auto_compact" json:"autoCompact"`
 	Log         Log                          `toml:"log" json:"log"`
 	Store       Store                        `toml:"store" json:"store"`
+	Search      Search                       `toml:"search" json:"search"`
 
 	// Sources lists the files (and "LSP settings") applied, in order.
 	Sources []string `toml:"-" json:"-"`
@@ -146,6 +147,18 @@ type Store struct {
 	Path string `toml:"path" json:"path"`
 }
 
+// Search configures the full-text index of every session on the machine
+// (`compactd search`).
+type Search struct {
+	// MaxIndexMB bounds the index in the store, in MiB: past it the
+	// sessions least recently active leave it (the user's setting: the
+	// index is the machine's, whatever the workspace).
+	MaxIndexMB int `toml:"max_index_mb" json:"maxIndexMb"`
+}
+
+// MaxIndexBytes is search.max_index_mb in bytes.
+func (s Search) MaxIndexBytes() int64 { return int64(s.MaxIndexMB) << 20 }
+
 // Duration is a time.Duration written as "60s" in TOML and JSON.
 type Duration struct{ time.Duration }
 
@@ -178,6 +191,9 @@ func Default() *Config {
 		Summarize:   Summarize{Timeout: Duration{60 * time.Second}},
 		AutoCompact: AutoCompact{Ratio: 0.85, MinTurns: 4},
 		Log:         Log{Level: "info"},
+		// Half a GiB holds the index of some 15 GB of sessions (about a
+		// tenth of their text, which is about a third of them).
+		Search: Search{MaxIndexMB: 512},
 	}
 }
 
@@ -348,6 +364,9 @@ func (c *Config) validate(name string) error {
 		nonNeg("auto_compact.tokens", c.AutoCompact.Tokens),
 		nonNeg("auto_compact.turns", c.AutoCompact.Turns),
 		nonNeg("auto_compact.min_turns", c.AutoCompact.MinTurns),
+	}
+	if c.Search.MaxIndexMB < 1 {
+		checks = append(checks, bad("search.max_index_mb", "= %d must be 1 or more", c.Search.MaxIndexMB))
 	}
 	for _, err := range checks {
 		if err != nil {

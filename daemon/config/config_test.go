@@ -94,7 +94,7 @@ response = "remove"
 		t.Errorf("JSON overlay on Read = %+v", c.Tools["Read"])
 	}
 	opts := c.CompactOptions(200000, Overrides{})
-	if opts.KeepLast != -1 || opts.Window != 200000 || opts.Hints["Read"].Response != "strip" || opts.SummarizeThreshold != 0.5 {
+	if opts.KeepLast == nil || *opts.KeepLast != 0 || opts.Window != 200000 || opts.Hints["Read"].Response != "strip" || opts.SummarizeThreshold != 0.5 {
 		t.Errorf("options = %+v", opts)
 	}
 	tr, on := c.Trigger()

@@ -53,15 +53,15 @@ func (c *Config) CompactOptions(window int, o Overrides) strategy.Options {
 		Budget:             c.Compact.Budget,
 		Hints:              maps.Clone(c.Tools),
 		SummarizeThreshold: c.Compact.SummarizeThreshold,
-		BufferTurns:        strategyBufferTurns(c.Compact.BufferTurns),
+		KeepLast:           new(c.Compact.KeepLast),
+		BufferTurns:        new(c.Compact.BufferTurns),
 		SummaryBudget:      c.Summarize.MaxTokens,
 	}
-	keep := c.Compact.KeepLast
 	if o.Strategies != nil {
 		opts.Strategies = slices.Clone(o.Strategies)
 	}
 	if o.KeepLast != nil {
-		keep = *o.KeepLast
+		opts.KeepLast = new(*o.KeepLast)
 	}
 	if o.Turns != nil {
 		opts.Turns = *o.Turns
@@ -69,26 +69,7 @@ func (c *Config) CompactOptions(window int, o Overrides) strategy.Options {
 	if o.Budget != nil {
 		opts.Budget = *o.Budget
 	}
-	opts.KeepLast = strategyKeepLast(keep)
 	return opts
-}
-
-// strategyKeepLast is keep_last as strategy.Options reads it, where 0
-// takes the pipeline's own default: "none" is negative there.
-func strategyKeepLast(keep int) int {
-	if keep == 0 {
-		return -1
-	}
-	return keep
-}
-
-// strategyBufferTurns is buffer_turns as strategy.Options reads it: 0
-// there takes the default (4), so "no buffer" is negative.
-func strategyBufferTurns(n int) int {
-	if n == 0 {
-		return -1
-	}
-	return n
 }
 
 // Check refuses overrides no configuration could hold, in the words of

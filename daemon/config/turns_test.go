@@ -26,17 +26,25 @@ func TestTurnsSetting(t *testing.T) {
 	}
 }
 
-// TestBufferTurnsZeroMeansNone: buffer_turns = 0 asks for no buffer; the
-// pipeline reads 0 as its default (4), so the option says none (negative).
+// TestBufferTurnsZeroMeansNone: buffer_turns = 0 asks for no buffer, and
+// the pipeline is told so: the configuration always sets the number (its
+// default included), and 0 means 0 in both.
 func TestBufferTurnsZeroMeansNone(t *testing.T) {
 	c := Default()
-	if got := c.CompactOptions(0, Overrides{}).BufferTurns; got != 4 {
-		t.Fatalf("default buffer: %d, want 4", got)
-	}
-	if err := c.ApplyTOML("workspace", []byte("[compact]\nbuffer_turns = 0\n")); err != nil {
-		t.Fatal(err)
-	}
-	if got := c.CompactOptions(0, Overrides{}).BufferTurns; got >= 0 {
-		t.Fatalf("buffer_turns = 0 gives BufferTurns %d, which the pipeline reads as its default", got)
+	for _, tc := range []struct {
+		toml string
+		want int
+	}{{"", 4}, {"[compact]\nbuffer_turns = 0\n", 0}, {"[compact]\nbuffer_turns = 2\n", 2}} {
+		if err := c.ApplyTOML("workspace", []byte(tc.toml)); err != nil {
+			t.Fatal(err)
+		}
+		opts := c.CompactOptions(0, Overrides{})
+		if opts.BufferTurns == nil || *opts.BufferTurns != tc.want || opts.BufferTurnCount() != tc.want {
+			t.Errorf("%q: BufferTurns %v (the pipeline takes %d), want %d", tc.toml, opts.BufferTurns, opts.BufferTurnCount(), tc.want)
+		}
+		keep := c.CompactOptions(0, Overrides{KeepLast: new(0)})
+		if keep.KeepLast == nil || *keep.KeepLast != 0 || keep.KeepLastTurns() != 0 {
+			t.Errorf("keep-last 0: KeepLast %v, want 0", keep.KeepLast)
+		}
 	}
 }

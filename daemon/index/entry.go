@@ -101,11 +101,18 @@ type tracked struct {
 	skip *longLine
 	// long are the lines skipped so far, for the snapshot's status.
 	long []longLine
+	// resumedFrom is, for an entry Resume installed, how many leading
+	// messages are placeholders (suspend.go); 0 otherwise.
+	resumedFrom int
 	// bytesRead counts source bytes read for this file since tracking began
 	// (full reads and tails), for the O(appended bytes) checks.
 	bytesRead atomic.Int64
 	// parsed mirrors t != nil; hot says t holds every message's parts.
 	parsed, hot atomic.Bool
+	// refreshing counts the Refreshes of this file under way: between the
+	// new snapshot and the file becoming the active one, the estimates
+	// must not judge it "not in use" (see savingsInput).
+	refreshing atomic.Int32
 	// wantHot asks the next full parse to keep every message's parts.
 	wantHot atomic.Bool
 	// ctx, when set, ends a read of this entry early (the estimates' own
@@ -248,6 +255,10 @@ func (tr *tracked) update(ix *indexer) (changed bool, err error) {
 	}
 	if tr.t != nil && ino == tr.ino && size >= tr.position() {
 		if size == tr.position() {
+			if tr.snap.Load() == nil {
+				tr.publish(ix, fi) // resumed (Resume): the state is the file's
+				return true, nil
+			}
 			return false, nil
 		}
 		if trimmer, ok := tr.codec.(format.Trimmer); ok {
@@ -279,6 +290,9 @@ func (tr *tracked) follow(ix *indexer, trimmer format.Trimmer, fi fs.FileInfo) (
 		return false, fmt.Errorf("read %s at %d: %w", tr.path, pos, err)
 	}
 	changed, err := tr.stream(ix, trimmer, io.LimitReader(f, fi.Size()-pos), pos, fi)
+	if err == nil && !changed && tr.snap.Load() == nil {
+		changed = true // resumed (Resume), and only a partial line since
+	}
 	if changed {
 		tr.publish(ix, fi)
 	}
@@ -327,7 +341,9 @@ func (tr *tracked) stream(ix *indexer, trimmer format.Trimmer, r io.Reader, pos 
 			if consumed <= 0 || consumed > int64(nl+1) {
 				return changed, fmt.Errorf("the %s codec consumed %d of %d bytes of complete lines at byte %d", trimmer.Format(), consumed, nl+1, pos)
 			}
-			tr.absorb(ix, nt, buf[:consumed], pos)
+			if err := tr.absorb(ix, nt, buf[:consumed], pos); err != nil {
+				return changed, err
+			}
 			changed = true
 			pos = nt.Size
 			buf = buf[consumed:]
@@ -410,12 +426,25 @@ func (tr *tracked) endSkip() {
 // absorb takes nt, the transcript after data (the source's bytes from pos
 // on) was appended: carries the figures forward, counts what changed,
 // drops what the index need not keep.
-func (tr *tracked) absorb(ix *indexer, nt *transcript.Transcript, data []byte, pos int64) {
+func (tr *tracked) absorb(ix *indexer, nt *transcript.Transcript, data []byte, pos int64) error {
 	if skip := tr.scanned - pos; skip >= 0 && skip <= int64(len(data)) {
 		tr.lineStarts, tr.scanned = scanLines(tr.lineStarts, data[skip:], tr.scanned)
 	}
 	same := unchangedPrefix(tr.t, tr.counts, nt)
+	prev := tr.stats
 	tr.stats = tr.stats.Advance(tr.t.Messages, nt.Messages, same)
+	if rf := tr.resumedFrom; rf > 0 && (same < rf || prev.LastUsage >= rf && tr.stats.LastUsage < rf || prev.ModelAt >= rf && tr.stats.ModelAt < rf) {
+		// The figures searched back into the messages a resumed entry
+		// holds as placeholders.
+		return fmt.Errorf("an append reaches messages the resumed state dropped: %w", format.ErrTrimmed)
+	}
+	if tr.resumedFrom > 0 {
+		// Counting with another counter, or pricing at another price,
+		// would read every message again.
+		if ix.counterFor(tr.path, nt, tr.stats).ID() != tr.countedWith || !tr.tally.PricedAt(tr.tallyOptions(ix, nt, ix.settings(tr.path)).Price) {
+			return fmt.Errorf("the model changed since the state was suspended: %w", format.ErrTrimmed)
+		}
+	}
 	tr.recount(ix, same, nt)
 	oldLen := len(tr.t.Records)
 	tr.t = nt
@@ -433,6 +462,7 @@ func (tr *tracked) absorb(ix *indexer, nt *transcript.Transcript, data []byte, p
 			tr.trim(trimmer)
 		}
 	}
+	return nil
 }
 
 // finish ends a read. The records it keeps bytes of are the last
@@ -507,7 +537,7 @@ func (tr *tracked) reset(ix *indexer, codec format.Codec, fi fs.FileInfo) {
 		tr.overhead, _ = ix.overhead(tr.path)
 	}
 	tr.lineStarts, tr.scanned = scanLines(nil, nil, 0)
-	tr.rawFrom, tr.trimmed, tr.skip, tr.long = 0, 0, nil, nil
+	tr.rawFrom, tr.trimmed, tr.skip, tr.long, tr.resumedFrom = 0, 0, nil, nil, 0
 	tr.stats = transcript.StatsOf(nil)
 	tr.hot.Store(tr.wantHot.Load())
 }
@@ -705,6 +735,7 @@ func buildSnapshot(tr *tracked, ix *indexer, set *Settings, size int64) *Snapsho
 	}
 	s.Status = tr.status()
 	s.AutoCompact = g.AutoCompact
+	s.Gauge = g
 	if g.ContextWindow > 0 {
 		s.CriticalAt = float64(g.CriticalAt) / float64(g.ContextWindow)
 	}
@@ -847,6 +878,8 @@ type indexer struct {
 	// threshold is the agent's own compaction point for the session at
 	// path (thresholds.of); nil leaves the gauge its typical figure.
 	threshold func(path string, t *transcript.Transcript, r gauge.Resolved) *gauge.AutoCompact
+	// allUsage keeps every usage point in the tallies (Options.AllUsage).
+	allUsage bool
 }
 
 type cachePut struct {

@@ -89,7 +89,15 @@ type Options struct {
 	// (a 150 MB Claude Code session, or a few hundred small ones): what
 	// they keep in fact is about half what the budget counts.
 	ColdBytes int64
-	Logger    *slog.Logger
+	// AllUsage measures the estimate error on every usage point of a
+	// transcript, as a command's figures do (gauge.TallyOptions.AllUsage),
+	// not on the last ones, as the live gauge does.
+	AllUsage bool
+	// Named says the index reads the files a command was given by name:
+	// a compressed transcript is read even beside its plain twin, which
+	// the daemon shows in its place.
+	Named  bool
+	Logger *slog.Logger
 }
 
 // An Event says a transcript changed.
@@ -166,7 +174,7 @@ func New(opts Options) (*Index, error) {
 	x := &Index{opts: opts, log: opts.Logger, files: map[string]*tracked{}, ignored: map[string]int64{}}
 	x.scan.done = make(chan struct{})
 	x.ix = &indexer{forced: opts.Counter, counters: newCounterSet(opts.CountCache), cache: opts.CountCache, registry: tokens.NewRegistry(),
-		settings: opts.Settings, log: x.log, overhead: opts.Overhead, threshold: opts.Threshold}
+		settings: opts.Settings, log: x.log, overhead: opts.Overhead, threshold: opts.Threshold, allUsage: opts.AllUsage}
 	if _, err := x.ix.fallback(); err != nil {
 		return nil, err
 	}
@@ -352,7 +360,7 @@ const truncatedGrace = time.Minute
 // one a resumed session appends to, and during Codex's swap both exist
 // for a moment. One gauge per session.
 func (x *Index) shadowed(path string) bool {
-	if !sourcefile.Compressed(path) || x.opened(path) {
+	if !sourcefile.Compressed(path) || x.opened(path) || x.opts.Named {
 		return false
 	}
 	_, err := os.Lstat(sourcefile.PlainName(path))
@@ -373,6 +381,18 @@ func (x *Index) Refresh(path string) error {
 	if statErr == nil && !tr.parsed.Load() {
 		tr.wantHot.Store(x.wantHot(tr, fi.Size()))
 	}
+	// Until this Refresh has marked the file active, the estimates leave
+	// it alone (savingsInput); it lets them go just before it schedules
+	// them, so that the request it schedules is never the one skipped.
+	tr.refreshing.Add(1)
+	refreshed := false
+	endRefresh := func() {
+		if !refreshed {
+			refreshed = true
+			tr.refreshing.Add(-1)
+		}
+	}
+	defer endRefresh()
 	seenBefore := tr.seen.Load()
 	changed, err := tr.update(x.ix)
 	switch {
@@ -434,6 +454,7 @@ func (x *Index) Refresh(path string) error {
 		if snap := tr.snap.Load(); snap != nil && x.opts.OnContent != nil {
 			x.opts.OnContent(path, snap.Format)
 		}
+		endRefresh()
 		x.savings.schedule(path)
 		x.enforceBudget(tr, false)
 		x.enforceColdBudget(tr, false)

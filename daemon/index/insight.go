@@ -86,6 +86,7 @@ func (tr *tracked) tallyOptions(ix *indexer, t *transcript.Transcript, set *Sett
 	if trimmer, ok := tr.codec.(format.Trimmer); ok {
 		opts.Floor = trimmer.Floor(t)
 	}
+	opts.AllUsage = ix.allUsage
 	return opts
 }
 

@@ -369,6 +369,13 @@ func (x *Index) savingsInput(ctx context.Context, tr *tracked, asked bool) (Savi
 		return in, seq, true
 	}
 	tr.mu.Unlock()
+	if !asked && tr.refreshing.Load() > 0 {
+		// A Refresh of the file is under way: its snapshot may be out
+		// before the file is marked active, and a stale request would
+		// settle it as not in use. The Refresh schedules the estimates
+		// again when it is done.
+		return SavingsInput{}, seq, false
+	}
 	if !asked && !tr.opened.Load() && tr.path != x.Active() {
 		// Cold and not in use: an old session changed (a resumed one
 		// gets its figures once it is the active one).

@@ -51,6 +51,9 @@ type Snapshot struct {
 	Status string
 	// Insight is what fills the window and what it costs (insight.go).
 	Insight Insight
+	// Gauge is the gauge the figures above come from (gauge.Live: no
+	// estimate error, no per-turn figures; Insight has the error).
+	Gauge gauge.Gauge
 	// AgentCompacted is the byte where an agent compaction this snapshot
 	// brought begins (its summary's record, appended since the previous
 	// snapshot); -1 when it brought none. The first snapshot of a file

@@ -129,9 +129,9 @@ func (lineCodec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, erro
 // KeepLast turns (default half) and summarize the rest in one line.
 func dropOldTurns(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, opts strategy.Options) (*transcript.View, *strategy.Report, error) {
 	v := transcript.NewView(t)
-	keep := opts.KeepLast
-	if keep <= 0 {
-		keep = (len(t.Turns) + 1) / 2
+	keep := (len(t.Turns) + 1) / 2
+	if opts.KeepLast != nil && *opts.KeepLast > 0 {
+		keep = *opts.KeepLast
 	}
 	count := func(msgs []transcript.Message) int {
 		n := 0

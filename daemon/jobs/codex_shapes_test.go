@@ -144,7 +144,7 @@ func TestCompactsCodexImageOutputs(t *testing.T) {
 			if err := os.WriteFile(path, src, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			opts := strategy.Options{Strategies: []string{s}, KeepLast: 1, Turns: 3, Window: 258400}
+			opts := strategy.Options{Strategies: []string{s}, KeepLast: new(1), Turns: 3, Window: 258400}
 			if _, err := r.Compact(context.Background(), Request{Path: path, Options: opts, DryRun: true}); err != nil {
 				t.Fatalf("dry run: %v", err)
 			}

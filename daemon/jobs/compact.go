@@ -23,6 +23,9 @@ import (
 )
 
 // Request asks for one compaction.
+//
+// It carries every choice a compaction takes, each read by one step of the job: hence more than a
+// dozen fields.
 type Request struct {
 	Path    string
 	Options strategy.Options
@@ -85,6 +88,9 @@ func (k Counted) For(c *tokens.Counter) []tokens.Count {
 }
 
 // Result is what a compaction did (or, for a dry run, would do).
+//
+// It is a command's answer on the wire and in `compact --json`, one field per figure the user
+// reads: hence more than a dozen.
 type Result struct {
 	DryRun       bool               `json:"dryRun"`
 	Format       string             `json:"format"`
@@ -173,6 +179,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	if err != nil {
 		return nil, err
 	}
+	r.inPlace.at("read")
 	if req.DryRun {
 		r.inspect(ctx, src, req)
 		return r.dryRun(ctx, src, req)
@@ -189,14 +196,23 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	defer lock.unlock()
 	// Another job may have held the lock and rewritten the file: read
 	// again, and parse again only what changed.
+	first := src
 	if src, err = rereadSource(path, src); err != nil {
 		return nil, err
 	}
+	if req.InPlace && first.id != 0 && src.id != 0 && first.id != src.id {
+		// Not the transcript this job was asked to compact: in place is
+		// the file that is there, and this one is new.
+		return nil, fmt.Errorf("%s was replaced by another file while compactd read it; nothing was written (run compact again to compact the file now there)", path)
+	}
+	r.inPlace.at("locked")
 	if req.InPlace {
 		if err := refuseDatabaseInPlace(src.codec.Format(), path); err != nil {
 			return nil, err
 		}
-		if err := checkReplaceable(path); err != nil {
+		if err := checkReplaceable(path); errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s was deleted while compactd read it; nothing was written", path)
+		} else if err != nil {
 			return nil, err
 		}
 	}
@@ -242,6 +258,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 		return nil, err
 	}
 	srcVersion := rs.v
+	r.inPlace.at("compacted")
 
 	versions, err := r.Store.Versions(ctx, conv.ID)
 	if err != nil {
@@ -288,6 +305,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	if err != nil {
 		return nil, untouched(path, err)
 	}
+	r.inPlace.at("recorded")
 	res := &Result{
 		Format: string(src.codec.Format()), ForkPath: target, Version: v.Label, Parent: srcVersion.Label,
 		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, Steps: rep.Steps,
@@ -301,7 +319,10 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	report(req.Progress, "write", 90)
 	if req.InPlace {
 		_, appendOnly := src.codec.(format.Appender)
-		rr, err := r.inPlace.replace(path, src.t.Size, sha256.Sum256(src.data[:src.t.Size]), out.data, appendOnly)
+		rr, err := r.inPlace.replace(path, src.t.Size, sha256.Sum256(src.data[:src.t.Size]), out.data, appendOnly, &sourceFile{id: src.id})
+		if errors.Is(err, errSourceGone) || errors.Is(err, errSourceReplaced) {
+			return nil, notInPlace(path, v.Label, err)
+		}
 		if err != nil {
 			return nil, r.forgetUnwritten(v, err)
 		}
@@ -348,6 +369,18 @@ type compacted struct {
 // forgetUnwritten removes a result recorded ahead of a write that failed,
 // so history never lists a version that never reached the disk, and
 // returns the write's error.
+// notInPlace says that an in-place compaction wrote nothing because its
+// transcript went (errSourceGone) or another file took its path
+// (errSourceReplaced) while it ran, and where its result is: compactd
+// must not bring back a session an agent or its user removed, nor write
+// over another file, so the version stays in the store only.
+func notInPlace(path, label string, why error) error {
+	if errors.Is(why, errSourceGone) {
+		return fmt.Errorf("%s was deleted while compactd compacted it in place, so nothing was written there (a removed session is not brought back). The compacted version %s is in the store: 'compactd restore %s %s' writes it as a new session beside it, 'compactd restore --in-place %s %s' puts it back at that path", path, label, path, label, path, label)
+	}
+	return fmt.Errorf("%s was replaced by another file while compactd compacted it in place; that file was left as it is. The compacted version %s, of the transcript as it was, is in the store: 'compactd restore %s %s' writes it as a new session beside it", path, label, path, label)
+}
+
 func (r *Runner) forgetUnwritten(v store.Version, writeErr error) error {
 	if err := r.Store.DeleteUnwritten(context.Background(), v.ID); err != nil {
 		return errors.Join(writeErr, err)
@@ -360,24 +393,62 @@ func (r *Runner) forgetUnwritten(v store.Version, writeErr error) error {
 // archive untouched (dry runs).
 
 func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, req Request, sessionID string, preview bool) (*compacted, *strategy.Report, error) {
+	run, err := r.compactView(ctx, src, convKey, req, preview)
+	if err != nil {
+		return nil, nil, err
+	}
+	view, rep := run.view, run.rep
+	report(req.Progress, "render", 60)
+	data, err := src.codec.Fork(view, format.ForkOptions{
+		SessionID: sessionID, Timestamp: r.now().UTC().Format("2006-01-02T15:04:05.000Z"),
+		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, InPlace: req.InPlace,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("render compacted %s: %w", src.path, err)
+	}
+	report(req.Progress, "verify", 70)
+	t, err := verifyFork(src, view, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &compacted{data: data, t: t, view: view, summarizer: run.summarizer, counts: run.counts, recalls: run.recalls, options: run.options}, rep, nil
+}
+
+// pipelineRun is what the pipeline made of a source: the view, its
+// report, and what its stand-ins name by recall handle.
+type pipelineRun struct {
+	view       *transcript.View
+	rep        *strategy.Report
+	summarizer string
+	counts     *strategy.Counts
+	recalls    []store.RecallContent
+	// options are what the pipeline ran with (recordOptions).
+	options RecordedOptions
+}
+
+// compactView runs the pipeline on src with the summarizer req's settings
+// ask for: the pins stored with the conversation, the counts made once
+// per job, each stand-in named by a recall handle the store keeps.
+// preview keeps the summary archive untouched (dry runs).
+func (r *Runner) compactView(ctx context.Context, src *source, convKey string, req Request, preview bool) (*pipelineRun, error) {
 	counter, err := r.tokenCounter(src.t)
 	if err != nil {
-		return nil, nil, fmt.Errorf("load tokenizer: %w", err)
+		return nil, fmt.Errorf("load tokenizer: %w", err)
 	}
 	opts := req.Options
 	// The user's pins, stored with the conversation.
 	pins, err := r.Store.Pins(ctx, convKey)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	opts.Pins = append(append([]string(nil), opts.Pins...), pins...)
 	sum, notes, err := r.summarizerFor(src, convKey, req, preview)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	opts.Summarizer = sum
 	if err := r.tangentOptions(&opts, req); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if opts.Window <= 0 {
 		// The summarize threshold is a fraction of the window: without
@@ -387,7 +458,7 @@ func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, 
 	report(req.Progress, "count", 15)
 	if opts.Counts == nil {
 		if opts.Counts, err = r.sourceCounts(ctx, src); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	// Each stand-in names its original by a recall handle the store keeps.
@@ -402,35 +473,22 @@ func (r *Runner) compactBytes(ctx context.Context, src *source, convKey string, 
 	report(req.Progress, "compact", 20)
 	view, rep, err := r.pipeline()(ctx, src.t, counter, opts)
 	if err != nil {
-		return nil, nil, fmt.Errorf("compact %s: %w", src.path, err)
+		return nil, fmt.Errorf("compact %s: %w", src.path, err)
 	}
 	if err := registry.Err(); err != nil {
-		return nil, nil, fmt.Errorf("compact %s: name what compaction replaces: %w", src.path, err)
+		return nil, fmt.Errorf("compact %s: name what compaction replaces: %w", src.path, err)
 	}
 	// A canceled summarizer is skipped with a note by the pipeline; the
 	// caller asked to stop, so stop.
 	if err := ctx.Err(); err != nil {
-		return nil, nil, fmt.Errorf("compact %s: %w; nothing was written", src.path, err)
+		return nil, fmt.Errorf("compact %s: %w; nothing was written", src.path, err)
 	}
 	rep.Notes = mergeNotes(notes, rep.Notes, sum == nil)
-	report(req.Progress, "render", 60)
-	data, err := src.codec.Fork(view, format.ForkOptions{
-		SessionID: sessionID, Timestamp: r.now().UTC().Format("2006-01-02T15:04:05.000Z"),
-		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, InPlace: req.InPlace,
-	})
-	if err != nil {
-		return nil, nil, fmt.Errorf("render compacted %s: %w", src.path, err)
-	}
-	report(req.Progress, "verify", 70)
-	t, err := verifyFork(src, view, data)
-	if err != nil {
-		return nil, nil, err
-	}
 	name := ""
 	if sum != nil {
 		name = sum.Name()
 	}
-	return &compacted{data: data, t: t, view: view, summarizer: name, counts: opts.Counts, recalls: recallsOf(view, book), options: recordOptions(opts)}, rep, nil
+	return &pipelineRun{view: view, rep: rep, summarizer: name, counts: opts.Counts, recalls: recallsOf(view, book), options: recordOptions(opts)}, nil
 }
 
 // countSource counts src's parts on every core, reusing the counts it
@@ -542,35 +600,10 @@ func verifyFork(src *source, view *transcript.View, data []byte) (*transcript.Tr
 	// A fork must keep the API invariants (calls paired with results —
 	// every call the source answered — signed reasoning intact) unless the
 	// source already broke them, both read as the agent reads them.
-	forkSeen, err := agentReading(src.codec, t)
-	if err != nil {
-		return nil, fmt.Errorf("the compacted %s does not load as the agent loads it (%v); nothing was written", filepath.Base(src.path), err)
-	}
-	srcSeen, err := agentReading(src.codec, src.t)
-	if err != nil {
-		srcSeen = src.t
-	}
-	if err := strategy.CheckFork(forkSeen, srcSeen); err != nil && strategy.CheckTranscript(srcSeen) == nil {
+	if err := strategy.CheckFork(t, src.t); err != nil && strategy.CheckTranscript(src.t) == nil {
 		return nil, fmt.Errorf("the compacted %s breaks the API's rules (%v); nothing was written", filepath.Base(src.path), err)
 	}
 	return t, nil
-}
-
-// agentReading is t as its agent reads it on resume: what the codec's
-// Loader rebuilds where the agent's loader has rules of its own (Claude
-// Code joins tool results that hang off its parentUuid chain), else t.
-// Checked on compactd's own parse, a fork that lost such a result passed
-// when the parse of the source had lost it too.
-func agentReading(c format.Codec, t *transcript.Transcript) (*transcript.Transcript, error) {
-	l, ok := c.(format.Loader)
-	if !ok {
-		return t, nil
-	}
-	msgs, err := l.Load(t)
-	if err != nil {
-		return nil, err
-	}
-	return &transcript.Transcript{Format: t.Format, Meta: t.Meta, Messages: msgs}, nil
 }
 
 func pipelineNames(o strategy.Options) []string {

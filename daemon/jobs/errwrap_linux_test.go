@@ -34,7 +34,7 @@ func TestInPlaceWriteFailureSaysItOnce(t *testing.T) {
 		t.Skip("skip: cannot lower RLIMIT_FSIZE:", err)
 	}
 	ip := inPlace{wait: time.Millisecond, schedule: []time.Duration{0}}
-	_, err := ip.replace(path, int64(len(orig)), sha256.Sum256(orig), content, true)
+	_, err := ip.replace(path, int64(len(orig)), sha256.Sum256(orig), content, true, nil)
 	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
 		t.Fatal(err)
 	}

@@ -29,9 +29,10 @@ type shapeFile struct {
 
 // everyFormatShapes lists real-shaped transcripts of every format
 // compactd forks: each codec's fixtures, the shared corpus when it is
-// present, and generated sessions of Claude Code, Codex and both Copilot
-// CLI layouts (the flat session-state/<id>.jsonl with truncations, and
-// 1.0's session-state/<id>/events.jsonl with background compactions),
+// present, and generated sessions of Claude Code, Codex and the three
+// Copilot CLI layouts (the flat session-state/<id>.jsonl with truncations,
+// 1.0's session-state/<id>/events.jsonl with background compactions, the
+// document of the releases before 0.0.342),
 // and each format once more with a turn the user interrupted after a
 // tool's result.
 func everyFormatShapes(t *testing.T) []shapeFile {
@@ -102,6 +103,7 @@ func everyFormatShapes(t *testing.T) []shapeFile {
 			shapeFile{name: "generated/codex", rel: "rollout-2025-11-17T09-30-00-" + uuidOf(seed) + ".jsonl", data: sessiongen.Codex(o)},
 			shapeFile{name: "generated/copilot-cli-1.0", rel: filepath.Join("session-state", uuidOf(seed), "events.jsonl"), data: sessiongen.CopilotCLI(o)},
 			shapeFile{name: "generated/copilot-cli-flat", rel: filepath.Join("session-state", uuidOf(seed)+".jsonl"), data: sessiongen.CopilotCLIFlat(o)},
+			shapeFile{name: "generated/copilot-cli-legacy", rel: filepath.Join("history-session-state", "session_"+uuidOf(seed)+"_1759957816398.json"), data: sessiongen.CopilotCLILegacy(o)},
 		)
 	}
 	// Each format once more with a turn that ended right after a tool's
@@ -193,7 +195,7 @@ func TestEveryStrategyOnEveryFormat(t *testing.T) {
 				}
 				path := filepath.Join(dir, sh.rel)
 				writeShape(t, path, sh.data)
-				opts := strategy.Options{Strategies: []string{s}, KeepLast: 1, Turns: 2, Events: 6, Budget: 1500, Window: 12000}
+				opts := strategy.Options{Strategies: []string{s}, KeepLast: new(1), Turns: 2, Events: 6, Budget: 1500, Window: 12000}
 				res, err := r.Compact(context.Background(), Request{Path: path, Options: opts})
 				if err != nil {
 					if !namesAWayOut(err.Error()) {

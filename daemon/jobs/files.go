@@ -16,6 +16,30 @@ import (
 // while a job worked; the job starts over from a fresh read.
 var errSourceChanged = errors.New("the transcript changed while compactd worked on it")
 
+// errSourceGone and errSourceReplaced mean the transcript an in-place job
+// read is no longer at its path: deleted (an agent's retention sweep, the
+// user), or another file put there. The job writes nothing at the path:
+// it must not bring a removed session back, nor overwrite another.
+var (
+	errSourceGone     = errors.New("the transcript was deleted")
+	errSourceReplaced = errors.New("the transcript was replaced by another file")
+)
+
+// sourceFile is the file an in-place job read, which must still be at the
+// path when the job writes there: id is its identity (platform.FileID), 0
+// when unknown (its existence is checked then, not its identity).
+type sourceFile struct{ id uint64 }
+
+// fileID is the identity of the file at path (see platform.FileID), 0 when
+// unknown; os.ErrNotExist when there is none.
+func fileID(path string) (uint64, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return 0, err
+	}
+	return platform.FileID(path, fi), nil
+}
+
 // fileErr is err of op on path, said once: an *fs.PathError of that path
 // already names both. What it means for the transcript is said by the
 // layer above (the job's), once.

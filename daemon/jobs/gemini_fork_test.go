@@ -33,7 +33,7 @@ func TestGeminiLegacySessionForksAsOneDocument(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, strategies := range [][]string{{"auto"}, {"turn-window"}} {
-		res, err := r.Compact(context.Background(), Request{Path: path, Options: strategy.Options{Strategies: strategies, Turns: 1, KeepLast: 1}})
+		res, err := r.Compact(context.Background(), Request{Path: path, Options: strategy.Options{Strategies: strategies, Turns: 1, KeepLast: new(1)}})
 		if err != nil {
 			t.Fatal(err)
 		}

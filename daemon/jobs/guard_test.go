@@ -96,7 +96,7 @@ func TestGeminiForkResumeKeepsTheOriginal(t *testing.T) {
 			var notes []string
 			if how == "restore" {
 				// The store knows the session already (v1, v2).
-				if _, err := r.Compact(context.Background(), Request{Path: real, DryRun: false, Options: strategy.Options{Strategies: []string{"turn-window"}, KeepLast: 1}}); err != nil {
+				if _, err := r.Compact(context.Background(), Request{Path: real, DryRun: false, Options: strategy.Options{Strategies: []string{"turn-window"}, KeepLast: new(1)}}); err != nil {
 					t.Fatal(err)
 				}
 				// A later resume left a stub again.
@@ -110,7 +110,7 @@ func TestGeminiForkResumeKeepsTheOriginal(t *testing.T) {
 				}
 				forkPath, notes = res.Path, res.Notes
 			} else {
-				res, err := r.Compact(context.Background(), Request{Path: real, Options: strategy.Options{Strategies: []string{"turn-window"}, KeepLast: 1}})
+				res, err := r.Compact(context.Background(), Request{Path: real, Options: strategy.Options{Strategies: []string{"turn-window"}, KeepLast: new(1)}})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -166,7 +166,7 @@ func TestGeminiGuardLeavesWhatIsNotAStub(t *testing.T) {
 	realBytes, _ := os.ReadFile(real)
 	os.WriteFile(other, realBytes, 0o644)
 
-	res, err := r.Compact(context.Background(), Request{Path: real, Options: strategy.Options{Strategies: []string{"turn-window"}, KeepLast: 1}})
+	res, err := r.Compact(context.Background(), Request{Path: real, Options: strategy.Options{Strategies: []string{"turn-window"}, KeepLast: new(1)}})
 	if err != nil {
 		t.Fatal(err)
 	}

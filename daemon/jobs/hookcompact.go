@@ -79,7 +79,7 @@ func (r *Runner) CompactForAgent(ctx context.Context, req AgentCompactRequest) (
 	// summary stands for the turns before it.
 	book := recall.NewBook(&storeRegistry{ctx: ctx, s: r.Store})
 	opts := strategy.Options{
-		Strategies: []string{strategy.StrategySummarize}, Summarizer: sum, KeepLast: 1, BufferTurns: 1,
+		Strategies: []string{strategy.StrategySummarize}, Summarizer: sum, KeepLast: new(1), BufferTurns: new(1),
 		Window: gauge.Resolve(src.t, gauge.Options{}).ContextWindow, NoRetention: true, Recall: book.Handle,
 	}
 	if opts.Counts, err = r.sourceCounts(ctx, src); err != nil {

@@ -76,6 +76,16 @@ type inPlace struct {
 	// schedule is when replaced generations are looked at after a rename;
 	// nil is rescueSchedule.
 	schedule []time.Duration
+	// step, when set, runs between the steps of an in-place job, named
+	// (see the calls of at): tests delete or replace the transcript there.
+	step func(name string)
+}
+
+// at runs the step hook, if any, for the step just done.
+func (ip inPlace) at(name string) {
+	if ip.step != nil {
+		ip.step(name)
+	}
 }
 
 // replaceResult says what an in-place replacement carried over.
@@ -159,6 +169,11 @@ type replacement struct {
 	asides     []string
 	notes      []string
 	inUse      bool
+	// want is the file the job read (nil: the path need not hold it, as
+	// for a restore, which recreates a vanished file).
+	want *sourceFile
+	// lost: the file the replacement put at the path went after.
+	lost bool
 }
 
 // replace puts content at path in place of its first prefixLen bytes,
@@ -166,9 +181,13 @@ type replacement struct {
 // after those are carried over after content, in the order it wrote them
 // (appendOnly). If the prefix itself changed, or with appendOnly false
 // anything at all, nothing is written and errSourceChanged is returned.
-// An error means the transcript is untouched; once the new content is at
-// the path, what goes wrong after is a note.
-func (ip inPlace) replace(path string, prefixLen int64, prefixSum [32]byte, content []byte, appendOnly bool) (replaceResult, error) {
+// want is the file the caller read: when it is not nil and that file is
+// no longer at the path — deleted, or another put there — at any step up to
+// the rename, nothing is written and errSourceGone or errSourceReplaced is
+// returned; once the new content is in, the path is never written again if
+// it goes. An error means the transcript is untouched; once the new
+// content is at the path, what goes wrong after is a note.
+func (ip inPlace) replace(path string, prefixLen int64, prefixSum [32]byte, content []byte, appendOnly bool, want *sourceFile) (replaceResult, error) {
 	var res replaceResult
 	if ip.aside == asideDefault {
 		ip.aside = asideLink
@@ -189,11 +208,14 @@ func (ip inPlace) replace(path string, prefixLen int64, prefixSum [32]byte, cont
 		ip.schedule = rescueSchedule
 	}
 	rp := &replacement{inPlace: ip, path: path, dir: filepath.Dir(path), mode: 0o600,
-		content: content, appendOnly: appendOnly}
+		content: content, appendOnly: appendOnly, want: want}
 	defer rp.close()
 	old, err := sourcefile.OpenRegular(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return res, fmt.Errorf("open %s: %w", path, err)
+	}
+	if old == nil && want != nil {
+		return res, errSourceGone
 	}
 	first := &generation{f: old, base: prefixLen, sum: prefixSum}
 	rp.gens = []*generation{first}
@@ -204,10 +226,14 @@ func (ip inPlace) replace(path string, prefixLen int64, prefixSum [32]byte, cont
 			rp.mode = fi.Mode().Perm()
 			first.id = platform.FileID(path, fi)
 		}
+		if want != nil && first.id != 0 && want.id != 0 && first.id != want.id {
+			return res, errSourceReplaced
+		}
 		if cur, err = io.ReadAll(old); err != nil {
 			return res, fmt.Errorf("read %s: %w", path, err)
 		}
 	}
+	rp.at("opened")
 	if int64(len(cur)) < prefixLen || sha256.Sum256(cur[:prefixLen]) != prefixSum {
 		return res, errSourceChanged
 	}
@@ -219,12 +245,19 @@ func (ip inPlace) replace(path string, prefixLen int64, prefixSum [32]byte, cont
 	// read on.
 	first.sealed = old == nil
 	if err := rp.swap(); err != nil {
-		if errors.Is(err, errSourceChanged) {
+		switch {
+		case errors.Is(err, errSourceGone):
+			return res, errSourceGone
+		case errors.Is(err, errSourceReplaced):
+			return res, errSourceReplaced
+		case errors.Is(err, errSourceChanged):
 			return res, err
 		}
 		return res, fmt.Errorf("%w (the transcript is untouched)", err)
 	}
+	rp.at("renamed")
 	rp.rescue()
+	rp.lastLook()
 	if !appendOnly {
 		res.Late = first.seg
 	}
@@ -238,7 +271,39 @@ func (ip inPlace) replace(path string, prefixLen int64, prefixSum [32]byte, cont
 		rp.notes = append(rp.notes, fmt.Sprintf("another program held %s open without letting it be replaced; compactd wrote the new content into the file itself (its prior content is in the store)", path))
 	}
 	res.Notes = rp.notes
+	rp.at("done")
 	return res, nil
+}
+
+// lastLook notes, after the replacement, that the file it put at the path
+// went meanwhile: compactd wrote it, then it was deleted or replaced, and
+// compactd wrote nothing after.
+func (rp *replacement) lastLook() {
+	if rp.want == nil || rp.lost {
+		return
+	}
+	if err := rp.stillThere(rp.current()); err != nil {
+		rp.notes = append(rp.notes, fmt.Sprintf("%s: %v just after compactd wrote it; compactd wrote nothing more there", rp.path, err))
+	}
+}
+
+// stillThere checks, for an in-place job (want not nil), that the file at the
+// path is g, the generation the job put or found there: errSourceGone when
+// there is none any more, errSourceReplaced when another took its place.
+func (rp *replacement) stillThere(g *generation) error {
+	if rp.want == nil {
+		return nil
+	}
+	id, err := fileID(rp.path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return errSourceGone
+	case err != nil:
+		return fmt.Errorf("look at %s before replacing it: %w", rp.path, err)
+	case g.id != 0 && id != 0 && id != g.id:
+		return errSourceReplaced
+	}
+	return nil
 }
 
 // merged is the transcript as it should read: the new content, then each
@@ -266,6 +331,9 @@ func (rp *replacement) open(g *generation) error {
 		return nil
 	}
 	f, err := sourcefile.OpenRegular(rp.path)
+	if errors.Is(err, os.ErrNotExist) && rp.want != nil {
+		return errSourceGone
+	}
 	if err != nil {
 		return fmt.Errorf("open %s: %w", rp.path, err)
 	}
@@ -276,6 +344,9 @@ func (rp *replacement) open(g *generation) error {
 	}
 	if id := platform.FileID(rp.path, fi); g.id != 0 && id != 0 && id != g.id {
 		f.Close()
+		if rp.want != nil {
+			return errSourceReplaced
+		}
 		return fmt.Errorf("%s was replaced by another program: %w", rp.path, errSourceChanged)
 	}
 	if _, err := f.Seek(g.base+int64(len(g.seg)), io.SeekStart); err != nil {
@@ -341,6 +412,7 @@ func (rp *replacement) swap() error {
 				tmp = ""
 				return err
 			}
+			rp.at("written")
 		case gained > 0:
 			more := cur.seg[len(cur.seg)-gained:]
 			if err := appendFile(tmp, more); err != nil {
@@ -412,6 +484,12 @@ func (rp *replacement) put(tmp string, cur *generation) error {
 	if rp.beforeRename != nil {
 		rp.beforeRename()
 	}
+	rp.at("renaming")
+	// The last look before the rename: a rename would bring a deleted
+	// transcript back, or put ours over another file.
+	if err := rp.stillThere(cur); err != nil {
+		return err
+	}
 	if rp.aside != asideLink {
 		return rp.rename(tmp, rp.path)
 	}
@@ -421,6 +499,8 @@ func (rp *replacement) put(tmp string, cur *generation) error {
 	aside := fmt.Sprintf("%s-old%d.tmp", tmp[:len(tmp)-len(".tmp")], len(rp.asides))
 	if err := rp.link(rp.path, aside); err != nil {
 		switch {
+		case errors.Is(err, os.ErrNotExist) && rp.want != nil:
+			return errSourceGone
 		case errors.Is(err, os.ErrNotExist):
 			return err
 		case platform.InUse(err):
@@ -457,7 +537,11 @@ func (rp *replacement) overwrite(cur *generation) error {
 	for _, g := range rp.gens[:len(rp.gens)-1] {
 		before = append(before[:len(before):len(before)], g.seg...)
 	}
-	after, err := overwriteFile(rp.path, cur.base, cur.sum, before, cur.seg, rp.appendOnly)
+	var want *sourceFile
+	if rp.want != nil {
+		want = &sourceFile{id: cur.id}
+	}
+	after, err := overwriteFile(rp.path, cur.base, cur.sum, before, cur.seg, rp.appendOnly, want)
 	if err != nil {
 		return err
 	}
@@ -501,6 +585,11 @@ func (rp *replacement) rescue() {
 			return
 		}
 		if err := rp.swap(); err != nil {
+			if errors.Is(err, errSourceGone) || errors.Is(err, errSourceReplaced) {
+				rp.lost = true
+				rp.notes = append(rp.notes, fmt.Sprintf("%s: %v just after compactd wrote it; compactd wrote nothing more there (what the agent appended meanwhile is in the file it replaced)", rp.path, err))
+				return
+			}
 			rp.appendLate(err.Error())
 			return
 		}
@@ -563,13 +652,22 @@ func (rp *replacement) close() {
 // and that what follows begins with tail, so a rewrite by the agent is
 // never overwritten; bytes appended since are carried too, and returned
 // with tail. The prior content was kept in the store before, so a crash
-// half-way is restored from it.
-func overwriteFile(path string, prefixLen int64, prefixSum [32]byte, content, tail []byte, appendOnly bool) ([]byte, error) {
+// half-way is restored from it. want, when not nil, is the file that must
+// still be at the path (errSourceGone, errSourceReplaced otherwise).
+func overwriteFile(path string, prefixLen int64, prefixSum [32]byte, content, tail []byte, appendOnly bool, want *sourceFile) ([]byte, error) {
 	f, err := platform.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, os.ErrNotExist) && want != nil {
+		return nil, errSourceGone
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open %s to rewrite it: %w", path, err)
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err == nil && want != nil {
+		if id := platform.FileID(path, fi); id != 0 && want.id != 0 && id != want.id {
+			return nil, errSourceReplaced
+		}
+	}
 	cur, err := io.ReadAll(f)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)

@@ -39,7 +39,7 @@ func TestInPlaceClaudeChainContinues(t *testing.T) {
 			lastRow = l.UUID
 		}
 	}
-	if _, err := r.Compact(context.Background(), Request{Path: path, InPlace: true, Options: strategy.Options{Strategies: []string{"turn-window"}, Turns: 5, KeepLast: 2}}); err != nil {
+	if _, err := r.Compact(context.Background(), Request{Path: path, InPlace: true, Options: strategy.Options{Strategies: []string{"turn-window"}, Turns: 5, KeepLast: new(2)}}); err != nil {
 		t.Fatal(err)
 	}
 	compacted := parse(t, path, mustRead(t, path))

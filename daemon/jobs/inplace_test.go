@@ -143,7 +143,7 @@ func TestInPlaceLateAppendKeepsTheAgentsOrder(t *testing.T) {
 						s(t, path, &held)
 					}
 				}
-				res, err := ip.replace(path, int64(len(orig)), sha256.Sum256(orig), content, true)
+				res, err := ip.replace(path, int64(len(orig)), sha256.Sum256(orig), content, true, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -253,7 +253,7 @@ func TestInPlaceWhileTheFileIsInUse(t *testing.T) {
 			}
 			return errors.Join(platform.ErrInUse, errors.New("access denied"))
 		}}
-	res, err := ip.replace(path, int64(len(orig)), sha256.Sum256(orig), content, true)
+	res, err := ip.replace(path, int64(len(orig)), sha256.Sum256(orig), content, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -334,7 +334,7 @@ func TestInPlaceWhileAReaderHoldsTheFile(t *testing.T) {
 			appendLine(t, path, agentLine(t, 1))
 		}
 	}}
-	res, err := ip.replace(path, int64(len(orig)), sha256.Sum256(orig), content, true)
+	res, err := ip.replace(path, int64(len(orig)), sha256.Sum256(orig), content, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

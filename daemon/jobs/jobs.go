@@ -95,7 +95,10 @@ func (r *Runner) counterSet() *tokens.CounterSet {
 
 // source is a transcript file as read at one moment.
 type source struct {
-	path  string // absolute
+	path string // absolute
+	// id is the identity of the file data was read from (platform.FileID),
+	// 0 when unknown.
+	id    uint64
 	data  []byte
 	hash  string
 	codec format.Codec
@@ -127,42 +130,56 @@ type Parsed struct {
 
 // readSource reads and parses path.
 func readSource(path string) (*source, error) {
-	data, err := readSourceBytes(path)
+	data, id, err := readSourceBytes(path)
 	if err != nil {
 		return nil, err
 	}
-	return parseSource(path, data)
+	src, err := parseSource(path, data)
+	if src != nil {
+		src.id = id
+	}
+	return src, err
 }
 
 // rereadSource reads path again and keeps prev's parse when the bytes are
 // the same: parsing a large transcript twice doubled a compaction's time.
 func rereadSource(path string, prev *source) (*source, error) {
-	data, err := readSourceBytes(path)
+	data, id, err := readSourceBytes(path)
 	if err != nil {
 		return nil, err
 	}
-	if bytes.Equal(data, prev.data) {
+	if bytes.Equal(data, prev.data) && id == prev.id {
 		return prev, nil
 	}
-	return reread(prev, data)
+	src, err := reread(prev, data)
+	if src != nil {
+		src.id = id
+	}
+	return src, err
 }
 
 // readSourceBytes reads a transcript, refusing from its head a file that is
 // none and from a streamed scan one too large to compact (see
-// sourcefile.ReadTranscript).
-func readSourceBytes(path string) ([]byte, error) {
+// sourcefile.ReadTranscript), and returns the identity of the file it read
+// (0 when unknown). Another file taking the path while it read is
+// errSourceChanged: the bytes may be of either.
+func readSourceBytes(path string) ([]byte, uint64, error) {
+	before, _ := fileID(path)
 	data, _, err := sourcefile.ReadTranscript(path)
 	var unrecognized *format.ErrUnrecognized
 	var notRegular *sourcefile.NotRegularError
 	switch {
 	case err == nil:
-		return data, nil
+		if after, _ := fileID(path); after != before {
+			return nil, 0, errSourceChanged
+		}
+		return data, before, nil
 	case errors.Is(err, os.ErrNotExist):
-		return nil, fmt.Errorf("%s does not exist", path)
+		return nil, 0, fmt.Errorf("%s does not exist", path)
 	case errors.As(err, &unrecognized), errors.As(err, &notRegular), errors.Is(err, sourcefile.ErrTooLarge), errors.Is(err, sourcefile.ErrTruncated):
-		return nil, err // these name the path and say what to do
+		return nil, 0, err // these name the path and say what to do
 	}
-	return nil, fileErr("read", path, err)
+	return nil, 0, fileErr("read", path, err)
 }
 
 func parseSource(path string, data []byte) (*source, error) {
@@ -182,14 +199,18 @@ func parseSource(path string, data []byte) (*source, error) {
 // appended since is parsed on top. Anything else (no p, a file that was
 // rewritten) parses the file whole.
 func readSourceFrom(path string, p *Parsed) (*source, error) {
-	data, err := readSourceBytes(path)
+	data, id, err := readSourceBytes(path)
 	if err != nil {
 		return nil, err
 	}
-	if src := withBytes(path, data, p); src != nil {
-		return src, nil
+	src := withBytes(path, data, p)
+	if src == nil {
+		if src, err = parseSource(path, data); err != nil {
+			return nil, err
+		}
 	}
-	return parseSource(path, data)
+	src.id = id
+	return src, nil
 }
 
 // withBytes is p's transcript with its records' bytes taken from data,

@@ -93,14 +93,14 @@ func TestCompactForkLineageAndReuse(t *testing.T) {
 	}
 
 	// Same source again: v1 is reused; the fork of the fork joins the lineage.
-	res2, err := r.Compact(ctx, Request{Path: path, Options: strategy.Options{KeepLast: 2}})
+	res2, err := r.Compact(ctx, Request{Path: path, Options: strategy.Options{KeepLast: new(2)}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res2.Parent != "v1" || res2.Version != "v3" {
 		t.Errorf("second compaction = %s parent %s; want v3 parent v1", res2.Version, res2.Parent)
 	}
-	res3, err := r.Compact(ctx, Request{Path: res.ForkPath, Options: strategy.Options{KeepLast: 1}})
+	res3, err := r.Compact(ctx, Request{Path: res.ForkPath, Options: strategy.Options{KeepLast: new(1)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func TestDiffShowsDroppedTurns(t *testing.T) {
 	ctx := context.Background()
 	r := newRunner(t, os.Getenv("COMPACTD_STORE"))
 	path := writeTranscript(t, root, conversationBytes("s-3", 4, "c"))
-	if _, err := r.Compact(ctx, Request{Path: path, Options: strategy.Options{KeepLast: 1}}); err != nil {
+	if _, err := r.Compact(ctx, Request{Path: path, Options: strategy.Options{KeepLast: new(1)}}); err != nil {
 		t.Fatal(err)
 	}
 	d, err := r.Diff(ctx, path, "v1", "v2")

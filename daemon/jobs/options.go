@@ -13,6 +13,8 @@ import (
 // summarizer's object, its callbacks). Rows written before it kept
 // strategy.Options under its Go field names ("Strategies", "KeepLast");
 // they read back the same, JSON's names matching without regard to case.
+// KeepLast and BufferTurns are the turns the run kept (0 none); rows
+// written before the pipeline took them as such said none with -1.
 type RecordedOptions struct {
 	Strategies         []string                     `json:"strategies"`
 	KeepLast           int                          `json:"keepLast"`
@@ -21,7 +23,7 @@ type RecordedOptions struct {
 	Pins               []string                     `json:"pins,omitempty"`
 	Hints              map[string]strategy.ToolHint `json:"hints,omitempty"`
 	SummarizeThreshold float64                      `json:"summarizeThreshold,omitempty"`
-	BufferTurns        int                          `json:"bufferTurns,omitempty"`
+	BufferTurns        int                          `json:"bufferTurns"`
 	Events             int                          `json:"events,omitempty"`
 	Turns              int                          `json:"turns,omitempty"`
 	SummaryBudget      int                          `json:"summaryBudget,omitempty"`
@@ -32,8 +34,8 @@ type RecordedOptions struct {
 // recordOptions is what the store keeps of o.
 func recordOptions(o strategy.Options) RecordedOptions {
 	return RecordedOptions{
-		Strategies: o.Strategies, KeepLast: o.KeepLast, Window: o.Window, Budget: o.Budget, Pins: o.Pins, Hints: o.Hints,
-		SummarizeThreshold: o.SummarizeThreshold, BufferTurns: o.BufferTurns, Events: o.Events, Turns: o.Turns,
+		Strategies: o.Strategies, KeepLast: o.KeepLastTurns(), Window: o.Window, Budget: o.Budget, Pins: o.Pins, Hints: o.Hints,
+		SummarizeThreshold: o.SummarizeThreshold, BufferTurns: o.BufferTurnCount(), Events: o.Events, Turns: o.Turns,
 		SummaryBudget: o.SummaryBudget, ConfirmedTangents: o.ConfirmedTangents, ConfirmAllTangents: o.ConfirmAllTangents,
 	}
 }
@@ -54,6 +56,7 @@ func versionOf(v store.Version) Version {
 	if len(v.Options) > 0 && string(v.Options) != "null" {
 		var o RecordedOptions
 		if json.Unmarshal(v.Options, &o) == nil {
+			o.KeepLast, o.BufferTurns = max(o.KeepLast, 0), max(o.BufferTurns, 0)
 			out.Options = &o
 		}
 	}

@@ -22,7 +22,7 @@ func TestStoredOptionsOldRowsStillRead(t *testing.T) {
 	ctx := context.Background()
 	r := newRunner(t, os.Getenv("COMPACTD_STORE"))
 	path := writeTranscript(t, root, conversationBytes("s-1", 6, "a"))
-	if _, err := r.Compact(ctx, Request{Path: path, Options: strategy.Options{Strategies: []string{"dedup-tools"}, KeepLast: 2}}); err != nil {
+	if _, err := r.Compact(ctx, Request{Path: path, Options: strategy.Options{Strategies: []string{"dedup-tools"}, KeepLast: new(2)}}); err != nil {
 		t.Fatal(err)
 	}
 	h, err := r.History(ctx, path)
@@ -30,8 +30,8 @@ func TestStoredOptionsOldRowsStillRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	conv := h.Conversation
-	old := strategy.Options{Strategies: []string{"strip-reasoning", "extractive"}, KeepLast: 3, Window: 200_000, Budget: 50_000,
-		Pins: []string{"id:u1"}, Hints: map[string]strategy.ToolHint{"Bash": {Response: "strip"}}, SummarizeThreshold: 0.5, BufferTurns: 4,
+	old := strategy.Options{Strategies: []string{"strip-reasoning", "extractive"}, KeepLast: new(3), Window: 200_000, Budget: 50_000,
+		Pins: []string{"id:u1"}, Hints: map[string]strategy.ToolHint{"Bash": {Response: "strip"}}, SummarizeThreshold: 0.5, BufferTurns: new(4),
 		ConfirmedTangents: []int{2}}
 	if raw, _ := json.Marshal(old); !strings.Contains(string(raw), `"Strategies"`) || !strings.Contains(string(raw), `"Summarizer":null`) {
 		t.Fatalf("the old writer's row is not what this test means to read: %s", raw)
@@ -76,5 +76,55 @@ func TestStoredOptionsOldRowsStillRead(t *testing.T) {
 		if v.Options != nil && v.Label == compacted.Label && strings.Contains(string(v.Options), `"Strategies"`) {
 			t.Errorf("the store keeps Go field names: %s", v.Options)
 		}
+	}
+}
+
+// TestRecordedTurnsAreTheTurnsKept: a version records the turns its run
+// kept, whatever the request left unset (the pipeline's default) — 0 is
+// none — and rows of the time when the pipeline read 0 as its default
+// and none as -1 read back as none.
+func TestRecordedTurnsAreTheTurnsKept(t *testing.T) {
+	root := isolate(t)
+	ctx := context.Background()
+	r := newRunner(t, os.Getenv("COMPACTD_STORE"))
+	path := writeTranscript(t, root, conversationBytes("s-1", 6, "a"))
+	for _, tc := range []struct {
+		keep, buffer *int
+		want         [2]int
+	}{{nil, nil, [2]int{strategy.DefaultKeepLast, strategy.DefaultBufferTurns}}, {new(0), new(0), [2]int{0, 0}}, {new(2), new(3), [2]int{2, 3}}} {
+		res, err := r.Compact(ctx, Request{Path: path, Options: strategy.Options{Strategies: []string{"dedup-tools"}, KeepLast: tc.keep, BufferTurns: tc.buffer}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := r.History(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got *RecordedOptions
+		for _, v := range h.Versions {
+			if v.Label == res.Version {
+				got = v.Options
+			}
+		}
+		if got == nil || [2]int{got.KeepLast, got.BufferTurns} != tc.want {
+			t.Errorf("recorded %+v, want keepLast and bufferTurns %v", got, tc.want)
+		}
+	}
+	h, err := r.History(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := h.Conversation
+	old := json.RawMessage(`{"strategies":["auto"],"keepLast":-1,"bufferTurns":-1}`)
+	if _, _, err := r.Store.RecordVersion(ctx, store.NewVersion{Conversation: conv, Kind: store.KindCompact, Format: conv.Format,
+		Pipeline: []string{"auto"}, Options: old, Content: []byte("old\n"), SourcePath: path}); err != nil {
+		t.Fatal(err)
+	}
+	h, err = r.History(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := h.Versions[len(h.Versions)-1].Options; last == nil || last.KeepLast != 0 || last.BufferTurns != 0 {
+		t.Errorf("a row that said none with -1 reads back as %+v", last)
 	}
 }

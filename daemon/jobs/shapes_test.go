@@ -72,7 +72,7 @@ func TestCompactsRealShapes(t *testing.T) {
 				if err := os.WriteFile(path, src, 0o644); err != nil {
 					t.Fatal(err)
 				}
-				opts := strategy.Options{Strategies: []string{s}, KeepLast: 1, Turns: 3, Budget: 2000, Window: 20000}
+				opts := strategy.Options{Strategies: []string{s}, KeepLast: new(1), Turns: 3, Budget: 2000, Window: 20000}
 				res, err := r.Compact(context.Background(), Request{Path: path, Options: opts})
 				if err != nil {
 					t.Fatal(err)

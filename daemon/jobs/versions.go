@@ -200,7 +200,7 @@ func (r *Runner) restoreInPlace(ctx context.Context, conv store.Conversation, v 
 		res.Saved = saved.Label
 		// Nothing may be appended between recording and replacing: any
 		// change at all means record again.
-		rr, err := r.inPlace.replace(path, int64(len(data)), sha256Sum(data), content, false)
+		rr, err := r.inPlace.replace(path, int64(len(data)), sha256Sum(data), content, false, nil)
 		if errors.Is(err, errSourceChanged) && attempt < maxAttempts*3 {
 			continue
 		}
@@ -271,11 +271,16 @@ func (r *Runner) restoreFork(ctx context.Context, conv store.Conversation, v sto
 		return nil, err
 	}
 	label := fmt.Sprintf("v%d", len(versions)+1)
-	target := forkPath(path, transcript.Format(v.Format), sessionID, label, r.now())
+	beside := path
+	if v.Kind == store.KindHandoff && v.ForkPath != "" {
+		// A handoff lives in its agent's folder, in its format.
+		beside = v.ForkPath
+	}
+	target := forkPath(beside, transcript.Format(v.Format), sessionID, label, r.now())
 	if _, err := os.Lstat(target); err == nil {
 		return nil, fmt.Errorf("%s already exists; not overwriting it", target)
 	}
-	if err := checkForkFolder(target, path, ""); err != nil {
+	if err := checkForkFolder(target, beside, ""); err != nil {
 		return nil, err
 	}
 	// A restored compaction is a fork of the same source: its gauge adds

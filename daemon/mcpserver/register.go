@@ -10,7 +10,7 @@ import (
 
 // Instructions tell the agent what the server is for; clients show them
 // to the model beside the tools.
-const Instructions = `compactd keeps every version of this conversation. Placeholders it writes ("[compacted: … · recall r7f3c2]") and its summaries name a recall handle: call recall with the handle to get back, byte for byte, what was replaced. context_status shows how full the context window is and what a compaction would save; search finds what was said before a compaction.`
+const Instructions = `compactd keeps every version of this conversation. Placeholders it writes ("[compacted: … · recall r7f3c2]") and its summaries name a recall handle: call recall with the handle to get back, byte for byte, what was replaced. context_status shows how full the context window is and what a compaction would save; search finds what was said before a compaction, in this conversation or any past session.`
 
 // New returns an MCP server serving s's tools.
 func New(s *Server, version string) *mcp.Server {
@@ -61,8 +61,8 @@ func Register(srv *mcp.Server, s *Server) {
 	})
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:        "search",
-		Title:       "Search this conversation's history",
-		Description: "Searches every version compactd stored of this conversation (before and after each compaction) for a text, case-insensitive, and returns where it occurs with the text around it.",
+		Title:       "Search this conversation's history, or every past session",
+		Description: "Finds where words were said: by default in this conversation — its transcript and every version compactd stored of it, before and after each compaction — or, with scope all, in every agent's past sessions on this machine. Words match whole (case-insensitive), all of them in one place; a \"quoted phrase\" matches as written; word* matches words it begins. Each hit names its session (agent, project, date, transcript path and line, or stored version) with the text around the match.",
 		Annotations: readOnly,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in SearchRequest) (*mcp.CallToolResult, any, error) {
 		res, err := s.Search(ctx, in)

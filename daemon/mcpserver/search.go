@@ -5,161 +5,114 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
-	"github.com/compactd/compactd/compaction/format"
-	"github.com/compactd/compactd/compaction/transcript"
-	"github.com/compactd/compactd/daemon/store"
+	"github.com/compactd/compactd/daemon/search"
 )
 
 // DefaultSearchResults bounds a search's hits when the model names no
 // max_results.
 const DefaultSearchResults = 20
 
-// snippetRunes is how much text a hit shows on each side of the match.
-const snippetRunes = 160
+// Search scopes.
+const (
+	// ScopeSession is this conversation: its transcript and every
+	// version compactd stored of it (before and after each compaction).
+	ScopeSession = "session"
+	// ScopeAll is every agent's sessions on the machine and every stored
+	// version.
+	ScopeAll = "all"
+)
 
 // SearchRequest is search's arguments.
 type SearchRequest struct {
-	Query      string `json:"query" jsonschema:"the text to look for (case-insensitive)"`
-	MaxResults int    `json:"max_results,omitempty" jsonschema:"the most hits to return (default 20)"`
-	Session    string `json:"session,omitempty" jsonschema:"a session id or transcript path; by default the session this agent runs in"`
+	Query      string `json:"query" jsonschema:"words to look for (all of them, in one place; case-insensitive), a \"quoted phrase\" (as written), word* (any word it begins)"`
+	MaxResults int    `json:"max_results,omitempty" jsonschema:"the most sessions to return (default 20)"`
+	Scope      string `json:"scope,omitempty" jsonschema:"session (default): this conversation, its transcript and every version compactd stored of it; all: every agent's past sessions on this machine"`
+	Session    string `json:"session,omitempty" jsonschema:"with scope session: a session id or transcript path; by default the session this agent runs in"`
 }
 
-// SearchHit is one place a stored version says the query.
-type SearchHit struct {
-	// Version is the stored version's label ("v1") and Kind its kind
-	// (source, compact, restore).
-	Version string `json:"version"`
-	Kind    string `json:"kind"`
-	// Turn and Message locate the hit in that version (from 0).
-	Turn    int    `json:"turn"`
-	Message int    `json:"message"`
-	Role    string `json:"role"`
-	// Part is the part's kind, and Tool its tool for calls and results.
-	Part    string `json:"part"`
-	Tool    string `json:"tool,omitempty"`
-	Snippet string `json:"snippet"`
-}
-
-// SearchResult lists the hits, oldest version first, each text once.
+// SearchResult lists the hits, best first: where each says the words
+// (its agent, project, date, transcript and line, or stored version) and
+// the text around them.
 type SearchResult struct {
-	Query        string      `json:"query"`
-	Conversation string      `json:"conversation"`
-	Versions     int         `json:"versions"`
-	Hits         []SearchHit `json:"hits"`
+	Query string `json:"query"`
+	Scope string `json:"scope"`
+	// Conversation is the store's key of the session searched (scope
+	// session), "" when compactd recorded none of it yet.
+	Conversation string       `json:"conversation,omitempty"`
+	Hits         []search.Hit `json:"hits"`
 	// More is set when hits beyond MaxResults were left out.
 	More bool `json:"more,omitempty"`
-	// Unreadable names versions that could not be read (a damaged store).
-	Unreadable []string `json:"unreadable,omitempty"`
 }
 
-// Search answers search(query).
+// Search answers search(query): from compactd's search index in the
+// store (the one `compactd search` and the editors read), brought up to
+// date first with what changed — the session's own transcript and
+// stored versions, or for scope all every session on the machine.
 func (s *Server) Search(ctx context.Context, req SearchRequest) (*SearchResult, error) {
 	q := strings.TrimSpace(req.Query)
 	if q == "" {
-		return nil, fmt.Errorf("search needs a query: the text to look for")
+		return nil, fmt.Errorf("search needs a query: the words to look for")
+	}
+	scope := req.Scope
+	if scope == "" {
+		scope = ScopeSession
+	}
+	if scope != ScopeSession && scope != ScopeAll {
+		return nil, fmt.Errorf("scope %q is neither %s (this conversation) nor %s (every session on the machine)", req.Scope, ScopeSession, ScopeAll)
 	}
 	limit := req.MaxResults
 	if limit <= 0 {
 		limit = DefaultSearchResults
 	}
-	sess, err := s.findSession(ctx, req.Session)
-	if err != nil {
-		return nil, err
-	}
-	path := sess.path
 	st, err := s.store(ctx)
 	if err != nil {
 		return nil, err
 	}
-	key := ""
-	if t, err := readTranscript(path); err == nil && t.Meta.SessionID != "" {
-		key = "session:" + t.Meta.SessionID
+	var folders []string
+	if s.Cwd != "" {
+		folders = []string{s.Cwd}
 	}
-	abs, _ := filepath.Abs(path)
-	conv, ok, err := st.FindConversation(ctx, abs, key)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, fmt.Errorf("the store %s has no version of %s yet: compactd records a conversation when it compacts it (or when an agent's PreCompact hook runs)", st.Path(), path)
-	}
-	versions, err := st.Versions(ctx, conv.ID)
-	if err != nil {
-		return nil, err
-	}
-	res := &SearchResult{Query: q, Conversation: conv.Key, Versions: len(versions), Hits: []SearchHit{}}
-	needle := strings.ToLower(q)
-	seen := map[string]bool{}
-	for _, v := range versions {
-		if err := ctx.Err(); err != nil {
+	x := search.New(search.Options{Store: st, Env: s.Env, Folders: func() []string { return folders }, MaxBytes: s.MaxIndexBytes})
+	defer x.Close()
+	res := &SearchResult{Query: q, Scope: scope}
+	query := search.Query{Text: q, Limit: limit}
+	if scope == ScopeAll {
+		if _, err := x.Sync(ctx, nil); err != nil {
 			return nil, err
 		}
-		t, err := parseVersion(ctx, st, v)
+	} else {
+		sess, err := s.findSession(ctx, req.Session)
 		if err != nil {
-			res.Unreadable = append(res.Unreadable, v.Label+": "+err.Error())
-			continue
+			return nil, err
 		}
-		turns := t.Turns
-		if len(turns) == 0 {
-			turns = transcript.BuildTurns(t.Messages)
+		path, _ := filepath.Abs(sess.path)
+		key := ""
+		if t, err := readTranscript(path); err == nil && t.Meta.SessionID != "" {
+			key = "session:" + t.Meta.SessionID
 		}
-		for i := range t.Messages {
-			m := &t.Messages[i]
-			for j := range m.Parts {
-				p := &m.Parts[j]
-				for _, text := range []string{p.Text, p.Args} {
-					at := strings.Index(strings.ToLower(text), needle)
-					if at < 0 || seen[text] {
-						continue
-					}
-					seen[text] = true
-					if len(res.Hits) == limit {
-						res.More = true
-						return res, nil
-					}
-					res.Hits = append(res.Hits, SearchHit{
-						Version: v.Label, Kind: v.Kind, Turn: transcript.TurnOf(turns, i), Message: i,
-						Role: string(m.Role), Part: string(p.Kind), Tool: p.ToolName, Snippet: snippet(text, at, len(needle)),
-					})
-				}
-			}
+		conv, ok, err := st.FindConversation(ctx, path, key)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			res.Conversation = conv.Key
+		}
+		if _, err := x.Update(ctx, path); err != nil {
+			return nil, err
+		}
+		if err := x.SyncVersions(ctx); err != nil {
+			return nil, err
+		}
+		query.Paths, query.Conversation = []string{path}, res.Conversation
+		if res.Conversation == "" {
+			query.Conversation = "\x00none" // no stored version: the transcript alone
 		}
 	}
-	return res, nil
-}
-
-// parseVersion reads a stored version back and parses it with its codec.
-func parseVersion(ctx context.Context, st *store.Store, v store.Version) (*transcript.Transcript, error) {
-	codec, ok := format.Lookup(transcript.Format(v.Format))
-	if !ok {
-		return nil, fmt.Errorf("format %q is unknown to this compactd", v.Format)
-	}
-	data, err := st.Content(ctx, v.ContentHash)
+	found, err := x.Search(ctx, query)
 	if err != nil {
 		return nil, err
 	}
-	return codec.Parse(data)
-}
-
-// snippet is the text around [at, at+n), cut on rune boundaries.
-func snippet(text string, at, n int) string {
-	from, to := at, min(at+n, len(text))
-	for k := 0; k < snippetRunes && from > 0; k++ {
-		_, size := utf8.DecodeLastRuneInString(text[:from])
-		from -= size
-	}
-	for k := 0; k < snippetRunes && to < len(text); k++ {
-		_, size := utf8.DecodeRuneInString(text[to:])
-		to += size
-	}
-	out := text[from:to]
-	if from > 0 {
-		out = "…" + out
-	}
-	if to < len(text) {
-		out += "…"
-	}
-	return out
+	res.Hits, res.More = found.Hits, found.More
+	return res, nil
 }

@@ -31,6 +31,12 @@ type Server struct {
 	// it compacts by itself (compactd mcp runs as the agent's child: its
 	// own); nil reads no variable.
 	Getenv func(string) string
+	// MaxIndexBytes bounds the search index (config's
+	// search.max_index_mb); 0 bounds nothing.
+	MaxIndexBytes int64
+	// Args is the agent's command line (compactd mcp's parent's), whose
+	// flags may choose its settings; nil when unknown.
+	Args []string
 
 	mu      sync.Mutex
 	st      *store.Store

@@ -256,6 +256,10 @@ func TestContextStatusIsTheSessionsGauge(t *testing.T) {
 	}
 }
 
+// TestSearchFindsWhatCompactionReplaced: in the agent's own session (a
+// fork), search finds what the compaction replaced, in the stored version
+// that still says it; scope all finds another project's session, which
+// the session's own scope does not.
 func TestSearchFindsWhatCompactionReplaced(t *testing.T) {
 	f := newFixture(t)
 	touch(t, f.fork)
@@ -268,16 +272,45 @@ func TestSearchFindsWhatCompactionReplaced(t *testing.T) {
 			break
 		}
 	}
-	res := f.call(t, "search", map[string]any{"query": strings.ToUpper(needle)})
-	if res.IsError {
-		t.Fatal(text(t, res, 0))
+	search := func(args map[string]any) SearchResult {
+		t.Helper()
+		res := f.call(t, "search", args)
+		if res.IsError {
+			t.Fatal(text(t, res, 0))
+		}
+		var sr SearchResult
+		if err := json.Unmarshal([]byte(text(t, res, 0)), &sr); err != nil {
+			t.Fatal(err)
+		}
+		return sr
 	}
-	var sr SearchResult
-	if err := json.Unmarshal([]byte(text(t, res, 0)), &sr); err != nil {
+	sr := search(map[string]any{"query": strings.ToUpper(needle)})
+	if len(sr.Hits) == 0 || sr.Hits[0].Version != "v1" || sr.Scope != ScopeSession || sr.Conversation == "" ||
+		!strings.Contains(sr.Hits[0].Snippet, strings.Join(strings.Fields(needle), " ")) {
+		t.Fatalf("search %q in the fork's conversation: %+v", needle, sr)
+	}
+
+	other := filepath.Join(claude.ProjectDir(f.server.Env, filepath.Join(project, "..", "harbor")), "7b7b7b7b-0000-4000-8000-000000000001.jsonl")
+	if err := os.MkdirAll(filepath.Dir(other), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if len(sr.Hits) == 0 || sr.Hits[0].Version != "v1" || !strings.Contains(sr.Hits[0].Snippet, needle) || sr.Versions < 2 {
-		t.Fatalf("search %q in the fork's conversation: %+v", needle, sr)
+	line, err := json.Marshal(map[string]any{"parentUuid": nil, "type": "user", "uuid": "u1", "sessionId": "7b7b7b7b-0000-4000-8000-000000000001",
+		"cwd": "/home/ada/ledger", "timestamp": "2026-02-01T10:00:00Z", "message": map[string]any{"role": "user", "content": "reconcile the ferry ledger before the audit"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, append(line, '\n'), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if sr := search(map[string]any{"query": `"ferry ledger"`}); len(sr.Hits) != 0 {
+		t.Fatalf("this conversation's scope found another session: %+v", sr)
+	}
+	sr = search(map[string]any{"query": `"ferry ledger"`, "scope": "all"})
+	if len(sr.Hits) != 1 || sr.Hits[0].Path != other || sr.Hits[0].Agent != "claude" || sr.Hits[0].Project != "/home/ada/ledger" {
+		t.Fatalf("every session's scope: %+v", sr)
+	}
+	if res := f.call(t, "search", map[string]any{"query": "ferry", "scope": "everywhere"}); !res.IsError {
+		t.Fatalf("an unknown scope was searched: %s", text(t, res, 0))
 	}
 }
 

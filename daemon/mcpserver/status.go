@@ -29,6 +29,9 @@ type StatusRequest struct {
 }
 
 // Status is the gauge of one session, as the daemon shows it.
+//
+// It is the context_status tool's answer, one field per figure the agent reads: hence more than a
+// dozen.
 type Status struct {
 	Agent   string `json:"agent,omitempty"`
 	Session string `json:"session,omitempty"`
@@ -96,7 +99,7 @@ func (s *Server) ContextStatus(ctx context.Context, req StatusRequest) (*Status,
 	gopts.AutoCompact = s.threshold(path, t, resolved)
 	g := gauge.Compute(t, counts, gopts)
 	tally := gauge.Tally{}.Advance(t, counts, 0, gauge.TallyOptions{Images: resolved.Info.Provider.ImagePricing(), CountText: counter.Text})
-	b := tally.Breakdown(g, t, counts, gauge.BreakdownOptions{KeepLast: copts.KeepLast})
+	b := tally.Breakdown(g, t, counts, gauge.BreakdownOptions{KeepLast: copts.KeepLastTurns()})
 	st := &Status{
 		Session: t.Meta.SessionID, Path: path, Format: string(t.Format), Model: g.Model,
 		Tokens: g.Tokens, ContextWindow: g.ContextWindow, Percent: round1(100 * g.Ratio), Level: string(g.Level),
@@ -128,7 +131,15 @@ func (s *Server) threshold(path string, t *transcript.Transcript, r gauge.Resolv
 	if cwd == "" {
 		cwd = s.Cwd
 	}
-	return a.AutoCompact(agents.Query{Env: s.Env, Getenv: s.Getenv, Cwd: cwd, Model: r.Model, Window: r.ContextWindow, WindowSource: r.WindowSource})
+	args := s.Args
+	if !agents.Runs(args, a.Command) {
+		// Not started by the session's agent: the command line of the
+		// agent running in the session's folder, where the OS tells.
+		envs := &agents.ProcessEnvs{Commands: []string{a.Command}}
+		envs.Wait(time.Second)
+		args, _ = envs.Args(a.Command, cwd)
+	}
+	return a.AutoCompact(agents.Query{Env: s.Env, Getenv: s.Getenv, Args: args, Cwd: cwd, Model: r.Model, Window: r.ContextWindow, WindowSource: r.WindowSource, AgentVersion: t.Meta.AgentVersion})
 }
 
 // settleWait bounds how long context_status waits for the agent to write

@@ -19,7 +19,7 @@ func TestContextStatusThresholds(t *testing.T) {
 			l := agentstest.NewLayout(t)
 			c.Write(t, l)
 			path := c.WriteSession(t, l)
-			s := &Server{StorePath: filepath.Join(t.TempDir(), "compactd.db"), Env: c.AgentEnv(l), Cwd: l.Project, Getenv: c.Getenv(l)}
+			s := &Server{StorePath: filepath.Join(t.TempDir(), "compactd.db"), Env: c.AgentEnv(l), Cwd: l.Project, Getenv: c.Getenv(l), Args: c.Args}
 			t.Cleanup(func() { s.Close() })
 			st, err := s.ContextStatus(context.Background(), StatusRequest{Session: path})
 			if err != nil {

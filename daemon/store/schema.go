@@ -20,6 +20,7 @@ var migrations = []migration{
 	migrateNormalized,
 	migrateRecalls,
 	migratePins,
+	migrateSearch,
 }
 
 // SchemaVersion is the schema this build writes.
@@ -199,6 +200,52 @@ func migratePins(ctx context.Context, tx *sql.Tx) error {
 			created_at       TEXT NOT NULL,
 			PRIMARY KEY (conversation_key, message_key)
 		)`,
+	)
+}
+
+// migrateSearch adds the search index (store/search.go): the sources
+// indexed, their pieces, and the pieces' terms in a contentless FTS5 table
+// with detail=none — which pieces hold a term, not where, so the index
+// stays near a tenth of the text it holds; phrases are checked against
+// the source. contentless_delete lets a deleted or rewritten session's
+// pieces go. The tokenizer folds case but keeps diacritics, as the check
+// of a phrase against the source does.
+func migrateSearch(ctx context.Context, tx *sql.Tx) error {
+	return execAll(ctx, tx,
+		`CREATE TABLE search_docs (
+			id           INTEGER PRIMARY KEY,
+			source       TEXT NOT NULL UNIQUE,
+			kind         INTEGER NOT NULL,
+			format       TEXT NOT NULL,
+			agent        TEXT NOT NULL DEFAULT '',
+			project      TEXT NOT NULL DEFAULT '',
+			session_id   TEXT NOT NULL DEFAULT '',
+			title        TEXT NOT NULL DEFAULT '',
+			conversation TEXT NOT NULL DEFAULT '',
+			version      TEXT NOT NULL DEFAULT '',
+			whole        INTEGER NOT NULL DEFAULT 0,
+			size         INTEGER NOT NULL DEFAULT 0,
+			mtime        INTEGER NOT NULL DEFAULT 0,
+			indexed      INTEGER NOT NULL DEFAULT 0,
+			fingerprint  TEXT NOT NULL DEFAULT '',
+			lines        INTEGER NOT NULL DEFAULT 0,
+			text_bytes   INTEGER NOT NULL DEFAULT 0,
+			updated      INTEGER NOT NULL DEFAULT 0,
+			evicted      INTEGER NOT NULL DEFAULT 0
+		)`,
+		`CREATE INDEX search_docs_updated ON search_docs(updated)`,
+		`CREATE TABLE search_chunks (
+			id         INTEGER PRIMARY KEY,
+			doc        INTEGER NOT NULL,
+			lo         INTEGER NOT NULL,
+			hi         INTEGER NOT NULL,
+			line       INTEGER NOT NULL DEFAULT 0,
+			time       INTEGER NOT NULL,
+			text_bytes INTEGER NOT NULL
+		)`,
+		`CREATE INDEX search_chunks_doc ON search_chunks(doc, hi)`,
+		`CREATE VIRTUAL TABLE search_text USING fts5(text, content='', contentless_delete=1, detail=none,
+			tokenize='unicode61 remove_diacritics 0')`,
 	)
 }
 

@@ -230,8 +230,8 @@ func TestMigrateFromV2Fixture(t *testing.T) {
 	}
 	defer s.Close()
 	s.db.QueryRow(`PRAGMA user_version`).Scan(&uv)
-	if uv != SchemaVersion || SchemaVersion != 6 {
-		t.Fatalf("user_version after migration = %d (SchemaVersion %d); want 6", uv, SchemaVersion)
+	if uv != SchemaVersion || SchemaVersion != 7 {
+		t.Fatalf("user_version after migration = %d (SchemaVersion %d); want 7", uv, SchemaVersion)
 	}
 	c, ok, err := s.FindConversation(ctx, "/home/dev/.claude/projects/-home-dev-app/9d1c0f22-2222-4b3c-8d4e-6f7a8b9c0d1e.jsonl", "")
 	if err != nil || !ok || c.Format != "claude-code" {

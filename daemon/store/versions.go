@@ -28,9 +28,14 @@ const (
 	KindSource  = "source"  // the source file as it was read
 	KindCompact = "compact" // a compaction result
 	KindRestore = "restore" // a stored version written back out
+	// KindHandoff is the conversation carried into another agent: a new
+	// session in that agent's format (Version.Format) and place.
+	KindHandoff = "handoff"
 )
 
 // A Version is one recorded state of a conversation.
+//
+// It is one row of the versions table, field for column: hence more than a dozen.
 type Version struct {
 	ID             int64  `json:"-"`
 	ConversationID int64  `json:"-"`
@@ -59,6 +64,8 @@ type Version struct {
 }
 
 // NewVersion is what RecordVersion needs.
+//
+// It is a row to insert, field for column: hence more than a dozen.
 type NewVersion struct {
 	Conversation Conversation
 	Kind         string

@@ -407,3 +407,8 @@ func RenderDatabase(ctx context.Context, env agents.Env, path string, dirs []str
 	}
 	return out, nil
 }
+
+// RenderedSession is the file a database session is rendered to under
+// its root's scope: what every other part of compactd names it by (a
+// search hit names it before RenderDatabaseSession writes it).
+func RenderedSession(scope, id string) string { return filepath.Join(scope, safeSessionFile(id)) }

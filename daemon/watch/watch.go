@@ -33,6 +33,16 @@ var skipDirs = map[string]bool{
 // considered at all.
 var transcriptExts = map[string]bool{".jsonl": true, ".json": true, ".md": true, ".ndjson": true}
 
+// SkippedDir reports whether a folder named name is never descended
+// into when looking for a workspace's transcripts.
+func SkippedDir(name string) bool { return skipDirs[name] }
+
+// TranscriptName reports whether a workspace file's name (its extension,
+// a compression suffix aside) lets it be a transcript at all.
+func TranscriptName(path string) bool {
+	return transcriptExts[strings.ToLower(filepath.Ext(sourcefile.PlainName(path)))]
+}
+
 type rootKind int
 
 const (

@@ -3,6 +3,7 @@ package anthropic
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/format/internal/jsonx"
@@ -116,6 +117,15 @@ func (Codec) Parse(src []byte) (*transcript.Transcript, error) {
 			m.Model = t.Meta.Model
 		}
 		t.Messages = append(t.Messages, m)
+	}
+	// The system value is the request's first message wherever the
+	// object holds it (a tool that saved the request sorted its keys).
+	if k := slices.IndexFunc(t.Messages, func(m transcript.Message) bool {
+		return len(m.Records) > 0 && m.Records[0] == fr.System
+	}); k > 0 {
+		sys := t.Messages[k]
+		copy(t.Messages[1:k+1], t.Messages[:k])
+		t.Messages[0] = sys
 	}
 	t.Turns = transcript.BuildTurns(t.Messages)
 	return t, nil

@@ -2,7 +2,9 @@ package claude
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -388,4 +390,84 @@ func TestTrimmedRewindNeedsParse(t *testing.T) {
 			t.Fatalf("message %d after a new boundary has no parts", i)
 		}
 	}
+}
+
+// TestAppendSuspended: a session carried from one process to the next
+// after every append (a status line's runs) goes on as Parse reads it;
+// appends that continue a linear conversation, system rows written after
+// each response included, never need a fresh parse.
+func TestAppendSuspended(t *testing.T) {
+	generated := sessiongen.ClaudeCode(sessiongen.Options{Seed: 11, Turns: 30})
+	inputs := map[string][]byte{
+		"mixed":             formattest.Fixture(t, "mixed.jsonl"),
+		"rewind":            formattest.Fixture(t, "compact-after-rewind.jsonl"),
+		"two boundaries":    formattest.Fixture(t, "two-compact-boundaries.jsonl"),
+		"parallel calls":    formattest.Fixture(t, "parallel-tool-calls.jsonl"),
+		"generated":         generated,
+		"system rows after": withTurnDurations(t, generated),
+	}
+	for name, src := range inputs {
+		t.Run(name, func(t *testing.T) {
+			for seed := range uint64(8) {
+				n := formattest.AppendSuspended(t, Codec{}, src, seed)
+				if (name == "generated" || name == "system rows after") && n > 0 {
+					t.Fatalf("seed %d: %d appends to a linear session needed a fresh parse", seed, n)
+				}
+			}
+		})
+	}
+}
+
+// TestAppendTrimmedAfterSystemRows: the rows Claude Code writes after a
+// response (turn_duration, stop hook summaries) are stepped over by the
+// leaf's choice; the next turn, whose chain runs through them, extends
+// the conversation, trimmed or not.
+func TestAppendTrimmedAfterSystemRows(t *testing.T) {
+	src := withTurnDurations(t, sessiongen.ClaudeCode(sessiongen.Options{Seed: 5, Turns: 30}))
+	for seed := range uint64(8) {
+		if n := formattest.AppendTrimmed(t, Codec{}, src, seed); n > 0 {
+			t.Fatalf("seed %d: %d appends needed a fresh parse", seed, n)
+		}
+	}
+}
+
+// withTurnDurations writes a system turn_duration row after every
+// assistant row that ends a turn (the next row is a human prompt), with
+// the prompt's parent moved to it, as Claude Code 2.1 does.
+func withTurnDurations(t *testing.T, src []byte) []byte {
+	t.Helper()
+	var rows []map[string]any
+	for _, l := range bytes.Split(bytes.TrimSpace(src), []byte("\n")) {
+		var r map[string]any
+		if err := json.Unmarshal(l, &r); err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, r)
+	}
+	var out bytes.Buffer
+	for i, r := range rows {
+		if i > 0 && r["type"] == "user" && rows[i-1]["type"] == "assistant" {
+			if m, ok := r["message"].(map[string]any); ok {
+				if _, isText := m["content"].(string); isText {
+					sys := map[string]any{"type": "system", "subtype": "turn_duration", "durationMs": 1200 + i,
+						"uuid": fmt.Sprintf("00000000-0000-4000-8000-%012d", i), "parentUuid": rows[i-1]["uuid"],
+						"isSidechain": false, "sessionId": r["sessionId"], "timestamp": r["timestamp"]}
+					b, err := json.Marshal(sys)
+					if err != nil {
+						t.Fatal(err)
+					}
+					out.Write(b)
+					out.WriteByte('\n')
+					r["parentUuid"] = sys["uuid"]
+				}
+			}
+		}
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.Write(b)
+		out.WriteByte('\n')
+	}
+	return out.Bytes()
 }

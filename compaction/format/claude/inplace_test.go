@@ -46,7 +46,7 @@ func TestInPlaceKeepsIDsForRunningAgent(t *testing.T) {
 	}
 	for _, strategies := range [][]string{{"turn-window"}, {"auto"}, {"extractive"}} {
 		t.Run(strategies[0], func(t *testing.T) {
-			v, _, err := strategy.Run(t.Context(), tr, counter, strategy.Options{Strategies: strategies, Turns: 5, KeepLast: 2, Window: 30_000})
+			v, _, err := strategy.Run(t.Context(), tr, counter, strategy.Options{Strategies: strategies, Turns: 5, KeepLast: new(2), Window: 30_000})
 			if err != nil {
 				t.Fatal(err)
 			}

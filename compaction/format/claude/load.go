@@ -43,7 +43,9 @@ var _ format.Loader = Codec{}
 func (Codec) Load(t *transcript.Transcript) ([]transcript.Message, error) {
 	st, ok := t.State.(*state)
 	if !ok {
-		return nil, fmt.Errorf("load: the transcript was not parsed as a Claude Code session")
+		// Not from this codec's parse (built in memory): nothing tells
+		// how the agent would link it; read as it is.
+		return t.Messages, nil
 	}
 	if st.leaf < 0 || st.leaf >= len(st.nodes) {
 		return nil, nil

@@ -323,7 +323,7 @@ func TestStripAttachmentsInToolResults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, _, err := strategy.Run(t.Context(), tr, counter, strategy.Options{Strategies: []string{"strip-attachments"}, KeepLast: 1})
+	v, _, err := strategy.Run(t.Context(), tr, counter, strategy.Options{Strategies: []string{"strip-attachments"}, KeepLast: new(1)})
 	if err != nil {
 		t.Fatal(err)
 	}

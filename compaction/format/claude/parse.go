@@ -50,6 +50,15 @@ type state struct {
 	// trimmedMsgs messages and trimmedNodes nodes lost their bodies to
 	// Trim: the messages their parts, the nodes their decoded message.
 	trimmedMsgs, trimmedNodes int
+	// pruned is, in a state Resume restored, how many leading nodes are
+	// zero placeholders (Suspend kept the ones after); lost is set when an
+	// append needed one of them, or a uuid it cannot tell apart from one
+	// (resume.go).
+	pruned int
+	lost   bool
+	// forwardRef is set once a row names a parent no earlier row has:
+	// until then every row's children come after it (children).
+	forwardRef bool
 }
 
 func (s *state) clone() *state {
@@ -71,9 +80,20 @@ func (Codec) Detach(t *transcript.Transcript) *transcript.Transcript {
 	return format.Detached(t, c)
 }
 
+// peek is lookup for a walk that a dropped row cannot mislead.
+func (s *state) peek(uuid string) (int, bool) {
+	i, ok := s.byUUID[uuid]
+	if !ok || i >= len(s.nodes) || s.nodes[i].uuid != uuid {
+		return 0, false
+	}
+	return i, true
+}
+
 func (s *state) lookup(uuid string) (int, bool) {
 	i, ok := s.byUUID[uuid]
 	if !ok || i >= len(s.nodes) || s.nodes[i].uuid != uuid {
+		// In a resumed state the uuid may be a dropped node's.
+		s.lost = s.lost || s.pruned > 0
 		return 0, false
 	}
 	return i, true
@@ -82,6 +102,7 @@ func (s *state) lookup(uuid string) (int, bool) {
 func (c Codec) append(prev *transcript.Transcript, tail []byte, whole bool) (*transcript.Transcript, error) {
 	ps := prev.State.(*state)
 	st := ps.clone()
+	st.lost = false
 	pf, _ := prev.Frame.(*jsonl.Frame)
 	if pf == nil {
 		pf = &jsonl.Frame{}
@@ -114,6 +135,11 @@ func (c Codec) append(prev *transcript.Transcript, tail []byte, whole bool) (*tr
 		n = min(n, len(consume)/64)
 		t.Records = slices.Grow(t.Records, n)
 		st.nodes = slices.Grow(st.nodes, n)
+		if len(st.byUUID) == 0 {
+			// A first read: the uuids' map sized once, not rehashed as
+			// it doubles (the earlier transcript's empty map stays its own).
+			st.byUUID = make(map[string]int, n)
+		}
 	}
 	type decoded struct {
 		n   node
@@ -174,9 +200,12 @@ func (c Codec) append(prev *transcript.Transcript, tail []byte, whole bool) (*tr
 		}
 		t.Messages, t.Kept = msgs, kept
 		t.Turns = extendTurns(prev.Turns, t.Messages, len(prev.Messages))
+		if st.lost {
+			return nil, fmt.Errorf("the new lines refer to rows the resumed state dropped: %w", format.ErrTrimmed)
+		}
 	} else {
 		path := st.path(st.leaf)
-		if slices.ContainsFunc(path, func(i int) bool { return i < st.trimmedNodes }) {
+		if st.lost || slices.ContainsFunc(path, func(i int) bool { return i < st.trimmedNodes }) {
 			// The active branch now runs through records whose messages
 			// Trim let go of (a rewind, a resumed older branch). A new
 			// compact boundary starts a branch of new records only.
@@ -237,6 +266,11 @@ func mergeFloor(msgs []transcript.Message) int {
 
 // note records what a decoded line says about the tree and the session.
 func (s *state) note(idx int, n *node, l *line) {
+	if n.hasParent && n.parent != "" && !s.forwardRef {
+		if _, ok := s.byUUID[n.parent]; !ok {
+			s.forwardRef = true // its parent comes later, or never
+		}
+	}
 	if n.uuid != "" {
 		s.byUUID[n.uuid] = idx
 	}
@@ -298,6 +332,9 @@ func (s *state) chooseLeaf() int {
 	if s.mainThread == 0 {
 		last = s.lastSide
 	}
+	if last >= 0 && last < s.pruned {
+		s.lost = true
+	}
 	from := last
 	if s.hint >= 0 {
 		if h, ok := s.lookup(s.hintUUID); ok && s.nodes[h].conversation && (last < 0 || s.hintPinned || !s.descends(last, h)) {
@@ -320,6 +357,10 @@ func (s *state) descends(i, anc int) bool {
 			s.desc.ok = true
 			return true
 		}
+		if i < s.pruned {
+			s.lost = true
+			return false
+		}
 		n := &s.nodes[i]
 		if !n.hasParent || n.parent == "" {
 			return false
@@ -337,6 +378,10 @@ func (s *state) descends(i, anc int) bool {
 // itself when there is none.
 func (s *state) message(i int) int {
 	for j, steps := i, 0; j >= 0 && steps <= len(s.nodes); steps++ {
+		if j < s.pruned {
+			s.lost = true
+			break
+		}
 		n := &s.nodes[j]
 		if n.typ == "user" || n.typ == "assistant" {
 			return j
@@ -447,7 +492,15 @@ func (s *state) extends(oldLeaf, oldLen int) ([]int, bool) {
 			break
 		}
 		if p < oldLen {
-			return nil, false
+			// The old rows after the old leaf that the leaf's choice
+			// stepped back over (system rows, attachments written after
+			// the last message) are on the new branch now.
+			trailing, ok := s.trailing(p, oldLeaf)
+			if !ok {
+				return nil, false
+			}
+			rev = append(rev, trailing...)
+			break
 		}
 		i = p
 	}
@@ -458,18 +511,51 @@ func (s *state) extends(oldLeaf, oldLen int) ([]int, bool) {
 	return rev, true
 }
 
+// trailing returns, from row i back to the row after oldLeaf, the rows
+// between the old leaf and the last old row that the old leaf's choice
+// (message) stepped back over: system rows after oldLeaf that are no
+// message and no compact boundary (turn_duration, stop hook summaries),
+// whose parent chain reaches oldLeaf. Rows that are messages (an
+// attachment) are placed by the whole path (withOffChainRows).
+func (s *state) trailing(i, oldLeaf int) ([]int, bool) {
+	var rows []int
+	for steps := 0; i > oldLeaf && steps < 64; steps++ {
+		n := &s.nodes[i]
+		if n.typ != "system" || n.subtype == "compact_boundary" || n.msg != nil || !n.hasParent || n.parent == "" {
+			return nil, false
+		}
+		rows = append(rows, i)
+		p, ok := s.lookup(n.parent)
+		if !ok {
+			return nil, false
+		}
+		if p == oldLeaf {
+			return rows, true
+		}
+		i = p
+	}
+	return nil, false
+}
+
 // newOffChainResult reports whether a record from oldLen on, off seg (the
 // new rows of the chain) but in the leaf's thread, is one Claude Code's
 // loader may join to the chain (see withOffChainRows): a tool result, or
 // a row of a response. Only the whole path places it.
 func (s *state) newOffChainResult(oldLen int, seg []int) bool {
 	side := s.leaf >= 0 && s.nodes[s.leaf].sidechain
+	var inSeg map[int]bool
 	for i := oldLen; i < len(s.nodes); i++ {
 		n := &s.nodes[i]
-		if n.sidechain != side || n.msg == nil || slices.Contains(seg, i) {
+		if n.sidechain != side || n.msg == nil || !(n.typ == "user" && holdsResult(n.msg) || n.typ == "assistant" && n.msg.ID != "") {
 			continue
 		}
-		if n.typ == "user" && holdsResult(n.msg) || n.typ == "assistant" && n.msg.ID != "" {
+		if inSeg == nil {
+			inSeg = make(map[int]bool, len(seg))
+			for _, j := range seg {
+				inSeg[j] = true
+			}
+		}
+		if !inSeg[i] {
 			return true
 		}
 	}
@@ -550,6 +636,9 @@ func (s *state) named(parts []transcript.Part) []transcript.Part {
 		case transcript.PartToolCall:
 			s.toolNames[p.ToolCallID] = p.ToolName
 		case transcript.PartToolResult:
+			if _, known := s.toolNames[p.ToolCallID]; !known && s.pruned > 0 && p.ToolName == "" {
+				s.lost = true // the call may be one Suspend dropped
+			}
 			if name := s.toolNames[p.ToolCallID]; name != "" && p.ToolName == "" {
 				if !copied {
 					parts = slices.Clone(parts)

@@ -175,30 +175,40 @@ func (UICodec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error)
 }
 
 // Detect implements format.Codec: an array of rows with ts and type
-// say/ask, most of all under its own name.
+// say/ask, most of all under its own name. The rows are judged by their
+// content, however the file is laid out (indented, its keys reordered);
+// in a head cut mid-array, the rows before the cut.
 func (UICodec) Detect(name string, head []byte) int {
-	var rows []struct {
-		Ts   *float64 `json:"ts"`
-		Type string   `json:"type"`
-		Say  *string  `json:"say"`
-		Ask  *string  `json:"ask"`
+	p := jsonx.Peek(head)
+	if p.Bad || p.Trailing {
+		return 0
 	}
+	all, ok := p.Value.([]any)
+	if !ok {
+		return 0
+	}
+	rows, _ := p.Records()
 	score := 0
-	if err := json.Unmarshal(head, &rows); err != nil {
-		// A head cut mid-array: judge the rows before the cut.
-		rows = nil
-		if _, err := jsonx.ScanArrayDocument(head); err != nil && !strings.HasPrefix(strings.TrimSpace(string(head)), "[{\"ts\"") {
+	for _, r := range rows {
+		o, _ := r.(map[string]any)
+		_, ts := o["ts"].(float64)
+		typ, _ := o["type"].(string)
+		_, say := o["say"].(string)
+		_, ask := o["ask"].(string)
+		if !ts || (typ != "say" && typ != "ask") || (!say && !ask) {
+			if !p.Complete && len(all) == 1 {
+				break // the only row, cut: judged by what follows
+			}
 			return 0
 		}
-		score = 60
-	} else {
-		for _, r := range rows {
-			if r.Ts == nil || (r.Type != "say" && r.Type != "ask") || (r.Say == nil && r.Ask == nil) {
-				return 0
+		score = 80
+	}
+	if score == 0 && !p.Complete && len(all) == 1 {
+		// One row cut by the end of the head (a huge first message).
+		if o, _ := all[0].(map[string]any); o != nil {
+			if _, ts := o["ts"].(float64); ts {
+				score = 60
 			}
-		}
-		if len(rows) > 0 {
-			score = 80
 		}
 	}
 	if score > 0 && filepath.Base(name) == UIFileName {

@@ -74,7 +74,7 @@ func TestTurnWindowForkKeepsEnvironmentConsistent(t *testing.T) {
 		{Strategies: []string{"turn-window"}, Turns: 1},
 		{Strategies: []string{"turn-window"}, Turns: 2},
 		{Strategies: []string{"token-budget"}, Budget: 2000},
-		{Strategies: []string{"extractive"}, Window: 20_000, KeepLast: 1},
+		{Strategies: []string{"extractive"}, Window: 20_000, KeepLast: new(1)},
 		{Strategies: []string{"auto"}},
 	} {
 		t.Run(fmt.Sprintf("%s/turns=%d", strings.Join(opts.Strategies, "+"), opts.Turns), func(t *testing.T) {

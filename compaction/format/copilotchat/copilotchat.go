@@ -54,12 +54,12 @@ type frame struct {
 
 // Parse implements format.Codec.
 func (c Codec) Parse(src []byte) (*transcript.Transcript, error) {
-	trim := bytes.TrimSpace(src)
+	trim := bytes.TrimSpace(bytes.TrimPrefix(src, format.BOM))
 	t := &transcript.Transcript{Format: transcript.FormatCopilotChat}
 	var session map[string]any
 	if len(trim) > 0 && trim[0] == '{' && !bytes.Contains(trim, []byte("\n{")) && isDocument(trim) {
 		// A .json session: one object.
-		if err := decode(src, &session); err != nil {
+		if err := decode(trim, &session); err != nil {
 			return nil, fmt.Errorf("not a Copilot Chat session: %w", err)
 		}
 		t.Records = []transcript.Record{{Start: 0, End: int64(len(src)), Raw: src, Kind: transcript.RecordMessage, Type: "session"}}
@@ -447,28 +447,76 @@ func (Codec) Write(t *transcript.Transcript) ([]byte, error) {
 // Detect implements format.Codec: an operation log whose snapshot (or a
 // document) is a chat session: requests, and the session fields VS Code
 // writes (sessionId, creationDate, requesterUsername/responderUsername).
+// It judges the decoded values, whatever the layout and the keys' order;
+// where the head ends inside the requests before those fields, the
+// requests themselves (requestId, message).
 func (Codec) Detect(name string, head []byte) int {
-	trim := bytes.TrimSpace(head)
+	trim := bytes.TrimSpace(bytes.TrimPrefix(head, format.BOM))
 	if len(trim) == 0 || trim[0] != '{' {
 		return 0
 	}
-	line := trim
-	if i := bytes.IndexByte(trim, '\n'); i >= 0 {
-		line = trim[:i]
-	}
 	score := 0
-	session := []byte(`"requests"`)
-	known := bytes.Contains(head, []byte(`"responderUsername"`)) || bytes.Contains(head, []byte(`"requesterUsername"`)) || bytes.Contains(head, []byte(`"creationDate"`))
-	switch {
-	case bytes.HasPrefix(line, []byte(`{"kind":0,`)) || bytes.HasPrefix(line, []byte(`{"kind": 0,`)):
-		if bytes.Contains(head, session) && known {
+	first := trim
+	if i := bytes.IndexByte(trim, '\n'); i >= 0 {
+		first = trim[:i]
+	}
+	var op struct {
+		Kind *int           `json:"kind"`
+		V    map[string]any `json:"v"`
+	}
+	switch line := jsonx.Peek(first); {
+	case line.Bad:
+	case line.Complete && json.Unmarshal(first, &op) == nil && op.Kind != nil:
+		// An operation log: its first line is the snapshot.
+		if *op.Kind == 0 && chatSession(op.V, true) {
 			score = 90
 		}
-	case bytes.Contains(head, session) && known && bytes.Contains(head, []byte(`"sessionId"`)):
-		score = 70
+	case line.Complete && len(first) < len(trim):
+		// Lines of JSON that are no operation log.
+	default:
+		// A document, on one line or many.
+		if p := jsonx.Peek(trim); !p.Bad && !p.Trailing {
+			doc, _ := p.Value.(map[string]any)
+			if chatSession(doc, p.Complete) {
+				score = 70
+			}
+		}
 	}
 	if score > 0 && filepath.Base(filepath.Dir(name)) == "chatSessions" {
 		score = min(score+8, 100)
 	}
 	return score
+}
+
+// chatSession reports whether v holds a chat session: requests and the
+// fields VS Code writes with them, or, in a document cut before those
+// (complete false), requests shaped as VS Code's.
+func chatSession(v map[string]any, complete bool) bool {
+	reqs, ok := v["requests"].([]any)
+	if !ok {
+		return false
+	}
+	known := 0
+	for _, k := range []string{"responderUsername", "requesterUsername", "creationDate", "sessionId"} {
+		if _, ok := v[k]; ok {
+			known++
+		}
+	}
+	_, hasSession := v["sessionId"]
+	if known >= 2 && hasSession {
+		return true
+	}
+	if complete {
+		return false
+	}
+	requests := 0
+	for _, r := range reqs {
+		o, _ := r.(map[string]any)
+		_, id := o["requestId"].(string)
+		_, msg := o["message"].(map[string]any)
+		if id && msg {
+			requests++
+		}
+	}
+	return requests > 0
 }

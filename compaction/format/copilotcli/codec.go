@@ -13,6 +13,7 @@ import (
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/format/internal/jsonl"
 	"github.com/compactd/compactd/compaction/format/internal/jsonx"
+	"github.com/compactd/compactd/compaction/format/openaichat"
 	"github.com/compactd/compactd/compaction/transcript"
 )
 
@@ -28,6 +29,35 @@ var (
 	_ format.Codec    = Codec{}
 	_ format.Appender = Codec{}
 )
+
+// Parse implements format.Codec: the event log, or a session document of
+// the releases before it (see legacy.go).
+func (c Codec) Parse(src []byte) (*transcript.Transcript, error) {
+	if legacyDocument(src) {
+		return parseLegacy(src)
+	}
+	return c.Lines.Parse(src)
+}
+
+// Append implements format.Appender for the event log. The CLI rewrote a
+// session document whole: appending to one is an error, and the caller
+// parses again.
+func (c Codec) Append(prev *transcript.Transcript, tail []byte) (*transcript.Transcript, error) {
+	if prev != nil {
+		if _, ok := prev.State.(legacyState); ok {
+			return nil, fmt.Errorf("append to a Copilot CLI session document: it is rewritten whole, parse it again")
+		}
+	}
+	return c.Lines.Append(prev, tail)
+}
+
+// Write implements format.Codec.
+func (c Codec) Write(t *transcript.Transcript) ([]byte, error) {
+	if _, ok := t.State.(legacyState); ok {
+		return openaichat.WriteArray(t)
+	}
+	return c.Lines.Write(t)
+}
 
 // Format implements format.Codec.
 func (Codec) Format() transcript.Format { return transcript.FormatCopilotCLI }
@@ -475,8 +505,11 @@ func errorText(raw json.RawMessage) string {
 }
 
 // Detect implements format.Codec: Copilot's event envelope with its event
-// types.
+// types, or a session document of the releases before it.
 func (Codec) Detect(name string, head []byte) int {
+	if s := detectLegacy(name, head); s > 0 {
+		return s
+	}
 	score := 0
 	ok := jsonl.HeadObjects(head, func(ev *struct {
 		Type string          `json:"type"`

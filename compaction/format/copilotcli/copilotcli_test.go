@@ -105,6 +105,7 @@ func TestForkGolden(t *testing.T) {
 
 func FuzzParseCopilotCLI(f *testing.F) {
 	f.Add(formattest.Read(f, session))
+	f.Add(formattest.Read(f, "testdata/history-session-state/session_3f2b9c1e-7d4a-4e8b-a6c5-1b0d9e8f7a6c_1759957816398.json"))
 	f.Add([]byte(`{"type":"assistant.usage","data":{"inputTokens":5}}` + "\n" + `{"type":"session.compaction_complete","data":{"summaryContent":"s"}}` + "\n"))
 	f.Fuzz(func(t *testing.T, src []byte) { formattest.ParseAndFork(t, Codec{}, "events.jsonl", src) })
 }
@@ -315,5 +316,84 @@ func TestForkKeepsOneCompaction(t *testing.T) {
 	})
 	if n := bytes.Count(out, []byte(`"session.compaction_complete"`)); n != 1 {
 		t.Errorf("%d compaction_complete events in the fork, want 1:\n%s", n, out)
+	}
+}
+
+const legacySession = "testdata/history-session-state/session_3f2b9c1e-7d4a-4e8b-a6c5-1b0d9e8f7a6c_1759957816398.json"
+
+// TestLegacySession: a session of the releases before 0.0.342
+// (history-session-state/session_<id>_<ms>.json, one JSON document) reads
+// as its chatMessages, the conversation the model had, with the session's
+// id and model; it is recognised under its name and under any other.
+func TestLegacySession(t *testing.T) {
+	src := formattest.Read(t, legacySession)
+	tr := formattest.RoundTrip(t, Codec{}, legacySession, src)
+	var roles []string
+	for _, m := range tr.Messages {
+		roles = append(roles, string(m.Role))
+	}
+	if got := strings.Join(roles, " "); got != "user assistant tool tool assistant user assistant tool assistant" {
+		t.Fatalf("roles %s", got)
+	}
+	if p := tr.Messages[1].Parts; len(p) != 3 || p[1].ToolName != "bash" || p[2].Args != `{"command":"view","path":"/home/ada/calc/calc.go"}` {
+		t.Fatalf("tool calls %+v", p)
+	}
+	if p := tr.Messages[8].Parts; len(p) != 1 || p[0].Text != "Add now returns a + b." {
+		t.Fatalf("last answer %+v", p)
+	}
+	if tr.Meta.SessionID != "3f2b9c1e-7d4a-4e8b-a6c5-1b0d9e8f7a6c" || tr.Meta.Model != "claude-sonnet-4.5" {
+		t.Fatalf("meta %+v", tr.Meta)
+	}
+	if err := strategy.CheckTranscript(tr); err != nil {
+		t.Fatal(err)
+	}
+	if s := (Codec{}).Detect(legacySession, formattest.Head(t, legacySession)); s < 95 {
+		t.Fatalf("own session scored %d", s)
+	}
+	if c, err := format.Detect("notes.json", src); err != nil || c.Format() != transcript.FormatCopilotCLI {
+		t.Fatalf("under another name: %v %v", c, err)
+	}
+	if _, err := (Codec{}).Append(tr, []byte("\n")); err == nil {
+		t.Fatal("appended to a document the CLI rewrites whole")
+	}
+	formattest.DetectsNone(t, Codec{}, "../openaichat/testdata/bare.json", "../cline/testdata/api_conversation_history.json")
+}
+
+// TestLegacyFork: a fork of a legacy session is the same document under a
+// new id and start time, its chatMessages the view, its timeline the kept
+// prompts and answers; a renewed one keeps everything but the id.
+func TestLegacyFork(t *testing.T) {
+	tr := formattest.RoundTrip(t, Codec{}, legacySession, formattest.Read(t, legacySession))
+	cases := formattest.ForkCases(4, "Earlier: listed the files; calc.go defines Add and Sub.")
+	opts := format.ForkOptions{SessionID: "fork-0001", Timestamp: "2026-11-24T10:00:00.000Z"}
+	golden := func(name string) string { return "history-session-state/fork-" + name + ".golden.json" }
+	formattest.ForkGoldens(t, Codec{}, tr, cases, opts, golden, func(t *testing.T, _ string, v *transcript.View, out []byte, back *transcript.Transcript) {
+		formattest.SameLines(t, formattest.Lines(back.Messages), formattest.ViewLines(v))
+		if back.Meta.SessionID != "fork-0001" || back.Meta.Model != "claude-sonnet-4.5" {
+			t.Fatalf("fork meta %+v", back.Meta)
+		}
+		var doc struct {
+			StartTime string `json:"startTime"`
+			Timeline  []struct {
+				Type, Text, ID, Timestamp string
+			} `json:"timeline"`
+		}
+		if err := json.Unmarshal(out, &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.StartTime != opts.Timestamp || len(doc.Timeline) == 0 || doc.Timeline[len(doc.Timeline)-1].Text != "Add now returns a + b." {
+			t.Fatalf("fork start %q, timeline %+v", doc.StartTime, doc.Timeline)
+		}
+	})
+	out, err := Codec{}.Renew(tr, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Codec{}.Parse(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Meta.SessionID != "fork-0001" || len(back.Messages) != len(tr.Messages) || !bytes.Contains(out, []byte(`"tool_call_completed"`)) {
+		t.Fatalf("renewed: %+v, %d messages", back.Meta, len(back.Messages))
 	}
 }

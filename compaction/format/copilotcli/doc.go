@@ -1,7 +1,8 @@
 // Package copilotcli is the codec for GitHub Copilot CLI sessions: one
 // event per line, {type, data, id, timestamp, parentId}, in
 // ~/.copilot/session-state/<id>/events.jsonl (1.0) or, from 0.0.343 to
-// 0.0.38x, session-state/<id>.jsonl. user.message, assistant.message
+// 0.0.38x, session-state/<id>.jsonl; before that, one JSON document per
+// session (history-session-state/session_<id>_<ms>.json, see legacy.go). user.message, assistant.message
 // (content, reasoningText, toolRequests) and tool.execution_complete make
 // the conversation. The gauge calibrates on assistant.usage and on
 // session.shutdown's currentTokens, the context size Copilot counted when

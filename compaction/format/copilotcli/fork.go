@@ -24,6 +24,9 @@ func (Codec) Fork(v *transcript.View, opts format.ForkOptions) ([]byte, error) {
 		return nil, fmt.Errorf("fork: view has no source transcript")
 	}
 	opts = opts.WithDefaults()
+	if _, ok := src.State.(legacyState); ok {
+		return forkLegacy(v, opts)
+	}
 	f := &forker{src: src, ts: opts.Timestamp, session: opts.SessionID}
 	f.chain = jsonl.Chain{IDKey: "id", ParentKey: "parentId", Seed: f.session}
 	if err := f.start(); err != nil {

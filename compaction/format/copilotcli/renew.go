@@ -14,5 +14,9 @@ var _ format.Renewer = Codec{}
 // session.resume in releases that repeat it). Event ids and the parentId
 // chain stay: they only need to be unique within a file.
 func (Codec) Renew(t *transcript.Transcript, opts format.ForkOptions) ([]byte, error) {
-	return jsonl.RenewSession(t, opts.WithDefaults().SessionID, "data", "sessionId")
+	opts = opts.WithDefaults()
+	if _, ok := t.State.(legacyState); ok {
+		return renewLegacy(t, opts.SessionID, opts.Timestamp)
+	}
+	return jsonl.RenewSession(t, opts.SessionID, "data", "sessionId")
 }

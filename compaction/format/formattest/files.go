@@ -158,7 +158,7 @@ type Sample struct {
 // shared corpus is present, every corpus file but SOURCES.md.
 // Fixture paths are relative to the package under test, which must be a
 // codec folder beside the others.
-func Samples(t *testing.T) []Sample {
+func Samples(t testing.TB) []Sample {
 	t.Helper()
 	dirs, _ := filepath.Glob(filepath.Join("..", "*", "testdata"))
 	var out []Sample

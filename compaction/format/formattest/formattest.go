@@ -273,3 +273,89 @@ func AppendTrimmed(t *testing.T, c format.Codec, src []byte, seed uint64) (repar
 	}
 	return reparses
 }
+
+// AppendSuspended is AppendTrimmed across processes: after every append
+// the transcript is trimmed, suspended and resumed (format.Suspender)
+// into lists that keep only what a later process gets back — the records
+// before Suspend's first record and the messages Trim emptied become
+// zero placeholders keeping their role and origin, as daemon/index
+// restores them — and every Append on a resumed transcript must either
+// fail with format.ErrTrimmed (then the source so far is parsed again)
+// or go on as it would have. At the end the messages from the last
+// resume's placeholders on, the turns, the size and the meta equal
+// Parse's. It returns how many appends needed a fresh parse.
+func AppendSuspended(t *testing.T, c format.Codec, src []byte, seed uint64) (reparses int) {
+	t.Helper()
+	sus, ok := c.(format.Suspender)
+	if !ok {
+		t.Fatalf("%s codec is not a Suspender", c.Format())
+	}
+	want, err := c.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(seed, 3))
+	tr, err := sus.Append(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	placeholders := 0
+	avail := 0
+	for tr.Size < int64(len(src)) {
+		avail = min(len(src), avail+1+rng.IntN(len(src)/8+2))
+		next, err := sus.Append(tr, src[tr.Size:avail])
+		if errors.Is(err, format.ErrTrimmed) {
+			reparses++
+			if next, err = sus.Append(nil, src[:avail]); err != nil {
+				t.Fatal(err)
+			}
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		kept := sus.Trim(next, len(next.Messages))
+		state, first, err := sus.Suspend(next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first < 0 || first > len(next.Records) {
+			t.Fatalf("Suspend's first record %d of %d", first, len(next.Records))
+		}
+		// What another process gets back.
+		r := &transcript.Transcript{Format: next.Format, Size: next.Size, Skipped: next.Skipped,
+			Turns: slices.Clone(next.Turns), Problems: slices.Clone(next.Problems),
+			Records: make([]transcript.Record, len(next.Records)), Messages: make([]transcript.Message, len(next.Messages))}
+		copy(r.Records[first:], next.Records[first:])
+		for i, m := range next.Messages {
+			if i < kept {
+				r.Messages[i] = transcript.Message{Role: m.Role, Origin: m.Origin}
+			} else {
+				r.Messages[i] = m
+			}
+		}
+		if err := sus.Resume(r, state); err != nil {
+			t.Fatal(err)
+		}
+		tr, placeholders = r, kept
+	}
+	if len(tr.Messages) != len(want.Messages) || tr.Size != want.Size || !reflect.DeepEqual(tr.Turns, want.Turns) || tr.Meta != want.Meta {
+		t.Fatalf("suspended appends end with %d messages, %d bytes, %d turns, meta %+v; Parse gives %d, %d, %d, %+v",
+			len(tr.Messages), tr.Size, len(tr.Turns), tr.Meta, len(want.Messages), want.Size, len(want.Turns), want.Meta)
+	}
+	got, wantM := byOffset(tr, tr.Messages), byOffset(want, want.Messages)
+	for i := range got {
+		g, w := got[i], wantM[i]
+		if i < placeholders {
+			if g.Role != w.Role || g.Origin != w.Origin {
+				t.Fatalf("placeholder %d is a %s %s message, Parse's a %s %s", i, g.Role, g.Origin, w.Role, w.Origin)
+			}
+			continue
+		}
+		if g.Parts == nil {
+			w.Parts = nil // trimmed after the last resume
+		}
+		if !reflect.DeepEqual(g, w) {
+			t.Fatalf("message %d differs from Parse's (placeholders before %d):\n got %+v\nwant %+v", i, placeholders, g, w)
+		}
+	}
+	return reparses
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/format/internal/jsonx"
 	"github.com/compactd/compactd/compaction/transcript"
 )
@@ -21,7 +22,7 @@ type docFrame struct {
 // parseDocument reads a legacy session or a checkpoint. ok is false when
 // src is not such a document (then it is read as JSONL).
 func parseDocument(src []byte) (*transcript.Transcript, bool, error) {
-	trimmed := bytes.TrimSpace(src)
+	trimmed := bytes.TrimSpace(bytes.TrimPrefix(src, format.BOM))
 	if len(trimmed) == 0 || trimmed[0] != '{' && trimmed[0] != '[' {
 		return nil, false, nil
 	}
@@ -130,6 +131,11 @@ func detectDocument(head []byte) int {
 			if hasSession && geminiMessages(records) {
 				return 70
 			}
+			if !hasSession && !p.Complete && geminiMessages(records) {
+				// The head ends in the messages: a tool that saved the
+				// session put sessionId after them.
+				return 60
+			}
 			return 0
 		}
 		if _, ok := wrapper["history"]; !ok {
@@ -171,7 +177,7 @@ func geminiMessages(records []any) bool {
 		if !ok {
 			return false
 		}
-		if t, _ := o["type"].(string); t == "gemini" {
+		if t, _ := o["type"].(string); t == "gemini" || t == "model" {
 			return true
 		}
 	}

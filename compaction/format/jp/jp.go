@@ -287,11 +287,16 @@ func (Codec) Detect(name string, head []byte) int {
 		return 0
 	}
 	known, odd := 0, 0
-	for _, r := range records {
+	for i, r := range records {
 		o, ok := r.(map[string]any)
 		typ, _ := o["type"].(string)
 		ts, _ := o["timestamp"].(string)
 		if _, err := time.Parse(timeLayout, ts); !ok || typ == "" || err != nil {
+			if i == len(records)-1 && !p.Complete {
+				// Cut by the end of the head: its type or timestamp may
+				// come after (a tool that saved the file reordered keys).
+				continue
+			}
 			// Malformed events are kept and counted; many mean another format.
 			odd++
 			continue
@@ -302,6 +307,12 @@ func (Codec) Detect(name string, head []byte) int {
 			known++
 		}
 	}
+	if known == 0 && odd == 0 && !p.Complete && len(records) == 1 && cutConfig(records[0]) {
+		// The head ends inside the first event: a conversation's first
+		// config_delta (its whole configuration, often larger than the
+		// head) written with its keys reordered, type and timestamp last.
+		return 60
+	}
 	if known == 0 || odd > known/4 {
 		return 0
 	}
@@ -310,6 +321,24 @@ func (Codec) Detect(name string, head []byte) int {
 		score = 95
 	}
 	return score
+}
+
+// cutConfig reports whether r, an event cut by the end of the head, is
+// shaped as jp's config_delta: a delta object of jp's configuration
+// sections (inherit, extends, assistant, conversation, …).
+func cutConfig(r any) bool {
+	o, _ := r.(map[string]any)
+	delta, _ := o["delta"].(map[string]any)
+	sections := 0
+	for _, k := range []string{"inherit", "config_load_paths", "extends", "assistant", "conversation", "style", "editor", "template", "providers"} {
+		if _, ok := delta[k]; ok {
+			sections++
+		}
+	}
+	if typ, ok := o["type"].(string); ok && typ != "config_delta" {
+		return false
+	}
+	return sections >= 1 && len(delta) == sections
 }
 
 // textOf decodes a JSON string value, "" when it is not one.

@@ -12,11 +12,14 @@ import (
 // Fork implements format.Codec: the same document (wrapper kept) with the
 // messages array holding the view. Summaries become user messages; chat
 // arrays need no role alternation.
-func (Codec) Fork(v *transcript.View, _ format.ForkOptions) ([]byte, error) {
+func (Codec) Fork(v *transcript.View, _ format.ForkOptions) ([]byte, error) { return ForkArray(v) }
+
+// ForkArray writes a view of a transcript ParseArray read as Fork does.
+func ForkArray(v *transcript.View) ([]byte, error) {
 	src := v.Source
 	fr, ok := src.Frame.(*frame)
 	if !ok {
-		return nil, fmt.Errorf("fork openai-chat: transcript was not parsed by this codec")
+		return nil, fmt.Errorf("fork %s: transcript was not parsed as a chat message array", src.Format)
 	}
 	keepUsage := v.UnchangedPrefix()
 	f := &jsonx.ArrayFork{Src: fr.src, Doc: fr.doc, NewMessage: newMessage,
@@ -43,7 +46,7 @@ func (Codec) Fork(v *transcript.View, _ format.ForkOptions) ([]byte, error) {
 		}}
 	out, err := f.Write(v)
 	if err != nil {
-		return nil, fmt.Errorf("fork openai-chat: %w", err)
+		return nil, fmt.Errorf("fork %s: %w", src.Format, err)
 	}
 	return out, nil
 }

@@ -99,11 +99,19 @@ type wirePart struct {
 
 // Parse implements format.Codec.
 func (Codec) Parse(src []byte) (*transcript.Transcript, error) {
-	doc, err := jsonx.ScanArrayDocument(src, "messages")
+	return ParseArray(src, "messages", transcript.FormatOpenAIChat)
+}
+
+// ParseArray reads src, a Chat Completions message array or an object
+// holding one under key, as a transcript of format f: the message array of
+// another agent's document (Copilot CLI's early sessions keep theirs under
+// "chatMessages"). WriteArray and ForkArray write what it read.
+func ParseArray(src []byte, key string, f transcript.Format) (*transcript.Transcript, error) {
+	doc, err := jsonx.ScanArrayDocument(src, key)
 	if err != nil {
-		return nil, fmt.Errorf("parse openai-chat document: %w", err)
+		return nil, fmt.Errorf("parse %s document: %w", f, err)
 	}
-	t := &transcript.Transcript{Format: transcript.FormatOpenAIChat, Size: int64(len(src))}
+	t := &transcript.Transcript{Format: f, Size: int64(len(src))}
 	t.Frame = &frame{src: src, doc: doc, gaps: jsonx.GapsOf(src, doc.Elements)}
 	t.Meta.Model = wrapperModel(src, doc)
 	t.Records = make([]transcript.Record, len(doc.Elements))
@@ -295,14 +303,18 @@ func DataURLImage(url string) (mime string, size, width, height int) {
 }
 
 // Write implements format.Codec.
-func (Codec) Write(t *transcript.Transcript) ([]byte, error) {
+func (Codec) Write(t *transcript.Transcript) ([]byte, error) { return WriteArray(t) }
+
+// WriteArray writes a transcript ParseArray read: its records with the
+// bytes between them.
+func WriteArray(t *transcript.Transcript) ([]byte, error) {
 	fr, ok := t.Frame.(*frame)
 	if !ok {
-		return nil, fmt.Errorf("write openai-chat: transcript was not parsed by this codec")
+		return nil, fmt.Errorf("write %s: transcript was not parsed as a chat message array", t.Format)
 	}
 	out, err := fr.gaps.JoinRecords(t.Records)
 	if err != nil {
-		return nil, fmt.Errorf("write openai-chat: %w", err)
+		return nil, fmt.Errorf("write %s: %w", t.Format, err)
 	}
 	return out, nil
 }

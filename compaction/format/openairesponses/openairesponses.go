@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/compactd/compactd/compaction/format"
@@ -123,6 +124,15 @@ func (Codec) Parse(src []byte) (*transcript.Transcript, error) {
 			m.Model = t.Meta.Model
 		}
 		t.Messages = append(t.Messages, m)
+	}
+	// The instructions come first wherever the request object holds them
+	// (a tool that saved it sorted its keys).
+	if k := slices.IndexFunc(t.Messages, func(m transcript.Message) bool {
+		return len(m.Records) > 0 && m.Records[0] == fr.instructions
+	}); k > 0 {
+		ins := t.Messages[k]
+		copy(t.Messages[1:k+1], t.Messages[:k])
+		t.Messages[0] = ins
 	}
 	t.Turns = transcript.BuildTurns(t.Messages)
 	return t, nil

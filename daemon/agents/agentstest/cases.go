@@ -1,6 +1,22 @@
 package agentstest
 
-import "path/filepath"
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// systemSettingsWant is the gemini/system-settings-insecure case's point:
+// the user's 0.3 where Gemini CLI skips the insecure system file, the
+// system file's 0.7 (× 1,048,576 = 734,003.2) on Windows, where compactd
+// takes it as read.
+func systemSettingsWant() Want {
+	if runtime.GOOS == "windows" {
+		return Want{At: 734_004, Source: "system settings"}
+	}
+	return Want{At: 314_573, Source: "user settings"}
+}
 
 // Cases are the threshold cases, every setting source of Claude Code,
 // Codex, Gemini CLI and Qwen Code. The expected points are worked out by
@@ -9,13 +25,11 @@ import "path/filepath"
 //
 //   - Claude Code 2.1.330 (200k): E = W − 20k; T = E − 13k, or
 //     min(⌊E × P/100⌋, E − 13k) with a percentage, whether or not a window
-//     is set. With no auto-compact window set, claude-sonnet-4-5 (the
-//     fixture's) compacts only when the API refuses a prompt above its
-//     200k window; claude-sonnet-4-6 compacts at T; claude-opus-4-7 runs
-//     with 1M.
+//     is set; claude-opus-4-7 runs with 1M.
 //   - Codex, gpt-5.5 (the rollout records 258,400 = 95 % of 272,000):
 //     min(limit, 90 % × 272,000 = 244,800).
-//   - Gemini CLI: compressionThreshold × 1,048,576, rounded up.
+//   - Gemini CLI: compressionThreshold × 1,048,576, rounded up (0 counts as
+//     unset: the default 0.5).
 //   - Qwen Code (1,000,000 recorded): min(P × W, W − 33k), rounded up.
 func Cases() []Case {
 	claudeUser := func(l Layout) string { return filepath.Join(l.Home, ".claude", "settings.json") }
@@ -37,14 +51,15 @@ func Cases() []Case {
 	}
 	return []Case{
 		// Claude Code.
-		{Name: "claude/default", Agent: "claude", Want: Want{At: 200_000, Source: "default"}}, // left to the API
+		{Name: "claude/default", Agent: "claude", Want: Want{At: 167_000, Source: "default"}},
+		{Name: "claude/version-2.1.17", Agent: "claude", Version: "2.1.17", Want: Want{At: 155_000, Source: "default"}}, // 32k reserved then
 		{Name: "claude/sonnet-4-6-default", Agent: "claude", Model: "claude-sonnet-4-6", Want: Want{At: 167_000, Source: "default"}},
 		{Name: "claude/env", Agent: "claude", Env: env("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "40", "CLAUDE_CODE_AUTO_COMPACT_WINDOW", "100000"),
 			Want: Want{At: 32_000, Source: "env"}}, // E = 80k; min(32k, 67k)
 		{Name: "claude/env-percentage-without-window", Agent: "claude", Model: "claude-sonnet-4-6", Env: env("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "40"),
 			Want: Want{At: 72_000, Source: "env"}}, // E = 180k; min(72k, 167k): 2.1.330 compacted at 73,102 (issue 34)
-		{Name: "claude/env-percentage-without-window-left-to-the-api", Agent: "claude", Env: env("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "40"),
-			Want: Want{At: 200_000, Source: "default"}}, // claude-sonnet-4-5 ignores it without a window
+		{Name: "claude/env-percentage-without-window-sonnet-4-5", Agent: "claude", Env: env("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "40"),
+			Want: Want{At: 72_000, Source: "env"}},
 		{Name: "claude/env-percentage-1m-model", Agent: "claude", Model: "claude-opus-4-7", Env: env("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "10"),
 			Want: Want{At: 98_000, Source: "env"}}, // E = 1M − 20k
 		{Name: "claude/disable-auto-compact-0", Agent: "claude", Model: "claude-sonnet-4-6", Env: env("DISABLE_AUTO_COMPACT", "0"),
@@ -99,10 +114,16 @@ func Cases() []Case {
 				filepath.Join(l.Home, "codex-home", "config.toml"): TOML{"model_auto_compact_token_limit": 60_000},
 			}
 		}), Want: Want{At: 60_000, Source: "config.toml"}}, // CODEX_HOME moves the user's config
-		{Name: "codex/profile", Agent: "codex", Files: files(func(l Layout) map[string]any {
+		{Name: "codex/profile", Agent: "codex", Args: []string{"codex", "exec", "--profile", "small", "hello"}, Files: files(func(l Layout) map[string]any {
+			return map[string]any{
+				codexUser(l): TOML{"model_auto_compact_token_limit": 120_000},
+				filepath.Join(l.Home, ".codex", "small.config.toml"): TOML{"model_auto_compact_token_limit": 50_000},
+			}
+		}), Want: Want{At: 50_000, Source: "profile small"}}, // --profile layers <name>.config.toml over config.toml
+		{Name: "codex/profile-legacy", Agent: "codex", Files: files(func(l Layout) map[string]any {
 			return map[string]any{codexUser(l): TOML{"model_auto_compact_token_limit": 120_000, "profile": "small",
 				"profiles": map[string]any{"small": map[string]any{"model_auto_compact_token_limit": 50_000}}}}
-		}), Want: Want{At: 50_000, Source: "config.toml"}},
+		}), Want: Want{At: 120_000, Source: "config.toml"}}, // Codex 0.169 refuses profile = "small": the tables do nothing
 		{Name: "codex/project-config.toml", Agent: "codex", Files: files(func(l Layout) map[string]any {
 			return map[string]any{
 				codexUser(l): TOML{"projects": map[string]any{l.Project: map[string]any{"trust_level": "trusted"}}},
@@ -128,6 +149,13 @@ func Cases() []Case {
 				filepath.Join(l.Home, ".gemini", "trustedFolders.json"): map[string]any{l.Project: "TRUST_FOLDER"},
 			}
 		}), Want: Want{At: 209_716, Source: "project settings"}},
+		{Name: "gemini/project-settings-zero", Agent: "gemini", Files: files(func(l Layout) map[string]any {
+			return map[string]any{
+				geminiUser(l):    map[string]any{"model": map[string]any{"compressionThreshold": 0.3}},
+				geminiProject(l): map[string]any{"model": map[string]any{"compressionThreshold": 0}},
+				filepath.Join(l.Home, ".gemini", "trustedFolders.json"): map[string]any{l.Project: "TRUST_FOLDER"},
+			}
+		}), Want: Want{At: 524_288, Source: "project settings"}}, // a winning 0 counts as unset: the default, not the user's 0.3
 		{Name: "gemini/project-settings-untrusted", Agent: "gemini", Files: files(func(l Layout) map[string]any {
 			return map[string]any{
 				geminiUser(l):    map[string]any{"model": map[string]any{"compressionThreshold": 0.3}},
@@ -137,14 +165,20 @@ func Cases() []Case {
 		{Name: "gemini/env", Agent: "gemini", Env: env("GEMINI_CLI_TRUST_WORKSPACE", "true"), Files: files(func(l Layout) map[string]any {
 			return map[string]any{geminiProject(l): map[string]any{"model": map[string]any{"compressionThreshold": 0.2}}}
 		}), Want: Want{At: 209_716, Source: "project settings"}},
-		{Name: "gemini/system-settings", Agent: "gemini", Env: func(l Layout) map[string]string {
+		{Name: "gemini/system-settings-insecure", Agent: "gemini", Env: func(l Layout) map[string]string {
 			return map[string]string{"GEMINI_CLI_SYSTEM_SETTINGS_PATH": filepath.Join(l.Home, "etc", "settings.json")}
 		}, Files: files(func(l Layout) map[string]any {
 			return map[string]any{
 				geminiUser(l): map[string]any{"model": map[string]any{"compressionThreshold": 0.3}},
 				filepath.Join(l.Home, "etc", "settings.json"): map[string]any{"model": map[string]any{"compressionThreshold": 0.7}},
 			}
-		}), Want: Want{At: 734_004, Source: "system settings"}}, // 0.7 × 1,048,576 = 734,003.2
+		}), Prepare: func(t testing.TB, l Layout) {
+			// Writable by others: Gemini CLI skips a system file there
+			// (on Windows it checks ACLs, which compactd does not repeat).
+			if err := os.Chmod(filepath.Join(l.Home, "etc"), 0o777); err != nil {
+				t.Fatal(err)
+			}
+		}, Want: systemSettingsWant()},
 
 		// Qwen Code.
 		{Name: "qwen/default", Agent: "qwen", Want: Want{At: 850_000, Source: "default"}},

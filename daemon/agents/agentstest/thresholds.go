@@ -46,6 +46,17 @@ type Case struct {
 	// Model, when set, is the model the session runs instead of its
 	// fixture's.
 	Model string
+	// Version, when set, is the agent version the session records
+	// instead of the one each agent's cases take (Claude Code's 2.1.330,
+	// whose behaviour the threshold grid holds them to).
+	Version string
+	// Args, when set, is the agent's command line (its process's, as
+	// compactd reads it when it can); surfaces that find it only in a
+	// running process skip the case.
+	Args []string
+	// Prepare, when set, runs after the files are written (a folder's
+	// permissions).
+	Prepare func(t testing.TB, l Layout)
 	// Want is where the agent compacts.
 	Want Want
 }
@@ -86,6 +97,9 @@ func (c Case) Vars(l Layout) map[string]string {
 // Write writes the case's settings files.
 func (c Case) Write(t testing.TB, l Layout) {
 	t.Helper()
+	if c.Prepare != nil {
+		defer c.Prepare(t, l)
+	}
 	if c.Files == nil {
 		return
 	}
@@ -138,15 +152,33 @@ var fixtureCwd = map[string]string{
 // returns its path.
 func (c Case) WriteSession(t testing.TB, l Layout) string {
 	path := WriteSession(t, c.Agent, l, c.AgentEnv(l))
-	if c.Model != "" {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		writeFile(t, path, rewrite(t, data, fixtureModel[c.Agent], c.Model, false))
+	version := c.Version
+	if version == "" {
+		version = caseVersion[c.Agent]
 	}
+	if c.Model == "" && version == "" {
+		return path
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Model != "" {
+		data = rewrite(t, data, fixtureModel[c.Agent], c.Model, false)
+	}
+	if version != "" {
+		data = rewrite(t, data, fixtureVersion[c.Agent], version, false)
+	}
+	writeFile(t, path, data)
 	return path
 }
+
+// fixtureVersion is the agent version a fixture session records, and
+// caseVersion the one the cases take by default.
+var (
+	fixtureVersion = map[string]string{"claude": "2.0.42"}
+	caseVersion    = map[string]string{"claude": "2.1.330"}
+)
 
 // fixtureModel is the model each fixture session runs.
 var fixtureModel = map[string]string{

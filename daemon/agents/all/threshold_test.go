@@ -36,8 +36,8 @@ func TestThresholds(t *testing.T) {
 				t.Fatalf("the session parses as %s, not %s's", tr.Format, c.Agent)
 			}
 			r := gauge.Resolve(tr, gauge.Options{})
-			got := a.AutoCompact(agents.Query{Env: c.AgentEnv(l), Getenv: c.Getenv(l), Cwd: a.SessionCwd(c.AgentEnv(l), path, tr.Meta.Cwd),
-				Model: r.Model, Window: r.ContextWindow, WindowSource: r.WindowSource})
+			got := a.AutoCompact(agents.Query{Env: c.AgentEnv(l), Getenv: c.Getenv(l), Args: c.Args, Cwd: a.SessionCwd(c.AgentEnv(l), path, tr.Meta.Cwd),
+				Model: r.Model, Window: r.ContextWindow, WindowSource: r.WindowSource, AgentVersion: tr.Meta.AgentVersion})
 			if got == nil || got.At != c.Want.At || got.Disabled != c.Want.Disabled || got.Source != c.Want.Source {
 				t.Fatalf("threshold %+v\nwant %+v", got, c.Want)
 			}

@@ -20,6 +20,9 @@ var Agent = &agents.Agent{
 		return agents.PerFolder(folders, func(f string) string { return ProjectDir(env, f) })
 	},
 	Session: func(path string, _ []string) bool { return agents.JSONL(path) },
+	Everywhere: func(env agents.Env) []agents.Root {
+		return []agents.Root{{Dir: filepath.Join(ConfigDir(env), "projects")}}
+	},
 	// claude --resume finds a session by its id: <id>.jsonl of the
 	// project folder.
 	ForkName:  func(_, session string, _ time.Time) string { return session + ".jsonl" },

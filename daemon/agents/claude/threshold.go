@@ -3,6 +3,7 @@ package claude
 import (
 	"fmt"
 	"math"
+	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,7 +20,7 @@ import (
 //	    autoCompactWindow setting (per model under modelSettings, else top
 //	    level), else the model's window as Claude Code knows it (1M for
 //	    the models it runs with a 1M window natively); never above that
-//	E = W − min(the model's max output, 20,000)
+//	E = W − min(the model's max output, 20,000 — 32,000 up to 2.1.17)
 //	T = E − 13,000, or with CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=P (0 < P ≤ 100)
 //	    min(⌊E × P/100⌋, E − 13,000)
 //
@@ -27,29 +28,33 @@ import (
 // percentage applies whether or not a window is set: with the window left
 // to the model (200k), P = 40 compacts at 40 % × 180k = 72,000.
 //
-// With no auto-compact window set, only some models compact at T: those
-// whose catalogue entry gives them more window without an opt-in than
-// Claude Code runs them with (claude-sonnet-4-6, claude-opus-4-6), those
-// it runs with 1M natively, and models it does not know. The others
-// (claude-sonnet-4-5, claude-haiku-4-5, claude-opus-4-5 and older) leave
-// the context to the API: Claude Code compacts them when a request is
-// refused as too long, at the model's window, whatever the percentage.
+// With no auto-compact window set, Claude Code takes the model's default
+// window from what Anthropic's servers tell it about the model. Without
+// them — a gateway in ANTHROPIC_BASE_URL, no network — 2.1.330 compacts
+// claude-sonnet-4-5, claude-haiku-4-5, claude-opus-4-5 and older models
+// only when a request is refused as too long (seen against the suite's
+// model server); with them, at T (real sessions against the API). The
+// mark stays at T, with a note behind a gateway.
 //
 // DISABLE_COMPACT or DISABLE_AUTO_COMPACT (each read as a boolean: 1,
 // true, yes, on) or autoCompactEnabled: false turn auto-compaction off.
 // Every settings file's "env" object is copied into the environment at
 // start, over the launch environment.
 const (
-	outputReserve   = 20_000
-	autoBuffer      = 13_000
-	minCompactWin   = 100_000
-	envPct          = "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"
-	envWindow       = "CLAUDE_CODE_AUTO_COMPACT_WINDOW"
-	envDisableAuto  = "DISABLE_AUTO_COMPACT"
-	envDisableAll   = "DISABLE_COMPACT"
-	settingEnabled  = "autoCompactEnabled"
-	settingWindow   = "autoCompactWindow"
-	settingPerModel = "modelSettings"
+	outputReserve = 20_000
+	// oldOutputReserve is what Claude Code 2.1.17 and older reserved:
+	// real sessions of 2.0.76–2.1.17 compacted at 155k in a 200k window
+	// (200k − 32k − 13k), those of 2.1.29 and later at 167k.
+	oldOutputReserve = 32_000
+	autoBuffer       = 13_000
+	minCompactWin    = 100_000
+	envPct           = "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"
+	envWindow        = "CLAUDE_CODE_AUTO_COMPACT_WINDOW"
+	envDisableAuto   = "DISABLE_AUTO_COMPACT"
+	envDisableAll    = "DISABLE_COMPACT"
+	settingEnabled   = "autoCompactEnabled"
+	settingWindow    = "autoCompactWindow"
+	settingPerModel  = "modelSettings"
 )
 
 // settingsFiles are Claude Code's settings in increasing precedence
@@ -194,18 +199,11 @@ func threshold(q agents.Query) gauge.AutoCompact {
 		}
 	}
 	if !windowSet && facts.reactive {
-		// Left to the API: compacted when a request is refused as too long.
-		ac := gauge.AutoCompact{At: modelWindow, Source: "default",
-			Rule: fmt.Sprintf("when the API refuses a prompt above the %s window: Claude Code compacts %s no earlier unless an auto-compact window is set", gauge.Short(modelWindow), q.Model), Note: note()}
-		if v, ok := env[envPct]; ok {
-			ac.Note = strings.TrimPrefix(ac.Note+fmt.Sprintf("; %s=%s is ignored for %s without an auto-compact window", envPct, v.value, q.Model), "; ")
+		if base := q.Var("ANTHROPIC_BASE_URL"); base != "" && !firstParty(base) {
+			notes = append(notes, fmt.Sprintf("behind %s, Claude Code may not learn %s's auto-compact window from Anthropic's servers, and then compacts only when the API refuses a prompt above the window (set CLAUDE_CODE_AUTO_COMPACT_WINDOW to have it compact at this mark)", base, q.Model))
 		}
-		if modelWindow != q.Window {
-			ac.Window = modelWindow
-		}
-		return ac
 	}
-	e := w - min(maxOutput(q.Model), outputReserve)
+	e := w - min(maxOutput(q.Model), reserveOf(q.AgentVersion))
 	t := e - autoBuffer
 	effective := fmt.Sprintf("%s = %s window − %s output reserve", gauge.Short(e), gauge.Short(w), gauge.Short(w-e))
 	rule := fmt.Sprintf("%s − %s buffer (%s)", gauge.Short(e), gauge.Short(autoBuffer), effective)
@@ -334,16 +332,18 @@ type modelFacts struct {
 	// window is the window Claude Code runs the model with (without the
 	// [1m] option); 0 for a model it does not know: the gauge's figure.
 	window int
-	// reactive: with no auto-compact window set, Claude Code leaves the
-	// context to the API and compacts only when a request is refused.
+	// reactive: with no auto-compact window set and no word from
+	// Anthropic's servers about the model, Claude Code leaves the context
+	// to the API and compacts only when a request is refused.
 	reactive bool
 }
 
 // claudeModels are Claude Code 2.1.330's models by their catalogue names,
 // matched as prefixes (the longest wins) after the provider's prefix and
-// the date. A model whose catalogue window is its whole window is left to
-// the API (reactive); one with more window without an opt-in, or a 1M
-// window natively, compacts at its threshold.
+// the date: the window it runs each with (1M natively for the newest),
+// and whether, not told otherwise, it leaves the model's context to the
+// API (a model whose catalogue window is all the API gives it) rather
+// than compacting at T (one with more window without an opt-in, or 1M).
 var claudeModels = []struct {
 	name  string
 	facts modelFacts
@@ -368,6 +368,13 @@ var claudeModels = []struct {
 	{"claude-mythos-5", modelFacts{1_000_000, false}},
 }
 
+// firstParty reports whether a base URL is Anthropic's API, as Claude Code
+// tells it (its host is api.anthropic.com).
+func firstParty(base string) bool {
+	u, err := url.Parse(base)
+	return err == nil && u.Host == "api.anthropic.com"
+}
+
 // factsOf looks a model up in claudeModels: a name such as
 // "claude-opus-4-7", "anthropic/claude-sonnet-4-5-20250929" or
 // "us.anthropic.claude-haiku-4-5-20251001-v1:0".
@@ -385,9 +392,43 @@ func factsOf(model string) modelFacts {
 	return found
 }
 
-// maxOutput is the model's largest answer: every current Claude model's is
-// at least the 20,000 Claude Code reserves; the Claude 3 generation's were
-// smaller.
+// reserveOf is the output Claude Code of version v reserves: 32,000 up to
+// 2.1.17, 20,000 from 2.1.29 (the change falls in between; compactd takes
+// it from 2.1.18); the current reserve when the session records none.
+func reserveOf(v string) int {
+	if olderThan(v, 2, 1, 18) {
+		return oldOutputReserve
+	}
+	return outputReserve
+}
+
+// olderThan reports whether version v ("2.1.17") is older than
+// major.minor.patch; false when v is not such a version.
+func olderThan(v string, major, minor, patch int) bool {
+	var got [3]int
+	parts := strings.SplitN(strings.TrimSpace(v), ".", 3)
+	if len(parts) != 3 {
+		return false
+	}
+	for i, p := range parts {
+		n, err := strconv.Atoi(strings.TrimFunc(p, func(r rune) bool { return r < '0' || r > '9' }))
+		if err != nil {
+			return false
+		}
+		got[i] = n
+	}
+	want := [3]int{major, minor, patch}
+	for i := range got {
+		if got[i] != want[i] {
+			return got[i] < want[i]
+		}
+	}
+	return false
+}
+
+// maxOutput is the model's largest answer by default, as far as the
+// reserve goes: every current Claude model's is at least 32,000 (the most
+// Claude Code ever reserved); the Claude 3 generation's were smaller.
 func maxOutput(model string) int {
 	m := strings.ToLower(model)
 	switch {
@@ -396,5 +437,5 @@ func maxOutput(model string) int {
 	case strings.Contains(m, "claude-3-") && !strings.Contains(m, "claude-3-7"):
 		return 4_096
 	}
-	return outputReserve
+	return oldOutputReserve
 }

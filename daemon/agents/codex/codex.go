@@ -23,7 +23,8 @@ var Agent = &agents.Agent{
 	Roots: func(env agents.Env, folders []string) []agents.Root {
 		return agents.Shared(folders, SessionsDir(env))
 	},
-	Session: agents.StartedIn(func(base string) bool { return strings.HasPrefix(base, "rollout-") && agents.JSONL(base) }, Cwd),
+	Everywhere: func(env agents.Env) []agents.Root { return []agents.Root{{Dir: SessionsDir(env)}} },
+	Session:    agents.StartedIn(func(base string) bool { return strings.HasPrefix(base, "rollout-") && agents.JSONL(base) }, Cwd),
 	// Codex lists rollout-*.jsonl files of its dated tree.
 	ForkName: func(_, session string, now time.Time) string {
 		return "rollout-" + now.Format("2006-01-02T15-04-05") + "-" + session + ".jsonl"

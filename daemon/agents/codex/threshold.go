@@ -15,17 +15,23 @@ import (
 	"github.com/compactd/compactd/daemon/agents"
 )
 
-// Codex CLI 0.169 compacts once the last response's total tokens reach
+// Codex CLI 0.169 compacts once the context reaches
 //
 //	min(model_auto_compact_token_limit, 90 % of the model's context window)
 //
-// (openai/codex protocol/src/openai_models.rs, ModelInfo::auto_compact_token_limit).
-// The window is
+// (seen in the real-agent suite's threshold grid: with either set, it
+// compacted within one request of that point). The window is
 // model_context_window when configured, else the model catalogue's; the
 // figure Codex records in every token_count event is 95 % of it
 // (effective_context_window_percent), which is the window compactd's gauge
 // shows for a rollout. There is no switch to turn it off: a limit above
 // 90 % is clamped to 90 %.
+//
+// A profile is a file of its own, $CODEX_HOME/<name>.config.toml, layered
+// over the user's config.toml when Codex runs with --profile <name> (-p):
+// compactd reads the flag from the agent's command line when it can. The
+// older `profile = "<name>"` key, and [profiles.<name>] tables with
+// --profile, make 0.169 refuse to start.
 const (
 	keyLimit         = "model_auto_compact_token_limit"
 	keyScope         = "model_auto_compact_token_limit_scope"
@@ -78,6 +84,9 @@ func configLayers(q agents.Query) []configLayer {
 		layers = append(layers, readTOML(q, "system config.toml", system))
 	}
 	layers = append(layers, user)
+	if name := profileOf(q.Args); name != "" {
+		layers = append(layers, readTOML(q, "profile "+name, filepath.Join(Home(q.Env), name+".config.toml")))
+	}
 	if q.Cwd != "" && trusted(user.values, q.Cwd) {
 		dirs := projectDirs(q.Cwd)
 		for i := len(dirs) - 1; i >= 0; i-- {
@@ -123,15 +132,8 @@ func trusted(user map[string]any, cwd string) bool {
 	return ok
 }
 
-// value is a key's value from the layers (and the active profile), with
-// where it was read.
+// value is a key's value from the layers: the last layer that sets it.
 func value(layers []configLayer, key string) (any, gauge.Setting, bool) {
-	var profile string
-	for _, l := range layers {
-		if p, ok := l.values["profile"].(string); ok {
-			profile = p
-		}
-	}
 	var found any
 	var from gauge.Setting
 	ok := false
@@ -140,18 +142,33 @@ func value(layers []configLayer, key string) (any, gauge.Setting, bool) {
 			found, from, ok = v, gauge.Setting{Name: key, Value: agents.ValueText(toJSONish(v)), Source: l.source, File: l.path}, true
 		}
 	}
-	if profile == "" {
-		return found, from, ok
-	}
-	// A profile's values beat the top level's, whichever file holds them.
-	for _, l := range layers {
-		profiles, _ := l.values["profiles"].(map[string]any)
-		p, _ := profiles[profile].(map[string]any)
-		if v, has := p[key]; has {
-			found, from, ok = v, gauge.Setting{Name: "profiles." + profile + "." + key, Value: agents.ValueText(toJSONish(v)), Source: l.source, File: l.path}, true
+	return found, from, ok
+}
+
+// profileOf is the profile a Codex command line selects: --profile NAME,
+// --profile=NAME or -p NAME; "" for none.
+func profileOf(args []string) string {
+	for i, a := range args {
+		switch {
+		case (a == "--profile" || a == "-p") && i+1 < len(args):
+			return args[i+1]
+		case strings.HasPrefix(a, "--profile="):
+			return strings.TrimPrefix(a, "--profile=")
 		}
 	}
-	return found, from, ok
+	return ""
+}
+
+// legacyProfiles says what of Codex's older profiles a layer holds, which
+// 0.169 refuses to start with; "" when none.
+func legacyProfiles(l configLayer) string {
+	if p, ok := l.values["profile"].(string); ok {
+		return fmt.Sprintf("profile = %q in %s: Codex 0.169 refuses to start with it (use --profile %s and %s.config.toml)", p, l.path, p, p)
+	}
+	if _, ok := l.values["profiles"]; ok {
+		return fmt.Sprintf("[profiles] in %s: Codex 0.169 refuses to start with it under --profile (a profile is now <name>.config.toml)", l.path)
+	}
+	return ""
 }
 
 // toJSONish converts TOML's integers to the float64 JSON values are.
@@ -181,6 +198,9 @@ func threshold(q agents.Query) gauge.AutoCompact {
 	for _, l := range layers {
 		if l.err != nil {
 			notes = append(notes, "Codex would refuse "+l.path+": "+l.err.Error())
+		}
+		if why := legacyProfiles(l); why != "" {
+			notes = append(notes, why)
 		}
 	}
 	window, windowFrom := q.Window, ""

@@ -20,8 +20,9 @@ func init() { agents.Register(Agent) }
 // chatSessions folder of that workspace's workspaceStorage entry.
 var Agent = &agents.Agent{
 	Name: "copilot-chat", Setting: "copilot_chat",
-	Formats: []transcript.Format{transcript.FormatCopilotChat},
-	Roots:   roots,
+	Formats:    []transcript.Format{transcript.FormatCopilotChat},
+	Roots:      roots,
+	Everywhere: func(env agents.Env) []agents.Root { return roots(env, nil) },
 	Session: func(path string, _ []string) bool {
 		ext := strings.ToLower(filepath.Ext(sourcefile.PlainName(path)))
 		return (ext == ".jsonl" || ext == ".json") && filepath.Base(filepath.Dir(path)) == "chatSessions"
@@ -42,7 +43,8 @@ func WorkspaceStorage(env agents.Env) []string {
 }
 
 // roots are the chatSessions folders of the workspaceStorage entries whose
-// workspace.json names one of the folders.
+// workspace.json names one of the folders, of every entry when folders is
+// nil.
 func roots(env agents.Env, folders []string) []agents.Root {
 	var out []agents.Root
 	for _, storage := range WorkspaceStorage(env) {
@@ -55,6 +57,12 @@ func roots(env agents.Env, folders []string) []agents.Root {
 				continue
 			}
 			entry := filepath.Join(storage, e.Name())
+			if folders == nil {
+				if _, err := os.Stat(filepath.Join(entry, "chatSessions")); err == nil {
+					out = append(out, agents.Root{Dir: filepath.Join(entry, "chatSessions")})
+				}
+				continue
+			}
 			if folder, ok := workspaceFolder(entry); ok && slices.ContainsFunc(folders, func(f string) bool { return agents.SamePath(f, folder) }) {
 				out = append(out, agents.Root{Dir: filepath.Join(entry, "chatSessions")})
 			}

@@ -5,8 +5,10 @@ package copilotcli
 import (
 	"bufio"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/compactd/compactd/compaction/transcript"
@@ -16,50 +18,133 @@ import (
 
 func init() { agents.Register(Agent) }
 
-// Agent is GitHub Copilot CLI: every project's sessions in
-// session-state/<id>/events.jsonl, a session belonging to the workspace
-// when it started in a workspace folder.
+// Agent is GitHub Copilot CLI: every project's sessions in one folder, a
+// session belonging to the workspace when it started in a workspace
+// folder. Its releases kept them three ways: since 1.0
+// session-state/<id>/events.jsonl, from 0.0.343 to 0.0.38x
+// session-state/<id>.jsonl, before that
+// history-session-state/session_<id>_<ms>.json. The releases before 1.0
+// kept that folder under $XDG_STATE_HOME/.copilot when the variable was
+// set.
 var Agent = &agents.Agent{
 	Name: "copilot-cli", Setting: "copilot_cli", Command: "copilot", Vars: []string{HomeVar},
 	Formats: []transcript.Format{transcript.FormatCopilotCLI},
 	Roots: func(env agents.Env, folders []string) []agents.Root {
-		return agents.Shared(folders, SessionsDir(env))
+		var roots []agents.Root
+		for _, home := range Homes(env) {
+			roots = append(roots, agents.Shared(folders, filepath.Join(home, "session-state"))...)
+			roots = append(roots, agents.Shared(folders, filepath.Join(home, "history-session-state"))...)
+		}
+		return roots
 	},
-	Session: agents.StartedIn(func(base string) bool { return base == "events.jsonl" }, Cwd),
+	Session: func(path string, folders []string) bool {
+		if !IsSession(path) {
+			return false
+		}
+		if folders == nil {
+			return true // a session of any folder (Everywhere)
+		}
+		dir, ok := Cwd(path)
+		return ok && agents.InFolders(dir, folders)
+	},
+	Everywhere: func(env agents.Env) []agents.Root {
+		var roots []agents.Root
+		for _, home := range Homes(env) {
+			roots = append(roots, agents.Root{Dir: filepath.Join(home, "session-state")}, agents.Root{Dir: filepath.Join(home, "history-session-state")})
+		}
+		return roots
+	},
 }
 
 // HomeVar moves Copilot CLI's folder.
 const HomeVar = "COPILOT_HOME"
 
+// Homes are the folders Copilot CLI keeps its sessions in: $COPILOT_HOME
+// (else ~/.copilot), and $XDG_STATE_HOME/.copilot where the releases
+// before 1.0 put it when that variable was set.
+func Homes(env agents.Env) []string {
+	homes := []string{env.Or(env.Var(HomeVar), ".copilot")}
+	if env.StateHome != "" {
+		if h := filepath.Join(env.StateHome, ".copilot"); h != homes[0] {
+			homes = append(homes, h)
+		}
+	}
+	return homes
+}
+
 // SessionsDir holds Copilot CLI's sessions: $COPILOT_HOME (else
 // ~/.copilot)/session-state.
 func SessionsDir(env agents.Env) string {
-	return filepath.Join(env.Or(env.Var(HomeVar), ".copilot"), "session-state")
+	return filepath.Join(Homes(env)[0], "session-state")
+}
+
+// legacyName is a session file of the releases before 0.0.342, as they
+// list them.
+var legacyName = regexp.MustCompile(`^session_(.+)_(\d+)\.json$`)
+
+// IsSession reports whether path names a session in one of the layouts:
+// an events.jsonl (1.0), a <id>.jsonl right in session-state (0.0.343 to
+// 0.0.38x), or a session_<id>_<ms>.json right in history-session-state.
+func IsSession(path string) bool {
+	base := filepath.Base(sourcefile.PlainName(path))
+	switch parent := filepath.Base(filepath.Dir(path)); {
+	case base == "events.jsonl":
+		return true
+	case parent == "session-state":
+		return strings.HasSuffix(base, ".jsonl")
+	case parent == "history-session-state":
+		return legacyName.MatchString(base)
+	}
+	return false
 }
 
 // Cwd returns the folder a session started in: its session.start event's
-// context.cwd, else workspace.yaml's cwd.
-func Cwd(events string) (string, bool) {
-	if f, err := sourcefile.OpenRegular(events); err == nil { // never blocks on a pipe
-		defer f.Close()
-		r := bufio.NewReaderSize(f, 64<<10)
-		for range 5 {
-			line, err := r.ReadSlice('\n')
-			if len(line) == 0 && err != nil {
-				break
-			}
-			var ev struct {
-				Type string `json:"type"`
-				Data struct {
-					Context struct {
-						Cwd string `json:"cwd"`
-					} `json:"context"`
-				} `json:"data"`
-			}
-			if json.Unmarshal(line, &ev) == nil && ev.Type == "session.start" && ev.Data.Context.Cwd != "" {
-				return ev.Data.Context.Cwd, true
-			}
+// context.cwd, else workspace.yaml's cwd. Sessions of the releases before
+// 1.0 name neither: for them it is the first absolute path the session's
+// tool calls worked on (a file the agent viewed or edited), which lies in
+// the folder it ran in.
+func Cwd(session string) (string, bool) {
+	if dir, ok := startedIn(session); ok {
+		return dir, true
+	}
+	if dir, ok := workspaceYAML(session); ok {
+		return dir, true
+	}
+	return workedOn(session)
+}
+
+// startedIn is the context.cwd of a session.start among the first events.
+func startedIn(events string) (string, bool) {
+	f, err := sourcefile.OpenRegular(events) // never blocks on a pipe
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64<<10)
+	for range 5 {
+		line, err := r.ReadSlice('\n')
+		if len(line) == 0 && err != nil {
+			break
 		}
+		var ev struct {
+			Type string `json:"type"`
+			Data struct {
+				Context struct {
+					Cwd string `json:"cwd"`
+				} `json:"context"`
+			} `json:"data"`
+		}
+		if json.Unmarshal(line, &ev) == nil && ev.Type == "session.start" && ev.Data.Context.Cwd != "" {
+			return ev.Data.Context.Cwd, true
+		}
+	}
+	return "", false
+}
+
+// workspaceYAML is the cwd of the workspace.yaml beside a 1.0 session.
+func workspaceYAML(events string) (string, bool) {
+	if filepath.Base(events) != "events.jsonl" {
+		return "", false
 	}
 	b, err := os.ReadFile(filepath.Join(filepath.Dir(events), "workspace.yaml"))
 	if err != nil {
@@ -72,4 +157,72 @@ func Cwd(events string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// maxScan bounds how much of a session workedOn reads: a session's first
+// tool calls come early, and one that named no path by then is not
+// attributed.
+const maxScan = 4 << 20
+
+// workedOn is the first absolute "path" a tool call of the session names:
+// in an event's arguments object, or in a chat message's arguments string.
+// It streams the file's JSON values (one document, or one a line) token by
+// token.
+func workedOn(session string) (string, bool) {
+	f, err := sourcefile.OpenRegular(session)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	dec := json.NewDecoder(bufio.NewReaderSize(io.LimitReader(f, maxScan), 64<<10))
+	// key is the member the next value belongs to, per open object ("" in
+	// an array).
+	var keys []string
+	inObject := func() bool { return len(keys) > 0 && keys[len(keys)-1] != "\x00array" }
+	expectKey := false
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false // the end, or no JSON past here
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '{':
+				keys = append(keys, "")
+				expectKey = true
+				continue
+			case '[':
+				keys = append(keys, "\x00array")
+			case '}', ']':
+				if len(keys) > 0 {
+					keys = keys[:len(keys)-1]
+				}
+			}
+			expectKey = inObject()
+			continue
+		case string:
+			if inObject() && expectKey {
+				keys[len(keys)-1] = v
+				expectKey = false
+				continue
+			}
+			if inObject() {
+				switch keys[len(keys)-1] {
+				case "path":
+					if filepath.IsAbs(v) {
+						return v, true
+					}
+				case "arguments":
+					var args struct {
+						Path string `json:"path"`
+					}
+					if json.Unmarshal([]byte(v), &args) == nil && filepath.IsAbs(args.Path) {
+						return args.Path, true
+					}
+				}
+			}
+		}
+		expectKey = inObject()
+	}
 }

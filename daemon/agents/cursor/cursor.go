@@ -4,6 +4,7 @@ package cursor
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/compactd/compactd/compaction/transcript"
@@ -25,7 +26,14 @@ var Agent = &agents.Agent{
 		}
 		return out
 	},
-	Session: func(path string, _ []string) bool { return agents.JSONL(path) },
+	// Under Everywhere's root, only the agent-transcripts folders hold
+	// sessions.
+	Session: func(path string, _ []string) bool {
+		return agents.JSONL(path) && slices.Contains(strings.Split(filepath.ToSlash(path), "/"), "agent-transcripts")
+	},
+	Everywhere: func(env agents.Env) []agents.Root {
+		return []agents.Root{{Dir: filepath.Join(env.Home, ".cursor", "projects")}}
+	},
 }
 
 // ProjectDir is Cursor's folder for a project: ~/.cursor/projects/<the

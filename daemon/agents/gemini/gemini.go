@@ -39,12 +39,18 @@ var Agent = &agents.Agent{
 		if !ok {
 			return false
 		}
+		if folders == nil {
+			return true
+		}
 		for _, f := range folders {
 			if ProjectHash(f) == hash {
 				return true
 			}
 		}
 		return false
+	},
+	Everywhere: func(env agents.Env) []agents.Root {
+		return []agents.Root{{Dir: filepath.Join(env.Home, ".gemini", "tmp")}}
 	},
 	ForkName:  forkName,
 	Cwd:       projectOf,

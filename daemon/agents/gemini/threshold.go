@@ -15,10 +15,11 @@ import (
 //
 //	model.compressionThreshold × tokenLimit(model)
 //
-// with compressionThreshold a fraction (default 0.5; 0 counts as unset)
-// and tokenLimit 1,048,576 for every model but Gemma 4 (256,000), whatever
-// the model's real window (ChatCompressionService.compress). The
-// workspace's settings
+// with compressionThreshold a fraction (default 0.5; a 0 that wins the
+// settings' merge counts as unset, and the default applies) and tokenLimit
+// 1,048,576 for every model but Gemma 4 (256,000), whatever the model's
+// real window (its ChatCompressionService.compress; the real-agent suite's
+// threshold grid holds compactd to the agent). The workspace's settings
 // count only in a trusted folder. There is no switch to turn it off.
 const (
 	keyThreshold     = "model.compressionThreshold"
@@ -48,9 +49,9 @@ func settingsFiles(q agents.Query) []agents.SettingsFile {
 		defaults = filepath.Join(filepath.Dir(system), "system-defaults.json")
 	}
 	userPath := filepath.Join(Home(q), "settings.json")
-	sysDefaults := q.ReadSettings("system defaults", defaults)
+	sysDefaults := readSystem(q, "system defaults", defaults)
 	user := q.ReadSettings("user settings", userPath)
-	sys := q.ReadSettings("system settings", system)
+	sys := readSystem(q, "system settings", system)
 	files := []agents.SettingsFile{sysDefaults, user}
 	if q.Cwd != "" {
 		ws := filepath.Join(q.Cwd, ".gemini", "settings.json")
@@ -59,6 +60,16 @@ func settingsFiles(q agents.Query) []agents.SettingsFile {
 		}
 	}
 	return append(files, sys)
+}
+
+// readSystem reads a system settings or system defaults file, unless
+// Gemini CLI would skip it as insecure (systemFileSecure): then it has no
+// values, and its Err says why.
+func readSystem(q agents.Query, source, path string) agents.SettingsFile {
+	if ok, why := systemFileSecure(path); !ok {
+		return agents.SettingsFile{Source: source, Path: path, Err: fmt.Errorf("skipped as insecure (%s)", why)}
+	}
+	return q.ReadSettings(source, path)
 }
 
 // trusted is Gemini CLI's folder trust, on by default: GEMINI_CLI_TRUST_WORKSPACE
@@ -96,7 +107,7 @@ func threshold(q agents.Query) gauge.AutoCompact {
 	var notes []string
 	for _, f := range files {
 		if f.Err != nil {
-			notes = append(notes, "Gemini CLI would refuse "+f.Path+": "+f.Err.Error())
+			notes = append(notes, "Gemini CLI would not read "+f.Path+": "+f.Err.Error())
 		}
 	}
 	limit := tokenLimit
@@ -110,12 +121,19 @@ func threshold(q agents.Query) gauge.AutoCompact {
 		if !ok {
 			continue
 		}
-		// A falsy value (0) counts as unset: the next file decides.
-		if n, isNum := agents.Number(v); isNum && n != 0 {
-			frac = n
+		// The files merge, the highest first; a 0 that wins the merge counts
+		// as unset, and the default applies, not a lower file's value (seen
+		// in Gemini CLI 0.61: 0.035 in the user's settings and 0 in the
+		// project's compressed no earlier than 100k).
+		if n, isNum := agents.Number(v); isNum {
+			if n != 0 {
+				frac = n
+			} else {
+				notes = append(notes, fmt.Sprintf("%s = 0 in %s counts as unset: Gemini CLI applies its default %s", keyThreshold, files[i].Path, agents.ValueText(defaultThreshold)))
+			}
 			used = append(used, files[i].Setting(keyThreshold, v))
 			break
-		} else if !isNum {
+		} else {
 			notes = append(notes, fmt.Sprintf("%s = %s in %s is not a number", keyThreshold, agents.ValueText(v), files[i].Path))
 		}
 	}

@@ -21,7 +21,7 @@ var Agent = New("opencode", transcript.FormatOpenCode)
 // compactd only reads (the daemon renders the workspace's sessions as the
 // agent's export); a fork is an export the agent imports.
 func New(name string, f transcript.Format) *agents.Agent {
-	return &agents.Agent{
+	a := &agents.Agent{
 		Name: name, Setting: name, Command: name, Imports: true,
 		// The agents' own offline switches: an import needs no network.
 		ImportEnv: importEnv(name),
@@ -33,12 +33,22 @@ func New(name string, f transcript.Format) *agents.Agent {
 			db := Database(env, name)
 			return []agents.Root{{Dir: filepath.Dir(db), Database: db, Scope: filepath.Join(env.SessionsDir(), name)}}
 		},
+		Everywhere: func(env agents.Env) []agents.Root {
+			db := Database(env, name)
+			return []agents.Root{{Dir: filepath.Dir(db), Database: db, Scope: filepath.Join(env.SessionsDir(), name)}}
+		},
 		Resume: func(fork, session string) string {
 			return name + " import " + agents.ShellQuote(fork) + " && " + name + " --session " + agents.ShellQuote(session)
 		},
 		ResumeImported: func(session string) string { return name + " --session " + agents.ShellQuote(session) },
+		Label:          labels[name],
 	}
+	a.Handoff = handoffOf(a, name)
+	return a
 }
+
+// labels name the agents of the family as users know them.
+var labels = map[string]string{"opencode": "opencode", "kilo": "Kilo Code"}
 
 // importEnv turns off the agent's update check (opencode's switch, which
 // the agents built from it keep, and their own).

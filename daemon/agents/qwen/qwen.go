@@ -19,7 +19,13 @@ var Agent = &agents.Agent{
 	Roots: func(env agents.Env, folders []string) []agents.Root {
 		return agents.PerFolder(folders, func(f string) string { return ProjectDir(env, f) })
 	},
-	Session: func(path string, _ []string) bool { return agents.JSONL(path) },
+	// Under Everywhere's root, only the chats folders hold sessions.
+	Session: func(path string, _ []string) bool {
+		return agents.JSONL(path) && filepath.Base(filepath.Dir(path)) == "chats"
+	},
+	Everywhere: func(env agents.Env) []agents.Root {
+		return []agents.Root{{Dir: filepath.Join(env.Home, ".qwen", "projects")}}
+	},
 	// qwen --resume finds a session by its id: <id>.jsonl of the chats
 	// folder.
 	ForkName:  func(_, session string, _ time.Time) string { return session + ".jsonl" },

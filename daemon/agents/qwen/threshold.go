@@ -17,10 +17,10 @@ import (
 //
 // with P the context.autoCompactThreshold setting (a fraction in (0, 1],
 // default 0.85) and W the window: model.generationConfig.contextWindowSize,
-// else the model's known limit, else 200,000 (chatCompressionService.ts
-// computeThresholds). The
-// percentage is of the whole window, the cap Claude-like. There is no
-// switch to turn it off.
+// else the model's known limit, else 200,000 (held by the real-agent
+// suite's threshold grid: a window, a threshold, both, a project's
+// threshold over the user's). The percentage is of the whole window, the
+// cap Claude-like. There is no switch to turn it off.
 const (
 	keyPct         = "context.autoCompactThreshold"
 	keyWindow      = "model.generationConfig.contextWindowSize"

@@ -5,8 +5,9 @@
 # TestRealAgents (Claude Code, Codex, Gemini CLI; side by side), TestRealAgentCompactions
 # (Claude Code and Codex compact their sessions themselves; compactd restores from before
 # and re-compacts, and the agents resume both forks; compactd serve announces each compaction
-# through a real LSP client, with what it lost), TestRealAgentThreshold (Claude Code with
-# CLAUDE_AUTOCOMPACT_PCT_OVERRIDE compacts where compactd marks it), TestRealAgentCodexImageOutput
+# through a real LSP client, with what it lost), TestRealAgentThresholdGrid (Claude Code, Codex,
+# Gemini CLI and Qwen Code, each set up one way a case, run until they compact on their own:
+# compactd's mark on every surface within 2 % of the window of where they did), TestRealAgentCodexImageOutput
 # (Codex resumes a fork whose view_image output compactd stripped, the stand-in as its output),
 # TestRealAgentsRecall (the agents that load compactd's MCP server offline recall what a fork
 # replaced), TestRealAgentPreCompactHook and TestRealAgentCompactionHook (Claude Code's /compact
@@ -15,7 +16,10 @@
 # TestRealAgentGeminiCompression and TestRealAgentQwenCompression (Gemini CLI's and Qwen Code's
 # own compression, announced and restored), TestRealAgentOffChainForks (Claude Code reads a PNG,
 # calls tools in parallel, runs a subagent and compacts itself; it resumes compactd's forks of that
-# session with seven strategies, every tool result the fork keeps reaching the model), in groups that run at the same time (below).
+# session with seven strategies, every tool result the fork keeps reaching the model),
+# TestRealAgentHandoff (a session handed off between agents with compactd handoff, resumed by the
+# target, answered from the handed-off context, its picture an image there, and recalled byte for
+# byte), in groups that run at the same time (below).
 # Usage: editors/e2e/agents/run.sh BIN   exit 0 pass, 1 fail, 64 usage
 # Env: E2E_HOME / COMPACTD_E2E_HOME (the cache), COMPACTD_AGENTS_KEEP=1 keeps each
 # sandbox (sessions, forks, every request the agents sent) for a post-mortem.
@@ -35,13 +39,17 @@ go test -c -o "$logs/agents.test" ./editors/e2e/agents/   # one build for every 
 # side by side. The groups are balanced on the chains of agent runs they hold: Gemini CLI's 28
 # runs in TestRealAgents; Qwen Code, opencode and Kilo Code in TestRealAgentsIssue15; five
 # agents' recall and opencode's compacting hook; the agents' own compactions (the compression
-# tests run beside the others, t.Parallel) and Claude Code's hooks. Last clean run (make test
-# on a quiet 2-core machine): 186, 187, 70+58 and 163 s, the suite 244 s. A test no group names runs in a
+# tests run beside the others, t.Parallel) and Claude Code's hooks; the threshold grid, its cases
+# side by side, in a group of its own; the handoff directions side by side (57 s alone). Last clean
+# run (make test on a quiet 2-core machine): 186, 187, 70+58 and 163 s, the suite 244 s. A test no
+# group names runs in a
 # group of its own, so a new test is never left out.
 groups=(
-  "agents|TestRealAgents TestRealAgentThreshold"
+  "agents|TestRealAgents"
+  "threshold|TestRealAgentThresholdGrid"
   "issue15|TestRealAgentsIssue15"
   "recall|TestRealAgentsRecall TestRealAgentOpencodeCompactingHook TestRealAgentOffChainForks"
+  "handoff|TestRealAgentHandoff"
   "compactions|TestRealAgentCompactions TestRealAgentCodexImageOutput TestRealAgentPreCompactHook TestRealAgentCompactionHook TestRealAgentGeminiCompression TestRealAgentQwenCompression"
 )
 named=" $(for g in "${groups[@]}"; do printf '%s ' "${g#*|}"; done)"
@@ -53,9 +61,11 @@ done
 # run_group NAME TESTS: runs the tests (space-separated names), log in $logs/NAME.log,
 # figures in $logs/NAME.figures.
 run_group() {
-  local re rc=0 t0; re="^($(echo "$2" | tr ' ' '|'))\$"; t0=$(date +%s)
+  local re rc=0 t0 par=4; re="^($(echo "$2" | tr ' ' '|'))\$"; t0=$(date +%s)
+  # The grid's cases mostly wait on their agents: more of them side by side.
+  [ "$1" = threshold ] && par=8
   (cd editors/e2e/agents && COMPACTD_AGENTS_E2E=1 COMPACTD_BIN="$bin" COMPACTD_AGENTS_REPORT="$logs/$1.figures" \
-    "$logs/agents.test" -test.count=1 -test.timeout=30m -test.parallel=4 -test.run "$re" -test.v) >"$logs/$1.log" 2>&1 || rc=$?
+    "$logs/agents.test" -test.count=1 -test.timeout=30m -test.parallel="$par" -test.run "$re" -test.v) >"$logs/$1.log" 2>&1 || rc=$?
   echo "$(( $(date +%s)-t0 ))" >"$logs/$1.seconds"
   return "$rc"
 }

@@ -38,7 +38,7 @@ import (
 //
 // The drive is two runs of the agent: a coarse one reads large files until
 // the context is 8 % of the window short of compactd's mark, a fine one then
-// reads files of 0.7 % of the window each, one a request, to 6 % past it. A
+// reads 0.7 % of the window a request, to 6 % past it. A
 // mark off by more than the margin is found all the same: the agent
 // compacts in the coarse run, or not at all, and the case fails on the gap
 // between the last two requests before the compaction, which must be small
@@ -77,21 +77,22 @@ type gridCase struct {
 	agent string // "claude", "codex", "gemini", "qwen"
 	// model is Claude Code's --model ("" = claudeModel).
 	model string
+	// flags are the agent's own command-line flags (Codex's --profile).
+	flags []string
 	// env is added to the launch environment (the agent's and compactd's,
-	// as when both start from one shell).
+	// as when both start from one shell); @SANDBOX@ is the sandbox's
+	// folder.
 	env []string
 	// files are settings files to write, by path, as JSON (merged into
 	// the file the agent's configuration already wrote) or, for a string,
 	// as that text.
 	files func(sb *sandbox) map[string]any
-	// managed is Claude Code's managed settings: /etc/claude-code/
-	// managed-settings.json, seen by the agent and compactd alike in a
-	// private mount namespace (the agent reads it from that fixed path
-	// only), nil for none.
-	managed map[string]any
-	// serverWindow is the model's window as the model server enforces
-	// it: a request above it is refused as too long (0: none is).
-	serverWindow int
+	// etc are files of /etc by their path under it (Claude Code's
+	// managed settings, claude-code/managed-settings.json; Gemini CLI's
+	// system settings, gemini-cli/settings.json), seen by the agent and
+	// compactd alike in a private mount namespace: the agents read them
+	// from those fixed paths only.
+	etc map[string]any
 	// beyond is where the agent would compact were its auto-compaction
 	// on, for a case that may switch it off: when compactd says it is
 	// off, the drive goes past this point and the agent must not compact.
@@ -109,35 +110,52 @@ type gridDriver struct {
 	// name is the folder under npm/ and the cache; command its executable.
 	name, command string
 	configure     func(t *testing.T, sb *sandbox, srv *modelserver.Server)
-	// run runs one prompt: a new session when id is "", else session id;
-	// it returns the session's file and id.
-	run func(t *testing.T, sb *sandbox, c gridCase, command, id, prompt string) (file, newID string)
+	// args are the command's arguments for one prompt: a new session when
+	// id is "", else session id; newID is the session's id when the
+	// driver picks it ("" when the agent does).
+	args func(sb *sandbox, c gridCase, id, prompt string) (args []string, newID string)
+	// session finds the session's file and id once a run wrote it.
+	session func(t *testing.T, sb *sandbox, id string) (file, sessionID string)
 	// compacted reads the agent's own first compaction from its session:
 	// the context size it recorded compacting at.
 	compacted func(t *testing.T, file string) (int, bool)
 	// lspInit are the LSP client's initializationOptions.
 	lspInit map[string]any
+	// root is the folder the agent writes its sessions under; usageOf
+	// reads the context size a session line records, if any.
+	root    func(sb *sandbox) string
+	usageOf func(line []byte) (int, bool)
+}
+
+// run runs one prompt to its end and returns the session's file and id.
+func (d gridDriver) run(t *testing.T, sb *sandbox, c gridCase, command, id, prompt string) (string, string) {
+	t.Helper()
+	args, newID := d.args(sb, c, id, prompt)
+	sb.run(t, 5*time.Minute, command, args...)
+	if newID != "" {
+		id = newID
+	}
+	return d.session(t, sb, id)
 }
 
 func gridDriverOf(t *testing.T, name string) gridDriver {
 	switch name {
 	case "claude":
 		return gridDriver{label: claude.label, name: "claude", command: "claude", configure: claude.configure,
-			run: func(t *testing.T, sb *sandbox, c gridCase, command, id, prompt string) (string, string) {
+			args: func(sb *sandbox, c gridCase, id, prompt string) ([]string, string) {
 				model := c.model
 				if model == "" {
 					model = claudeModel
 				}
-				args := []string{"-p", prompt, "--model", model, "--allowedTools", "Read Bash Edit Write"}
+				args := append([]string{"-p", prompt, "--model", model, "--allowedTools", "Read Bash Edit Write"}, c.flags...)
 				if id == "" {
 					id = uuid()
-					args = append(args, "--session-id", id)
-				} else {
-					args = append(args, "--resume", id)
+					return append(args, "--session-id", id), id
 				}
-				sb.run(t, 5*time.Minute, command, args...)
-				return claude.session(t, sb, id), id
+				return append(args, "--resume", id), id
 			},
+			session: func(t *testing.T, sb *sandbox, id string) (string, string) { return claude.session(t, sb, id), id },
+			root:    claude.root, usageOf: claude.usageOf,
 			compacted: func(t *testing.T, file string) (int, bool) {
 				pre, trigger, ok := claudeBoundary(t, file)
 				if ok && trigger != "auto" {
@@ -148,16 +166,72 @@ func gridDriverOf(t *testing.T, name string) gridDriver {
 		}
 	case "codex":
 		return gridDriver{label: codex.label, name: "codex", command: "codex", configure: codex.configure,
-			run: func(t *testing.T, sb *sandbox, c gridCase, command, id, prompt string) (string, string) {
-				args := codex.first(sb, "", prompt)
-				if id != "" {
-					args = codex.resume(sb, id, prompt)
+			args: func(sb *sandbox, c gridCase, id, prompt string) ([]string, string) {
+				args := append([]string{"exec"}, c.flags...)
+				if id == "" {
+					return append(args, "--skip-git-repo-check", prompt), ""
 				}
-				sb.run(t, 5*time.Minute, command, args...)
+				return append(args, "--skip-git-repo-check", "resume", id, prompt), id
+			},
+			session: func(t *testing.T, sb *sandbox, id string) (string, string) {
 				file := codex.session(t, sb, "")
 				return file, codex.idOf(t, file)
 			},
+			root: codex.root, usageOf: codex.usageOf,
 			compacted: codexCompaction,
+		}
+	case "gemini":
+		return gridDriver{label: gemini.label, name: "gemini", command: "gemini", lspInit: gemini.lspInit,
+			configure: func(t *testing.T, sb *sandbox, srv *modelserver.Server) {
+				gemini.configure(t, sb, srv)
+				// Trusted as a user trusts a folder (headless, an untrusted
+				// folder is refused): in trustedFolders.json, which compactd
+				// reads too, not by --skip-trust, which it cannot see.
+				writeSetting(t, filepath.Join(sb.home, ".gemini", "trustedFolders.json"), map[string]any{sb.project: "TRUST_FOLDER"})
+				// A drive is many reads of one prompt: past 30 requests Gemini
+				// CLI asks the model whether it loops, takes the scripted
+				// answer for yes and breaks off its own tool loop.
+				writeSetting(t, filepath.Join(sb.home, ".gemini", "settings.json"), map[string]any{"model": map[string]any{"disableLoopDetection": true}})
+			},
+			args: func(sb *sandbox, c gridCase, id, prompt string) ([]string, string) {
+				args := append([]string{"--yolo", "-m", geminiModel, "-p", prompt}, c.flags...)
+				if id == "" {
+					id = uuid()
+					return append(args, "--session-id", id), id
+				}
+				return append(args, "--resume", id), id
+			},
+			session: func(t *testing.T, sb *sandbox, id string) (string, string) { return gemini.session(t, sb, id), id },
+			root:    gemini.root, usageOf: gemini.usageOf,
+			compacted: geminiCompression,
+		}
+	case "qwen":
+		return gridDriver{label: qwenAgent.label, name: "qwen", command: "qwen", configure: qwenAgent.configure,
+			args: func(sb *sandbox, c gridCase, id, prompt string) ([]string, string) {
+				args := append([]string{"--auth-type", "openai", "-m", newAgentModel, "--yolo"}, c.flags...)
+				if id == "" {
+					id = uuid()
+					return append(args, "--session-id", id, prompt), id
+				}
+				return append(args, "--resume", id, prompt), id
+			},
+			session: func(t *testing.T, sb *sandbox, id string) (string, string) {
+				return filepath.Join(sb.home, ".qwen", "projects", claudeSlug(sb.project), "chats", id+".jsonl"), id
+			},
+			root: func(sb *sandbox) string { return filepath.Join(sb.home, ".qwen", "projects") },
+			usageOf: func(line []byte) (int, bool) {
+				var r struct {
+					Type  string `json:"type"`
+					Usage *struct {
+						Total int `json:"totalTokenCount"`
+					} `json:"usageMetadata"`
+				}
+				if json.Unmarshal(line, &r) != nil || r.Type != "assistant" || r.Usage == nil || r.Usage.Total == 0 {
+					return 0, false
+				}
+				return r.Usage.Total, true
+			},
+			compacted: qwenCompression,
 		}
 	}
 	t.Fatalf("no grid driver for %s", name)
@@ -168,32 +242,72 @@ func runGridCase(t *testing.T, c gridCase, bin string) gridRow {
 	d := gridDriverOf(t, c.agent)
 	command, version := installedAgent(t, d.name, d.command)
 	sb := newSandbox(t)
-	script := &modelserver.Script{Turns: map[string]modelserver.Turn{
-		"hello": {Answer: "Hello: the inventory project is here. (answer hello)"},
-	}}
-	srv, err := modelserver.Start(modelserver.Options{Script: script, LogDir: filepath.Join(sb.root, "requests"), Window: c.serverWindow})
+	script := &modelserver.Script{Turns: map[string]modelserver.Turn{}}
+	srv, err := modelserver.Start(modelserver.Options{Script: script, LogDir: filepath.Join(sb.root, "requests")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
 	d.configure(t, sb, srv)
-	sb.setenv(c.env...)
+	for _, kv := range c.env {
+		sb.setenv(strings.ReplaceAll(kv, "@SANDBOX@", sb.root))
+	}
 	if c.files != nil {
 		for path, content := range c.files(sb) {
 			writeSetting(t, path, content)
 		}
 	}
-	if c.managed != nil {
-		sb.managedClaude(t, c.managed)
+	if c.etc != nil {
+		sb.overlayEtc(t, c.etc)
 	}
 	agentLabel := d.label + " " + version
 	t.Logf("%s in %s", agentLabel, sb.root)
 
 	lsp := startLSP(t, sb, bin, d.lspInit)
-	file, id := d.run(t, sb, c, command, "", prompt("hello", "Hello."))
-	checkAccepted(t, srv, 0, "the first turn")
+	usage := watchUsage(t, d.root(sb), d.usageOf)
+	// The first turn: a shell step, then the answer, which the model server
+	// holds until compactd's marks are read: they are read while the agent
+	// runs, as a user reads them (compactd reads the running agent's
+	// environment and command line where the OS tells).
+	held, release := make(chan struct{}), make(chan struct{})
+	var holdOnce sync.Once
+	script.Turns["hello"] = modelserver.Turn{Thinking: thinking,
+		Steps:  [][]modelserver.Action{{{Kind: modelserver.Shell, Command: "echo hello"}}},
+		Answer: "Hello: the inventory project is here. (answer hello)",
+		Hold: func() {
+			holdOnce.Do(func() { close(held) })
+			<-release
+		}}
+	args, id := d.args(sb, c, "", prompt("hello", "Hello."))
+	var ran runResult
+	exited := make(chan struct{})
+	go func() {
+		ran.stdout, ran.stderr, ran.err = sb.try(5*time.Minute, command, args...)
+		close(exited)
+	}()
+	var releaseOnce sync.Once
+	finish := func() {
+		t.Helper()
+		releaseOnce.Do(func() { close(release) })
+		<-exited
+		if ran.err != nil {
+			t.Fatalf("%s %s: %v\n--- stdout\n%s\n--- stderr\n%s", d.command, strings.Join(args, " "), ran.err, tail(ran.stdout, 2000), tail(ran.stderr, 3000))
+		}
+	}
+	t.Cleanup(func() { releaseOnce.Do(func() { close(release) }) })
+	select {
+	case <-held:
+	case <-exited:
+		finish()
+		t.Fatalf("%s ended its first turn before asking for its answer", d.label)
+	}
+	file, id := d.session(t, sb, id)
+	// The agent's first response is in the session (which model it runs).
+	usage.nth(t, file, 1, 2*time.Minute)
 	marks := gridMarks(t, sb, bin, lsp, c.agent, file)
-	mark := marks.gauge
+	finish()
+	checkAccepted(t, srv, 0, "the first turn")
+	mark := marks[0]
 	window := mark.window
 	tolerance := 0.02 * float64(window)
 	describeMark := func(m surfaceMark) string {
@@ -202,7 +316,7 @@ func runGridCase(t *testing.T, c gridCase, bin string) gridRow {
 		}
 		return fmt.Sprint(m.at)
 	}
-	for _, m := range marks.others() {
+	for _, m := range marks[1:] {
 		if m.off != mark.off || !m.off && abs(m.at-mark.at) > int(tolerance) {
 			t.Errorf("%s marks %s, compactd gauge --json %s (%s)", m.surface, describeMark(m), describeMark(mark), mark.text)
 		}
@@ -217,17 +331,18 @@ func runGridCase(t *testing.T, c gridCase, bin string) gridRow {
 	if off {
 		target = c.beyond
 	}
-	if v := os.Getenv("GRID_TARGET"); v != "" { // EXPLORATION ONLY
-		fmt.Sscan(v, &target)
-	}
 	fills := newFiller(t, sb.project)
 	start := lastContext(srv)
 	coarse, fine := window/12, window/150
 	var coarseSteps [][]modelserver.Action
+	// The fine run covers at most 12 steps below the target and 10 past it:
+	// Gemini CLI asks the model whether it is looping after 30 requests
+	// of one prompt, and breaks off.
+	below, above := min(window*8/100, 12*fine), min(window*6/100, 10*fine)
 	if off {
 		coarseSteps = fills.steps(target+window/20-start, coarse)
 	} else {
-		coarseSteps = fills.steps(target-window*8/100-start, coarse)
+		coarseSteps = fills.steps(target-below-start, coarse)
 	}
 	if len(coarseSteps) > 0 {
 		script.Turns["coarse"] = modelserver.Turn{Thinking: thinking, Steps: coarseSteps, Answer: "Read the large files. (answer coarse)", EndOnSummary: true}
@@ -238,8 +353,8 @@ func runGridCase(t *testing.T, c gridCase, bin string) gridRow {
 	if !off {
 		if _, done := d.compacted(t, file); !done {
 			reached := lastContext(srv)
-			// One file a request, each 1/150 of the window, to 6 % past the mark.
-			script.Turns["fine"] = modelserver.Turn{Thinking: thinking, Steps: fills.steps(target+window*6/100-reached, fine), Answer: "Read the small files. (answer fine)", EndOnSummary: true}
+			// A request each 1/150 of the window, past the mark.
+			script.Turns["fine"] = modelserver.Turn{Thinking: thinking, Steps: fills.steps(target+above-reached, fine), Answer: "Read the small files. (answer fine)", EndOnSummary: true}
 			seq := lastSeq(srv)
 			d.run(t, sb, c, command, id, prompt("fine", "Read the small files one by one."))
 			checkAccepted(t, srv, seq, "the fine run")
@@ -284,7 +399,7 @@ func runGridCase(t *testing.T, c gridCase, bin string) gridRow {
 		t.Errorf("%s compacted at %d tokens after a step of %d: too coarse to tell where (the drive expected it near %d)", d.label, at, step, target)
 	}
 	worst := 0.0
-	for _, m := range marks.all() {
+	for _, m := range marks {
 		off := 100 * float64(abs(m.at-at)) / float64(window)
 		worst = max(worst, off)
 		if m.off || float64(abs(m.at-at)) > tolerance {
@@ -296,17 +411,10 @@ func runGridCase(t *testing.T, c gridCase, bin string) gridRow {
 }
 
 // checkAccepted fails the test when the model server refused a request the
-// agent sent since seq, but for a prompt above the model's window, which
-// the API refuses as the agent expects it to.
+// agent sent since seq.
 func checkAccepted(t *testing.T, srv *modelserver.Server, seq int, what string) {
 	t.Helper()
-	var bad []modelserver.Exchange
-	for _, e := range rejectedSince(srv, seq) {
-		if !strings.HasPrefix(e.Rejected, "prompt is too long") {
-			bad = append(bad, e)
-		}
-	}
-	if len(bad) > 0 {
+	if bad := rejectedSince(srv, seq); len(bad) > 0 {
 		t.Fatalf("%s: the model server refused the agent's requests:%s", what, describe(bad))
 	}
 }
@@ -452,32 +560,32 @@ func mergeJSON(dst, src map[string]any) {
 	}
 }
 
-// managedClaude writes Claude Code's managed settings where it reads them,
-// /etc/claude-code/managed-settings.json, without touching /etc: every
-// process of the sandbox from now on runs in a user and mount namespace of
-// its own where /etc is an overlay of the sandbox's etc folder on the real
-// one, read-only.
-func (sb *sandbox) managedClaude(t *testing.T, settings map[string]any) {
+// overlayEtc shows files at /etc/<path> to the agent and compactd without
+// touching /etc: every process of the sandbox from now on runs in a user
+// and mount namespace of its own where /etc is a read-only overlay of the
+// sandbox's etc folder on the real one.
+func (sb *sandbox) overlayEtc(t *testing.T, files map[string]any) {
 	t.Helper()
 	if _, err := exec.LookPath("unshare"); err != nil {
-		missing(t, "managed settings: Claude Code reads them from /etc/claude-code only, and the namespace that shows it a temp folder there needs unshare (util-linux): %v", err)
+		missing(t, "files in /etc: the agents read them from fixed paths only, and the namespace that shows them a temp folder there needs unshare (util-linux): %v", err)
 	}
 	etc := filepath.Join(sb.root, "etc")
-	b, err := json.MarshalIndent(settings, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(etc, "claude-code"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(etc, "claude-code", "managed-settings.json"), b, 0o644); err != nil {
-		t.Fatal(err)
+	for rel, content := range files {
+		path := filepath.Join(etc, filepath.FromSlash(rel))
+		writeSetting(t, path, content)
+		// As an administrator's: not writable by others (Gemini CLI
+		// skips a system file that is).
+		if err := os.Chmod(path, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	sb.wrap = []string{"unshare", "--user", "--map-root-user", "--mount", "--propagation", "private", "--",
 		"sh", "-c", `mount -t overlay overlay -o "lowerdir=$0:/etc" /etc && exec "$@"`, etc}
 	// The namespace works here, or the case cannot run.
-	if out, errOut, err := sb.try(time.Minute, "cat", "/etc/claude-code/managed-settings.json"); err != nil || !strings.Contains(out, "{") {
-		missing(t, "managed settings: a user and mount namespace with /etc overlaid is not available here (%v): %s", err, errOut)
+	for rel := range files {
+		if out, errOut, err := sb.try(time.Minute, "cat", "/etc/"+rel); err != nil || !strings.Contains(out, "{") {
+			missing(t, "files in /etc: a user and mount namespace with /etc overlaid is not available here (%v): %s", err, errOut)
+		}
 	}
 }
 
@@ -492,18 +600,12 @@ type surfaceMark struct {
 	window int
 }
 
-type gridMarkSet struct {
-	gauge, lsp, mcp, statusline surfaceMark
-}
-
-func (s gridMarkSet) all() []surfaceMark    { return []surfaceMark{s.gauge, s.lsp, s.mcp, s.statusline} }
-func (s gridMarkSet) others() []surfaceMark { return []surfaceMark{s.lsp, s.mcp, s.statusline} }
-
 // gridMarks reads compactd's mark of the agent's compaction of the session
-// at file on every surface.
-func gridMarks(t *testing.T, sb *sandbox, bin string, lsp *lspClient, agent, file string) gridMarkSet {
+// at file on every surface: `compactd gauge --json` first, then compactd
+// serve's gauge, MCP context_status and, for Claude Code, its status line.
+func gridMarks(t *testing.T, sb *sandbox, bin string, lsp *lspClient, agent, file string) []surfaceMark {
 	t.Helper()
-	var s gridMarkSet
+	var gaugeMark, lspMark, mcpMark surfaceMark
 	// compactd gauge --json.
 	var rows []struct {
 		Model         string `json:"model"`
@@ -528,49 +630,58 @@ func gridMarks(t *testing.T, sb *sandbox, bin string, lsp *lspClient, agent, fil
 	if g.AutoCompact.Window > 0 {
 		window = g.AutoCompact.Window
 	}
-	s.gauge = surfaceMark{surface: "compactd gauge --json", at: g.AutoCompact.At, off: g.AutoCompact.Disabled, text: g.AutoCompact.Text, window: window}
+	gaugeMark = surfaceMark{surface: "compactd gauge --json", at: g.AutoCompact.At, off: g.AutoCompact.Disabled, text: g.AutoCompact.Text, window: window}
 
 	// compactd serve's gauge, through the LSP client, once it shows the
 	// session as the command line does (the first notes come before the
-	// agent wrote which model it runs).
+	// agent wrote which model it runs; the agent may add a line or two
+	// since).
 	note, ok := lsp.waitGauge(file, 0, time.Minute, func(n gaugeNote) bool {
-		return within(n.Tokens, g.Tokens, 0.01) && (n.AutoCompactAt > 0 || n.AutoCompactOff)
+		return within(n.Tokens, g.Tokens, 0.05) && (n.AutoCompactAt > 0 || n.AutoCompactOff)
 	})
 	if !ok {
 		t.Fatalf("compactd serve sent no gauge of %d tokens marking the agent's compaction for %s (notifications: %v)", g.Tokens, file, tokensOf(lsp.gaugesOf(file)))
 	}
-	s.lsp = surfaceMark{surface: "compactd serve's gauge (LSP)", at: note.AutoCompactAt, off: note.AutoCompactOff}
+	lspMark = surfaceMark{surface: "compactd serve's gauge (LSP)", at: note.AutoCompactAt, off: note.AutoCompactOff}
 
 	// MCP context_status, from compactd mcp as the agent starts it.
 	st := contextStatus(t, sb, bin, agent, file)
-	s.mcp = surfaceMark{surface: "MCP context_status", at: st.AutoCompactAt}
+	mcpMark = surfaceMark{surface: "MCP context_status", at: st.AutoCompactAt}
 	if st.AutoCompact != nil {
-		s.mcp.off, s.mcp.text = st.AutoCompact.Disabled, st.AutoCompact.Text
+		mcpMark.off, mcpMark.text = st.AutoCompact.Disabled, st.AutoCompact.Text
+	}
+	marks := []surfaceMark{gaugeMark, lspMark, mcpMark}
+	if agent != "claude" {
+		return marks
 	}
 
-	// compactd statusline, fed Claude Code's status line payload.
+	// compactd statusline, fed Claude Code's status line payload. Claude
+	// Code names the model's window as it runs it (1M for a model it runs
+	// with 1M natively, which compactd's gauge may not know): the larger
+	// of the gauge's and the mark's.
 	payload := map[string]any{"hook_event_name": "Status", "transcript_path": file, "cwd": sb.project,
-		"model": map[string]any{"id": g.Model, "display_name": g.Model}}
-	if agent == "claude" {
-		// Claude Code names the model's window as it runs it (1M for a
-		// model it runs with 1M natively, which compactd's gauge may not
-		// know): the larger of the gauge's and the mark's.
-		payload["context_window"] = map[string]any{"context_window_size": max(g.ContextWindow, window)}
-	}
+		"model":          map[string]any{"id": g.Model, "display_name": g.Model},
+		"context_window": map[string]any{"context_window_size": max(g.ContextWindow, window)}}
 	line := sb.statusline(t, bin, payload)
-	s.statusline = surfaceMark{surface: "compactd statusline", text: line}
+	status := surfaceMark{surface: "compactd statusline", text: line}
 	switch {
 	case strings.Contains(line, "auto-compaction off"):
-		s.statusline.off = true
+		status.off = true
 	default:
 		i := strings.Index(line, "auto-compacts at ")
 		if i < 0 {
 			t.Fatalf("compactd statusline shows no auto-compaction mark: %q", line)
 		}
 		word := strings.Fields(line[i+len("auto-compacts at "):])[0]
-		s.statusline.at = parseShort(t, word)
+		status.at = parseShort(t, word)
 	}
-	return s
+	return append(marks, status)
+}
+
+// runResult is how an agent's run ended.
+type runResult struct {
+	stdout, stderr string
+	err            error
 }
 
 // parseShort reads a count as the status line writes it (950, 1.2k, 156k,
@@ -690,6 +801,65 @@ func codexCompaction(t *testing.T, path string) (int, bool) {
 			return last, true
 		case r.Type == "event_msg" && r.Payload.Type == "token_count" && r.Payload.Info != nil:
 			last = max(last, r.Payload.Info.Last.Total)
+		}
+	}
+	return 0, false
+}
+
+// geminiCompression reads Gemini CLI's first compression of a session: the
+// prompt its last response recorded before the history was replaced by a
+// <state_snapshot> (Gemini CLI compresses once the last prompt reaches its
+// threshold).
+func geminiCompression(t *testing.T, path string) (int, bool) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	last := 0
+	for sc.Scan() {
+		line := sc.Bytes()
+		if bytes.Contains(line, []byte(`"$set"`)) && bytes.Contains(line, []byte("<state_snapshot>")) {
+			return last, true
+		}
+		var r struct {
+			Type   string `json:"type"`
+			Tokens *struct {
+				Input int `json:"input"`
+			} `json:"tokens"`
+		}
+		if json.Unmarshal(line, &r) == nil && r.Type == "gemini" && r.Tokens != nil && r.Tokens.Input > 0 {
+			last = r.Tokens.Input
+		}
+	}
+	return 0, false
+}
+
+// qwenCompression reads Qwen Code's first compression of a session: the
+// token count its chat_compression record says it compressed at.
+func qwenCompression(t *testing.T, path string) (int, bool) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		var r struct {
+			Subtype string `json:"subtype"`
+			Payload struct {
+				Info struct {
+					Original int `json:"originalTokenCount"`
+				} `json:"info"`
+			} `json:"systemPayload"`
+		}
+		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Subtype == "chat_compression" {
+			return r.Payload.Info.Original, true
 		}
 	}
 	return 0, false

@@ -24,6 +24,25 @@ func gridCases() []gridCase {
 	trusted := func(sb *sandbox) map[string]any {
 		return map[string]any{sb.project: map[string]any{"trust_level": "trusted"}}
 	}
+	geminiUser := func(sb *sandbox) string { return filepath.Join(sb.home, ".gemini", "settings.json") }
+	geminiProject := func(sb *sandbox) string { return filepath.Join(sb.project, ".gemini", "settings.json") }
+	compression := func(f float64) map[string]any {
+		return map[string]any{"model": map[string]any{"compressionThreshold": f}}
+	}
+	qwenUser := func(sb *sandbox) string { return filepath.Join(sb.home, ".qwen", "settings.json") }
+	qwenProject := func(sb *sandbox) string { return filepath.Join(sb.project, ".qwen", "settings.json") }
+	qwenWindow := func(n int) map[string]any {
+		return map[string]any{"model": map[string]any{"generationConfig": map[string]any{"contextWindowSize": n}}}
+	}
+	qwenThreshold := func(f float64) map[string]any {
+		return map[string]any{"context": map[string]any{"autoCompactThreshold": f}}
+	}
+	both := func(a, b map[string]any) map[string]any {
+		m := map[string]any{}
+		mergeJSON(m, a)
+		mergeJSON(m, b)
+		return m
+	}
 	const pct, window = "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "CLAUDE_CODE_AUTO_COMPACT_WINDOW"
 	return []gridCase{
 		// Claude Code: the percentage alone, the window alone, both.
@@ -31,7 +50,6 @@ func gridCases() []gridCase {
 		{name: "claude/percentage-env", agent: "claude", env: []string{pct + "=40"}}, // issue 34, item 1
 		{name: "claude/window-env", agent: "claude", env: []string{window + "=100000"}},
 		{name: "claude/both-env", agent: "claude", env: []string{pct + "=40", window + "=100000"}},
-		{name: "claude/window-env-below-minimum", agent: "claude", env: []string{window + "=50000"}},
 		{name: "claude/window-env-k", agent: "claude", env: []string{pct + "=50", window + "=140k"}},
 		{name: "claude/percentage-out-of-range", agent: "claude", env: []string{pct + "=150", window + "=100000"}},
 		// … in each settings file's env.
@@ -46,7 +64,7 @@ func gridCases() []gridCase {
 		})},
 		{name: "claude/percentage-managed-settings", agent: "claude", files: settings(func(sb *sandbox) map[string]any {
 			return map[string]any{claudeUser(sb): env(pct, "60")}
-		}), managed: env(pct, "20")},
+		}), etc: map[string]any{"claude-code/managed-settings.json": env(pct, "20")}},
 		{name: "claude/settings-env-over-launch-env", agent: "claude", env: []string{pct + "=90"}, files: settings(func(sb *sandbox) map[string]any {
 			return map[string]any{claudeUser(sb): env(pct, "35")}
 		})},
@@ -54,9 +72,6 @@ func gridCases() []gridCase {
 			return map[string]any{claudeGlobal(sb): env(pct, "30")}
 		})},
 		// autoCompactWindow, top level and per model.
-		{name: "claude/autoCompactWindow", agent: "claude", files: settings(func(sb *sandbox) map[string]any {
-			return map[string]any{claudeProject(sb): map[string]any{"autoCompactWindow": 130000}}
-		})},
 		{name: "claude/autoCompactWindow-per-model", agent: "claude", files: settings(func(sb *sandbox) map[string]any {
 			return map[string]any{claudeUser(sb): map[string]any{"autoCompactWindow": 150000,
 				"modelSettings": map[string]any{claudeModel: map[string]any{"autoCompactWindow": 100000}}}}
@@ -78,18 +93,12 @@ func gridCases() []gridCase {
 				return map[string]any{claudeProject(sb): env("DISABLE_COMPACT", "1")}
 			})},
 		{name: "claude/DISABLE_AUTO_COMPACT-0", agent: "claude", env: []string{"DISABLE_AUTO_COMPACT=0", window + "=100000"}, beyond: 67_000},
-		{name: "claude/DISABLE_COMPACT-false", agent: "claude", env: []string{"DISABLE_COMPACT=false", window + "=100000"}},
-		// Another model.
-		{name: "claude/sonnet-4-5-default", agent: "claude", model: "claude-sonnet-4-5-20250929", serverWindow: 200_000},
-		{name: "claude/sonnet-4-5-percentage-env", agent: "claude", model: "claude-sonnet-4-5-20250929", env: []string{pct + "=40"}, serverWindow: 200_000},
-		{name: "claude/sonnet-4-5-window-env", agent: "claude", model: "claude-sonnet-4-5-20250929", env: []string{pct + "=40", window + "=100000"}, serverWindow: 200_000},
-		{name: "claude/DISABLE_AUTO_COMPACT-yes", agent: "claude", env: []string{"DISABLE_AUTO_COMPACT=yes", window + "=100000"}, beyond: 67_000},
-		{name: "claude/x-opus-4-7-percentage-env", agent: "claude", model: "claude-opus-4-7", env: []string{pct + "=10"}},
-		{name: "claude/x-sonnet-5-percentage-env", agent: "claude", model: "claude-sonnet-5", env: []string{pct + "=10"}},
-		{name: "claude/x-opus-4-6-percentage-env", agent: "claude", model: "claude-opus-4-6", env: []string{pct + "=40"}},
-		{name: "claude/x-opus-4-5-percentage-env", agent: "claude", model: "claude-opus-4-5-20251101", env: []string{pct + "=40"}},
-		{name: "claude/x-sonnet-4-6-1m-percentage-env", agent: "claude", model: "claude-sonnet-4-6[1m]", env: []string{pct + "=10"}},
-		{name: "claude/haiku-4-5-percentage-env", agent: "claude", model: "claude-haiku-4-5", env: []string{pct + "=30"}, serverWindow: 200_000},
+		// Other models. (Without a window set, claude-sonnet-4-5 and the
+		// models of its kind take their default window from Anthropic's
+		// servers, which the model server cannot stand in for: against it
+		// they compact only when refused.)
+		{name: "claude/sonnet-4-5-both-env", agent: "claude", model: "claude-sonnet-4-5-20250929", env: []string{pct + "=40", window + "=100000"}},
+		{name: "claude/opus-4-7-percentage-env", agent: "claude", model: "claude-opus-4-7", env: []string{pct + "=10"}}, // 1M natively
 
 		// Codex (gpt-5.5, a 272k window in its catalogue).
 		{name: "codex/model_context_window", agent: "codex", files: settings(func(sb *sandbox) map[string]any {
@@ -101,9 +110,11 @@ func gridCases() []gridCase {
 		{name: "codex/limit-above-90-percent", agent: "codex", files: settings(func(sb *sandbox) map[string]any {
 			return map[string]any{codexUser(sb): map[string]any{"model_context_window": 40000, "model_auto_compact_token_limit": 39000}}
 		})},
-		{name: "codex/profile", agent: "codex", files: settings(func(sb *sandbox) map[string]any {
-			return map[string]any{codexUser(sb): map[string]any{"model_auto_compact_token_limit": 60000, "profile": "small",
-				"profiles": map[string]any{"small": map[string]any{"model_auto_compact_token_limit": 25000}}}}
+		{name: "codex/profile", agent: "codex", flags: []string{"--profile", "small"}, files: settings(func(sb *sandbox) map[string]any {
+			return map[string]any{
+				codexUser(sb): map[string]any{"model_auto_compact_token_limit": 60000},
+				filepath.Join(sb.getenv("CODEX_HOME"), "small.config.toml"): map[string]any{"model_auto_compact_token_limit": 25000},
+			}
 		})},
 		{name: "codex/project-config", agent: "codex", files: settings(func(sb *sandbox) map[string]any {
 			return map[string]any{
@@ -116,6 +127,37 @@ func gridCases() []gridCase {
 				codexUser(sb):    map[string]any{"model_auto_compact_token_limit": 35000},
 				codexProject(sb): map[string]any{"model_auto_compact_token_limit": 25000},
 			}
+		})},
+
+		// Gemini CLI (gemini-3.1-pro-preview: its fixed 1,048,576 limit).
+		{name: "gemini/user-settings", agent: "gemini", files: settings(func(sb *sandbox) map[string]any {
+			return map[string]any{geminiUser(sb): compression(0.03)}
+		})},
+		{name: "gemini/project-settings", agent: "gemini", files: settings(func(sb *sandbox) map[string]any {
+			return map[string]any{geminiUser(sb): compression(0.06), geminiProject(sb): compression(0.03)}
+		})},
+		{name: "gemini/system-settings", agent: "gemini", files: settings(func(sb *sandbox) map[string]any {
+			return map[string]any{geminiUser(sb): compression(0.03)}
+		}), etc: map[string]any{"gemini-cli/settings.json": compression(0.07)}},
+		{name: "gemini/system-settings-insecure", agent: "gemini", env: []string{"GEMINI_CLI_SYSTEM_SETTINGS_PATH=@SANDBOX@/system/settings.json"}, files: settings(func(sb *sandbox) map[string]any {
+			return map[string]any{geminiUser(sb): compression(0.03), filepath.Join(sb.root, "system", "settings.json"): compression(0.07)}
+		})},
+		{name: "gemini/trust-env", agent: "gemini", env: []string{"GEMINI_CLI_TRUST_WORKSPACE=true"}, files: settings(func(sb *sandbox) map[string]any {
+			return map[string]any{
+				filepath.Join(sb.home, ".gemini", "trustedFolders.json"): map[string]any{sb.project: "DO_NOT_TRUST"},
+				geminiUser(sb): compression(0.06), geminiProject(sb): compression(0.03),
+			}
+		})},
+
+		// Qwen Code (qwen3-coder-plus).
+		{name: "qwen/window-and-threshold", agent: "qwen", files: settings(func(sb *sandbox) map[string]any {
+			return map[string]any{qwenUser(sb): both(qwenWindow(64000), qwenThreshold(0.5))}
+		})},
+		{name: "qwen/window", agent: "qwen", files: settings(func(sb *sandbox) map[string]any {
+			return map[string]any{qwenUser(sb): qwenWindow(60000)}
+		})},
+		{name: "qwen/project-settings", agent: "qwen", files: settings(func(sb *sandbox) map[string]any {
+			return map[string]any{qwenUser(sb): both(qwenWindow(90000), qwenThreshold(0.5)), qwenProject(sb): qwenThreshold(0.25)}
 		})},
 	}
 }

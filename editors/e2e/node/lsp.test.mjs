@@ -13,7 +13,7 @@ import {
   createProtocolConnection, StreamMessageReader, StreamMessageWriter,
   InitializeRequest, InitializedNotification, DidOpenTextDocumentNotification, HoverRequest,
   CodeActionRequest, CodeLensRequest, ExecuteCommandRequest, ShutdownRequest, ExitNotification,
-  PublishDiagnosticsNotification, WorkDoneProgressCreateRequest, ShowMessageNotification,
+  PublishDiagnosticsNotification, WorkDoneProgressCreateRequest, ShowMessageNotification, ShowMessageRequest,
 } from 'vscode-languageserver-protocol/node.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -22,7 +22,9 @@ if (!cmd.length) throw new Error('set COMPACTD_CMD_JSON to the server argv, e.g.
 const TIMEOUT = Number(process.env.E2E_TIMEOUT_MS || 10000);
 
 let proc, conn, dir, file, uri, exitCode;
-const seen = { gauge: [], diags: [], progress: [], created: [], messages: [], shown: [] };
+const seen = { gauge: [], diags: [], progress: [], created: [], messages: [], shown: [], asked: [] };
+// answer picks the action of a window/showMessageRequest (the first when unset).
+let answer = (p) => p.actions?.[0] ?? null;
 const waitFor = async (pred, what) => {
   const end = Date.now() + TIMEOUT;
   while (Date.now() < end) { const v = pred(); if (v) return v; await new Promise((r) => setTimeout(r, 10)); }
@@ -44,6 +46,7 @@ before(async () => {
   conn.onNotification(ShowMessageNotification.type, (p) => seen.messages.push(p));
   conn.onRequest(WorkDoneProgressCreateRequest.type, (p) => { seen.created.push(p.token); return null; });
   conn.onRequest('window/showDocument', (p) => { seen.shown.push(p.uri); return { success: true }; });
+  conn.onRequest(ShowMessageRequest.type, (p) => { seen.asked.push(p.message); return answer(p); });
   conn.onNotification('$/progress', (p) => seen.progress.push(p));
   conn.onNotification('window/logMessage', () => {});
   conn.listen();
@@ -119,6 +122,30 @@ test('"Compact conversation" runs with progress begin…end and opens the fork',
   assert.equal(kinds.at(-1), 'end');
   assert.ok(seen.messages.some((m) => /compacted/.test(m.message)), 'showMessage');
   assert.ok(seen.shown.includes(res.open), 'window/showDocument for the fork');
+});
+
+test('"Continue in another agent…" asks which agent and writes a Codex session', async () => {
+  const agents = seen.init.capabilities.experimental?.compactd?.handoffAgents ?? [];
+  assert.ok(agents.some((a) => a.name === 'codex' && a.label === 'Codex CLI'), `editor-info's handoffAgents: ${JSON.stringify(agents)}`);
+  const action = seen.actions.find((a) => a.title === 'Continue in another agent…');
+  assert.equal(action.command.command, 'compactd.handoff');
+  answer = (p) => p.actions.find((a) => a.title === 'Codex CLI' || a.title === 'Continue without it') ?? null;
+  seen.asked.length = 0;
+  const res = await conn.sendRequest(ExecuteCommandRequest.type, action.command);
+  assert.equal(res.command, 'compactd.handoff');
+  assert.match(seen.asked[0], /which agent/);
+  assert.match(seen.asked[1], /MCP server in Codex CLI/);
+  const r = res.result;
+  assert.equal(r.to, 'codex');
+  assert.ok(r.path.startsWith(path.join(process.env.CODEX_HOME, 'sessions')), `in Codex's sessions: ${r.path}`);
+  const meta = JSON.parse(fs.readFileSync(r.path, 'utf8').split('\n')[0]);
+  assert.equal(meta.type, 'session_meta');
+  assert.equal(meta.payload.id, r.session);
+  assert.match(r.resume, new RegExp(`codex resume ${r.session}$`));
+  assert.ok(seen.shown.includes(pathToFileURL(r.path).href), 'window/showDocument for the new session');
+  const history = await conn.sendRequest(ExecuteCommandRequest.type, { command: 'compactd.history', arguments: [{ uri }] });
+  assert.ok(history.result.versions.some((v) => v.version === r.version && v.kind === 'handoff' && v.format === 'codex'), 'history lists the handoff');
+  answer = (p) => p.actions?.[0] ?? null;
 });
 
 test('the gauge moves as the agent appends', async () => {

@@ -265,6 +265,53 @@ local function main()
   check('the recalled file is open in a window', vim.wait(timeout, function() return vim.fn.bufwinnr(recalled.open or '') ~= -1 end, 20), recalled.open)
   vim.cmd('buffer ' .. bufnr)
 
+  -- :CompactdHandoff without an agent offers the ones the binary names (vim.ui.select, stubbed
+  -- here to pick Qwen Code) and writes the conversation as a Qwen Code session; :CompactdActions
+  -- (the lualine component's click) offers "Continue in another agent…", and the server's
+  -- question about compactd's MCP server (window/showMessageRequest, stubbed) is answered.
+  check(':CompactdHandoff and :CompactdActions are defined', vim.fn.exists(':CompactdHandoff') == 2 and vim.fn.exists(':CompactdActions') == 2)
+  local offered, asked = nil, {}
+  local select = vim.ui.select
+  vim.ui.select = function(items, opts, on_choice)
+    offered = offered or {}
+    for _, it in ipairs(items) do
+      if type(it) == 'table' and it.name == 'qwen' then offered = items; return on_choice(it) end
+      if type(it) == 'table' and it[1] == 'Continue in another agent…' then return on_choice(it) end
+    end
+    on_choice(nil)
+  end
+  local ask = vim.lsp.handlers['window/showMessageRequest']
+  vim.lsp.handlers['window/showMessageRequest'] = function(_, params)
+    asked[#asked + 1] = params.message
+    for _, a in ipairs(params.actions or {}) do
+      if a.title == 'Continue without it' then return a end
+    end
+    return vim.NIL
+  end
+  local handed = step(':CompactdHandoff', function()
+    compactd.last_result = nil
+    vim.cmd('CompactdHandoff mcp=no')
+    wait_for('the handoff result', function() return compactd.last_result ~= nil end)
+    return compactd.last_result
+  end)
+  R.handoff = handed
+  check('the agents offered are the binary\'s', type(offered) == 'table' and #offered >= 5, offered)
+  check('the handoff wrote a Qwen Code session', handed.to == 'qwen' and type(handed.path) == 'string' and vim.fn.filereadable(handed.path) == 1
+    and handed.path:find('/.qwen/projects/', 1, true) ~= nil, handed)
+  check('the handoff says how to resume it', type(handed.resume) == 'string' and handed.resume:find('qwen --resume ' .. tostring(handed.session), 1, true) ~= nil, handed.resume)
+  vim.cmd('buffer ' .. bufnr)
+  local again = step(':CompactdActions → Continue in another agent…', function()
+    compactd.last_result = nil
+    vim.cmd('CompactdActions')
+    wait_for('the second handoff result', function() return compactd.last_result ~= nil end)
+    return compactd.last_result
+  end)
+  vim.ui.select = select
+  vim.lsp.handlers['window/showMessageRequest'] = ask
+  check('the actions handed off again, a session of its own', again.to == 'qwen' and again.session ~= handed.session and vim.fn.filereadable(again.path or '') == 1, again)
+  check('the server asked about its MCP server there', #asked == 1 and asked[1]:find('MCP server in Qwen Code', 1, true) ~= nil, asked)
+  vim.cmd('buffer ' .. bufnr)
+
   local dry = step(':CompactdDryRun', function()
     compactd.last_result = nil
     vim.cmd('CompactdDryRun')

@@ -28,6 +28,7 @@ const commandTitles: Record<string, string> = {
   'compactd.restoreBeforeAgentCompaction': "Restore from before the agent's compaction",
   'compactd.recompactAgentCompaction': "Re-compact the agent's compaction with compactd",
   'compactd.recall': 'Recall what a placeholder replaced…',
+  'compactd.handoff': 'Continue in another agent…',
 };
 
 interface CommandArgs {
@@ -40,6 +41,9 @@ interface CommandArgs {
   to?: number | string;
   /** compactd.recall: the handle a placeholder or summary names ("recall r7f3c2"). */
   handle?: string;
+  /** compactd.handoff: the agent to continue in ("codex"); mcp: install compactd's MCP server there. */
+  agent?: string;
+  mcp?: boolean;
 }
 
 /** The handle of the "recall r…" mark under (or nearest before) the cursor, if the line has one. */
@@ -274,6 +278,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         }))?.trim();
         if (!arg.handle) return undefined;
       }
+      if (command === 'compactd.handoff' && !arg.agent && info.handoffAgents?.length) {
+        // The agents are the server's (editor-info); without them the server asks itself.
+        const picked = await vscode.window.showQuickPick(
+          info.handoffAgents.map((a) => ({ label: a.label, description: a.name, name: a.name })),
+          { placeHolder: 'Continue this conversation in…' },
+        );
+        if (!picked) return undefined;
+        arg.agent = picked.name;
+      }
       if (command === 'compactd.diff' && arg.from === undefined) {
         const v = await pickVersion(arg.uri, next, 'Version to compare with its parent');
         if (!v) return undefined;
@@ -311,6 +324,23 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       case 'compactd.recall': {
         const open = commandResult(command, answer)?.open;
         await openPath(open ? vscode.Uri.parse(open).fsPath : undefined, true);
+        break;
+      }
+      case 'compactd.handoff': {
+        // The new session, and the command that resumes it.
+        const r = commandResult(command, answer)?.result;
+        await openPath(r?.path, false);
+        if (!r?.resume) break;
+        const run = 'Run in terminal';
+        const copy = 'Copy command';
+        const choice = await vscode.window.showInformationMessage(`compactd: continue with ${r.resume}`, run, copy);
+        if (choice === run) {
+          const terminal = vscode.window.createTerminal({ name: `compactd: ${r.to}` });
+          terminal.show();
+          terminal.sendText(r.resume);
+        } else if (choice === copy) {
+          await vscode.env.clipboard.writeText(r.resume);
+        }
         break;
       }
       case 'compactd.history': {
@@ -434,6 +464,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
           { label: '$(warning) Compact in place', description: 'replace the transcript (kept in the store)', id: 'compactd.compactInPlace' },
           { label: '$(history) History', description: 'versions of this conversation', id: 'compactd.history' },
           { label: '$(discard) Restore…', description: 'bring back a version', id: 'compactd.restore' },
+          { label: '$(arrow-swap) Continue in…', description: 'another agent, compacted to fit its window', id: 'compactd.handoff' },
         ],
         { placeHolder: g ? `${path.basename(vscode.Uri.parse(g.uri).fsPath)} — ${gaugeText(g)}` : 'compactd' },
       );

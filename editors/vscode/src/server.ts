@@ -67,6 +67,8 @@ export interface EditorInfo {
   recallMark: string;
   /** The handle's syntax in words. */
   recallSyntax: string;
+  /** The agents compactd.handoff continues a conversation in (absent from older binaries). */
+  handoffAgents?: { name: string; label: string }[];
 }
 
 /** editorInfo asks the binary for its EditorInfo; it rejects with one sentence. */

@@ -17,12 +17,14 @@ export interface CommandResults {
   'compactd.compactInPlace': Compaction;
   'compactd.diff': Diff;
   'compactd.dryRun': Compaction;
+  'compactd.handoff': Handoff;
   'compactd.history': History;
   'compactd.pin': Pinned;
   'compactd.recall': Recalled;
   'compactd.recompactAgentCompaction': Compaction;
   'compactd.restore': Restored;
   'compactd.restoreBeforeAgentCompaction': Restored;
+  'compactd.search': Found;
   'compactd.unpin': Pinned;
 }
 
@@ -122,6 +124,31 @@ export interface Diff {
   diff: string;
 }
 
+/** daemon.Handoff */
+export interface Handoff {
+  from: string;
+  to: string;
+  format: string;
+  path: string;
+  session: string;
+  resume: string;
+  imported?: boolean;
+  version: string;
+  parent: string;
+  model: string;
+  budget: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  steps: (Step)[] | null;
+  retention: Retention;
+  mapped: number;
+  asText: number;
+  images: number;
+  imagesAsText: number;
+  recall: string;
+  notes?: (string)[] | null;
+}
+
 /** strategy.ToolHint */
 export interface ToolHint {
   request?: string;
@@ -139,7 +166,7 @@ export interface RecordedOptions {
   pins?: (string)[] | null;
   hints?: Record<string, ToolHint> | null;
   summarizeThreshold?: number;
-  bufferTurns?: number;
+  bufferTurns: number;
   events?: number;
   turns?: number;
   summaryBudget?: number;
@@ -239,4 +266,32 @@ export interface Restored {
   session?: string;
   resume?: string;
   notes?: (string)[] | null;
+}
+
+/** search.Hit */
+export interface Hit {
+  agent?: string;
+  format: string;
+  project?: string;
+  session?: string;
+  title?: string;
+  path?: string;
+  line?: number;
+  version?: string;
+  conversation?: string;
+  date: string;
+  role: string;
+  part: string;
+  tool?: string;
+  snippet: string;
+  exact?: boolean;
+  resume?: string;
+}
+
+/** daemon.Found */
+export interface Found {
+  query: string;
+  hits: (Hit)[] | null;
+  more?: boolean;
+  targets: (string)[] | null;
 }

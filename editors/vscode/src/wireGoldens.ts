@@ -177,6 +177,45 @@ export const dryRun: CommandResult<CommandResults['compactd.dryRun']> = {
   }
 };
 
+export const handoff: CommandResult<CommandResults['compactd.handoff']> = {
+  "command": "compactd.handoff",
+  "uri": "file://<workspace>/<uuid>.jsonl",
+  "message": "continued in Codex CLI as v8; resume it with: cd /home/dev/src/ledger \u0026\u0026 codex resume <uuid>",
+  "open": "file://<home>/codex/sessions/<date>/rollout-<time>-<uuid>.jsonl",
+  "result": {
+    "from": "Claude Code",
+    "to": "codex",
+    "format": "codex",
+    "path": "<home>/codex/sessions/<date>/rollout-<time>-<uuid>.jsonl",
+    "session": "<uuid>",
+    "resume": "cd /home/dev/src/ledger \u0026\u0026 codex resume <uuid>",
+    "version": "v8",
+    "parent": "v7",
+    "model": "gpt-5.5",
+    "budget": 0,
+    "tokensBefore": 82,
+    "tokensAfter": 82,
+    "steps": [
+      {
+        "strategy": "strip-reasoning",
+        "eventsRemoved": 0,
+        "tokensSaved": 0
+      }
+    ],
+    "retention": {
+      "score": 1,
+      "kept": 0,
+      "total": 0,
+      "lost": null
+    },
+    "mapped": 0,
+    "asText": 0,
+    "images": 0,
+    "imagesAsText": 0,
+    "recall": "missing"
+  }
+};
+
 export const history: CommandResult<CommandResults['compactd.history']> = {
   "command": "compactd.history",
   "uri": "file://<workspace>/<uuid>.jsonl",
@@ -600,6 +639,40 @@ export const restoreBeforeAgentCompaction: CommandResult<CommandResults['compact
     "recorded": "v4",
     "session": "<uuid>",
     "resume": "cd /home/dev/src/ledger \u0026\u0026 claude --resume <uuid>"
+  }
+};
+
+export const search: CommandResult<CommandResults['compactd.search']> = {
+  "command": "compactd.search",
+  "uri": "",
+  "message": "",
+  "result": {
+    "query": "RESERVATION_TTL",
+    "hits": [
+      {
+        "agent": "claude",
+        "format": "claude-code",
+        "project": "/home/dev/src/inventory-service",
+        "session": "<uuid>",
+        "title": "Why does the service ignore RESERVATION_TTL?",
+        "path": "<workspace>/claude-2.1.330-24k.jsonl",
+        "line": 1,
+        "date": "<time>",
+        "role": "user",
+        "part": "text",
+        "snippet": "Why does the service ignore RESERVATION_TTL?",
+        "exact": true,
+        "resume": "claude --resume <uuid>"
+      }
+    ],
+    "targets": [
+      "claude",
+      "codex",
+      "gemini",
+      "kilo",
+      "opencode",
+      "qwen"
+    ]
   }
 };
 

@@ -161,7 +161,12 @@ func (f Frame) Split(data []byte, base int64, records, lines int, record func(Li
 		f.Seps = append(f.Seps, Separator{After: rec, Bytes: append(slices.Clone(f.SepAfter(rec)), extra...)})
 	}
 	consumed := 0
-	for off := 0; off < len(data); {
+	// A byte order mark before the first record is part of the lead.
+	if n := bomAt(data, base, records); n > 0 {
+		f = f.Extend(-1, data[:n])
+		consumed = n
+	}
+	for off := consumed; off < len(data); {
 		end := bytes.IndexByte(data[off:], '\n')
 		terminated := end >= 0
 		if !terminated {
@@ -257,6 +262,17 @@ func Write(f *Frame, records []transcript.Record) []byte {
 	return b
 }
 
+// bomAt is the length of a UTF-8 byte order mark data starts with when
+// data is the start of the source (an editor on Windows saved it), else 0.
+func bomAt(data []byte, base int64, records int) int {
+	if base == 0 && records == 0 && bytes.HasPrefix(data, bom) {
+		return len(bom)
+	}
+	return 0
+}
+
+var bom = []byte("\xef\xbb\xbf")
+
 // IsBlank reports whether a line holds only whitespace.
 func IsBlank(line []byte) bool { return len(bytes.TrimSpace(line)) == 0 }
 
@@ -294,7 +310,7 @@ func SplitParallel[T any](f Frame, data []byte, base int64, records, lines int, 
 	// every decoded value at once (1.4 GB).
 	pre := make([]Line, 0, decodeWindow)
 	out := make([]T, decodeWindow)
-	scan := 0 // where the next line to find starts
+	scan := bomAt(data, base, records) // where the next line to find starts
 	decodeNext := func(lo int) {
 		pre = pre[:0]
 		for scan < len(data) && len(pre) < decodeWindow {

@@ -42,6 +42,10 @@ func TestSplitWriteRoundTrip(t *testing.T) {
 		{"blank unterminated tail", "{}\n   ", 1, 3, "   "},
 		{"malformed terminated line is a record", "{}\nnot json\n{}\n", 3, -1, ""},
 		{"empty", "", 0, -1, ""},
+		// An editor on Windows saved it: the mark is the lead's, the first
+		// line a record.
+		{"byte order mark", "\xef\xbb\xbf{}\r\n[]\r\n", 2, -1, ""},
+		{"byte order mark and blank lines", "\xef\xbb\xbf\n\n{}\n", 1, -1, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -62,6 +66,9 @@ func TestSplitWriteRoundTrip(t *testing.T) {
 			for _, r := range recs {
 				if string(r.Raw) != tc.src[r.Start:r.End] {
 					t.Errorf("record %q has range [%d,%d) = %q", r.Raw, r.Start, r.End, tc.src[r.Start:r.End])
+				}
+				if tc.consumed < 0 && !json.Valid(r.Raw) && !strings.Contains(tc.src, "not json") {
+					t.Errorf("record %q is not the line's JSON", r.Raw)
 				}
 			}
 			if out := Write(&f, recs); string(out) != tc.src {

@@ -436,12 +436,6 @@ func (s *Server) anthropic(w *recorder, ex *Exchange, body []byte, countOnly boo
 		p.Reply.Calls[i].ID = s.nextID("toolu_01")
 	}
 	u := s.usage(prefix, msgs, p.Reply)
-	if s.opts.Window > 0 && u.Prompt > s.opts.Window {
-		e := invalid("prompt is too long: %d tokens > %d maximum", u.Prompt, s.opts.Window)
-		s.finish(ex, c, p, Usage{Prompt: u.Prompt})
-		s.reject(w, ex, c, e.Status, e.Message, anthropicError(e))
-		return
-	}
 	s.finish(ex, c, p, u)
 	s.wait()
 	id := s.nextID("msg_01")

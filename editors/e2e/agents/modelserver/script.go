@@ -53,6 +53,10 @@ type Turn struct {
 	// holds the server's summary: the agent compacted in the middle of the
 	// turn, and the steps would start over from the prompt it kept.
 	EndOnSummary bool
+	// Hold, when set, runs before the turn's answer is sent, and the
+	// reply waits until it returns: the agent waits on its request,
+	// running, while a test looks at it.
+	Hold func()
 }
 
 // A Script maps task names to turns. A prompt names its task with a tag
@@ -156,6 +160,9 @@ func (s *Script) decide(c *Conversation) (plan, error) {
 	}
 	p.Step = len(turn.Steps)
 	p.Reply = Reply{Thinking: turn.thinking(task, p.Step), Text: turn.Answer}
+	if turn.Hold != nil {
+		turn.Hold()
+	}
 	return p, nil
 }
 

@@ -85,10 +85,6 @@ type Options struct {
 	LogDir string
 	// Latency delays each reply (the model "thinking"); 0 answers at once.
 	Latency time.Duration
-	// Window is the model's context window: a Messages API request whose
-	// prompt holds more tokens is refused as the API refuses it ("prompt
-	// is too long: N tokens > W maximum"); 0 refuses none.
-	Window int
 }
 
 // A Server is a running scripted model endpoint.

@@ -406,6 +406,55 @@ async function main() {
       await shot('06a-recall');
     }
   }
+  if (FORK_TAB_RE && process.env.E2E_HANDOFF !== '0') {
+    // "Continue in another agent…": from the status bar's actions (to Codex) and from the
+    // palette (to Gemini CLI). The agents are the server's (the extension's quick pick), then the
+    // server asks about compactd's MCP server there; the new session opens in an editor and is
+    // written in the agent's own sessions folder.
+    const handoff = async (via, label, tabRe) => {
+      await step('back to the original (Quick Open)', () => quickOpen(FILE_NAME));
+      return step(`Continue in ${label} (${via})`, async () => {
+        if (via === 'status bar') {
+          await gaugeItem.first().click();
+          await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Continue in…' }).first().waitFor({ timeout: 10000 });
+          await page.keyboard.type('Continue in');
+          await page.keyboard.press('Enter');
+        } else {
+          await page.keyboard.press('Control+Shift+P');
+          const input = page.locator('.quick-input-widget input');
+          await input.waitFor({ timeout: 10000 });
+          await input.fill('>compactd: Continue in another agent');
+          await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Continue in another agent' }).first().waitFor({ timeout: 10000 });
+          await page.keyboard.press('Enter');
+        }
+        await page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first().waitFor({ timeout: 10000 });
+        await page.keyboard.type(label);
+        await page.keyboard.press('Enter');
+        const without = page.getByRole('button', { name: 'Continue without it' }).first();
+        await without.waitFor({ timeout: 20000 });
+        await without.click();
+        const t = page.locator('.tab', { hasText: tabRe }).first();
+        await t.waitFor({ timeout: 20000 });
+        return (await t.innerText()).trim();
+      }).catch(() => null);
+    };
+    const files = (dir) => {
+      const out = [];
+      const walk = (d) => { for (const e of fs.existsSync(d) ? fs.readdirSync(d, { withFileTypes: true }) : []) { if (e.isDirectory()) walk(path.join(d, e.name)); else out.push(e.name); } };
+      walk(dir);
+      return out;
+    };
+    const codexTab = await handoff('status bar', 'Codex CLI', /rollout-.*\.jsonl/);
+    check('the Codex session handed off from the status bar opened in an editor', !!codexTab, codexTab);
+    const rollouts = files(path.join(process.env.CODEX_HOME || '', 'sessions'));
+    check('the handoff wrote a Codex rollout', rollouts.some((f) => /^rollout-.*\.jsonl$/.test(f)), rollouts);
+    await shot('06b-handoff-codex');
+    const geminiTab = await handoff('palette', 'Gemini CLI', /session-.*\.jsonl/);
+    check('the Gemini CLI session handed off from the palette opened in an editor', !!geminiTab, geminiTab);
+    const chats = files(path.join(process.env.HOME || '', '.gemini', 'tmp'));
+    check('the handoff wrote a Gemini CLI session', chats.some((f) => /^session-.*\.jsonl$/.test(f)), chats);
+    await shot('06c-handoff-gemini');
+  }
   await page.waitForTimeout(500);
   await shot('06-after-compact');
   R.statusTooltip = await gaugeItem.first().getAttribute('aria-label').catch(() => null);

@@ -587,6 +587,50 @@ function M.recall(handle, callback)
   end)
 end
 
+-- handoff(agent, opts, callback): continues the conversation in another agent: a new session
+-- in its format and place, compacted to fit its window (opts.budget: to so many tokens), and
+-- the command that resumes it. Without an agent, vim.ui.select over the agents the binary
+-- names (editor-info's handoffAgents); opts.mcp installs compactd's MCP server there (nil:
+-- the server asks when it is missing).
+function M.handoff(agent, opts, callback)
+  opts = opts or {}
+  local function run(name)
+    return M.execute('compactd.handoff', { agent = name, mcp = opts.mcp, budget = opts.budget }, function(err, r)
+      if not err and type(r) == 'table' then
+        M.last_result = r
+        notify(tostring(r.message))
+        open_file(r.path, true)
+      end
+      if callback then callback(err, r) end
+    end)
+  end
+  if agent and agent ~= '' then return run(agent) end
+  local info = M.info()
+  local agents = type(info) == 'table' and info.handoffAgents or nil
+  if type(agents) ~= 'table' or #agents == 0 then return run(nil) end -- the server asks
+  vim.ui.select(agents, {
+    prompt = 'Continue this conversation in:',
+    format_item = function(a) return a.label end,
+  }, function(choice)
+    if choice then run(choice.name) end
+  end)
+  return true
+end
+
+-- actions(): what the status line offers for the conversation (the lualine component's
+-- click): compact, dry run, history, continue in another agent.
+function M.actions()
+  local items = {
+    { 'Compact conversation', function() M.compact({}) end },
+    { 'Dry-run compaction', function() M.dry_run({}) end },
+    { 'Show history', function() M.history() end },
+    { 'Continue in another agent…', function() M.handoff() end },
+  }
+  vim.ui.select(items, { prompt = 'compactd:', format_item = function(i) return i[1] end }, function(choice)
+    if choice then choice[2]() end
+  end)
+end
+
 local function user_commands()
   local cmd = vim.api.nvim_create_user_command
   cmd('CompactdCompact', function(o) M.compact(compact_args(o.fargs)) end,
@@ -612,6 +656,17 @@ local function user_commands()
     { nargs = '?', desc = "compactd: compact the history before the agent's compaction [aN] with compactd" })
   cmd('CompactdRecall', function(o) M.recall(o.args) end,
     { nargs = '?', desc = 'compactd: open what a placeholder or summary replaced ([handle], default: under the cursor)' })
+  cmd('CompactdHandoff', function(o)
+    local agent, opts = nil, {}
+    for _, a in ipairs(o.fargs) do
+      local budget, mcp = a:match('^budget=(%d+)$'), a:match('^mcp=(%a+)$')
+      if budget then opts.budget = tonumber(budget)
+      elseif mcp then opts.mcp = (mcp == 'yes' or mcp == 'true')
+      else agent = a end
+    end
+    M.handoff(agent, opts)
+  end, { nargs = '*', desc = 'compactd: continue the conversation in another agent ([agent] [budget=N] [mcp=yes|no])' })
+  cmd('CompactdActions', function() M.actions() end, { desc = 'compactd: the conversation\'s actions' })
   cmd('CompactdContext', function() M.context() end,
     { desc = 'compactd: what fills the context window, per turn, and what it costs (a float)' })
   cmd('CompactdStatus', function()

@@ -4,6 +4,15 @@ local M = require('lualine.component'):extend()
 
 local colors = { warn = 'DiagnosticWarn', critical = 'DiagnosticError' }
 
+-- A click offers the conversation's actions (compact, history, continue in another agent).
+function M:init(options)
+  options = options or {}
+  if options.on_click == nil then
+    options.on_click = function() require('compactd').actions() end
+  end
+  M.super.init(self, options)
+end
+
 function M:update_status()
   local compactd = require('compactd')
   local group = colors[compactd.level()]

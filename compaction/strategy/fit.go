@@ -210,10 +210,10 @@ func (r *run) settled() bool {
 // pipeline's steps replaced with placeholders — tool output, and the
 // content of calls whose arguments were stripped (a file written) — best
 // value first: the salience of the names a part holds that nothing else in
-// the view names, per token it costs. A budget is room the agent asked to
-// have filled. It reads the newest parts, a few times the room's worth,
-// and leaves out what names nothing new (a file read again unchanged). It
-// returns how many parts it restored.
+// the view names, per token it costs; then, while the budget lasts, the
+// newest. A budget is room the agent asked to have filled. It reads the
+// newest parts, a few times the room's worth, not every output of a long
+// session. It returns how many parts it restored.
 func (r *run) restoreWithin(budget int) int {
 	spare := budget - r.total()
 	if spare <= 0 {
@@ -323,6 +323,16 @@ func (r *run) restoreWithin(budget int) int {
 			}
 			if g := gain(c); g > bestG {
 				best, bestG = k, g
+			}
+		}
+		if best < 0 {
+			// Nothing left names anything new: the newest output that
+			// fits, as truncation would keep it.
+			for k, c := range cands {
+				if c.tokens <= spare {
+					best = k
+					break
+				}
 			}
 		}
 		if best < 0 {

@@ -348,6 +348,41 @@ func (d *Daemon) Allowed(path string) bool {
 	return false
 }
 
+// Readable reports whether a command that only reads path (handing it
+// off writes a new session of the target agent, in that agent's folder)
+// may take it: Allowed, or a session under an agent's folders of any
+// project — what search finds.
+func (d *Daemon) Readable(path string) bool {
+	if d.Allowed(path) {
+		return true
+	}
+	path = filepath.Clean(path)
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	roots := []string{d.opts.Env.SessionsDir()}
+	for _, a := range agents.All() {
+		if a.Everywhere == nil {
+			continue
+		}
+		for _, r := range a.Everywhere(d.opts.Env) {
+			roots = append(roots, r.Dir)
+			if r.Scope != "" {
+				roots = append(roots, r.Scope)
+			}
+		}
+	}
+	for _, root := range roots {
+		if r, err := filepath.EvalSymlinks(root); err == nil {
+			root = r
+		}
+		if agents.Within(path, root) {
+			return true
+		}
+	}
+	return false
+}
+
 func (d *Daemon) allowedRoots() []string {
 	folders := d.Folders()
 	roots := slices.Clone(folders)

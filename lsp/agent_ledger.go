@@ -98,7 +98,7 @@ func (s *Server) announce(ctx context.Context, d *daemon.Daemon, snap *index.Sna
 	s.announced[snap.Path] = append(s.announced[snap.Path], last.Compaction)
 	s.mu.Unlock()
 	s.setLedgerDiagnostics(u, snap.Path, l)
-	s.notify(methodAgentCompaction, note)
+	agentCompactionNotification.send(s, note)
 	if s.handlesAgentCompaction() || d.JobsUnavailable() != nil {
 		return
 	}

@@ -110,8 +110,11 @@ type command struct {
 	// result is the type of the command's result.
 	result reflect.Type
 	run    func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (daemon.Result, error)
-	// anywhere: the command takes no file (its uri may be left out).
-	anywhere bool
+	// anywhere: the command takes no file (its uri may be left out);
+	// readsOnly: it only reads its file, which may then be any agent's
+	// session (Daemon.Readable), not only the workspace's.
+	anywhere  bool
+	readsOnly bool
 }
 
 // entry is a command whose result is a T.
@@ -128,6 +131,13 @@ func entry[T daemon.Result](title string, run func(s *Server, ctx context.Contex
 // anywhere marks a command that takes no file.
 func anywhere(c command) command {
 	c.anywhere = true
+	return c
+}
+
+// readsOnly marks a command that only reads its file (a session search
+// found, of any project, may be handed off).
+func readsOnly(c command) command {
+	c.readsOnly = true
 	return c
 }
 
@@ -189,7 +199,7 @@ var commands = map[string]command{
 	cmdDiff: entry("", func(s *Server, ctx context.Context, d *daemon.Daemon, c call) (*daemon.Diff, error) {
 		return d.Diff(ctx, c.path, c.args.From, c.args.To)
 	}),
-	cmdHandoff: entry("Continuing in another agent", handoffCommand),
+	cmdHandoff: readsOnly(entry("Continuing in another agent", handoffCommand)),
 	cmdSearch:  anywhere(entry("", searchCommand)),
 }
 
@@ -280,6 +290,7 @@ func (s *Server) runCommand(ctx context.Context, name string, args CommandArgs) 
 		path = ""
 	case path == "":
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s needs a file uri, got %q", name, args.URI)
+	case cmd.readsOnly && d.Readable(path):
 	case !d.Allowed(path):
 		return nil, s.fail(name, fmt.Errorf("refused: %s is outside the workspace and the agents' folders", path))
 	}

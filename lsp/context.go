@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"go.lsp.dev/protocol"
@@ -75,11 +74,7 @@ type ContextDryRun struct {
 	TradeOff []strategy.TradePoint `json:"tradeOff,omitempty"`
 }
 
-func (s *Server) contextView(ctx context.Context, params json.RawMessage) (any, error) {
-	var p ContextParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) contextView(ctx context.Context, p ContextParams) (*ContextResult, error) {
 	d := s.currentDaemon()
 	snap := s.snapshotOf(p.URI)
 	if d == nil || snap == nil {

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"go.lsp.dev/protocol"
@@ -106,7 +105,7 @@ func gaugeOf(snap *index.Snapshot, active string, now time.Time) Gauge {
 func (s *Server) onChange(ev index.Event) {
 	if ev.Snapshot == nil {
 		s.auto.Forget(ev.Path)
-		s.notify(methodGauge, Gauge{URI: pathURI(ev.Path), Removed: true, Savings: map[string]int{}})
+		gaugeNotification.send(s, Gauge{URI: pathURI(ev.Path), Removed: true, Savings: map[string]int{}})
 		s.publishDiagnostics(pathURI(ev.Path), nil)
 		return
 	}
@@ -115,7 +114,7 @@ func (s *Server) onChange(ev index.Event) {
 		active, now = d.Active(), d.Now()
 	}
 	s.gaugesSent.Add(1)
-	s.notify(methodGauge, gaugeOf(ev.Snapshot, active, now))
+	gaugeNotification.send(s, gaugeOf(ev.Snapshot, active, now))
 	s.publishDiagnostics(pathURI(ev.Path), ev.Snapshot)
 	if ev.Snapshot.AgentCompacted >= 0 {
 		s.agentCompacted(ev.Snapshot)
@@ -124,7 +123,7 @@ func (s *Server) onChange(ev index.Event) {
 	s.autoChecked.Add(1)
 }
 
-func (s *Server) gauges(ctx context.Context, _ json.RawMessage) (any, error) {
+func (s *Server) gauges(ctx context.Context, _ NoParams) ([]Gauge, error) {
 	out := []Gauge{}
 	d := s.currentDaemon()
 	if d == nil {

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 
@@ -36,7 +35,7 @@ type Health struct {
 	ScanDone    bool        `json:"scanDone"`
 }
 
-func (s *Server) health(ctx context.Context, _ json.RawMessage) (any, error) {
+func (s *Server) health(ctx context.Context, _ NoParams) (Health, error) {
 	h := Health{Version: Version, Store: s.opts.Store, Folders: []string{}, Watching: []watch.WatchedRoot{}}
 	if h.Store.Path != "" && h.Store.Error == "" {
 		h.Store.Writable = writableDir(filepath.Dir(h.Store.Path))

@@ -217,10 +217,9 @@ func init() {
 		protocol.MethodWorkspaceDidChangeConfiguration:    (*Server).didChangeConfiguration,
 		protocol.MethodWorkspaceDidChangeWorkspaceFolders: (*Server).didChangeWorkspaceFolders,
 		protocol.MethodWorkDoneProgressCancel:             (*Server).workDoneProgressCancel,
-		methodGauges:                                      (*Server).gauges,
-		methodStats:                                       (*Server).stats,
-		methodContext:                                     (*Server).contextView,
-		methodHealth:                                      (*Server).health,
+	}
+	for _, r := range requests {
+		routes[r.method] = r.route
 	}
 }
 

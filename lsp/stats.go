@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 )
 
 // methodStats answers counters for benchmarks and troubleshooting.
@@ -31,7 +30,7 @@ type Stats struct {
 	AutoCompactions int64 `json:"autoCompactions"`
 }
 
-func (s *Server) stats(ctx context.Context, _ json.RawMessage) (any, error) {
+func (s *Server) stats(ctx context.Context, _ NoParams) (Stats, error) {
 	// In this order: a gauge counted as checked was counted as sent
 	// before, and a compaction it started is counted by then.
 	out := Stats{AutoChecked: s.autoChecked.Load()}

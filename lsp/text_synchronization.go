@@ -61,7 +61,7 @@ func (s *Server) track(u protocol.DocumentURI) {
 		return
 	}
 	s.gaugesSent.Add(1)
-	s.notify(methodGauge, gaugeOf(snap, d.Active(), d.Now()))
+	gaugeNotification.send(s, gaugeOf(snap, d.Active(), d.Now()))
 	s.auto.Observe(s.ctx, snap) // a baseline for auto-compaction
 	s.autoChecked.Add(1)
 	s.mu.Lock()

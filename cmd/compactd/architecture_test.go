@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -115,8 +118,11 @@ func agentWords() []string {
 // recipe made a check: the jobs, the strategies, the gauge and the
 // protocol adapter name no agent in code (identifiers and strings; their
 // comments and tests may), so a new agent is its two folders and a line
-// in each registry. The editors are held to the same in their code
-// (their manifests' settings and documentation aside).
+// in each registry. The editors are held to the same in their code, in
+// what the VS Code manifest contributes (its settings, commands and
+// activation; its Marketplace description is prose) and in the settings
+// the Neovim plugin documents: their watch setting takes the agents' keys
+// the server advertises (editor-info's watchSwitches).
 func TestNoAgentNamedOutsideItsFolders(t *testing.T) {
 	words := agentWords()
 	if len(words) < 8 {
@@ -191,6 +197,58 @@ func TestNoAgentNamedOutsideItsFolders(t *testing.T) {
 		})
 		if err != nil {
 			t.Fatal(err)
+		}
+	}
+	// Every key and string the VS Code manifest contributes.
+	manifest, err := os.ReadFile(filepath.Join(root, "editors", "vscode", "package.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pkg struct {
+		Contributes      any `json:"contributes"`
+		ActivationEvents any `json:"activationEvents"`
+	}
+	if err := json.Unmarshal(manifest, &pkg); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(where string, v any)
+	walk = func(where string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				if w := named(k); w != "" {
+					t.Errorf("package.json %s: the key %q names the agent %q", where, k, w)
+				}
+				walk(where+"."+k, e)
+			}
+		case []any:
+			for i, e := range x {
+				walk(fmt.Sprintf("%s[%d]", where, i), e)
+			}
+		case string:
+			if w := named(x); w != "" {
+				t.Errorf("package.json %s: %q names the agent %q", where, x, w)
+			}
+		}
+	}
+	walk("contributes", pkg.Contributes)
+	walk("activationEvents", pkg.ActivationEvents)
+	if !bytes.Contains(manifest, []byte(`"compactd.watch"`)) {
+		t.Error("package.json contributes no compactd.watch setting")
+	}
+	// The settings the Neovim plugin documents (its help file's last
+	// section, the defaults).
+	help, err := os.ReadFile(filepath.Join(root, "editors", "nvim", "doc", "compactd.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, settings, ok := strings.Cut(string(help), "*compactd-settings*")
+	if !ok {
+		t.Fatal("the Neovim help has no *compactd-settings* section")
+	}
+	for _, line := range strings.Split(settings, "\n") {
+		if w := named(line); w != "" {
+			t.Errorf("the Neovim help's settings name the agent %q: %s", w, line)
 		}
 	}
 }

@@ -191,8 +191,8 @@ func Default() *Config {
 		Summarize:   Summarize{Timeout: Duration{60 * time.Second}},
 		AutoCompact: AutoCompact{Ratio: 0.85, MinTurns: 4},
 		Log:         Log{Level: "info"},
-		// Half a GiB holds the index of some 15 GB of sessions (about a
-		// tenth of their text, which is about a third of them).
+		// Half a GiB holds the index of some 10 GB of sessions (about a
+		// sixth of their text, which is about a third of them).
 		Search: Search{MaxIndexMB: 512},
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/pelletier/go-toml/v2"
 
@@ -49,6 +50,30 @@ func (w *Watch) set(name string, on bool) {
 		w.Agents = map[string]bool{}
 	}
 	w.Agents[name] = on
+}
+
+// A WatchSwitch is one agent's switch in [watch]: Key as editors send it
+// (camelCase), TOML as .compactd.toml names it (snake case), Label the
+// agent's name as users know it. The server advertises them, so that
+// neither editor lists the agents.
+type WatchSwitch struct {
+	Key   string `json:"key"`
+	TOML  string `json:"toml"`
+	Label string `json:"label"`
+}
+
+// WatchSwitches are every registered agent's switches, by key.
+func WatchSwitches() []WatchSwitch {
+	var out []WatchSwitch
+	for _, a := range agents.All() {
+		label := a.Label
+		if label == "" {
+			label = a.Name
+		}
+		out = append(out, WatchSwitch{Key: a.ClientSetting(), TOML: a.Setting, Label: label})
+	}
+	slices.SortFunc(out, func(a, b WatchSwitch) int { return strings.Compare(a.Key, b.Key) })
+	return out
 }
 
 // watchKeys maps the keys of [watch], as TOML (snake case) or an editor

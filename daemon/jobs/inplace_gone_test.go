@@ -13,6 +13,7 @@ import (
 
 	"github.com/compactd/compactd/compaction/sessiongen"
 	"github.com/compactd/compactd/compaction/strategy"
+	"github.com/compactd/compactd/daemon/platform"
 	"github.com/compactd/compactd/daemon/store"
 )
 
@@ -75,7 +76,7 @@ func TestInPlaceWhenTheTranscriptGoes(t *testing.T) {
 	for i, step := range steps {
 		for _, action := range []string{"delete", "replace"} {
 			t.Run(action+"@"+step, func(t *testing.T) {
-				acted := false
+				acted, refused := false, false
 				path, res, err := inPlaceRun(t, func(path, name string) {
 					if name != step || acted {
 						return
@@ -90,13 +91,25 @@ func TestInPlaceWhenTheTranscriptGoes(t *testing.T) {
 						// As a program saves a file: a new one renamed over it.
 						tmp := path + ".new"
 						writeShape(t, tmp, other)
-						if err := os.Rename(tmp, path); err != nil {
+						err := os.Rename(tmp, path)
+						if err != nil && !platform.ReplaceKeepsOpenFiles && platform.InUse(err) {
+							// Windows: no program replaces a file compactd
+							// holds open at this step.
+							refused = true
+							os.Remove(tmp)
+						} else if err != nil {
 							t.Fatalf("replace at %s: %v", step, err)
 						}
 					}
 				})
 				if !acted {
 					t.Fatalf("step %s never ran", step)
+				}
+				if refused {
+					if err != nil {
+						t.Fatalf("the replacement was refused, the transcript stayed, yet: %v", err)
+					}
+					t.Skipf("Windows refuses to replace the transcript while compactd holds it open at %s; the compaction went on (%s)", step, res.Version)
 				}
 				now, statErr := os.ReadFile(path)
 				switch action {

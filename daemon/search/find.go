@@ -1,21 +1,16 @@
 package search
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"time"
 
-	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/agents"
-	"github.com/compactd/compactd/daemon/sourcefile"
 	"github.com/compactd/compactd/daemon/store"
 	"github.com/compactd/compactd/daemon/watch"
 )
@@ -30,7 +25,7 @@ const MaxLimit = 200
 // candidateWindow is how many pieces holding every term a query ranks:
 // all of them for anything but common words, the newest this many for
 // those (the index walks pieces newest first).
-const candidateWindow = 2000
+const candidateWindow = 1000
 
 // maxReads bounds the pieces one query reads again to check its phrases
 // and cut snippets (each well under a millisecond).
@@ -168,7 +163,7 @@ func (x *Index) Search(ctx context.Context, q Query) (*Results, error) {
 		order = append(order, ranked{doc: d, cands: cs, score: relevance(cs) * recency(now, d.Updated)})
 	}
 	sort.SliceStable(order, func(i, j int) bool { return order[i].score > order[j].score })
-	reader := &reader{x: x, wholes: map[int64]*wholeSource{}, versions: map[int64][]byte{}}
+	reader := newReader(x, pq)
 	reads := 0
 	perSource := min(max(maxReads/max(min(len(order), limit), 1), minPiecesPerSource), maxPiecesPerSource)
 	for i, r := range order {
@@ -328,142 +323,4 @@ func (x *Index) Materialize(ctx context.Context, h Hit) (string, error) {
 	}
 	db, session := splitDBSource(d.Source)
 	return watch.RenderDatabaseSession(ctx, x.opts.Env, db, session)
-}
-
-// A reader reads a query's candidate pieces again, parsed as they were
-// indexed; it keeps the sources read whole for the query's length.
-type reader struct {
-	x        *Index
-	wholes   map[int64]*wholeSource
-	versions map[int64][]byte
-}
-
-type wholeSource struct {
-	data []byte
-	t    *transcript.Transcript
-	err  error
-}
-
-// passages re-reads candidate c of d, and returns its passages and the
-// line each message starts on.
-func (r *reader) passages(ctx context.Context, d store.SearchDoc, c store.SearchCandidate) ([]passage, func(int) int64, error) {
-	codec, ok := format.Lookup(transcript.Format(d.Format))
-	if !ok {
-		return nil, nil, fmt.Errorf("format %q is unknown to this compactd", d.Format)
-	}
-	if d.Whole {
-		w := r.whole(ctx, d, codec)
-		if w.err != nil {
-			return nil, nil, w.err
-		}
-		hi := min(int(c.Hi), len(w.t.Messages))
-		lo := min(int(c.Lo), hi)
-		lineOf := func(i int) int64 {
-			if i < 0 || i >= len(w.t.Messages) || len(w.t.Messages[i].Records) == 0 || d.Kind != store.SearchFile {
-				return 0
-			}
-			rec := w.t.Messages[i].Records[0]
-			if rec < 0 || rec >= len(w.t.Records) {
-				return 0
-			}
-			start := min(w.t.Records[rec].Start, int64(len(w.data)))
-			return int64(bytes.Count(w.data[:start], []byte{'\n'})) + 1
-		}
-		return passages(w.t.Messages[lo:hi], lo), lineOf, nil
-	}
-	ap, ok := codec.(format.Appender)
-	if !ok {
-		return nil, nil, fmt.Errorf("format %q is not read in pieces", d.Format)
-	}
-	raw, err := r.piece(ctx, d, c.Lo, c.Hi)
-	if err != nil {
-		return nil, nil, err
-	}
-	t, err := ap.Append(nil, raw)
-	if err != nil {
-		return nil, nil, err
-	}
-	lineOf := func(i int) int64 {
-		if d.Kind != store.SearchFile || i < 0 || i >= len(t.Messages) || len(t.Messages[i].Records) == 0 {
-			return 0
-		}
-		start := min(t.Records[t.Messages[i].Records[0]].Start, int64(len(raw)))
-		return c.Line + int64(bytes.Count(raw[:start], []byte{'\n'}))
-	}
-	return passages(t.Messages, 0), lineOf, nil
-}
-
-// piece reads bytes [lo, hi) of a growing source.
-func (r *reader) piece(ctx context.Context, d store.SearchDoc, lo, hi int64) ([]byte, error) {
-	if d.Kind == store.SearchVersion {
-		data, err := r.version(ctx, d)
-		if err != nil {
-			return nil, err
-		}
-		if hi > int64(len(data)) || lo > hi {
-			return nil, io.ErrUnexpectedEOF
-		}
-		return data[lo:hi], nil
-	}
-	f, err := sourcefile.OpenRegular(d.Source)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf := make([]byte, hi-lo)
-	if _, err := f.ReadAt(buf, lo); err != nil {
-		return nil, err // shorter than indexed: rewritten since
-	}
-	return buf, nil
-}
-
-func (r *reader) version(ctx context.Context, d store.SearchDoc) ([]byte, error) {
-	if b, ok := r.versions[d.ID]; ok {
-		return b, nil
-	}
-	id, ok := versionID(d.Source)
-	if !ok {
-		return nil, fmt.Errorf("%s is not a stored version", d.Source)
-	}
-	v, err := r.x.st.VersionByID(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	b, err := r.x.st.Content(ctx, v.ContentHash)
-	if err != nil {
-		return nil, err
-	}
-	r.versions[d.ID] = b
-	return b, nil
-}
-
-// whole reads and parses a source read whole, once per query.
-func (r *reader) whole(ctx context.Context, d store.SearchDoc, codec format.Codec) *wholeSource {
-	if w := r.wholes[d.ID]; w != nil {
-		return w
-	}
-	w := &wholeSource{}
-	r.wholes[d.ID] = w
-	switch d.Kind {
-	case store.SearchFile:
-		if fi, err := os.Stat(d.Source); err != nil || fi.Size() != d.Size || fi.ModTime().UnixNano() != d.MTime {
-			w.err = errors.New("changed since it was indexed")
-			return w
-		}
-		w.data, _, w.err = sourcefile.ReadTranscript(d.Source)
-	case store.SearchDatabase:
-		db, session := splitDBSource(d.Source)
-		conn, err := r.x.dbs.open(db)
-		if err != nil {
-			w.err = err
-			return w
-		}
-		w.data, w.err = conn.Export(ctx, session)
-	case store.SearchVersion:
-		w.data, w.err = r.version(ctx, d)
-	}
-	if w.err == nil {
-		w.t, w.err = codec.Parse(w.data)
-	}
-	return w
 }

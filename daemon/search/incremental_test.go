@@ -361,3 +361,51 @@ func TestTwoProcessesIndexOnce(t *testing.T) {
 	}
 	_ = sessions
 }
+
+// TestALargeDocumentIsCheckedWithoutItsParse: a JSON document past the
+// size a query parses again (a long Messages API request) is found by a
+// phrase of one of its messages, checked against the piece's own strings,
+// at its line.
+func TestALargeDocumentIsCheckedWithoutItsParse(t *testing.T) {
+	m := newMachine(t)
+	var req map[string]any
+	if err := json.Unmarshal(readFile(t, codecData(t, "anthropic/testdata/request.json")), &req); err != nil {
+		t.Fatal(err)
+	}
+	msgs := req["messages"].([]any)
+	for i := range 200 {
+		text := fmt.Sprintf("step %d: %s", i, filler(6000))
+		if i == 150 {
+			text = "reconcile the harbour ledger\nbefore the audit"
+		}
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		msgs = append(msgs, map[string]any{"role": role, "content": []any{map[string]any{"type": "text", "text": text}}})
+	}
+	req["messages"] = msgs
+	data, err := json.MarshalIndent(req, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) <= wholeParseLimit {
+		t.Fatalf("the document is %d bytes, not past %d", len(data), wholeParseLimit)
+	}
+	path := writeFile(t, filepath.Join(m.ws, "logs", "long-request.json"), data)
+	x := m.index(t)
+	if _, err := x.Sync(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	res := find(t, x, `"harbour ledger before the audit"`)
+	if len(res.Hits) != 1 || res.Hits[0].Path != path || !strings.Contains(res.Hits[0].Snippet, "harbour ledger before the audit") {
+		t.Fatalf("the phrase across a line break of one message:%s", describeHits(res))
+	}
+	want := 1 + strings.Count(string(data[:strings.Index(string(data), "reconcile the harbour")]), "\n")
+	if res.Hits[0].Line != int64(want) {
+		t.Errorf("the hit is on line %d, want %d", res.Hits[0].Line, want)
+	}
+	if res := find(t, x, `"harbour audit"`); len(res.Hits) != 0 {
+		t.Errorf("words of one message apart were taken for a phrase:%s", describeHits(res))
+	}
+}

@@ -1,9 +1,11 @@
 package search
 
 import (
+	"bytes"
 	"errors"
-	"fmt"
+	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // A parsed query: the quoted phrases that must occur as written, the
@@ -16,6 +18,9 @@ type parsedQuery struct {
 	typed   phrase
 	// expr is the FTS5 query: every term, ANDed.
 	expr string
+	// ascii are its terms written in ASCII alone, what a source's bytes
+	// are looked at for before they are parsed.
+	ascii [][]byte
 }
 
 // ErrEmptyQuery is a query with no term to look for.
@@ -62,7 +67,7 @@ func parseQuery(q string) (*parsedQuery, error) {
 	seen := map[string]bool{}
 	add := func(ph phrase) {
 		for i, t := range ph.Terms {
-			s := fmt.Sprintf("%q", t)
+			s := ftsString(t)
 			if i == len(ph.Terms)-1 && ph.Prefix {
 				s += "*"
 			}
@@ -78,11 +83,43 @@ func parseQuery(q string) (*parsedQuery, error) {
 	for _, ph := range p.words {
 		add(ph)
 	}
+	// The keys of each phrase's pairs of words (a prefix ends none).
+	for _, ph := range append(slices.Clone(p.phrases), p.words...) {
+		n := len(ph.Terms)
+		if ph.Prefix {
+			n--
+		}
+		for i := 0; i+1 < n; i++ {
+			if k := ftsString(pairKey(ph.Terms[i], ph.Terms[i+1])); !seen[k] {
+				seen[k] = true
+				all = append(all, k)
+			}
+		}
+	}
+	for _, ph := range append(slices.Clone(p.phrases), p.words...) {
+		for _, t := range ph.Terms {
+			if isASCII(t) {
+				p.ascii = append(p.ascii, []byte(t))
+			}
+		}
+	}
 	if len(all) == 0 {
 		return nil, ErrEmptyQuery
 	}
 	p.expr = strings.Join(all, " AND ")
 	return p, nil
+}
+
+// ftsString is s as an FTS5 string (in double quotes, each doubled).
+func ftsString(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // toPhrase is text's terms; a trailing * makes the last a prefix.
@@ -98,64 +135,121 @@ func toPhrase(text string) phrase {
 	return ph
 }
 
-// A match is where a piece's passages satisfy a query.
+// A match is where a passage satisfies a query.
 type match struct {
 	passage passage
 	// start, end is the range the snippet centres on.
 	start, end int
-	// typed: the words occur as typed, in order (or a quoted phrase does).
+	// typed: the whole query occurs as typed, in order.
 	typed bool
 }
 
-// check reports whether ps satisfy q — every quoted phrase occurs as
-// written in one passage, every word in one of them — and where to cut
-// the snippet: a place the whole query occurs as typed (typed), else the
-// first quoted phrase, else the first word.
+// check finds the passage of ps that satisfies q — every quoted phrase
+// occurs in it as written and every word — the first that says the whole
+// query as typed, else the first that satisfies it; and where to cut the
+// snippet: the typed query, else its first phrase, else its first word.
 func (q *parsedQuery) check(ps []passage) (match, bool) {
-	tokenized := make([][]term, len(ps))
-	at := func(i int) []term {
-		if tokenized[i] == nil {
-			tokenized[i] = terms(ps[i].Text)
+	var plain *match
+	for i := range ps {
+		ts := terms(ps[i].Text)
+		if s, e := q.typed.find(ts); s >= 0 && q.holds(ts) {
+			return match{passage: ps[i], start: s, end: e, typed: true}, true
 		}
-		return tokenized[i]
-	}
-	var first *match
-	for _, ph := range q.phrases {
-		found := false
-		for i := range ps {
-			if s, e := ph.find(at(i)); s >= 0 {
-				found = true
-				if first == nil {
-					first = &match{passage: ps[i], start: s, end: e}
-				}
+		if plain != nil || !q.holds(ts) {
+			continue
+		}
+		m := match{passage: ps[i], start: -1}
+		for _, ph := range append(slices.Clone(q.phrases), q.words...) {
+			if s, e := ph.find(ts); s >= 0 {
+				m.start, m.end = s, e
 				break
 			}
 		}
-		if !found {
-			return match{}, false
+		plain = &m
+	}
+	if plain == nil {
+		return match{}, false
+	}
+	return *plain, true
+}
+
+// holds reports whether ts hold every phrase and word of q.
+func (q *parsedQuery) holds(ts []term) bool {
+	for _, ph := range q.phrases {
+		if s, _ := ph.find(ts); s < 0 {
+			return false
 		}
 	}
 	for _, w := range q.words {
-		found := false
-		for i := range ps {
-			if s, e := w.find(at(i)); s >= 0 {
-				found = true
-				if first == nil {
-					first = &match{passage: ps[i], start: s, end: e}
-				}
+		if s, _ := w.find(ts); s < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// mayHold reports whether low, a source's bytes with ASCII letters
+// lower-cased, may hold the query: it holds every ASCII term of it (a
+// term with other letters may be escaped in a JSON string, and is left
+// to the parse), and the terms of each phrase (a quoted one, a word such
+// as a path) close after one another (phraseGap).
+func (q *parsedQuery) mayHold(low []byte) bool {
+	for _, t := range q.ascii {
+		if !bytes.Contains(low, t) {
+			return false
+		}
+	}
+	for _, ph := range q.phrases {
+		if !ph.mayHold(low) {
+			return false
+		}
+	}
+	for _, w := range q.words {
+		if !w.mayHold(low) {
+			return false
+		}
+	}
+	return true
+}
+
+// phraseGap is how far apart two words next to each other in a text may
+// be in its bytes: what separates them (spaces, punctuation) and how
+// JSON escapes it, twice for a string of JSON held in a string
+// ("\\n", "\\\"", "\u00a0").
+const phraseGap = 24
+
+// mayHold reports whether low holds the phrase's terms in order, each
+// within phraseGap bytes of the one before (true for a phrase with a term
+// in other letters than ASCII, left to the parse).
+func (p phrase) mayHold(low []byte) bool {
+	if len(p.Terms) < 2 {
+		return true
+	}
+	for _, t := range p.Terms {
+		if !isASCII(t) {
+			return true
+		}
+	}
+	first := []byte(p.Terms[0])
+	for off := 0; ; {
+		i := bytes.Index(low[off:], first)
+		if i < 0 {
+			return false
+		}
+		pos := off + i + len(first)
+		ok := true
+		for _, t := range p.Terms[1:] {
+			end := min(pos+phraseGap+len(t), len(low))
+			j := bytes.Index(low[pos:end], []byte(t))
+			if j < 0 {
+				ok = false
 				break
 			}
+			pos += j + len(t)
 		}
-		if !found {
-			return match{}, false
+		if ok {
+			return true
 		}
+		off += i + 1
 	}
-	// Exact: the whole query, its words and phrases in order.
-	for i := range ps {
-		if s, e := q.typed.find(at(i)); s >= 0 {
-			return match{passage: ps[i], start: s, end: e, typed: true}, true
-		}
-	}
-	first.typed = false
-	return *first, true
 }

@@ -38,6 +38,16 @@ func (x *Index) Sync(ctx context.Context, progress Progress) (Stats, error) {
 		}
 	}
 	files := x.files(ctx)
+	// Oldest first: the pieces indexed last are listed first by the
+	// index, and a query's window of its newest pieces holds the
+	// sessions active last.
+	mtimes := make(map[string]int64, len(files))
+	for _, p := range files {
+		if fi, err := os.Stat(p); err == nil {
+			mtimes[p] = fi.ModTime().UnixNano()
+		}
+	}
+	sort.SliceStable(files, func(i, j int) bool { return mtimes[files[i]] < mtimes[files[j]] })
 	versions, err := x.st.VersionsAfter(ctx, lastVersion)
 	if err != nil {
 		return Stats{}, err
@@ -312,6 +322,12 @@ func (x *Index) syncDatabase(ctx context.Context, r dbRoot, known map[string]*st
 func (x *Index) evict(ctx context.Context) (int, error) {
 	if x.opts.MaxBytes <= 0 {
 		return 0, nil
+	}
+	// Measuring the index reads every page of it: a large one is measured
+	// only when the text it holds could make it reach its size (it stays
+	// within a quarter of its text; a small one has pages half empty).
+	if text, err := x.st.SearchText(ctx); err != nil || text >= 64<<20 && text/4 <= x.opts.MaxBytes {
+		return 0, err
 	}
 	size, err := x.st.SearchSize(ctx)
 	if err != nil || size.IndexBytes <= x.opts.MaxBytes || size.TextBytes == 0 {

@@ -2,6 +2,7 @@ package search
 
 import (
 	"encoding/json"
+	"hash/fnv"
 	"maps"
 	"slices"
 	"strings"
@@ -25,65 +26,65 @@ type passage struct {
 
 // passages are the searchable texts of messages: prose, reasoning, tool
 // results and attachments as the model saw them, and a tool call's name
-// and the strings of its arguments (the paths, commands and patterns it
-// was given). Images and opaque content have none.
+// and each string of its arguments (the paths, commands and patterns it
+// was given, JSON escapes undone: a path or a command reads as typed),
+// each its own passage, so a phrase is found within one of them as it
+// stands in the transcript. Images and opaque content have none.
 func passages(msgs []transcript.Message, first int) []passage {
 	var out []passage
 	for i := range msgs {
 		m := &msgs[i]
 		for j := range m.Parts {
 			p := &m.Parts[j]
-			text := ""
+			add := func(text string) {
+				if strings.TrimSpace(text) != "" {
+					out = append(out, passage{Message: first + i, Role: m.Role, Origin: m.Origin, Part: p.Kind, Tool: p.ToolName, Text: text})
+				}
+			}
 			switch p.Kind {
 			case transcript.PartImage, transcript.PartOpaque:
-				continue
 			case transcript.PartToolCall:
-				text = callText(p)
+				add(p.ToolName)
+				for _, s := range argStrings(p.Args) {
+					add(s)
+				}
 			default:
-				text = p.Text
+				add(p.Text)
 			}
-			if strings.TrimSpace(text) == "" {
-				continue
-			}
-			out = append(out, passage{Message: first + i, Role: m.Role, Origin: m.Origin, Part: p.Kind, Tool: p.ToolName, Text: text})
 		}
 	}
 	return out
 }
 
-// callText is a tool call as text: its name, then each string of its
-// arguments on a line, by key (JSON escapes undone, so a path or a
-// command reads as typed); arguments that are not JSON are kept as they
-// are.
-func callText(p *transcript.Part) string {
-	var b strings.Builder
-	b.WriteString(p.ToolName)
+// argStrings are the strings of a tool call's arguments, by key (the
+// order is the index's and a query's check's, which must agree);
+// arguments that are not JSON are one string as they are.
+func argStrings(args string) []string {
+	if args == "" {
+		return nil
+	}
 	var v any
-	if p.Args != "" && json.Unmarshal([]byte(p.Args), &v) == nil {
-		appendStrings(&b, v)
-	} else if p.Args != "" {
-		b.WriteByte('\n')
-		b.WriteString(p.Args)
+	if json.Unmarshal([]byte(args), &v) != nil {
+		return []string{args}
 	}
-	return b.String()
-}
-
-func appendStrings(b *strings.Builder, v any) {
-	switch x := v.(type) {
-	case string:
-		b.WriteByte('\n')
-		b.WriteString(x)
-	case map[string]any:
-		// In key order: a query's phrase is checked against the text the
-		// index was built from, so it must come out the same every time.
-		for _, k := range slices.Sorted(maps.Keys(x)) {
-			appendStrings(b, x[k])
-		}
-	case []any:
-		for _, y := range x {
-			appendStrings(b, y)
+	var out []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			out = append(out, x)
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				walk(x[k])
+			}
+		case []any:
+			for _, y := range x {
+				walk(y)
+			}
 		}
 	}
+	walk(v)
+	return out
 }
 
 // joined is what the full-text index holds of passages.
@@ -140,6 +141,45 @@ func oneLine(s string, n int) string {
 	}
 	r := []rune(s)
 	return strings.TrimSpace(string(r[:n])) + "…"
+}
+
+// Phrase keys let the index narrow a phrase of common words, which it
+// cannot by its terms (it keeps which pieces hold a term, not where):
+// each pair of words next to each other in a passage is hashed into one
+// of 65,536 keys, indexed with the piece as a term of two private-use
+// characters no text holds. A piece holds about a fortieth of the keys,
+// so a four-word phrase's three keys leave about one piece in 60,000
+// that does not say it, where its words alone left most of them; the
+// keys about double the index's entries.
+const pairKeyBits = 16
+
+// pairKey is the key of the words a then b.
+func pairKey(a, b string) string {
+	h := fnv.New32a()
+	h.Write([]byte(a))
+	h.Write([]byte{0})
+	h.Write([]byte(b))
+	k := h.Sum32() & (1<<pairKeyBits - 1)
+	return string([]rune{0xE000 + rune(k>>8), 0xE100 + rune(k&0xff)})
+}
+
+// pairKeys are the keys of every pair of words next to each other in ps,
+// each once, as text the index takes beside ps's.
+func pairKeys(ps []passage) string {
+	seen := map[string]bool{}
+	var b strings.Builder
+	for _, p := range ps {
+		ts := terms(p.Text)
+		for i := 0; i+1 < len(ts); i++ {
+			k := pairKey(ts[i].Text, ts[i+1].Text)
+			if !seen[k] {
+				seen[k] = true
+				b.WriteByte(' ')
+				b.WriteString(k)
+			}
+		}
+	}
+	return b.String()
 }
 
 // Terms are what the full-text index and a phrase check compare: runs of

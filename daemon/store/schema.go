@@ -206,10 +206,11 @@ func migratePins(ctx context.Context, tx *sql.Tx) error {
 // migrateSearch adds the search index (store/search.go): the sources
 // indexed, their pieces, and the pieces' terms in a contentless FTS5 table
 // with detail=none — which pieces hold a term, not where, so the index
-// stays near a tenth of the text it holds; phrases are checked against
-// the source. contentless_delete lets a deleted or rewritten session's
-// pieces go. The tokenizer folds case but keeps diacritics, as the check
-// of a phrase against the source does.
+// stays near a sixth of the text it holds (detail=full kept positions at
+// over a quarter); phrases are checked against the source. contentless_delete lets a deleted or rewritten session's
+// pieces go; the pieces' ids never come back (AUTOINCREMENT), so an id
+// always names one piece. The tokenizer folds case but keeps diacritics,
+// as the check of a phrase against the source does.
 func migrateSearch(ctx context.Context, tx *sql.Tx) error {
 	return execAll(ctx, tx,
 		`CREATE TABLE search_docs (
@@ -235,10 +236,13 @@ func migrateSearch(ctx context.Context, tx *sql.Tx) error {
 		)`,
 		`CREATE INDEX search_docs_updated ON search_docs(updated)`,
 		`CREATE TABLE search_chunks (
-			id         INTEGER PRIMARY KEY,
+			id         INTEGER PRIMARY KEY AUTOINCREMENT,
 			doc        INTEGER NOT NULL,
 			lo         INTEGER NOT NULL,
 			hi         INTEGER NOT NULL,
+			bytes_from INTEGER NOT NULL DEFAULT 0,
+			bytes_to   INTEGER NOT NULL DEFAULT 0,
+			verbatim   INTEGER NOT NULL DEFAULT 0,
 			line       INTEGER NOT NULL DEFAULT 0,
 			time       INTEGER NOT NULL,
 			text_bytes INTEGER NOT NULL

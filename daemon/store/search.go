@@ -15,7 +15,7 @@ import (
 // the source the piece's records are), and the full-text index of the
 // pieces (search_text, FTS5). The index holds no text: it is contentless
 // with detail=none (which terms each piece holds, not where), about a
-// tenth of the text it indexes; daemon/search reads a candidate piece
+// sixth of the text it indexes; daemon/search reads a candidate piece
 // again from its source to check a phrase and cut a snippet.
 
 // SearchKind says where an indexed source's bytes are.
@@ -72,14 +72,23 @@ type SearchDoc struct {
 }
 
 // A SearchChunk is one piece of a source's text: Lo and Hi locate its
-// records (bytes of the source, or messages of a whole one), Time is its
-// newest message's.
+// records (bytes of the source, or messages of a whole one), From and To
+// the bytes of the source they are in (Lo and Hi again for bytes), Time
+// is its newest message's.
 type SearchChunk struct {
-	Lo, Hi int64
+	Lo, Hi   int64
+	From, To int64
+	// Verbatim: the bytes From to To hold the text as written (in JSON
+	// strings, escapes aside), so a query's words can be looked for there
+	// before the records are parsed.
+	Verbatim bool
 	// Line is the line Lo is on (1-based; 0 for a whole source).
 	Line int64
 	Time time.Time
 	Text string
+	// Terms are indexed beside Text: search's own terms, which no text
+	// holds (its phrase keys).
+	Terms string
 	// TextBytes is the length of the text it was indexed from (read
 	// back: the index keeps no text).
 	TextBytes int64
@@ -249,22 +258,18 @@ func (s *Store) UpdateSearch(ctx context.Context, u SearchUpdate) (SearchDoc, er
 	return d, nil
 }
 
-// chunkIDSpread is how many piece ids share one millisecond: a piece's id
-// is its time in milliseconds times the spread, plus a counter, so the
-// index lists the newest pieces first by id alone (FTS5 walks rowids in
-// order, and a query for a common word stops after the newest).
-const chunkIDSpread = 1 << 10
-
+// putChunks adds chunks to the index. Their ids (the FTS5 rowids) are
+// the table's next ones: FTS5 keeps each term's rowids as varint deltas,
+// and dense ids keep those a byte or two (ids spread by time tripled the
+// index). The index lists the pieces indexed last first: a sync indexes
+// the sessions oldest first, so that is the newest first. A chunk's
+// Terms, when set, are indexed beside its text (terms of the index's own
+// that no text holds).
 func putChunks(ctx context.Context, tx *sql.Tx, doc int64, chunks []SearchChunk) error {
 	if len(chunks) == 0 {
 		return nil
 	}
-	taken, err := tx.PrepareContext(ctx, `SELECT 1 FROM search_chunks WHERE id = ?`)
-	if err != nil {
-		return err
-	}
-	defer taken.Close()
-	meta, err := tx.PrepareContext(ctx, `INSERT INTO search_chunks(id, doc, lo, hi, line, time, text_bytes) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+	meta, err := tx.PrepareContext(ctx, `INSERT INTO search_chunks(doc, lo, hi, bytes_from, bytes_to, verbatim, line, time, text_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -275,22 +280,15 @@ func putChunks(ctx context.Context, tx *sql.Tx, doc int64, chunks []SearchChunk)
 	}
 	defer text.Close()
 	for _, c := range chunks {
-		id := max(c.Time.UnixMilli(), 0) * chunkIDSpread
-		for {
-			var one int
-			err := taken.QueryRowContext(ctx, id).Scan(&one)
-			if errors.Is(err, sql.ErrNoRows) {
-				break
-			}
-			if err != nil {
-				return err
-			}
-			id++
-		}
-		if _, err := meta.ExecContext(ctx, id, doc, c.Lo, c.Hi, c.Line, c.Time.UnixMilli(), len(c.Text)); err != nil {
+		res, err := meta.ExecContext(ctx, doc, c.Lo, c.Hi, c.From, c.To, c.Verbatim, c.Line, c.Time.UnixMilli(), len(c.Text))
+		if err != nil {
 			return err
 		}
-		if _, err := text.ExecContext(ctx, id, c.Text); err != nil {
+		id, err := res.LastInsertId()
+		if err != nil {
+			return err
+		}
+		if _, err := text.ExecContext(ctx, id, c.Text+c.Terms); err != nil {
 			return err
 		}
 	}
@@ -350,11 +348,13 @@ func (s *Store) DeleteSearchDoc(ctx context.Context, id int64, evict bool) error
 
 // A SearchCandidate is a piece whose terms match a query.
 type SearchCandidate struct {
-	Chunk  int64
-	Doc    int64
-	Lo, Hi int64
-	Line   int64
-	Time   time.Time
+	Chunk    int64
+	Doc      int64
+	Lo, Hi   int64
+	From, To int64
+	Verbatim bool
+	Line     int64
+	Time     time.Time
 	// Rank is FTS5's bm25 of the piece (lower is better).
 	Rank float64
 }
@@ -362,7 +362,7 @@ type SearchCandidate struct {
 // MatchSearch returns the newest pieces (at most limit) that hold every
 // term of expr, an FTS5 query, of the sources docs (all when nil).
 func (s *Store) MatchSearch(ctx context.Context, expr string, docs []int64, limit int) ([]SearchCandidate, error) {
-	q := `SELECT t.rowid, bm25(search_text), c.doc, c.lo, c.hi, c.line, c.time FROM search_text t JOIN search_chunks c ON c.id = t.rowid
+	q := `SELECT t.rowid, bm25(search_text), c.doc, c.lo, c.hi, c.bytes_from, c.bytes_to, c.verbatim, c.line, c.time FROM search_text t JOIN search_chunks c ON c.id = t.rowid
 		WHERE search_text MATCH ?`
 	args := []any{expr}
 	if docs != nil {
@@ -385,7 +385,7 @@ func (s *Store) MatchSearch(ctx context.Context, expr string, docs []int64, limi
 	for rows.Next() {
 		var c SearchCandidate
 		var t int64
-		if err := rows.Scan(&c.Chunk, &c.Rank, &c.Doc, &c.Lo, &c.Hi, &c.Line, &t); err != nil {
+		if err := rows.Scan(&c.Chunk, &c.Rank, &c.Doc, &c.Lo, &c.Hi, &c.From, &c.To, &c.Verbatim, &c.Line, &t); err != nil {
 			return nil, fmt.Errorf("search %s: %w", s.path, err)
 		}
 		c.Time = time.UnixMilli(t)
@@ -429,6 +429,16 @@ func (s *Store) SearchSize(ctx context.Context) (SearchSize, error) {
 		return z, fmt.Errorf("measure the search index of %s: %w", s.path, err)
 	}
 	return z, nil
+}
+
+// SearchText is the text the search index holds, in bytes (a sum over
+// its sources, not its pages).
+func (s *Store) SearchText(ctx context.Context) (int64, error) {
+	var n int64
+	if err := s.db.QueryRowContext(ctx, `SELECT coalesce(sum(text_bytes), 0) FROM search_docs`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("measure the search index of %s: %w", s.path, err)
+	}
+	return n, nil
 }
 
 // OptimizeSearch merges the index's segments into one (after a large

@@ -19,7 +19,7 @@ func init() { agents.Register(Agent) }
 // Agent is Copilot Chat: VS Code keeps a workspace's chats in the
 // chatSessions folder of that workspace's workspaceStorage entry.
 var Agent = &agents.Agent{
-	Name: "copilot-chat", Setting: "copilot_chat",
+	Name: "copilot-chat", Setting: "copilot_chat", Label: "Copilot Chat",
 	Formats:    []transcript.Format{transcript.FormatCopilotChat},
 	Roots:      roots,
 	Everywhere: func(env agents.Env) []agents.Root { return roots(env, nil) },

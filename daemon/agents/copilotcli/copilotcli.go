@@ -27,7 +27,7 @@ func init() { agents.Register(Agent) }
 // kept that folder under $XDG_STATE_HOME/.copilot when the variable was
 // set.
 var Agent = &agents.Agent{
-	Name: "copilot-cli", Setting: "copilot_cli", Command: "copilot", Vars: []string{HomeVar},
+	Name: "copilot-cli", Setting: "copilot_cli", Command: "copilot", Vars: []string{HomeVar}, Label: "GitHub Copilot CLI",
 	Formats: []transcript.Format{transcript.FormatCopilotCLI},
 	Roots: func(env agents.Env, folders []string) []agents.Root {
 		var roots []agents.Root

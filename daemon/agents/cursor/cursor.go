@@ -16,7 +16,7 @@ func init() { agents.Register(Agent) }
 // Agent is Cursor's agent (the CLI and the editor's agent share the
 // transcripts).
 var Agent = &agents.Agent{
-	Name: "cursor", Setting: "cursor", Command: "cursor-agent",
+	Name: "cursor", Setting: "cursor", Command: "cursor-agent", Label: "Cursor",
 	Formats: []transcript.Format{transcript.FormatCursorAgent},
 	Roots: func(env agents.Env, folders []string) []agents.Root {
 		out := make([]agents.Root, 0, len(folders))

@@ -35,12 +35,12 @@ var Agent = &agents.Agent{
 		if !strings.HasPrefix(base, "session-") || (ext != ".jsonl" && ext != ".json") || filepath.Base(filepath.Dir(path)) != "chats" {
 			return false
 		}
+		if folders == nil {
+			return true // any project's: the name says it is a session
+		}
 		hash, ok := projectHash(path)
 		if !ok {
 			return false
-		}
-		if folders == nil {
-			return true
 		}
 		for _, f := range folders {
 			if ProjectHash(f) == hash {

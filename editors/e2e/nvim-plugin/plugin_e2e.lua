@@ -312,6 +312,71 @@ local function main()
   check('the server asked about its MCP server there', #asked == 1 and asked[1]:find('MCP server in Qwen Code', 1, true) ~= nil, asked)
   vim.cmd('buffer ' .. bufnr)
 
+  -- :CompactdSearch (issue 32): the server's search index finds the conversation by what its
+  -- first prompt says; the hit picked (vim.ui.select, stubbed) opens at its line, and with !
+  -- the hits fill the quickfix list.
+  check(':CompactdSearch is defined', vim.fn.exists(':CompactdSearch') == 2)
+  local phrase
+  for line in original:gmatch('[^\n]+') do
+    local ok, rec = pcall(vim.json.decode, line)
+    local text = ok and type(rec) == 'table' and rec.type == 'user' and type(rec.message) == 'table' and rec.message.content or nil
+    if type(text) == 'table' then
+      text = (type(text[1]) == 'table' and text[1].type == 'text') and text[1].text or nil
+    end
+    if type(text) == 'string' and not text:find('^%s*<') then
+      local words = {}
+      for w in text:gmatch('%w+') do
+        words[#words + 1] = w
+        if #words == 3 then break end
+      end
+      if #words == 3 then phrase = table.concat(words, ' '); break end
+    end
+  end
+  check('the transcript has a prompt to look for', phrase ~= nil)
+  local hit = step('compactd.search finds the conversation', function()
+    local got, pending = nil, false
+    wait_for('the conversation among the hits', function()
+      if got then return true end
+      if not pending then
+        pending = true
+        compactd.search('"' .. phrase .. '"', {}, function(_, r)
+          pending = false
+          for _, h in ipairs((type(r) == 'table' and r.hits) or {}) do
+            if h.path == file then got = h end
+          end
+        end)
+      end
+      return false
+    end)
+    return got
+  end)
+  R.search = hit
+  check('the hit says where and what', hit.role == 'user' and hit.part == 'text' and (tonumber(hit.line) or 0) > 0
+    and type(hit.snippet) == 'string' and hit.snippet:find(phrase, 1, true) ~= nil, hit)
+  vim.ui.select = function(items, _, on_choice)
+    for _, it in ipairs(items) do
+      if type(it) == 'table' and it.path == file then return on_choice(it) end
+      if type(it) == 'table' and it[1] == 'Open the transcript' then return on_choice(it) end
+    end
+    on_choice(nil)
+  end
+  vim.cmd('enew')
+  step(':CompactdSearch → open the hit', function()
+    vim.cmd('CompactdSearch "' .. phrase .. '"')
+    wait_for('the transcript opened at the hit', function() return vim.api.nvim_buf_get_name(0) == file end)
+  end)
+  check('the transcript opened at the hit\'s line', vim.api.nvim_win_get_cursor(0)[1] == hit.line, vim.api.nvim_win_get_cursor(0))
+  vim.ui.select = select
+  step(':CompactdSearch! → quickfix', function()
+    vim.fn.setqflist({}, 'r')
+    vim.cmd('CompactdSearch! "' .. phrase .. '"')
+    wait_for('the quickfix list', function() return #vim.fn.getqflist() > 0 end)
+  end)
+  local qf = vim.fn.getqflist()
+  check('the quickfix list names the transcript at the hit\'s line', #qf > 0 and vim.api.nvim_buf_get_name(qf[1].bufnr) == file and qf[1].lnum == hit.line, qf[1])
+  vim.cmd('cclose')
+  vim.cmd('buffer ' .. bufnr)
+
   local dry = step(':CompactdDryRun', function()
     compactd.last_result = nil
     vim.cmd('CompactdDryRun')

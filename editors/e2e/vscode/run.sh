@@ -9,7 +9,10 @@
 # Usage: run.sh BIN
 # Env: COMPACTD_E2E_HOME (cache + results), E2E_SKIP_INSTALL=1, E2E_SKIP_BUILD=1,
 #      E2E_VSIX (test this VSIX, e.g. make dist's linux-x64 one, instead of building one),
-#      E2E_SETTINGS_JSON (user settings; default a 20k window so the transcript is over warn),
+#      E2E_SETTINGS_JSON (user settings; default a 20k window so the transcript is over warn, and
+#      Claude Code's watch switch off as compactd.watch.claude), E2E_WORKSPACE_SETTINGS_JSON
+#      (default Qwen Code's off in the workspace's compactd.watch object), E2E_HEALTH_RE and
+#      E2E_HEALTH_NOT_RE (what "compactd: Show health" must and must not list),
 #      E2E_UPDATE_SCREENSHOT=1 (after the checks, a second pass at the model's real 200k window
 #      with the Context view open and a hover shown: editors/vscode/screenshot.png),
 #      and the driver's own (driver/code_server_e2e.mjs: E2E_GAUGE_RE, E2E_HOVER_RE, ...).
@@ -35,7 +38,13 @@ tmp=$(mktemp -d)
 isolate_home "$tmp"        # code-server, the extension host and the server all inherit it
 export TMPDIR=$tmp
 export E2E_WORKSPACE_SRC=$here/workspace E2E_FILE_NAME=conversation.jsonl
-export E2E_SETTINGS_JSON=${E2E_SETTINGS_JSON:-'{"compactd.gauge.contextWindow": 20000}'}
+# The watch switches as users have them: an agent's off as its own key in the user settings
+# (compactd.watch.<key>, the form earlier versions declared), another off in the workspace's
+# compactd.watch object; the health page must watch neither and still the rest.
+export E2E_SETTINGS_JSON=${E2E_SETTINGS_JSON:-'{"compactd.gauge.contextWindow": 20000, "compactd.watch.claude": false}'}
+export E2E_WORKSPACE_SETTINGS_JSON=${E2E_WORKSPACE_SETTINGS_JSON-'{"compactd.watch": {"qwen": false}}'}
+export E2E_HEALTH_RE=${E2E_HEALTH_RE-'- workspace: [\s\S]*- codex: [\s\S]*- gemini: '}
+export E2E_HEALTH_NOT_RE=${E2E_HEALTH_NOT_RE-'- (claude|qwen): '}
 export E2E_GAUGE_RE=${E2E_GAUGE_RE:-'\d+(\.\d)?[kM]? / \d+(\.\d)?[kM]? · \d+ %'}
 export E2E_HOVER_RE=${E2E_HOVER_RE:-'[Tt]okens'}
 export E2E_TOAST_RE=${E2E_TOAST_RE:-'[Cc]ompact'}

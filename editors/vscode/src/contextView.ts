@@ -4,34 +4,12 @@
 import * as crypto from 'crypto';
 import * as vscode from 'vscode';
 import { Gauge } from './gauges';
+import { ContextResult } from './wire';
 
-/** The compactd/context answer. */
-export interface ContextData {
-  gauge: Gauge;
-  turns: { index: number; tokens: number; cumulative: number; startLine: number; prompt?: string; removed: number }[];
-  dryRun?: {
-    strategies: string[];
-    tokensBefore: number;
-    tokensAfter: number;
-    after: number;
-    why?: string;
-    savingPerTurn?: { cached: number; uncached: number };
-    economics?: { line: string; cold: boolean; breakEven: number };
-    /** The same compaction at a few budgets, the knee marked (Compact to fit…). */
-    tradeOff?: { budget: number; tokens: number; kept: number; knee?: boolean }[];
-  };
-  dryRunError?: string;
-  /** The agent's own compactions of the conversation, each with what it lost, and their health. */
-  agentCompactions?: { compaction: string; line: number; tokensBefore: number; tokensAfter: number; summary: string }[];
-  health?: { loop: boolean; warning?: string };
-  /** Where compactd's MCP server (recall, context_status, search) and hooks are installed. */
-  integrations?: {
-    mcp: { agent: string; scope: string; path: string; current: boolean }[];
-    hooks: { agent: string; scope: string; path: string; compaction?: boolean }[];
-  };
-}
+/** The compactd/context answer (wire.ts, generated from the server's Go types). */
+export type ContextData = ContextResult;
 
-type Request = (uri: string, dryRun: boolean) => Promise<ContextData>;
+type Request = (uri: string, dryRun: boolean) => Promise<ContextData | null>;
 
 export class ContextViewProvider implements vscode.WebviewViewProvider {
   static readonly viewId = 'compactd.context';
@@ -63,7 +41,7 @@ export class ContextViewProvider implements vscode.WebviewViewProvider {
   }
 
   /** A new gauge: redraw at once, and the dry run when the conversation has been quiet a while. */
-  onGauge(g: Gauge): void {
+  onGauge(g: Pick<Gauge, 'uri'>): void {
     if (!this.view?.visible) return;
     const uri = this.current();
     if (!uri || g.uri !== uri) {
@@ -93,11 +71,12 @@ export class ContextViewProvider implements vscode.WebviewViewProvider {
     if (dryRun) void view.webview.postMessage({ type: 'pending' });
     try {
       const data = await this.request(uri, dryRun);
+      if (!data) throw new Error('the server sent no answer');
       if (seq !== this.seq && !dryRun) return; // a newer answer is on its way
       // Keep the last dry run's highlights while a quick redraw has none.
       if (!dryRun && this.last?.dryRun && this.last.gauge.uri === data.gauge.uri) {
         data.dryRun = this.last.dryRun;
-        data.turns.forEach((t, i) => (t.removed = this.last?.turns[i]?.removed ?? 0));
+        data.turns?.forEach((t, i) => (t.removed = this.last?.turns?.[i]?.removed ?? 0));
       }
       this.last = data;
       void view.webview.postMessage({ type: 'data', data });

@@ -11,10 +11,11 @@ import {
   ServerOptions,
   TransportKind,
 } from 'vscode-languageclient/node';
-import { ContextData, ContextViewProvider } from './contextView';
+import { ContextViewProvider } from './contextView';
 import { AgentCompactionNote, Gauge, GaugeStore, gaugeText, insightMarkdown, shortTokens } from './gauges';
+import { findSession } from './search';
 import { EditorInfo, editorInfo, findServer } from './server';
-import { CommandResult, CommandResults, Version } from './wire';
+import { CommandResult, CommandResults, Notifications, Requests, Version } from './wire';
 
 /** The server's commands, with the titles the palette and the quick pick use. */
 const commandTitles: Record<string, string> = {
@@ -114,18 +115,42 @@ function protocolSettings(): Record<string, unknown> {
       keepLast: get<number>('compact.keepLast'),
       turns: get<number>('compact.turns') || undefined,
     },
-    // Every compactd.watch key: the agents' switches are the server's (one per registered
-    // agent), whatever this manifest declares.
+    // Every compactd.watch key, set in the object or on its own (compactd.watch.<key>, as
+    // earlier versions declared them): the agents' switches are the server's, which validates
+    // them (compactd editor-info lists them); the manifest names no agent.
     watch: Object.fromEntries(Object.keys(c.get<Record<string, unknown>>('watch') ?? {}).map((k) => [k, get<unknown>(`watch.${k}`)])),
     log: { level: get<string>('log.level') },
     store: { path: get<string>('store.path') || undefined },
   };
 }
 
+/** Sends one of the server's own requests, typed by what it takes and answers (wire.ts). */
+function request<M extends keyof Requests>(c: LanguageClient, method: M, params: Requests[M]['params']): Promise<Requests[M]['result']> {
+  return c.sendRequest<Requests[M]['result']>(method, params);
+}
+
+/** Handles one of the server's own notifications, typed by its params (wire.ts). */
+function onNotification<M extends keyof Notifications>(c: LanguageClient, method: M, handler: (params: Notifications[M]) => void | Promise<void>): vscode.Disposable {
+  return c.onNotification(method, handler);
+}
+
+/** The server's health as a Markdown page: one line per folder it watches (or waits for). */
+function healthMarkdown(h: Requests['compactd/health']['result']): string {
+  const lines = [`# compactd ${h.version}`, ''];
+  lines.push(h.store.error ? `Store: ${h.store.path} — not usable: ${h.store.error}` : `Store: ${h.store.path || '(none)'}${h.store.writable ? '' : ' (read-only)'}`);
+  lines.push('', `Transcripts: ${h.transcripts}${h.scanDone ? '' : ' (scan under way)'}`, '', '## Watched folders', '');
+  for (const w of h.watching ?? []) {
+    const state = !w.exists ? 'not there yet (watched for)' : w.polled ? 'polled (past the watch limit)' : w.watched ? 'watched' : 'not watched';
+    lines.push(`- ${w.kind}: ${w.dir} — ${state}`);
+  }
+  if (!h.watching?.length) lines.push('- none: open a folder, or turn on compactd.watch');
+  return lines.join('\n') + '\n';
+}
+
 /** Transcript files sent to the server: the server's patterns, and compactd.documentGlobs (never settings.json). */
 function documentSelector(info: EditorInfo): DocumentSelector {
   const extra = vscode.workspace.getConfiguration('compactd').get<string[]>('documentGlobs') ?? [];
-  return [...info.documentPatterns, ...extra].map((pattern) => ({ scheme: 'file', pattern }));
+  return [...(info.documentPatterns ?? []), ...extra].map((pattern) => ({ scheme: 'file', pattern }));
 }
 
 function fmtTokens(n: number | undefined): string {
@@ -210,7 +235,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     item.tooltip = msg;
     item.command = 'compactd.showOutput';
     output.appendLine(msg);
-    for (const id of [...Object.keys(commandTitles), 'compactd.showActions', 'compactd.restartServer', 'compactd.showContext', 'compactd.refreshContext']) {
+    for (const id of [...Object.keys(commandTitles), 'compactd.showActions', 'compactd.findSession', 'compactd.restartServer', 'compactd.showContext', 'compactd.refreshContext']) {
       context.subscriptions.push(vscode.commands.registerCommand(id, () => vscode.window.showErrorMessage(`compactd: ${msg}`)));
     }
     context.subscriptions.push(vscode.commands.registerCommand('compactd.showOutput', () => output.show()));
@@ -245,6 +270,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   // show progress, and open what the result names.
   const executeCommand = async (command: string, args: unknown[], next: ExecuteCommandSignature): Promise<unknown> => {
     const first = args?.[0];
+    if (command === 'compactd.search') {
+      // Takes no conversation: "Find a session…" asks it directly.
+      return next(command, args);
+    }
     if (first !== undefined && (typeof first !== 'object' || first === null || Array.isArray(first))) {
       // Not the one-object form this extension knows: the server's own business.
       return next(command, args);
@@ -415,7 +444,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const contextView = new ContextViewProvider(
     (uri, dryRun) => {
       if (!client?.isRunning()) return Promise.reject(new Error('the server is not running'));
-      return client.sendRequest<ContextData>('compactd/context', { uri, dryRun });
+      return request(client, 'compactd/context', { uri, dryRun });
     },
     () => currentUri(),
     (uri, line) => {
@@ -425,19 +454,20 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   );
 
   context.subscriptions.push(
-    client.onNotification('compactd/gauge', (g: Gauge) => {
+    onNotification(client, 'compactd/gauge', (g) => {
       store.update(g);
       render();
       contextView.onGauge(g);
     }),
     // The agent compacted a watched conversation on its own: what it lost, and the two actions.
-    client.onNotification('compactd/agentCompaction', async (note: AgentCompactionNote) => {
+    onNotification(client, 'compactd/agentCompaction', async (note) => {
       agentCompactions.push(note);
       output.appendLine(`compactd: ${note.message}`);
       contextView.onGauge({ uri: note.uri });
       const show = note.health?.loop ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-      const picked = await show(`compactd: ${note.message}`, ...note.actions.map((a) => a.title));
-      const action = note.actions.find((a) => a.title === picked);
+      const actions = note.actions ?? [];
+      const picked = await show(`compactd: ${note.message}`, ...actions.map((a) => a.title));
+      const action = actions.find((a) => a.title === picked);
       if (action) await vscode.commands.executeCommand(action.command, ...(action.arguments ?? []));
     }),
     vscode.window.onDidChangeActiveTextEditor(() => {
@@ -465,10 +495,21 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
           { label: '$(history) History', description: 'versions of this conversation', id: 'compactd.history' },
           { label: '$(discard) Restore…', description: 'bring back a version', id: 'compactd.restore' },
           { label: '$(arrow-swap) Continue in…', description: 'another agent, compacted to fit its window', id: 'compactd.handoff' },
+          { label: '$(search) Find a session…', description: 'of any agent, by what was said in it', id: 'compactd.findSession' },
         ],
         { placeHolder: g ? `${path.basename(vscode.Uri.parse(g.uri).fsPath)} — ${gaugeText(g)}` : 'compactd' },
       );
-      if (picked) await vscode.commands.executeCommand(picked.id, g ? { uri: g.uri } : {});
+      if (picked?.id === 'compactd.findSession') await vscode.commands.executeCommand(picked.id);
+      else if (picked) await vscode.commands.executeCommand(picked.id, g ? { uri: g.uri } : {});
+    }),
+    // "Find a session…": every agent's past sessions by what was said in them; the one picked
+    // opens, or continues in another agent.
+    vscode.commands.registerCommand('compactd.findSession', (query?: string) => {
+      if (!client?.isRunning()) {
+        void vscode.window.showWarningMessage('compactd: the server is not running.');
+        return undefined;
+      }
+      return findSession(client, info, (uri, agent) => vscode.commands.executeCommand('compactd.handoff', { uri, agent }), typeof query === 'string' ? query : undefined);
     }),
     // "Compact to fit…" (a code action, the palette): ask for the budget, suggesting the dry
     // run's knee when the server knows it, and compact to fit it.
@@ -488,6 +529,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     vscode.commands.registerCommand('compactd.restartServer', () => client?.restart()),
     vscode.commands.registerCommand('compactd.showOutput', () => output.show()),
+    // What Neovim's :checkhealth compactd shows: the server, its store, and where it looks for
+    // transcripts under the current settings.
+    vscode.commands.registerCommand('compactd.showHealth', async () => {
+      if (!client?.isRunning()) {
+        void vscode.window.showWarningMessage('compactd: the server is not running (see Output › compactd).');
+        return;
+      }
+      const h = await request(client, 'compactd/health', {});
+      const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: healthMarkdown(h) });
+      await vscode.window.showTextDocument(doc, { preview: false });
+    }),
   );
 
   try {
@@ -502,7 +554,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   // Conversations the server already watches, not only open editors. Older servers may
   // lack the request: the notifications alone still fill the gauge.
   try {
-    const all = await client.sendRequest<Gauge[] | null>('compactd/gauges', {});
+    const all = await request(client, 'compactd/gauges', {});
     for (const g of all ?? []) store.update(g);
     render();
   } catch (e) {

@@ -1,134 +1,10 @@
 // The last compactd/gauge per conversation, and which one the status bar shows.
 
-/** One category's share of the window (outside the transcript, tool results, …). */
-export interface CategoryTokens {
-  category: string;
-  label: string;
-  tokens: number;
-}
+// What the server sends is typed by wire.ts, generated from its Go types (lsp/messages.go):
+// the compactd/gauge notification's params, compactd/agentCompaction's, and their parts.
+import { AgentCompactionNote, Gauge, Mark } from './wire';
 
-/** What fills the window; the parts sum to the gauge's tokens. */
-export interface Breakdown {
-  tokens: number;
-  contextWindow: number;
-  parts: CategoryTokens[];
-  outside: { tokens: number; measured: boolean; label: string; known?: { name: string; detail?: string; tokens?: number }[] };
-  inside: number;
-  tools?: { name: string; tokens: number; results: number }[];
-  reachable: number;
-}
-
-/** A conversation's costs in dollars. */
-export interface Cost {
-  model: string;
-  source: string;
-  rates: { input: number; cachedInput: number; cacheWrite: number; output: number };
-  session: number;
-  responses: number;
-  nextTurn: { cached: number; uncached: number };
-}
-
-export interface Saving {
-  cached: number;
-  uncached: number;
-}
-
-/** Where the agent compacts by itself, as the agent reads its settings (the bar's mark). */
-export interface Mark {
-  /** Tokens from which the agent compacts (0 when off or unknown). */
-  at: number;
-  /** The window the agent measures against when it is not the gauge's. */
-  window?: number;
-  disabled?: boolean;
-  /** Where the deciding setting lives: "default", "env", "user settings", "config.toml", … */
-  source: string;
-  settings?: { name: string; value: string; source: string; file?: string }[];
-  rule?: string;
-  note?: string;
-  estimated?: boolean;
-  /** The mark's place on the bar (at / window) and the tokens left before it. */
-  ratio: number;
-  buffer: number;
-  /** "auto-compacts at 140k (env)". */
-  text: string;
-}
-
-/** What compacting now costs once, saves per turn, and after how many turns it pays back. */
-export interface Economics {
-  context: number;
-  kept: number;
-  removed: number;
-  oneTime: number;
-  perTurn: number;
-  breakEven: number;
-  idleSeconds: number;
-  cacheLifetimeSeconds: number;
-  cold: boolean;
-  line: string;
-}
-
-/** One compaction of the agent's own and what its summary lost. */
-export interface AgentLoss {
-  compaction: string;
-  kind: string;
-  trigger?: string;
-  line: number;
-  timestamp?: string;
-  tokensBefore: number;
-  tokensAfter: number;
-  measured: boolean;
-  lost?: { kind: string; count: number; examples: string[] }[];
-  summary: string;
-}
-
-/** How the agent's compactions of a session went together. */
-export interface Health {
-  compactions: number;
-  fillAfter: number[];
-  intervalSeconds: number[];
-  loop: boolean;
-  warning?: string;
-}
-
-/** Params of the server's compactd/agentCompaction notification. */
-export interface AgentCompactionNote {
-  uri: string;
-  format: string;
-  compaction: AgentLoss;
-  health: Health;
-  message: string;
-  actions: { title: string; command: string; arguments?: unknown[] }[];
-}
-
-/** Params of the server's compactd/gauge notification (and items of compactd/gauges). */
-export interface Gauge {
-  uri: string;
-  format?: string;
-  model?: string;
-  contextWindow?: number;
-  tokens?: number;
-  ratio?: number;
-  level?: 'ok' | 'warn' | 'critical';
-  source?: string;
-  active?: boolean;
-  updatedAt?: string;
-  savings?: Record<string, number>;
-  text?: string;
-  /** The transcript is gone: drop its gauge. */
-  removed?: boolean;
-  breakdown?: Breakdown;
-  /** How much compaction can reach, and why it cannot help when most of the window is outside. */
-  reach?: string;
-  estimateError?: number;
-  estimateErrorNote?: string;
-  cost?: Cost;
-  /** What the auto compaction would save on every later turn. */
-  savingPerTurn?: Saving;
-  /** Where the agent compacts by itself (absent when unknown). */
-  autoCompact?: Mark;
-  /** What compacting now costs once and saves per turn. */
-  economics?: Economics;
-}
+export type { AgentCompactionNote, Gauge, Mark };
 
 /** The mark in a few words with what is left before it: "auto-compacts at 167k (default), 130k left". */
 export function markText(m: Mark | undefined): string {
@@ -163,7 +39,7 @@ export function insightMarkdown(g: Gauge): string {
   const b = g.breakdown;
   if (b) {
     const window = b.contextWindow || g.contextWindow || 1;
-    const parts = [...b.parts].sort((x, y) => y.tokens - x.tokens);
+    const parts = [...(b.parts ?? [])].sort((x, y) => y.tokens - x.tokens);
     lines.push('', '**What fills the window**', '');
     for (const p of parts.slice(0, 5)) {
       let label = p.label;

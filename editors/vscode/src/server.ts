@@ -3,6 +3,7 @@
 import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
+import { EditorInfo } from './wire';
 
 export interface ServerBinary {
   path: string;
@@ -56,20 +57,12 @@ export function findServer(setting: string, extensionPath: string, workspaceFold
 
 /**
  * What the server owns and the editor needs before it starts it: the transcript file patterns
- * (doublestar globs) and the recall-handle syntax. `compactd editor-info` prints it; the server
- * advertises the same in initialize's capabilities.experimental.compactd.
+ * (doublestar globs), the recall-handle syntax, the agents a conversation continues in and the
+ * agents' watch switches. `compactd editor-info` prints it; the server advertises the same in
+ * initialize's capabilities.experimental.compactd. Its type is wire.ts's, generated from the Go
+ * type; a field an older binary lacks is absent.
  */
-export interface EditorInfo {
-  documentPatterns: string[];
-  /** A whole handle, as a regular expression. */
-  recallHandle: string;
-  /** Finds the handles a text names; the handle is the first group. */
-  recallMark: string;
-  /** The handle's syntax in words. */
-  recallSyntax: string;
-  /** The agents compactd.handoff continues a conversation in (absent from older binaries). */
-  handoffAgents?: { name: string; label: string }[];
-}
+export type { EditorInfo };
 
 /** editorInfo asks the binary for its EditorInfo; it rejects with one sentence. */
 export function editorInfo(binary: string): Promise<EditorInfo> {

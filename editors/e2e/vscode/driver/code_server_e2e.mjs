@@ -20,6 +20,9 @@
 //   E2E_TOAST_RE      regexp of the window/showMessage toast after the action (default "compacted"; "" to skip)
 //   E2E_PROGRESS_RE   regexp of the workDoneProgress title in the status bar (default "Compacting"; soft check)
 //   E2E_SETTINGS_JSON extra user settings (JSON object), e.g. for the real extension
+//   E2E_WORKSPACE_SETTINGS_JSON the workspace's settings (.vscode/settings.json; JSON object)
+//   E2E_HEALTH_RE     when set, run "compactd: Show health" last and check the page
+//                     it opens against this regexp (and E2E_HEALTH_NOT_RE, which must not match)
 //   E2E_WORKSPACE_SRC copy this folder as the workspace (before E2E_FILE_*)
 //   E2E_FORK_TAB_RE   regexp of the editor tab the compaction opens (the fork; "" skips)
 //   E2E_DRYRUN_TAB_RE regexp of the editor tab the dry run opens (default "Preview"; "" skips)
@@ -121,6 +124,10 @@ async function main() {
   if (process.env.E2E_WORKSPACE_SRC) fs.cpSync(process.env.E2E_WORKSPACE_SRC, ws, { recursive: true });
   if (process.env.E2E_FILE_SRC) fs.copyFileSync(process.env.E2E_FILE_SRC, path.join(ws, FILE_NAME));
   else if (!process.env.E2E_WORKSPACE_SRC) fs.writeFileSync(path.join(ws, FILE_NAME), process.env.E2E_FILE_TEXT ?? lines.join('\n') + '\n');
+  if (process.env.E2E_WORKSPACE_SETTINGS_JSON) {
+    fs.mkdirSync(path.join(ws, '.vscode'), { recursive: true });
+    fs.writeFileSync(path.join(ws, '.vscode', 'settings.json'), JSON.stringify(JSON.parse(process.env.E2E_WORKSPACE_SETTINGS_JSON), null, 2));
+  }
   fs.writeFileSync(path.join(ud, 'User', 'settings.json'), JSON.stringify({
     'workbench.startupEditor': 'none',
     'workbench.tips.enabled': false,
@@ -216,7 +223,6 @@ async function main() {
     check('context view text', new RegExp(process.env.E2E_CONTEXT_VIEW_RE).test(text), text);
     await page.keyboard.press('Escape');
   }
-
   // Hovers line 2 of the file (2nd view-line from the top; DOM order is not visual order), or
   // the first line containing E2E_HOVER_LINE_TEXT, and returns the hover's text.
   async function hoverLine() {
@@ -432,7 +438,10 @@ async function main() {
         await page.keyboard.press('Enter');
         const without = page.getByRole('button', { name: 'Continue without it' }).first();
         await without.waitFor({ timeout: 20000 });
-        await without.click();
+        // The button is pressed as a click on it, not at its place on the screen: once the
+        // quick pick closes, the status-bar item that opened it has the focus again and shows
+        // its tooltip over the notification (the pointer click then waited until the toast hid).
+        await without.dispatchEvent('click');
         const t = page.locator('.tab', { hasText: tabRe }).first();
         await t.waitFor({ timeout: 20000 });
         return (await t.innerText()).trim();
@@ -454,6 +463,51 @@ async function main() {
     const chats = files(path.join(process.env.HOME || '', '.gemini', 'tmp'));
     check('the handoff wrote a Gemini CLI session', chats.some((f) => /^session-.*\.jsonl$/.test(f)), chats);
     await shot('06c-handoff-gemini');
+  }
+  if (process.env.E2E_SEARCH !== '0') {
+    // "Find a session…" (issue 32): the palette's quick pick asks the server as the user types;
+    // the conversation is found by its first prompt, and picking it then "Open the transcript"
+    // opens it at that line.
+    let phrase = '';
+    for (const line of fs.readFileSync(path.join(ws, FILE_NAME), 'utf8').split('\n')) {
+      let rec;
+      try { rec = JSON.parse(line); } catch { continue; }
+      let text = rec?.type === 'user' ? rec.message?.content : undefined;
+      if (Array.isArray(text)) text = text[0]?.type === 'text' ? text[0].text : undefined;
+      if (typeof text === 'string' && !/^\s*</.test(text)) {
+        phrase = (text.match(/\w+/g) ?? []).slice(0, 3).join(' ');
+        break;
+      }
+    }
+    check('the conversation has a prompt to look for', phrase.split(' ').length === 3, phrase);
+    const opened = await step('Find a session… (command palette)', async () => {
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Control+Shift+P');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ timeout: 10000 });
+      await input.fill('>compactd: Find a session');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Find a session' }).first().waitFor({ timeout: 10000 });
+      await page.keyboard.press('Enter');
+      // The conversation's own hit (the forks and handed-off sessions say it too).
+      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: phrase }).filter({ hasText: FILE_NAME }).first();
+      // The server indexes the machine after its cold scan: ask again until the hit is there.
+      const deadline = Date.now() + 30000;
+      for (;;) {
+        await input.fill(`"${phrase}"`);
+        if (await row.waitFor({ timeout: 3000 }).then(() => true, () => false)) break;
+        if (Date.now() > deadline) throw new Error(`no hit for "${phrase}"`);
+        await input.fill('');
+      }
+      await row.click();
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Open the transcript' }).first().waitFor({ timeout: 10000 });
+      await page.keyboard.type('Open the transcript');
+      await page.keyboard.press('Enter');
+      const t = page.locator('.tab.active', { hasText: FILE_NAME }).first();
+      await t.waitFor({ timeout: 20000 });
+      return (await t.innerText()).trim();
+    }).catch(() => null);
+    check('the session found opened in an editor', !!opened, opened);
+    await shot('06d-find-session');
   }
   await page.waitForTimeout(500);
   await shot('06-after-compact');
@@ -519,6 +573,25 @@ async function main() {
     const jsonl = fs.readdirSync(ws).filter((f) => f.endsWith('.jsonl'));
     R.workspaceAfter = jsonl;
     await shot('09-restored-before-agent-compaction');
+  }
+
+  if (process.env.E2E_HEALTH_RE) {
+    // The server's health under the settings both scopes gave: where it looks for transcripts.
+    const text = await step('compactd: Show health', async () => {
+      await page.keyboard.press('Control+Shift+P');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ timeout: 10000 });
+      await input.fill('>compactd: Show health');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Show health' }).first().waitFor({ timeout: 10000 });
+      await page.keyboard.press('Enter');
+      const lines = page.locator('.monaco-editor .view-lines', { hasText: 'Watched folders' }).first();
+      await lines.waitFor({ timeout: 15000 });
+      return (await lines.innerText()).replace(/\u00a0/g, ' ');
+    });
+    R.health = text;
+    await shot('10-health');
+    check('health page', new RegExp(process.env.E2E_HEALTH_RE).test(text), text);
+    if (process.env.E2E_HEALTH_NOT_RE) check('health page: what the settings turned off is not watched', !new RegExp(process.env.E2E_HEALTH_NOT_RE).test(text), text);
   }
 
   const log = extLog();

@@ -587,15 +587,15 @@ function M.recall(handle, callback)
   end)
 end
 
--- handoff(agent, opts, callback): continues the conversation in another agent: a new session
--- in its format and place, compacted to fit its window (opts.budget: to so many tokens), and
--- the command that resumes it. Without an agent, vim.ui.select over the agents the binary
+-- handoff(agent, opts, callback): continues the conversation (opts.uri, default the current
+-- one) in another agent: a new session in its format and place, compacted to fit its window
+-- (opts.budget: to so many tokens), and the command that resumes it. Without an agent, vim.ui.select over the agents the binary
 -- names (editor-info's handoffAgents); opts.mcp installs compactd's MCP server there (nil:
 -- the server asks when it is missing).
 function M.handoff(agent, opts, callback)
   opts = opts or {}
   local function run(name)
-    return M.execute('compactd.handoff', { agent = name, mcp = opts.mcp, budget = opts.budget }, function(err, r)
+    return M.execute('compactd.handoff', { uri = opts.uri, agent = name, mcp = opts.mcp, budget = opts.budget }, function(err, r)
       if not err and type(r) == 'table' then
         M.last_result = r
         notify(tostring(r.message))
@@ -617,6 +617,125 @@ function M.handoff(agent, opts, callback)
   return true
 end
 
+-- start_detached(): the server, started without a buffer to attach to ("Find a session…" from
+-- anywhere); nil when it cannot start.
+local function start_detached()
+  local cmd = M.server_cmd()
+  if vim.fn.executable(cmd[1]) ~= 1 then
+    notify(("no server binary '%s' found: install compactd on PATH or pass path= to require('compactd').setup()")
+      :format(cmd[1]), vim.log.levels.ERROR)
+    return nil
+  end
+  local cfg = client_config(0)
+  if vim.fn.has('nvim-0.11') == 1 then
+    client_id = vim.lsp.start(cfg, { attach = false })
+  else
+    client_id = vim.lsp.start_client(cfg)
+  end
+  return M.client()
+end
+
+-- search(query, opts, callback): the sessions of every agent on the machine, and the versions
+-- compactd stored, that say query (words, "a quoted phrase", word*), best first, from the
+-- server's index; opts.limit (default 20), opts.agent (one agent's). callback(err, result):
+-- result.hits = {{agent, format, project, session, title, path, line, version, date, role,
+-- part, tool, snippet, resume}, …} (lsp/testdata/commands/compactd.search.json).
+function M.search(query, opts, callback)
+  opts = opts or {}
+  local client = M.client()
+  if not client or client_stopped(client) then client = start_detached() end
+  if not client then return false end
+  local args = { query = query, limit = opts.limit, agent = opts.agent }
+  client_request(client, 'workspace/executeCommand', { command = 'compactd.search', arguments = { args } },
+    function(err, result)
+      result = M.unwrap_result(result)
+      if err then
+        notify(('search failed: %s'):format(err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      end
+      if callback then callback(err, result) end
+    end)
+  return true
+end
+
+-- hit_label(h): what a hit's match is in: a prompt, an answer, a tool call or its result.
+function M.hit_label(h)
+  if h.part == 'tool_call' then return 'call ' .. tostring(h.tool or '') end
+  if h.part == 'tool_result' then return h.tool and ('result of ' .. h.tool) or 'tool result' end
+  if h.part == 'reasoning' then return 'reasoning' end
+  if h.role == 'user' then return 'prompt' end
+  if h.role == 'assistant' then return 'answer' end
+  return tostring(h.role or '')
+end
+
+-- format_hit(h): a hit on one line: agent, date, project, what says it.
+function M.format_hit(h)
+  local date = tostring(h.date or ''):gsub('T', ' '):sub(1, 16)
+  local where = h.version and ('stored version ' .. h.version) or tostring(h.project or '')
+  return ('%s  %s  %s  %s: %s'):format(tostring(h.agent or h.format), date, where, M.hit_label(h), tostring(h.snippet or ''))
+end
+
+-- open_hit(h): the hit's transcript, at the match's line.
+function M.open_hit(h)
+  if type(h.path) ~= 'string' or h.path == '' then
+    notify(('stored version %s of %s has no file on disk: restore it with compactd restore'):format(tostring(h.version), tostring(h.conversation)),
+      vim.log.levels.WARN)
+    return false
+  end
+  vim.cmd('edit ' .. vim.fn.fnameescape(h.path))
+  if tonumber(h.line) and h.line > 0 then pcall(vim.api.nvim_win_set_cursor, 0, { h.line, 0 }) end
+  return true
+end
+
+-- hit_action(h): open the hit's transcript, or continue it in another agent (vim.ui.select).
+function M.hit_action(h)
+  local items = { { 'Open the transcript', function() M.open_hit(h) end } }
+  local info = M.info()
+  if type(h.path) == 'string' and h.path ~= '' then
+    for _, a in ipairs((type(info) == 'table' and info.handoffAgents) or {}) do
+      items[#items + 1] = { 'Continue in ' .. a.label, function() M.handoff(a.name, { uri = vim.uri_from_fname(h.path) }) end }
+    end
+  end
+  vim.ui.select(items, { prompt = tostring(h.title or h.path or ''), format_item = function(i) return i[1] end }, function(choice)
+    if choice then choice[2]() end
+  end)
+end
+
+-- find_session(query, opts): :CompactdSearch — the sessions that say query (asked for when
+-- nil) in vim.ui.select, then open the one picked or continue it in another agent; with
+-- opts.quickfix, the hits in the quickfix list instead.
+function M.find_session(query, opts)
+  opts = opts or {}
+  if query == nil or query == '' then
+    vim.ui.input({ prompt = 'compactd: find a session that says: ' }, function(q)
+      if q and q ~= '' then M.find_session(q, opts) end
+    end)
+    return true
+  end
+  return M.search(query, opts, function(err, r)
+    if err or type(r) ~= 'table' then return end
+    M.last_search = r
+    local hits = type(r.hits) == 'table' and r.hits or {}
+    if #hits == 0 then
+      notify('no session says ' .. query)
+      return
+    end
+    if opts.quickfix then
+      local items = {}
+      for _, h in ipairs(hits) do
+        if type(h.path) == 'string' and h.path ~= '' then
+          items[#items + 1] = { filename = h.path, lnum = tonumber(h.line) or 1, text = M.format_hit(h) }
+        end
+      end
+      vim.fn.setqflist({}, ' ', { title = 'compactd: ' .. query, items = items })
+      vim.cmd('copen')
+      return
+    end
+    vim.ui.select(hits, { prompt = 'Sessions that say ' .. query .. ':', format_item = M.format_hit }, function(h)
+      if h then M.hit_action(h) end
+    end)
+  end)
+end
+
 -- actions(): what the status line offers for the conversation (the lualine component's
 -- click): compact, dry run, history, continue in another agent.
 function M.actions()
@@ -625,6 +744,7 @@ function M.actions()
     { 'Dry-run compaction', function() M.dry_run({}) end },
     { 'Show history', function() M.history() end },
     { 'Continue in another agent…', function() M.handoff() end },
+    { 'Find a session…', function() M.find_session() end },
   }
   vim.ui.select(items, { prompt = 'compactd:', format_item = function(i) return i[1] end }, function(choice)
     if choice then choice[2]() end
@@ -666,6 +786,8 @@ local function user_commands()
     end
     M.handoff(agent, opts)
   end, { nargs = '*', desc = 'compactd: continue the conversation in another agent ([agent] [budget=N] [mcp=yes|no])' })
+  cmd('CompactdSearch', function(o) M.find_session(o.args, { quickfix = o.bang }) end,
+    { nargs = '?', bang = true, desc = 'compactd: find a session of any agent by what was said in it (! lists the hits in the quickfix list)' })
   cmd('CompactdActions', function() M.actions() end, { desc = 'compactd: the conversation\'s actions' })
   cmd('CompactdContext', function() M.context() end,
     { desc = 'compactd: what fills the context window, per turn, and what it costs (a float)' })

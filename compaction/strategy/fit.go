@@ -404,7 +404,8 @@ func (r *run) fitKeep(budget int) []bool {
 			tail += r.msgTokens(i)
 		}
 	}
-	if tail <= budget-minSummaryTokens(budget) {
+	whole := tail <= budget-minSummaryTokens(budget)
+	if whole {
 		for i := r.boundary(); i < len(r.msgs); i++ {
 			keep[i] = !r.gone[i]
 		}
@@ -413,7 +414,9 @@ func (r *run) fitKeep(budget int) []bool {
 	}
 	if last >= 0 {
 		keep[last] = true
-		if n := r.msgTokens(last); n > budget/4 {
+		// A long request is clipped only when the turns kept whole are not
+		// whole already.
+		if n := r.msgTokens(last); n > budget/4 && !(whole && last >= r.boundary()) {
 			r.clipText(last, budget/4)
 		}
 	}
@@ -552,11 +555,15 @@ func (r *run) chooseCut(x, xs *salience.Index, keep []bool, room int) int {
 	}
 	starts := r.cutStarts()
 	inSuffix := map[*salience.Stat]bool{}
-	best, bestV := len(r.msgs), math.Inf(-1)
+	frontier := r.frontier()
+	best, bestV := frontier, math.Inf(-1)
 	suffixV, suffixT := 0.0, 0
 	next := len(r.msgs) // messages [next, len) are counted in the suffix
 	for k := len(starts) - 1; k >= 0; k-- {
 		c := starts[k]
+		if c > frontier {
+			continue
+		}
 		for i := next - 1; i >= c; i-- {
 			if r.gone[i] || keep[i] {
 				continue
@@ -623,24 +630,66 @@ func (r *run) earlierCut(cut int, keep []bool, slack int) int {
 	return best
 }
 
-// laterCut is the next suffix start after cut.
+// laterCut is the next suffix start after cut, the frontier at the latest.
 func (r *run) laterCut(cut int, keep []bool) int {
+	frontier := r.frontier()
 	for _, c := range r.cutStarts() {
 		if c > cut {
+			return min(c, frontier)
+		}
+	}
+	return frontier
+}
+
+// firstFitting is the earliest start at or after cut whose suffix fits
+// room, the frontier when none does.
+func (r *run) firstFitting(cut int, keep []bool, room int) int {
+	frontier := r.frontier()
+	for _, c := range r.cutStarts() {
+		if c > frontier {
+			break
+		}
+		if c >= cut && r.liveFrom(c, keep) <= room {
 			return c
+		}
+	}
+	return frontier
+}
+
+// frontier is where the newest step of the work starts — the last
+// assistant message with the results of its calls, or a prompt not yet
+// answered — which every fit keeps verbatim whatever the budget: the agent
+// resumes from it, and a fork that ended on a summary instead would have
+// it start over (and Claude Code and Gemini CLI read a conversation from
+// its last summary on).
+func (r *run) frontier() int {
+	starts := r.cutStarts()
+	for k := len(starts) - 2; k >= 0; k-- {
+		if !r.gone[starts[k]] {
+			return starts[k]
 		}
 	}
 	return len(r.msgs)
 }
 
-// firstFitting is the earliest start at or after cut whose suffix fits room.
-func (r *run) firstFitting(cut int, keep []bool, room int) int {
-	for _, c := range r.cutStarts() {
-		if c >= cut && r.liveFrom(c, keep) <= room {
-			return c
+// summaryPlace is where the summary of the messages before cut stands:
+// before the kept suffix, and never after the latest request or the
+// keep-last turns kept whole, even when the cut falls inside or after
+// them — a summary is history, and the turn the agent resumes comes last.
+func (r *run) summaryPlace(cut int, keep []bool) int {
+	place := cut
+	if b := r.boundary(); b < place && b < len(r.msgs) && keep[b] {
+		place = b
+	}
+	for i := place - 1; i >= 0; i-- {
+		if !r.gone[i] && transcript.StartsTurn(&r.msgs[i]) && r.msgs[i].Origin == transcript.OriginHuman {
+			if keep[i] {
+				place = i
+			}
+			break
 		}
 	}
-	return len(r.msgs)
+	return place
 }
 
 // cutKeeping removes every message before cut that is not kept.
@@ -665,9 +714,10 @@ func (r *run) summarizeBefore(cut, budget int, keep []bool) bool {
 	if cut == 0 || len(archived) == 0 {
 		return false
 	}
+	place := r.summaryPlace(cut, keep)
 	var following []transcript.Message
-	for i := cut; i < len(r.msgs); i++ {
-		if !r.gone[i] {
+	for i := place; i < len(r.msgs); i++ {
+		if !r.gone[i] && (i >= cut || keep[i]) {
 			following = append(following, r.msgs[i])
 		}
 	}
@@ -678,8 +728,10 @@ func (r *run) summarizeBefore(cut, budget int, keep []bool) bool {
 	from := max(transcript.TurnOf(srcTurns, r.srcIdx[0]), 0)
 	to, anchor := len(srcTurns), len(r.src.Messages)
 	if cut < len(r.msgs) {
-		anchor = r.srcIdx[cut]
-		to = transcript.TurnOf(srcTurns, anchor)
+		to = transcript.TurnOf(srcTurns, r.srcIdx[cut])
+	}
+	if place < len(r.msgs) {
+		anchor = r.srcIdx[place]
 	}
 	sum, err := r.opts.Summarizer.Summarize(r.ctx, summarize.Request{
 		Messages: archived, FromTurn: from, ToTurn: max(to, from+1), Budget: budget,

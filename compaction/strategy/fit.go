@@ -30,7 +30,9 @@ const budgetSlack = 0.01
 // conversation's entities, weighted by recency and reuse
 // (compaction/salience), not a window.
 //
-// Pinned messages and the current request always stay. The other
+// Pinned messages, the current request and the newest step of the work
+// (see frontier) always stay, and the summary stands before the request
+// (see summaryPlace): the agent resumes the turn it was in. The other
 // protected messages (system and developer prompts, the first prompt,
 // standing instructions) stay while they take under a tenth of the
 // budget — the rest goes to what the conversation named; past that the

@@ -3,6 +3,7 @@ package strategy
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -31,8 +32,8 @@ const budgetSlack = 0.01
 // (compaction/salience), not a window.
 //
 // Pinned messages, the current request and the newest step of the work
-// (see frontier) always stay, and the summary stands before the request
-// (see summaryPlace): the agent resumes the turn it was in. The other
+// (see frontier) always stay, and the summary stands before them (see
+// summaryPlace): the agent resumes the turn it was in. The other
 // protected messages (system and developer prompts, the first prompt,
 // standing instructions) stay while they take under a tenth of the
 // budget — the rest goes to what the conversation named; past that the
@@ -68,6 +69,11 @@ func (r *run) fitBudget() (int, error) {
 	}
 	keep := r.fitKeep(target)
 	stripped, keep := r.stripForBudget(target, keep)
+	// The newest step stays, its bulky output stripped like the rest
+	// (restored below while the budget allows).
+	for _, i := range r.frontier() {
+		keep[i] = true
+	}
 	// What the messages kept would name, from the view; what a summary
 	// could name, from the source: the pipeline's steps stripped tool
 	// output the summary may still quote names from.
@@ -557,15 +563,11 @@ func (r *run) chooseCut(x, xs *salience.Index, keep []bool, room int) int {
 	}
 	starts := r.cutStarts()
 	inSuffix := map[*salience.Stat]bool{}
-	frontier := r.frontier()
-	best, bestV := frontier, math.Inf(-1)
+	best, bestV := len(r.msgs), math.Inf(-1)
 	suffixV, suffixT := 0.0, 0
 	next := len(r.msgs) // messages [next, len) are counted in the suffix
 	for k := len(starts) - 1; k >= 0; k-- {
 		c := starts[k]
-		if c > frontier {
-			continue
-		}
 		for i := next - 1; i >= c; i-- {
 			if r.gone[i] || keep[i] {
 				continue
@@ -632,56 +634,64 @@ func (r *run) earlierCut(cut int, keep []bool, slack int) int {
 	return best
 }
 
-// laterCut is the next suffix start after cut, the frontier at the latest.
+// laterCut is the next suffix start after cut.
 func (r *run) laterCut(cut int, keep []bool) int {
-	frontier := r.frontier()
 	for _, c := range r.cutStarts() {
 		if c > cut {
-			return min(c, frontier)
-		}
-	}
-	return frontier
-}
-
-// firstFitting is the earliest start at or after cut whose suffix fits
-// room, the frontier when none does.
-func (r *run) firstFitting(cut int, keep []bool, room int) int {
-	frontier := r.frontier()
-	for _, c := range r.cutStarts() {
-		if c > frontier {
-			break
-		}
-		if c >= cut && r.liveFrom(c, keep) <= room {
 			return c
-		}
-	}
-	return frontier
-}
-
-// frontier is where the newest step of the work starts — the last
-// assistant message with the results of its calls, or a prompt not yet
-// answered — which every fit keeps verbatim whatever the budget: the agent
-// resumes from it, and a fork that ended on a summary instead would have
-// it start over (and Claude Code and Gemini CLI read a conversation from
-// its last summary on).
-func (r *run) frontier() int {
-	starts := r.cutStarts()
-	for k := len(starts) - 2; k >= 0; k-- {
-		if !r.gone[starts[k]] {
-			return starts[k]
 		}
 	}
 	return len(r.msgs)
 }
 
+// firstFitting is the earliest start at or after cut whose suffix fits room.
+func (r *run) firstFitting(cut int, keep []bool, room int) int {
+	for _, c := range r.cutStarts() {
+		if c >= cut && r.liveFrom(c, keep) <= room {
+			return c
+		}
+	}
+	return len(r.msgs)
+}
+
+// frontier is the newest step of the work — the last assistant message and
+// the results of its calls — which every fit keeps whatever the budget:
+// the agent resumes from it, and a fork without it would have the agent
+// start the step over. Context injected after it (a developer message, an
+// environment note) is not part of it.
+func (r *run) frontier() []int {
+	last := -1
+	for i := len(r.msgs) - 1; i >= 0; i-- {
+		if !r.gone[i] && r.msgs[i].Role == transcript.RoleAssistant {
+			last = i
+			break
+		}
+	}
+	if last < 0 {
+		return nil
+	}
+	out := []int{last}
+	for i := last + 1; i < len(r.msgs); i++ {
+		if !r.gone[i] && slices.ContainsFunc(r.msgs[i].Parts, func(p transcript.Part) bool { return p.Kind == transcript.PartToolResult }) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
 // summaryPlace is where the summary of the messages before cut stands:
-// before the kept suffix, and never after the latest request or the
-// keep-last turns kept whole, even when the cut falls inside or after
-// them — a summary is history, and the turn the agent resumes comes last.
+// before the kept suffix, and never after the latest request, the newest
+// step or the keep-last turns kept whole, even when the cut falls inside
+// or after them — a summary is history, and the turn the agent resumes
+// comes last (Claude Code and Gemini CLI read a conversation from its last
+// summary on, and a Codex rollout must not end with a compacted record).
 func (r *run) summaryPlace(cut int, keep []bool) int {
 	place := cut
 	if b := r.boundary(); b < place && b < len(r.msgs) && keep[b] {
 		place = b
+	}
+	if f := r.frontier(); len(f) > 0 && f[0] < place && keep[f[0]] {
+		place = f[0]
 	}
 	for i := place - 1; i >= 0; i-- {
 		if !r.gone[i] && transcript.StartsTurn(&r.msgs[i]) && r.msgs[i].Origin == transcript.OriginHuman {

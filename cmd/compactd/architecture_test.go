@@ -55,6 +55,11 @@ func matches(pattern, pkg string) bool {
 // TestImportRules holds every package to its layer's rules with `go list
 // -deps`'s view of what it depends on.
 func TestImportRules(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		// Under Wine the test binary runs without a Go toolchain of its OS;
+		// the rules are the same on every OS and the Linux unit run holds them.
+		t.Skipf("no go command to list the packages with: %v", err)
+	}
 	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Deps " "}}`, "./...")
 	cmd.Dir = filepath.Join("..", "..")
 	out, err := cmd.Output()

@@ -376,7 +376,13 @@ func printCompact(w io.Writer, res *jobs.Result) {
 	fmt.Fprintf(w, "tokens: %s → %s (%.1f%% saved)\n", tokens.Thousands(res.TokensBefore), tokens.Thousands(res.TokensAfter), saved)
 	summarized := false
 	for _, s := range res.Steps {
-		fmt.Fprintf(w, "  %-20s removed %s events, saved %s tokens\n", s.Strategy, tokens.Thousands(s.EventsRemoved), tokens.Thousands(s.TokensSaved))
+		if s.TokensSaved < 0 {
+			// The fit's restore: room was left under the budget, so it put
+			// back output that the steps before it had stripped.
+			fmt.Fprintf(w, "  %-20s removed %s events, brought back %s tokens the steps before it stripped (room left under the budget)\n", s.Strategy, tokens.Thousands(s.EventsRemoved), tokens.Thousands(-s.TokensSaved))
+		} else {
+			fmt.Fprintf(w, "  %-20s removed %s events, saved %s tokens\n", s.Strategy, tokens.Thousands(s.EventsRemoved), tokens.Thousands(s.TokensSaved))
+		}
 		switch s.Strategy {
 		case strategy.StrategySummarize, strategy.StrategyExtractive, strategy.StrategyNotes:
 			summarized = true

@@ -3,6 +3,8 @@ package facts
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/compactd/compactd/compaction/internal/memo"
 )
 
 // PlaceholderPrefix starts every stand-in compaction writes, so later steps
@@ -44,7 +46,18 @@ func isEditorTool(name string) bool {
 // Args decodes a tool call's arguments as a JSON object; a JSON string
 // holding an object (how Codex stores arguments) is unwrapped. It returns
 // nil for anything else (apply_patch's raw patch, malformed JSON).
+//
+// The map may be shared with other callers (decodedArgs keeps it): it
+// must not be changed.
 func Args(args string) map[string]any {
+	return decodedArgs.Of(args, decodeArgs)
+}
+
+// decodedArgs are the arguments Args decoded last: the salience index, the
+// key facts, the summary and the placeholders each read the same calls.
+var decodedArgs = memo.New[map[string]any](32 << 20)
+
+func decodeArgs(args string) map[string]any {
 	var v any
 	if json.Unmarshal([]byte(args), &v) != nil {
 		return nil

@@ -3,6 +3,7 @@ package facts
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/compactd/compactd/compaction/internal/match"
 	"github.com/compactd/compactd/compaction/transcript"
@@ -38,19 +39,30 @@ const maxFactBytes = 300
 // MaxErrorLines is how many error lines of one failed result are facts.
 const MaxErrorLines = 3
 
+// The expressions are compiled on first use, not at start: every command
+// links this package, and one that never runs it (a status line, a gauge)
+// paid for compiling them on each run.
 var (
 	// pathToken matches a file path with a directory and an extension.
 	// urlToken matches a URL, whose path part is no file of the project.
-	urlToken = regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://\S+`)
+	urlToken = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://\S+`) })
 	// A Windows path with backslashes (C:\Users\ada\calc\main.go, as
 	// agents on Windows write them) counts from its drive on.
-	pathToken = regexp.MustCompile(`(?:[A-Za-z]:)?(?:[\w.@~-]+)?(?:/[\w.@-]+)+\.[A-Za-z][\w]{0,7}\b|\b[\w.-]+/[\w./-]*\.[A-Za-z]\w{0,7}\b|\b[A-Za-z]:(?:\\[\w.@~-]+)+\.[A-Za-z]\w{0,7}\b`)
+	pathToken = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:[A-Za-z]:)?(?:[\w.@~-]+)?(?:/[\w.@-]+)+\.[A-Za-z][\w]{0,7}\b|\b[\w.-]+/[\w./-]*\.[A-Za-z]\w{0,7}\b|\b[A-Za-z]:(?:\\[\w.@~-]+)+\.[A-Za-z]\w{0,7}\b`)
+	})
 	// identToken matches backticked identifiers: `ReconcileLedger`, `ledger.Apply`.
-	identToken   = regexp.MustCompile("`([A-Za-z_][A-Za-z0-9_]*(?:\\.[A-Za-z_][A-Za-z0-9_]*)*)`")
-	decisionLine = regexp.MustCompile(`(?i)\b(decided|decision|we'll go with|going with|instead of|let's use|we will use|chose|settled on)\b`)
-	taskLine     = regexp.MustCompile(`(?i)^\s*(?:[-*]\s*\[ \]|TODO\b|next step|remaining:)`)
+	identToken = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile("`([A-Za-z_][A-Za-z0-9_]*(?:\\.[A-Za-z_][A-Za-z0-9_]*)*)`")
+	})
+	decisionLine = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(decided|decision|we'll go with|going with|instead of|let's use|we will use|chose|settled on)\b`)
+	})
+	taskLine = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^\s*(?:[-*]\s*\[ \]|TODO\b|next step|remaining:)`)
+	})
 	// ruleWord marks a line that lays down a rule.
-	ruleWord = regexp.MustCompile(`(?i)\b(must|never|always)\b`)
+	ruleWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\b(must|never|always)\b`) })
 )
 
 // What the expressions are run on: every path and identifier token is a
@@ -58,8 +70,12 @@ var (
 // backslash) or a backtick; every decision or rule line holds one of the
 // words (see match). Most of a conversation — tool output, prose — holds none.
 var (
-	pathRuns      = match.NewRuns(pathToken, match.WordBytes+".@~-/:\\", func(run string) bool { return strings.ContainsAny(run, `/\`) })
-	identRuns     = match.NewRuns(identToken, match.WordBytes+".`", func(run string) bool { return strings.IndexByte(run, '`') >= 0 })
+	pathRuns = sync.OnceValue(func() *match.Runs {
+		return match.NewRuns(pathToken(), match.WordBytes+".@~-/:\\", func(run string) bool { return strings.ContainsAny(run, `/\`) })
+	})
+	identRuns = sync.OnceValue(func() *match.Runs {
+		return match.NewRuns(identToken(), match.WordBytes+".`", func(run string) bool { return strings.IndexByte(run, '`') >= 0 })
+	})
 	decisionWords = []string{"decided", "decision", "go with", "going with", "instead of", "let's use", "we will use", "chose", "settled on"}
 	ruleWords     = []string{"must", "never", "always"}
 )
@@ -103,11 +119,11 @@ func IsStandingInstruction(text string) bool {
 // LaysDownRule reports whether text says must, never or always: the
 // lines of a prompt or memory file that are instructions.
 func LaysDownRule(text string) bool {
-	return match.MayHold(text, ruleWords) && ruleWord.MatchString(text)
+	return match.MayHold(text, ruleWords) && ruleWord().MatchString(text)
 }
 
 func isDecision(line string) bool {
-	return match.MayHold(line, decisionWords) && decisionLine.MatchString(line)
+	return match.MayHold(line, decisionWords) && decisionLine().MatchString(line)
 }
 
 // Extract lists the key facts of msgs: file paths touched or named,
@@ -222,7 +238,7 @@ func (s *Set) text(m *transcript.Message, text string) {
 		if m.Role == transcript.RoleAssistant && isDecision(line) {
 			s.add(Decision, line)
 		}
-		if taskLine.MatchString(line) {
+		if taskLine().MatchString(line) {
 			s.add(Task, line)
 		}
 	}
@@ -234,14 +250,14 @@ func (s *Set) text(m *transcript.Message, text string) {
 	if strings.IndexByte(text, '/') >= 0 {
 		clean := text
 		if strings.Contains(text, "://") {
-			clean = urlToken.ReplaceAllString(text, " ")
+			clean = urlToken().ReplaceAllString(text, " ")
 		}
-		for _, p := range pathRuns.FindAll(clean) {
+		for _, p := range pathRuns().FindAll(clean) {
 			s.add(Path, p)
 		}
 	}
 	if strings.IndexByte(text, '`') >= 0 {
-		for _, mm := range identRuns.FindAllSubmatch(text) {
+		for _, mm := range identRuns().FindAllSubmatch(text) {
 			if len(mm[1]) >= 3 {
 				s.add(Identifier, mm[1])
 			}

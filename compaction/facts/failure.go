@@ -3,6 +3,7 @@ package facts
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/compactd/compactd/compaction/internal/match"
 	"github.com/compactd/compactd/compaction/transcript"
@@ -14,8 +15,12 @@ const maxErrorLineBytes = 160
 var (
 	// errorLine matches lines that report a failure. Bare "error" is left
 	// out: it is Go's error type in every other line of code.
-	errorLine = regexp.MustCompile(`(?i)(\berror(:|\[| TS\d)|^error\b|\bfail(ed|ure|s)?\b|--- FAIL|\bpanic:|\bfatal\b|exception\b|traceback|\bundefined:|\bcannot (find|use|open|load|read|write|import|assign|convert)|no such file|permission denied|^\S+\.\w+:\d+(:\d+)?: )`)
-	exitCode  = regexp.MustCompile(`(?i)\bexit(?:[ _]code|ed with(?: code)?| status)"?[:= ]+(-?\d+)`)
+	errorLine = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(\berror(:|\[| TS\d)|^error\b|\bfail(ed|ure|s)?\b|--- FAIL|\bpanic:|\bfatal\b|exception\b|traceback|\bundefined:|\bcannot (find|use|open|load|read|write|import|assign|convert)|no such file|permission denied|^\S+\.\w+:\d+(:\d+)?: )`)
+	})
+	exitCode = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\bexit(?:[ _]code|ed with(?: code)?| status)"?[:= ]+(-?\d+)`)
+	})
 )
 
 // errorWords and exitWords are words every match of errorLine (but its
@@ -45,7 +50,7 @@ func ExitCode(text string) (string, bool) {
 	if !match.MayHold(e, exitWords) {
 		return "", false
 	}
-	m := exitCode.FindStringSubmatch(e)
+	m := exitCode().FindStringSubmatch(e)
 	if m == nil {
 		return "", false
 	}
@@ -62,7 +67,7 @@ func edges(s string) string {
 }
 
 // IsErrorLine reports whether one line of output reports a failure.
-func IsErrorLine(line string) bool { return mayReportError(line) && errorLine.MatchString(line) }
+func IsErrorLine(line string) bool { return mayReportError(line) && errorLine().MatchString(line) }
 
 // ErrorLines returns up to limit distinct error lines of text, trimmed and
 // capped, in order.

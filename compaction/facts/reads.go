@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // WholeFile is the end line of a read without a range.
@@ -72,11 +73,11 @@ func ParseRead(tool, args, cwd string) (Read, bool) {
 }
 
 var (
-	sedRange  = regexp.MustCompile(`^sed -n ['"]?(\d+),(\d+)p['"]?(?: (\S+))?$`)
-	nlPrefix  = regexp.MustCompile(`^nl -ba (\S+)$`)
-	catFile   = regexp.MustCompile(`^cat(?: -n)? (\S+)$`)
-	headLines = regexp.MustCompile(`^head (?:-n ?|-)(\d+) (\S+)$`)
-	headPipe  = regexp.MustCompile(`^head (?:-n ?|-)(\d+)$`)
+	sedRange  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^sed -n ['"]?(\d+),(\d+)p['"]?(?: (\S+))?$`) })
+	nlPrefix  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^nl -ba (\S+)$`) })
+	catFile   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^cat(?: -n)? (\S+)$`) })
+	headLines = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^head (?:-n ?|-)(\d+) (\S+)$`) })
+	headPipe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^head (?:-n ?|-)(\d+)$`) })
 )
 
 func parseShellRead(cmd, cwd string) (Read, bool) {
@@ -97,27 +98,27 @@ func parseShellRead(cmd, cwd string) (Read, bool) {
 	}
 	switch len(stages) {
 	case 1:
-		if m := sedRange.FindStringSubmatch(stages[0]); m != nil && m[3] != "" {
+		if m := sedRange().FindStringSubmatch(stages[0]); m != nil && m[3] != "" {
 			return mk(m[3], atoi(m[1]), atoi(m[2]))
 		}
-		if m := catFile.FindStringSubmatch(stages[0]); m != nil {
+		if m := catFile().FindStringSubmatch(stages[0]); m != nil {
 			return mk(m[1], 1, WholeFile)
 		}
-		if m := headLines.FindStringSubmatch(stages[0]); m != nil {
+		if m := headLines().FindStringSubmatch(stages[0]); m != nil {
 			return mk(m[2], 1, atoi(m[1]))
 		}
 	case 2:
-		nl := nlPrefix.FindStringSubmatch(stages[0])
+		nl := nlPrefix().FindStringSubmatch(stages[0])
 		if nl == nil {
-			nl = catFile.FindStringSubmatch(stages[0])
+			nl = catFile().FindStringSubmatch(stages[0])
 		}
 		if nl == nil {
 			return Read{}, false
 		}
-		if m := sedRange.FindStringSubmatch(stages[1]); m != nil && m[3] == "" {
+		if m := sedRange().FindStringSubmatch(stages[1]); m != nil && m[3] == "" {
 			return mk(nl[1], atoi(m[1]), atoi(m[2]))
 		}
-		if m := headPipe.FindStringSubmatch(stages[1]); m != nil {
+		if m := headPipe().FindStringSubmatch(stages[1]); m != nil {
 			return mk(nl[1], 1, atoi(m[1]))
 		}
 	}

@@ -25,24 +25,24 @@ func FuzzExpressionsOnRuns(f *testing.F) {
 	}
 	formattest.SeedLines[string](f, sessiongen.ClaudeCode(sessiongen.Options{Seed: 7, Turns: 12}))
 	f.Fuzz(func(t *testing.T, text string) {
-		if got, want := pathRuns.FindAll(text), pathToken.FindAllString(text, -1); !reflect.DeepEqual(got, want) {
+		if got, want := pathRuns().FindAll(text), pathToken().FindAllString(text, -1); !reflect.DeepEqual(got, want) {
 			t.Fatalf("paths of %q: %q, the expression finds %q", text, got, want)
 		}
-		if got, want := identRuns.FindAllSubmatch(text), identToken.FindAllStringSubmatch(text, -1); !reflect.DeepEqual(got, want) {
+		if got, want := identRuns().FindAllSubmatch(text), identToken().FindAllStringSubmatch(text, -1); !reflect.DeepEqual(got, want) {
 			t.Fatalf("identifiers of %q: %q, the expression finds %q", text, got, want)
 		}
 		code, ok := ExitCode(text)
-		if m := exitCode.FindStringSubmatch(edges(text)); (m != nil) != ok || ok && m[1] != code {
+		if m := exitCode().FindStringSubmatch(edges(text)); (m != nil) != ok || ok && m[1] != code {
 			t.Fatalf("ExitCode(%q) = %q, %v; the expression finds %q", text, code, ok, m)
 		}
 		for _, line := range strings.Split(text, "\n") {
-			if got, want := isDecision(line), decisionLine.MatchString(line); got != want {
+			if got, want := isDecision(line), decisionLine().MatchString(line); got != want {
 				t.Fatalf("isDecision(%q) = %v, the expression says %v", line, got, want)
 			}
-			if got, want := LaysDownRule(line), ruleWord.MatchString(line); got != want {
+			if got, want := LaysDownRule(line), ruleWord().MatchString(line); got != want {
 				t.Fatalf("LaysDownRule(%q) = %v, the expression says %v", line, got, want)
 			}
-			if got, want := IsErrorLine(line), errorLine.MatchString(line); got != want {
+			if got, want := IsErrorLine(line), errorLine().MatchString(line); got != want {
 				t.Fatalf("IsErrorLine(%q) = %v, the expression says %v", line, got, want)
 			}
 		}
@@ -57,7 +57,7 @@ func TestWindowsPathsAreFacts(t *testing.T) {
 		"Run E:/AI/proj/app.py first.":                                     {"E:/AI/proj/app.py"},
 		`a regex \d+\.txt is no path`:                                      nil,
 	} {
-		if got := pathRuns.FindAll(text); !reflect.DeepEqual(got, want) {
+		if got := pathRuns().FindAll(text); !reflect.DeepEqual(got, want) {
 			t.Errorf("paths of %q: %q, want %q", text, got, want)
 		}
 	}

@@ -51,22 +51,22 @@ var HandlePattern = Prefix + "[0-9a-f]{" + strconv.Itoa(MinDigits) + "," + strco
 // Syntax says what a handle looks like, for error messages and prompts.
 var Syntax = fmt.Sprintf("'%s' and %d to %d hex digits", Prefix, MinDigits, maxDigits)
 
-var handleRE = regexp.MustCompile(`^` + HandlePattern + `$`)
+var handleRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^` + HandlePattern + `$`) })
 
 // Valid reports whether s has the shape of a handle.
-func Valid(s string) bool { return handleRE.MatchString(s) }
+func Valid(s string) bool { return handleRE().MatchString(s) }
 
 // MarkPattern finds the handles a text names ("recall r7f3c2"): the
 // handle is its first group.
 var MarkPattern = `\b` + markWord + ` (` + HandlePattern + `)\b`
 
-var markRE = regexp.MustCompile(MarkPattern)
+var markRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(MarkPattern) })
 
 // Find returns the handles text names, in order, each once.
 func Find(text string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, m := range markRE.FindAllStringSubmatch(text, -1) {
+	for _, m := range markRE().FindAllStringSubmatch(text, -1) {
 		if !seen[m[1]] {
 			seen[m[1]] = true
 			out = append(out, m[1])
@@ -78,7 +78,7 @@ func Find(text string) []string {
 // FindAt returns the handle whose mark covers byte offset at in text, ""
 // if none does (an editor's "Recall…" under the cursor).
 func FindAt(text string, at int) string {
-	for _, loc := range markRE.FindAllStringSubmatchIndex(text, -1) {
+	for _, loc := range markRE().FindAllStringSubmatchIndex(text, -1) {
 		if at >= loc[0] && at <= loc[1] {
 			return text[loc[2]:loc[3]]
 		}

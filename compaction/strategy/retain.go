@@ -1,6 +1,7 @@
 package strategy
 
 import (
+	"index/suffixarray"
 	"strings"
 
 	"github.com/compactd/compactd/compaction/facts"
@@ -46,13 +47,31 @@ func retainFacts(want []facts.Fact, original []transcript.Message, v *transcript
 		cwd = v.Source.Meta.Cwd
 	}
 	ret := Retention{Total: len(want)}
+	// Many facts looked for in a long text (a whole session's summaries
+	// and rewritten parts): past a few, an index of the text finds each
+	// in time proportional to the fact, not to the text.
+	var idx *suffixarray.Index
+	lookups := 0
+	contains := func(s string) bool {
+		if lookups++; idx == nil && lookups > 32 && len(hay) > 64<<10 {
+			idx = suffixarray.New([]byte(hay))
+		}
+		if idx == nil {
+			return strings.Contains(hay, s)
+		}
+		return s == "" || len(idx.Lookup([]byte(s), 1)) > 0
+	}
 	for _, f := range want {
+		if kept.Has(f) {
+			ret.Kept++
+			continue
+		}
 		text := f.Text
-		if f.Kind == facts.Path && hay != "" && !strings.Contains(hay, text) {
+		if f.Kind == facts.Path && hay != "" && !contains(text) {
 			// A summary writes paths under the working folder relative to it.
 			text = salience.Relative(text, cwd)
 		}
-		if kept.Has(f) || (hay != "" && strings.Contains(hay, text)) {
+		if hay != "" && contains(text) {
 			ret.Kept++
 			continue
 		}

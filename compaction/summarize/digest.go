@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/compactd/compactd/compaction/parallel"
 
@@ -125,15 +126,28 @@ type pendingCall struct {
 	source  string
 }
 
+// The expressions are compiled on first use, not at start: every command
+// links this package, and one that never runs it (a status line, a gauge)
+// paid for compiling them on each run.
 var (
-	reURL        = regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://\S+`)
-	rePath       = regexp.MustCompile(`(?:~|\.{1,2})?/?(?:[A-Za-z0-9_.@\-]+/)+[A-Za-z0-9_.@\-]+|\b[A-Za-z0-9_\-]+\.(?:go|py|ts|tsx|js|jsx|mjs|rs|java|kt|c|h|cc|cpp|hpp|rb|php|cs|swift|md|json|jsonl|toml|yaml|yml|sql|sh|lua|txt|mod|sum|lock|cfg|ini|html|css|proto|vue|svelte|dart|ex|exs|zig)\b`)
-	reExt        = regexp.MustCompile(`\.[A-Za-z][A-Za-z0-9]{0,5}$`)
-	reIdentifier = regexp.MustCompile("`([A-Za-z_][A-Za-z0-9_.:()<>\\-]{1,60})`|\\b(?:[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Za-z][a-z0-9]*(?:_[A-Za-z0-9]+)+|[a-z][a-z0-9]*\\.[A-Z][A-Za-z0-9]*)\\b")
-	reRule       = regexp.MustCompile(`(?i)\b(?:must|never|always)\b`)
-	reInstruct   = regexp.MustCompile(`(?i)^(?:[-*>]\s*)?(?:please\s+|and\s+)?(?:always|never|don't|do not|must|make sure|remember to|ensure|avoid|from now on|keep using|only use|stick to|no more)\b|(?i)\bfrom now on\b`)
-	reDecision   = regexp.MustCompile(`(?i)\b(?:decided|decide to|decision|i'll use|i will use|we'll use|we will use|let's use|let's go with|let's keep|going with|go with|i'm going to use|chose|choosing|opted|opt for|instead of|rather than|switch(?:ed|ing)? to|the fix is|the root cause|because)\b`)
-	reTask       = regexp.MustCompile(`(?i)(?:\b(?:TODO|FIXME)\b[:\s]|^\s*[-*]\s*\[ \]\s+|^\s*(?:next steps?|remaining|still need to|left to do|open question|follow[- ]up)\b)`)
+	reURL  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://\S+`) })
+	rePath = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:~|\.{1,2})?/?(?:[A-Za-z0-9_.@\-]+/)+[A-Za-z0-9_.@\-]+|\b[A-Za-z0-9_\-]+\.(?:go|py|ts|tsx|js|jsx|mjs|rs|java|kt|c|h|cc|cpp|hpp|rb|php|cs|swift|md|json|jsonl|toml|yaml|yml|sql|sh|lua|txt|mod|sum|lock|cfg|ini|html|css|proto|vue|svelte|dart|ex|exs|zig)\b`)
+	})
+	reExt        = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\.[A-Za-z][A-Za-z0-9]{0,5}$`) })
+	reIdentifier = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile("`([A-Za-z_][A-Za-z0-9_.:()<>\\-]{1,60})`|\\b(?:[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Za-z][a-z0-9]*(?:_[A-Za-z0-9]+)+|[a-z][a-z0-9]*\\.[A-Z][A-Za-z0-9]*)\\b")
+	})
+	reRule     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\b(?:must|never|always)\b`) })
+	reInstruct = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(?:[-*>]\s*)?(?:please\s+|and\s+)?(?:always|never|don't|do not|must|make sure|remember to|ensure|avoid|from now on|keep using|only use|stick to|no more)\b|(?i)\bfrom now on\b`)
+	})
+	reDecision = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:decided|decide to|decision|i'll use|i will use|we'll use|we will use|let's use|let's go with|let's keep|going with|go with|i'm going to use|chose|choosing|opted|opt for|instead of|rather than|switch(?:ed|ing)? to|the fix is|the root cause|because)\b`)
+	})
+	reTask = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(?:\b(?:TODO|FIXME)\b[:\s]|^\s*[-*]\s*\[ \]\s+|^\s*(?:next steps?|remaining|still need to|left to do|open question|follow[- ]up)\b)`)
+	})
 )
 
 // decisionWords and taskWords are words every match of reDecision and
@@ -150,8 +164,10 @@ var (
 // backtick, an underscore, or a capital after a lower-case letter, a digit
 // or a dot.
 var (
-	pathRuns       = match.NewRuns(rePath, match.WordBytes+".@-~/", func(run string) bool { return strings.ContainsAny(run, "/.") })
-	identifierRuns = match.NewRuns(reIdentifier, match.WordBytes+".:()<>-`", mayBeIdentifier)
+	pathRuns = sync.OnceValue(func() *match.Runs {
+		return match.NewRuns(rePath(), match.WordBytes+".@-~/", func(run string) bool { return strings.ContainsAny(run, "/.") })
+	})
+	identifierRuns = sync.OnceValue(func() *match.Runs { return match.NewRuns(reIdentifier(), match.WordBytes+".:()<>-`", mayBeIdentifier) })
 )
 
 func mayBeIdentifier(run string) bool {
@@ -168,8 +184,8 @@ func mayBeIdentifier(run string) bool {
 	return false
 }
 
-func isDecision(s string) bool { return match.MayHold(s, decisionWords) && reDecision.MatchString(s) }
-func isTask(s string) bool     { return match.MayHold(s, taskWords) && reTask.MatchString(s) }
+func isDecision(s string) bool { return match.MayHold(s, decisionWords) && reDecision().MatchString(s) }
+func isTask(s string) bool     { return match.MayHold(s, taskWords) && reTask().MatchString(s) }
 
 // digestOf reads a span; firstTurn numbers its first turn.
 func digestOf(msgs []transcript.Message, firstTurn int) *digest {
@@ -225,7 +241,7 @@ func (d *digest) prose(m *transcript.Message, turn int, text string) {
 	case m.Origin == transcript.OriginInjected || m.Role == transcript.RoleSystem || m.Role == transcript.RoleDeveloper:
 		// CLAUDE.md, AGENTS.md and system prompts: only their rules matter here.
 		for _, line := range strings.Split(text, "\n") {
-			if s := normalize(line); s != "" && (reInstruct.MatchString(s) || reRule.MatchString(s)) {
+			if s := normalize(line); s != "" && (reInstruct().MatchString(s) || reRule().MatchString(s)) {
 				d.addInstruction(note{turn: turn, who: "project instructions", text: capText(strings.TrimSpace(line), maxLine)})
 			}
 		}
@@ -252,7 +268,7 @@ func (d *digest) prose(m *transcript.Message, turn int, text string) {
 		}
 	}
 	for _, line := range strings.Split(text, "\n") {
-		if human && reRule.MatchString(line) {
+		if human && reRule().MatchString(line) {
 			d.addInstruction(note{turn: turn, who: who, text: capText(strings.TrimSpace(line), maxLine)})
 		}
 		if !human && isDecision(line) && len(line) <= maxLine {
@@ -270,7 +286,7 @@ func (d *digest) prose(m *transcript.Message, turn int, text string) {
 				d.addTask(task{turn: turn, who: who, text: capText(s, maxSentence), status: "open"})
 			}
 			switch {
-			case human && reInstruct.MatchString(s):
+			case human && reInstruct().MatchString(s):
 				d.addInstruction(note{turn: turn, who: who, text: capText(s, maxSentence)})
 			case isDecision(s):
 				d.decisions = appendNote(d.decisions, d.seen, "decision", note{turn: turn, who: who, text: capText(s, maxSentence)})
@@ -341,16 +357,16 @@ func scanMentions(text string) mentioned {
 	var m mentioned
 	clean := text
 	if strings.Contains(text, "://") {
-		clean = reURL.ReplaceAllString(text, " ")
+		clean = reURL().ReplaceAllString(text, " ")
 	}
-	clean = pathRuns.ReplaceAllFunc(clean, func(p string) string {
+	clean = pathRuns().ReplaceAllFunc(clean, func(p string) string {
 		if !isPathLike(p) {
 			return p
 		}
 		m.paths = append(m.paths, strings.TrimRight(p, ".:,"))
 		return " "
 	})
-	for _, sub := range identifierRuns.FindAllSubmatch(clean) {
+	for _, sub := range identifierRuns().FindAllSubmatch(clean) {
 		id := sub[0]
 		if sub[1] != "" {
 			id = sub[1]
@@ -559,7 +575,7 @@ func isPathLike(p string) bool {
 	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~/") || strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../") {
 		return strings.Count(p, "/") >= 1 && len(p) > 2
 	}
-	if reExt.MatchString(p) && !strings.Contains(p, "(") {
+	if reExt().MatchString(p) && !strings.Contains(p, "(") {
 		return true
 	}
 	return strings.Count(p, "/") >= 2

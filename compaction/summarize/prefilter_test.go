@@ -38,12 +38,12 @@ func TestPrefiltersAgreeWithTheExpressions(t *testing.T) {
 	}
 	decisions, tasks := 0, 0
 	for _, l := range lines {
-		if got, want := isDecision(l), reDecision.MatchString(l); got != want {
+		if got, want := isDecision(l), reDecision().MatchString(l); got != want {
 			t.Errorf("isDecision(%q) = %v, the expression says %v", l, got, want)
 		} else if want {
 			decisions++
 		}
-		if got, want := isTask(l), reTask.MatchString(l); got != want {
+		if got, want := isTask(l), reTask().MatchString(l); got != want {
 			t.Errorf("isTask(%q) = %v, the expression says %v", l, got, want)
 		} else if want {
 			tasks++

@@ -3,6 +3,7 @@ package summarize
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // A secretPattern finds one kind of secret. When group > 0 only that
@@ -16,18 +17,20 @@ type secretPattern struct {
 
 // secretPatterns are ordered most specific first: a PEM block or an
 // sk-ant- key must be claimed before the generic assignment rule sees it.
-var secretPatterns = []secretPattern{
-	{kind: "private-key", re: regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`)},
-	{kind: "anthropic-key", re: regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_\-]{8,}`)},
-	{kind: "openai-key", re: regexp.MustCompile(`\bsk-[A-Za-z0-9_\-]{16,}`)},
-	{kind: "aws-key", re: regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[A-Z0-9]{16}\b`)},
-	{kind: "github-token", re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`)},
-	{kind: "slack-token", re: regexp.MustCompile(`\bxox[abposre]-[A-Za-z0-9\-]{8,}`)},
-	{kind: "jwt", re: regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{4,}\.eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]{4,}`)},
-	{kind: "bearer-token", re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{8,}=*)`), group: 1},
-	{kind: "url-password", re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]+:([^@\s/]+)@`), group: 1},
-	{kind: "assignment", re: regexp.MustCompile(`(?i)\b(?:[a-z0-9]+[_\-])*(?:api[_\-]?key|apikey|secret(?:[_\-]?key)?|password|passwd|pwd|token|access[_\-]?key|private[_\-]?key|client[_\-]?secret|credentials?)["']?\s*[:=]\s*["']?([^\s"',;}{\]\[]{4,})`), group: 1},
-}
+var secretPatterns = sync.OnceValue(func() []secretPattern {
+	return []secretPattern{
+		{kind: "private-key", re: regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`)},
+		{kind: "anthropic-key", re: regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_\-]{8,}`)},
+		{kind: "openai-key", re: regexp.MustCompile(`\bsk-[A-Za-z0-9_\-]{16,}`)},
+		{kind: "aws-key", re: regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[A-Z0-9]{16}\b`)},
+		{kind: "github-token", re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`)},
+		{kind: "slack-token", re: regexp.MustCompile(`\bxox[abposre]-[A-Za-z0-9\-]{8,}`)},
+		{kind: "jwt", re: regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{4,}\.eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]{4,}`)},
+		{kind: "bearer-token", re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{8,}=*)`), group: 1},
+		{kind: "url-password", re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]+:([^@\s/]+)@`), group: 1},
+		{kind: "assignment", re: regexp.MustCompile(`(?i)\b(?:[a-z0-9]+[_\-])*(?:api[_\-]?key|apikey|secret(?:[_\-]?key)?|password|passwd|pwd|token|access[_\-]?key|private[_\-]?key|client[_\-]?secret|credentials?)["']?\s*[:=]\s*["']?([^\s"',;}{\]\[]{4,})`), group: 1},
+	}
+})
 
 const redactedPrefix = "[REDACTED:"
 
@@ -38,7 +41,7 @@ const redactedPrefix = "[REDACTED:"
 // secrets it removed. Text without secrets is returned unchanged.
 func Redact(s string) (string, int) {
 	total := 0
-	for _, p := range secretPatterns {
+	for _, p := range secretPatterns() {
 		var n int
 		s, n = redactPattern(s, p)
 		total += n

@@ -21,10 +21,10 @@ func FuzzMentionsOnRuns(f *testing.F) {
 	formattest.SeedLines[string](f, sessiongen.ClaudeCode(sessiongen.Options{Seed: 9, Turns: 12}))
 	mark := func(s string) string { return "<" + s + ">" }
 	f.Fuzz(func(t *testing.T, text string) {
-		if got, want := pathRuns.ReplaceAllFunc(text, mark), rePath.ReplaceAllStringFunc(text, mark); got != want {
+		if got, want := pathRuns().ReplaceAllFunc(text, mark), rePath().ReplaceAllStringFunc(text, mark); got != want {
 			t.Fatalf("paths of %q: %q, the expression gives %q", text, got, want)
 		}
-		if got, want := identifierRuns.FindAllSubmatch(text), reIdentifier.FindAllStringSubmatch(text, -1); !reflect.DeepEqual(got, want) {
+		if got, want := identifierRuns().FindAllSubmatch(text), reIdentifier().FindAllStringSubmatch(text, -1); !reflect.DeepEqual(got, want) {
 			t.Fatalf("identifiers of %q: %q, the expression finds %q", text, got, want)
 		}
 	})

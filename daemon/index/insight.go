@@ -205,7 +205,7 @@ func (x *Index) DryRunTurns(ctx context.Context, path string) (*DryRunTurns, err
 			return nil, err
 		}
 	}
-	known, err := knownCounts(ctx, t, c, in.Parts)
+	known, err := KnownCounts(ctx, t, c, in.Parts)
 	if err != nil {
 		return nil, err
 	}

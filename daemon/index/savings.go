@@ -64,7 +64,7 @@ func StrategySavings(counters *tokens.CounterSet) SavingsFunc {
 				return nil, err
 			}
 		}
-		counts, err := knownCounts(ctx, t, c, in.Parts)
+		counts, err := KnownCounts(ctx, t, c, in.Parts)
 		if err != nil {
 			return nil, err
 		}
@@ -92,9 +92,9 @@ func StrategySavings(counters *tokens.CounterSet) SavingsFunc {
 	}
 }
 
-// knownCounts completes the index's part counts (counting the messages it
+// KnownCounts completes the index's part counts (counting the messages it
 // counted whole) into strategy.Counts; without them it counts every part.
-func knownCounts(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, parts [][]int) (*strategy.Counts, error) {
+func KnownCounts(ctx context.Context, t *transcript.Transcript, c *tokens.Counter, parts [][]int) (*strategy.Counts, error) {
 	if len(parts) != len(t.Messages) {
 		return strategy.CountTranscript(ctx, t, c)
 	}

@@ -146,7 +146,7 @@ func beforeAgentOf(src *source, reader format.CompactionReader, list []format.Ag
 		session = t.Meta.SessionID
 	}
 	return &beforeAgent{src: src, index: i, compaction: list[i], sessionID: session,
-		before: &source{path: src.path, data: data, hash: store.ContentHash(data), codec: src.codec, t: t}}, nil
+		before: &source{path: src.path, data: data, hash: contentHash(data), codec: src.codec, t: t}}, nil
 }
 
 // RestoreBeforeAgent writes, as a new session beside path, the
@@ -192,13 +192,13 @@ func (r *Runner) RestoreBeforeAgent(ctx context.Context, path, label string) (_ 
 	}
 	rec, _, err := r.Store.RecordVersion(ctx, store.NewVersion{
 		Conversation: conv, Kind: store.KindRestore, ParentID: srcVersion.ID, SourcePath: path,
-		SourceHash: b.src.hash, Format: string(b.src.codec.Format()), ForkPath: target, Content: b.before.data,
+		SourceHash: b.src.hash(), Format: string(b.src.codec.Format()), ForkPath: target, Content: b.before.data,
 		Cuts: recordCuts(b.before.t), Pipeline: []string{"before agent compaction " + AgentLabel(b.index) + " (" + b.compaction.Kind + ")"}, Created: r.now(),
 	})
 	if err != nil {
 		return nil, err
 	}
-	if err := createFile(target, b.before.data); err != nil {
+	if err := createFork(target, path, b.before.data); err != nil {
 		return nil, r.forgetUnwritten(rec, err)
 	}
 	return &RestoreResult{Path: target, Version: AgentLabel(b.index), Recorded: rec.Label, Notes: guardSource(b.src.codec.Format(), path),
@@ -291,7 +291,7 @@ func (r *Runner) recompactAgent(ctx context.Context, path string, req Request) (
 	}
 	beforeVersion, _, err := r.Store.RecordVersion(ctx, store.NewVersion{
 		Conversation: conv, Kind: store.KindRestore, ParentID: srcVersion.ID, SourcePath: path,
-		SourceHash: b.src.hash, Format: string(b.src.codec.Format()), Content: b.before.data, Cuts: recordCuts(b.before.t),
+		SourceHash: b.src.hash(), Format: string(b.src.codec.Format()), Content: b.before.data, Cuts: recordCuts(b.before.t),
 		Pipeline: []string{"before agent compaction " + AgentLabel(b.index) + " (" + b.compaction.Kind + ")"}, Created: r.now(),
 	})
 	if err != nil {
@@ -338,7 +338,7 @@ func (r *Runner) recompactAgent(ctx context.Context, path string, req Request) (
 		return nil, err
 	}
 	report(req.Progress, "write", 90)
-	if err := createFile(target, out.data); err != nil {
+	if err := createFork(target, path, out.data); err != nil {
 		return nil, r.forgetUnwritten(v, err)
 	}
 	res := &Result{

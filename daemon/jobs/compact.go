@@ -297,7 +297,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 	report(req.Progress, "record result", 80)
 	v, _, err := r.Store.RecordVersion(ctx, store.NewVersion{
 		Conversation: conv, Kind: store.KindCompact, ParentID: srcVersion.ID,
-		SourcePath: path, SourceHash: src.hash, Format: string(src.codec.Format()),
+		SourcePath: path, SourceHash: src.hash(), Format: string(src.codec.Format()),
 		Pipeline: pipelineNames(req.Options), Options: out.options, Report: recorded,
 		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, ForkPath: target,
 		Content: out.data, Cuts: recordCuts(out.t), Created: r.now(), Recalls: out.recalls,
@@ -328,7 +328,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 		}
 		res.Carried = rr.Carried
 		res.Notes = append(res.Notes, rr.Notes...)
-	} else if err := createFile(target, out.data); err != nil {
+	} else if err := createFork(target, path, out.data); err != nil {
 		return nil, r.forgetUnwritten(v, err)
 	}
 	// The source must outlive the fork's resume (and an in-place

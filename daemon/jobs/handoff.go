@@ -234,7 +234,7 @@ func (r *Runner) Handoff(ctx context.Context, req HandoffRequest) (_ *HandoffRes
 	rep := run.rep
 	v, _, err := r.Store.RecordVersion(ctx, store.NewVersion{
 		Conversation: conv, Kind: store.KindHandoff, ParentID: srcVersion.ID,
-		SourcePath: path, SourceHash: src.hash, Format: string(h.Format),
+		SourcePath: path, SourceHash: src.hash(), Format: string(h.Format),
 		Pipeline: append([]string{"handoff to " + target.Name}, pipelineNames(opts)...), Options: run.options, Report: rep,
 		TokensBefore: rep.TokensBefore, TokensAfter: rep.TokensAfter, ForkPath: out,
 		Content: data, Cuts: recordCuts(t), Created: now, Recalls: run.recalls,

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -93,14 +94,21 @@ func (r *Runner) counterSet() *tokens.CounterSet {
 	return r.counters
 }
 
+// contentHash is data's store hash, computed once when first called.
+func contentHash(data []byte) func() string {
+	return sync.OnceValue(func() string { return store.ContentHash(data) })
+}
+
 // source is a transcript file as read at one moment.
 type source struct {
 	path string // absolute
 	// id is the identity of the file data was read from (platform.FileID),
 	// 0 when unknown.
-	id    uint64
-	data  []byte
-	hash  string
+	id   uint64
+	data []byte
+	// hash is data's store hash, computed when first asked: a dry run
+	// never records the source, and hashing 100 MB cost it 0.1 s.
+	hash  func() string
 	codec format.Codec
 	t     *transcript.Transcript
 	// parts are counts of t's parts known before the job (a nil row
@@ -144,6 +152,9 @@ func readSource(path string) (*source, error) {
 // rereadSource reads path again and keeps prev's parse when the bytes are
 // the same: parsing a large transcript twice doubled a compaction's time.
 func rereadSource(path string, prev *source) (*source, error) {
+	if unchanged(path, prev) {
+		return prev, nil
+	}
 	data, id, err := readSourceBytes(path)
 	if err != nil {
 		return nil, err
@@ -156,6 +167,39 @@ func rereadSource(path string, prev *source) (*source, error) {
 		src.id = id
 	}
 	return src, err
+}
+
+// unchanged reports whether path is still prev's file (the same identity
+// before and after) holding exactly prev's bytes. It reads the file in
+// pieces beside them, not whole: a job holding a 100 MB transcript would
+// otherwise hold it twice, the peak of its memory.
+func unchanged(path string, prev *source) bool {
+	id, err := fileID(path)
+	if err != nil || id != prev.id {
+		return false
+	}
+	r, err := sourcefile.Open(path)
+	if err != nil {
+		return false
+	}
+	defer r.Close()
+	buf := make([]byte, 1<<20)
+	rest := prev.data
+	for {
+		n, err := io.ReadFull(r, buf)
+		if n > len(rest) || !bytes.Equal(buf[:n], rest[:n]) {
+			return false
+		}
+		rest = rest[n:]
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			return false
+		}
+	}
+	after, err := fileID(path)
+	return len(rest) == 0 && err == nil && after == id
 }
 
 // readSourceBytes reads a transcript, refusing from its head a file that is
@@ -191,7 +235,7 @@ func parseSource(path string, data []byte) (*source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse %s as %s: %w", path, codec.Format(), err)
 	}
-	return &source{path: path, data: data, hash: store.ContentHash(data), codec: codec, t: t}, nil
+	return &source{path: path, data: data, hash: contentHash(data), codec: codec, t: t}, nil
 }
 
 // readSourceFrom reads path, starting from p when p is a parse of the
@@ -251,7 +295,7 @@ func withBytes(path string, data []byte, p *Parsed) *source {
 		parts = append(parts[:min(kept, len(parts)):min(kept, len(parts))], make([][]int, max(len(next.Messages)-kept, 0))...)
 		tp = next
 	}
-	return &source{path: path, data: data, hash: store.ContentHash(data), codec: p.Codec, t: tp, parts: parts, partsBy: p.CounterID}
+	return &source{path: path, data: data, hash: contentHash(data), codec: p.Codec, t: tp, parts: parts, partsBy: p.CounterID}
 }
 
 // reread is src after its file was read again as data: what was appended
@@ -264,7 +308,7 @@ func reread(src *source, data []byte) (*source, error) {
 				kept := min(next.Kept, len(parts))
 				parts = append(parts[:kept:kept], make([][]int, len(next.Messages)-kept)...)
 			}
-			return &source{path: src.path, data: data, hash: store.ContentHash(data), codec: src.codec, t: next, parts: parts, partsBy: src.partsBy}, nil
+			return &source{path: src.path, data: data, hash: contentHash(data), codec: src.codec, t: next, parts: parts, partsBy: src.partsBy}, nil
 		}
 	}
 	return parseSource(src.path, data)
@@ -327,8 +371,8 @@ func (r *Runner) recordSource(ctx context.Context, conv store.Conversation, src 
 	}
 	v, _, err := r.Store.RecordVersion(ctx, store.NewVersion{
 		Conversation: conv, Kind: store.KindSource, ParentID: parent,
-		SourcePath: src.path, SourceHash: src.hash, Format: string(src.codec.Format()),
-		Content: src.data, ContentHash: src.hash, Cuts: recordCuts(src.t), Created: r.now(),
+		SourcePath: src.path, SourceHash: src.hash(), Format: string(src.codec.Format()),
+		Content: src.data, ContentHash: src.hash(), Cuts: recordCuts(src.t), Created: r.now(),
 	})
 	return v, err
 }

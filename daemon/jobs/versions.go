@@ -175,7 +175,7 @@ func (r *Runner) restoreInPlace(ctx context.Context, conv store.Conversation, v 
 		if err := checkReplaceable(path); err != nil {
 			return nil, err
 		}
-		src := &source{path: path, data: data, hash: store.ContentHash(data)}
+		src := &source{path: path, data: data, hash: contentHash(data)}
 		if src.codec, err = format.Detect(path, data); err == nil {
 			src.t, _ = src.codec.Parse(data)
 		}
@@ -224,7 +224,7 @@ func (r *Runner) restoreInPlace(ctx context.Context, conv store.Conversation, v 
 // says so.
 func (r *Runner) keepLate(ctx context.Context, conv store.Conversation, src *source, late []byte) string {
 	data := append(append([]byte(nil), src.data...), late...)
-	held := &source{path: src.path, data: data, hash: store.ContentHash(data), codec: src.codec, t: src.t}
+	held := &source{path: src.path, data: data, hash: contentHash(data), codec: src.codec, t: src.t}
 	if t, err := src.codec.Parse(data); err == nil {
 		held.t = t
 	}
@@ -297,7 +297,7 @@ func (r *Runner) restoreFork(ctx context.Context, conv store.Conversation, v sto
 	if err != nil {
 		return nil, err
 	}
-	if err := createFile(target, out); err != nil {
+	if err := createFork(target, beside, out); err != nil {
 		return nil, r.forgetUnwritten(rec, err)
 	}
 	return &RestoreResult{Path: target, Version: v.Label, Recorded: rec.Label, Notes: guardSource(transcript.Format(v.Format), path)}, nil
@@ -329,7 +329,7 @@ func (r *Runner) Diff(ctx context.Context, path, from, to string) (_ string, err
 		}
 		labels[i] = v.Label
 		var t *transcript.Transcript
-		if src != nil && src.hash == v.ContentHash && string(src.codec.Format()) == v.Format {
+		if src != nil && src.hash() == v.ContentHash && string(src.codec.Format()) == v.Format {
 			// The file holds this version (the source a compaction
 			// recorded): it was just parsed.
 			t = src.t

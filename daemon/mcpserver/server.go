@@ -9,6 +9,7 @@ import (
 
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/daemon/agents"
+	"github.com/compactd/compactd/daemon/index"
 	"github.com/compactd/compactd/daemon/store"
 )
 
@@ -43,6 +44,10 @@ type Server struct {
 	counter *tokens.Counter
 	// counters count each model's transcripts, shared across calls.
 	counters *tokens.CounterSet
+	// status follows the sessions context_status read, under the
+	// settings statusSettings holds per session.
+	status         *index.Index
+	statusSettings map[string]statusSettings
 }
 
 // ErrNoStore is returned when the store does not exist yet.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -321,6 +322,13 @@ func touch(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Written last, and a second later than anything else: file times
+	// move by the kernel's tick, and a file written in the same tick as
+	// the fork tied with it (the walk then picked the one it met first).
+	later := time.Now().Add(time.Second)
+	if err := os.Chtimes(path, later, later); err != nil {
 		t.Fatal(err)
 	}
 }

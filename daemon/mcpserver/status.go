@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/config"
+	"github.com/compactd/compactd/daemon/index"
 	"github.com/compactd/compactd/daemon/sourcefile"
 	"github.com/compactd/compactd/daemon/watch"
 )
@@ -67,49 +69,49 @@ type Savings struct {
 	Pipeline    string `json:"pipeline"`
 }
 
-// ContextStatus answers context_status().
+// ContextStatus answers context_status(). The server follows each session
+// it was asked about from call to call (daemon/index, as the daemon's
+// gauge does): a call reads what the session gained since the previous
+// one, not the whole file, and answers as a first call would.
 func (s *Server) ContextStatus(ctx context.Context, req StatusRequest) (*Status, error) {
 	sess, err := s.findSession(ctx, req.Session)
 	if err != nil {
 		return nil, err
 	}
-	t, err := sess.read(ctx)
+	l, err := s.look(ctx, sess)
 	if err != nil {
 		return nil, err
 	}
 	if req.Session == "" {
-		t = s.settle(ctx, sess, t)
+		l = s.settle(ctx, sess, l)
 	}
-	path, agent := sess.path, sess.agent
-	gopts := gauge.Options{Registry: tokens.NewRegistry()}
-	resolved := gauge.Resolve(t, gopts)
-	counter, err := s.counterSet().For(resolved.Info)
-	if err != nil {
-		return nil, err
-	}
-	counts, err := counter.CountMessages(ctx, t.Messages)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := config.Load(config.Nearest(path, s.Cwd))
-	if err != nil {
-		cfg = config.Default()
-	}
-	copts := cfg.CompactOptions(0, config.Overrides{})
-	gopts.AutoCompact = s.threshold(path, t, resolved)
-	g := gauge.Compute(t, counts, gopts)
-	tally := gauge.Tally{}.Advance(t, counts, 0, gauge.TallyOptions{Images: resolved.Info.Provider.ImagePricing(), CountText: counter.Text})
-	b := tally.Breakdown(g, t, counts, gauge.BreakdownOptions{KeepLast: copts.KeepLastTurns()})
+	path, agent, t, g := sess.path, sess.agent, l.t, l.snap.Gauge
 	st := &Status{
 		Session: t.Meta.SessionID, Path: path, Format: string(t.Format), Model: g.Model,
 		Tokens: g.Tokens, ContextWindow: g.ContextWindow, Percent: round1(100 * g.Ratio), Level: string(g.Level),
 		Source: string(g.Source), Reported: g.Reported, AutoCompactAt: g.AutoCompactAt, AutoCompact: g.Mark(),
-		Breakdown: b.Parts, Reach: b.Reach(),
+	}
+	if b := l.snap.Insight.Breakdown; b != nil {
+		st.Breakdown, st.Reach = b.Parts, b.Reach()
 	}
 	if agent != nil {
 		st.Agent = agent.Name
 	}
+	counter, err := s.counterSet().For(gauge.Resolve(t, gauge.Options{Registry: tokens.NewRegistry()}).Info)
+	if err != nil {
+		return nil, err
+	}
+	parts := l.parts
+	if l.partsBy != counter.ID() {
+		parts = nil // counted for another model: counted again
+	}
+	counts, err := index.KnownCounts(ctx, t, counter, parts)
+	if err != nil {
+		return nil, err
+	}
+	copts := l.cfg.CompactOptions(0, config.Overrides{})
 	copts.NoRetention = true
+	copts.Counts = counts
 	copts.Recall = recall.NewBook(nil).Handle // placeholders as a compaction writes them
 	copts.Window = g.ContextWindow
 	if _, rep, err := strategy.Run(ctx, t, counter, copts); err == nil {
@@ -117,6 +119,105 @@ func (s *Server) ContextStatus(ctx context.Context, req StatusRequest) (*Status,
 		st.Compaction = &Savings{TokensAfter: max(g.Tokens-saved, 0), Saves: saved, Pipeline: strings.Join(copts.Strategies, ",")}
 	}
 	return st, nil
+}
+
+// A look is what one context_status call read of its session.
+type look struct {
+	// snap is the index's figures of the file as it is now.
+	snap *index.Snapshot
+	// t is the conversation, lent by the index when it holds it (a JSON
+	// Lines session) with its part counts, parts, made by the counter
+	// whose ID is partsBy; else read whole, parts nil.
+	t       *transcript.Transcript
+	parts   [][]int
+	partsBy string
+	cfg     *config.Config
+}
+
+// look brings the server's index up to date with the session (reading
+// what it gained since the last call) and returns what it holds.
+func (s *Server) look(ctx context.Context, sess *session) (*look, error) {
+	if sess.db != "" {
+		if _, err := watch.RenderDatabaseSession(ctx, sess.env, sess.db, sess.id); err != nil {
+			return nil, err
+		}
+	}
+	path := filepath.Clean(sess.path)
+	cfg, err := config.Load(config.Nearest(path, s.Cwd))
+	if err != nil {
+		cfg = config.Default()
+	}
+	x, err := s.statusIndex(path, cfg)
+	if err != nil {
+		return nil, err
+	}
+	// Opened: the index keeps its parse whatever its size, for the
+	// compaction estimate of the next call.
+	x.MarkOpened(path)
+	if err := x.Refresh(path); err != nil {
+		return nil, err
+	}
+	l := &look{snap: x.Snapshot(path), cfg: cfg}
+	if l.snap == nil {
+		return nil, fmt.Errorf("%s: %w", path, index.ErrNotTranscript)
+	}
+	if p := x.Parsed(path); p != nil {
+		l.t, l.parts, l.partsBy = p.Transcript, p.Parts, p.CounterID
+		return l, nil
+	}
+	if l.t, err = readTranscript(path); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// statusIndex is the index context_status reads sessions through, made on
+// the first call. A session whose settings changed since the last call is
+// read again whole under the new ones.
+func (s *Server) statusIndex(path string, cfg *config.Config) (*index.Index, error) {
+	key, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	forget := false
+	defer func() {
+		x := s.status
+		s.mu.Unlock()
+		if forget {
+			x.Forget(path) // outside the lock: the index asks Settings
+		}
+	}()
+	if s.status == nil {
+		s.statusSettings = map[string]statusSettings{}
+		x, err := index.New(index.Options{
+			Settings: func(path string) *index.Settings {
+				s.mu.Lock()
+				defer s.mu.Unlock()
+				if set, ok := s.statusSettings[path]; ok {
+					return set.settings
+				}
+				return index.DefaultSettings()
+			},
+			Threshold: s.threshold,
+		})
+		if err != nil {
+			return nil, err
+		}
+		s.status = x
+	}
+	if prev, ok := s.statusSettings[path]; !ok || prev.key != string(key) {
+		forget = ok
+		s.statusSettings[path] = statusSettings{key: string(key), settings: index.NewSettings(cfg)}
+	}
+	return s.status, nil
+}
+
+// statusSettings are a session's settings, and the configuration they
+// were made from.
+type statusSettings struct {
+	key      string
+	settings *index.Settings
 }
 
 // threshold is where the session's agent compacts by itself, read from
@@ -150,13 +251,13 @@ const settleWait = 2 * time.Second
 // being answered: some agents (Qwen Code) write their records after the
 // tool has started, and the gauge is meant as of the call. It waits on the
 // file's change events, at most settleWait, then takes what is there.
-func (s *Server) settle(ctx context.Context, sess *session, t *transcript.Transcript) *transcript.Transcript {
-	if callsStatus(t) {
-		return t
+func (s *Server) settle(ctx context.Context, sess *session, l *look) *look {
+	if callsStatus(l.t) {
+		return l
 	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
-		return t
+		return l
 	}
 	defer w.Close()
 	watched := sess.path
@@ -164,12 +265,12 @@ func (s *Server) settle(ctx context.Context, sess *session, t *transcript.Transc
 		watched = sess.db // the agent writes its database (and its -wal)
 	}
 	if err := w.Add(filepath.Dir(watched)); err != nil {
-		return t
+		return l
 	}
 	// Written between the first read and the watch: read once more.
-	if again, err := sess.read(ctx); err == nil {
-		if t = again; callsStatus(t) {
-			return t
+	if again, err := s.look(ctx, sess); err == nil {
+		if l = again; callsStatus(l.t) {
+			return l
 		}
 	}
 	timeout := time.NewTimer(settleWait)
@@ -177,23 +278,23 @@ func (s *Server) settle(ctx context.Context, sess *session, t *transcript.Transc
 	for {
 		select {
 		case <-ctx.Done():
-			return t
+			return l
 		case <-timeout.C:
-			return t
+			return l
 		case ev, ok := <-w.Events:
 			if !ok {
-				return t
+				return l
 			}
 			if !strings.HasPrefix(filepath.Clean(ev.Name), filepath.Clean(watched)) || !ev.Has(fsnotify.Write|fsnotify.Create) {
 				continue
 			}
-			if again, err := sess.read(ctx); err == nil {
-				if t = again; callsStatus(t) {
-					return t
+			if again, err := s.look(ctx, sess); err == nil {
+				if l = again; callsStatus(l.t) {
+					return l
 				}
 			}
 		case <-w.Errors:
-			return t
+			return l
 		}
 	}
 }
@@ -236,16 +337,6 @@ type session struct {
 	// path is its rendering, made again on each read.
 	db, id string
 	env    agents.Env
-}
-
-// read parses the session as it is now.
-func (s *session) read(ctx context.Context) (*transcript.Transcript, error) {
-	if s.db != "" {
-		if _, err := watch.RenderDatabaseSession(ctx, s.env, s.db, s.id); err != nil {
-			return nil, err
-		}
-	}
-	return readTranscript(s.path)
 }
 
 // findSession is the session a request names (an id or a path), else the

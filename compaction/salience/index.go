@@ -95,7 +95,7 @@ func Build(msgs []transcript.Message, opts Options) *Index {
 	x := &Index{stats: map[Entity]*Stat{}, msgs: make([][]mention, len(msgs)), n: len(msgs)}
 	window := opts.OutputWindow
 	if window <= 0 {
-		window = int(knob("WINDOW", 400))
+		window = 400
 	}
 	// Scanning the texts is most of the work and reads one message at a
 	// time: it runs on every core. What each message names is then
@@ -321,31 +321,19 @@ func normalizeCommand(cmd string) string {
 // short one (the work in hand) and a long one (what the whole session is
 // about). Files written and commands run weigh half as much again.
 func (x *Index) score() {
-	short := math.Max(knob("SHORT_MIN", 24), float64(x.n)/knob("SHORT_DIV", 10))
-	long := math.Max(knob("LONG_MIN", 120), float64(x.n)/knob("LONG_DIV", 2))
-	wShort := knob("W_SHORT", 0.75)
-	var sw [nSources]float64
-	names := [nSources]string{"SRC_OUTPUT", "SRC_INJECTED", "SRC_SUMMARY", "SRC_ASSISTANT", "SRC_CALL", "SRC_USER"}
-	for k := range sw {
-		sw[k] = knob(names[k], sourceWeight[k])
-	}
-	var kw [nKinds]float64
-	knames := [nKinds]string{"K_PATH", "K_IDENT", "K_CMD", "K_ERR", "K_URL"}
-	for k := range kw {
-		kw[k] = knob(knames[k], kindWeight[k])
-	}
-	bonus := knob("ACTED", 1.5)
+	short := math.Max(24, float64(x.n)/10)
+	long := math.Max(120, float64(x.n)/2)
 	for i, list := range x.msgs {
 		age := float64(x.n - 1 - i)
-		decay := wShort*math.Exp2(-age/short) + (1-wShort)*math.Exp2(-age/long)
+		decay := 0.75*math.Exp2(-age/short) + 0.25*math.Exp2(-age/long)
 		for _, m := range list {
-			m.stat.Score += decay * sw[m.src]
+			m.stat.Score += decay * sourceWeight[m.src]
 		}
 	}
 	for _, s := range x.stats {
-		s.Score *= kw[s.Kind]
+		s.Score *= kindWeight[s.Kind]
 		if s.Edited || s.Ran {
-			s.Score *= bonus
+			s.Score *= 1.5
 		}
 	}
 }

@@ -3,6 +3,8 @@ package strategy
 import (
 	"fmt"
 	"math"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/compactd/compactd/compaction/salience"
@@ -29,10 +31,13 @@ const budgetSlack = 0.01
 // conversation's entities, weighted by recency and reuse
 // (compaction/salience), not a window.
 //
-// Pinned messages and the current request always stay. The other
+// Pinned messages, the current request and the newest step of the work
+// (see frontier) always stay, and the summary stands before them (see
+// summaryPlace): the agent resumes the turn it was in. The other
 // protected messages (system and developer prompts, the first prompt,
-// standing instructions) stay while they take under a third of the budget;
-// past that the summary carries their gist and a note says so.
+// standing instructions) stay while they take under a tenth of the
+// budget — the rest goes to what the conversation named; past that the
+// summary carries their gist and a note says so.
 func (r *run) fitBudget() (int, error) {
 	budget := r.opts.Budget
 	if budget <= 0 {
@@ -64,6 +69,11 @@ func (r *run) fitBudget() (int, error) {
 	}
 	keep := r.fitKeep(target)
 	stripped, keep := r.stripForBudget(target, keep)
+	// The newest step stays, its bulky output stripped like the rest
+	// (restored below while the budget allows).
+	for _, i := range r.frontier() {
+		keep[i] = true
+	}
 	// What the messages kept would name, from the view; what a summary
 	// could name, from the source: the pipeline's steps stripped tool
 	// output the summary may still quote names from.
@@ -204,10 +214,14 @@ func (r *run) settled() bool {
 	return false
 }
 
-// restoreWithin gives back, while the view stays within budget, the tool
-// output that the pipeline's steps replaced with placeholders, best value
-// first: the salience of the names a result holds that nothing else in
-// the view names, per token it costs. It returns how many it restored.
+// restoreWithin gives back, while the view stays within budget, what the
+// pipeline's steps replaced with placeholders — tool output, and the
+// content of calls whose arguments were stripped (a file written) — best
+// value first: the salience of the names a part holds that nothing else in
+// the view names, per token it costs; then, while the budget lasts, the
+// newest. A budget is room the agent asked to have filled. It reads the
+// newest parts, a few times the room's worth, not every output of a long
+// session. It returns how many parts it restored.
 func (r *run) restoreWithin(budget int) int {
 	spare := budget - r.total()
 	if spare <= 0 {
@@ -227,7 +241,7 @@ func (r *run) restoreWithin(budget int) int {
 	}
 	type restore struct {
 		msg, part int
-		text      string
+		orig      *transcript.Part
 		tokens    int
 		ents      []*salience.Stat
 	}
@@ -248,7 +262,7 @@ func (r *run) restoreWithin(budget int) int {
 			} else {
 				mark(p.Text)
 			}
-			if p.Kind != transcript.PartToolResult || !p.Changed {
+			if p.Kind != transcript.PartToolResult && p.Kind != transcript.PartToolCall || !p.Changed {
 				continue
 			}
 			sj := x.part(si, p)
@@ -256,27 +270,46 @@ func (r *run) restoreWithin(budget int) int {
 				continue
 			}
 			orig := &r.src.Messages[si].Parts[sj]
-			if orig.Kind != transcript.PartToolResult || orig.Text == p.Text {
+			if orig.Kind != p.Kind || orig.Text == p.Text && orig.Args == p.Args {
 				continue
 			}
-			c := &restore{msg: i, part: j, text: orig.Text, tokens: r.counts.parts[si][sj] - r.tok[i][j]}
-			seen := map[*salience.Stat]bool{}
-			salience.Scan(orig.Text, func(e salience.Entity) {
-				if e.Kind == salience.Path {
-					e.Text = salience.Relative(e.Text, r.src.Meta.Cwd)
-				}
-				if st := xs.Stat(e); st != nil && !seen[st] {
-					seen[st] = true
-					c.ents = append(c.ents, st)
-				}
-			})
-			if c.tokens > 0 {
+			if c := (&restore{msg: i, part: j, orig: orig, tokens: r.counts.parts[si][sj] - r.tok[i][j]}); c.tokens > 0 {
 				cands = append(cands, c)
 			}
 		}
 	}
 	for _, sm := range r.summaries {
 		mark(sm.Text)
+	}
+	// The newest first, and of those, a few times what could come back:
+	// not every output of a long session is read.
+	sort.SliceStable(cands, func(a, b int) bool {
+		if cands[a].msg != cands[b].msg {
+			return cands[a].msg > cands[b].msg
+		}
+		return cands[a].part < cands[b].part
+	})
+	examined, limit := 0, 8*spare
+	for k, c := range cands {
+		if examined > limit {
+			cands = cands[:k]
+			break
+		}
+		examined += c.tokens
+		text := c.orig.Text
+		if c.orig.Kind == transcript.PartToolCall {
+			text = c.orig.Args
+		}
+		seen := map[*salience.Stat]bool{}
+		salience.Scan(text, func(e salience.Entity) {
+			if e.Kind == salience.Path {
+				e.Text = salience.Relative(e.Text, r.src.Meta.Cwd)
+			}
+			if st := xs.Stat(e); st != nil && !seen[st] {
+				seen[st] = true
+				c.ents = append(c.ents, st)
+			}
+		})
 	}
 	gain := func(c *restore) float64 {
 		v := 0.0
@@ -287,9 +320,9 @@ func (r *run) restoreWithin(budget int) int {
 		}
 		return v / float64(c.tokens)
 	}
+	// What names most that the view does not, per token, first; what
+	// names nothing new is left out.
 	restored := 0
-	// First what names most per token; then, while the budget lasts, the
-	// newest output: a budget is room the agent asked to have filled.
 	for spare > 0 && len(cands) > 0 {
 		best, bestG := -1, 0.0
 		for k, c := range cands {
@@ -301,8 +334,10 @@ func (r *run) restoreWithin(budget int) int {
 			}
 		}
 		if best < 0 {
-			for k := len(cands) - 1; k >= 0; k-- {
-				if cands[k].tokens <= spare {
+			// Nothing left names anything new: the newest output that
+			// fits, as truncation would keep it.
+			for k, c := range cands {
+				if c.tokens <= spare {
 					best = k
 					break
 				}
@@ -314,7 +349,11 @@ func (r *run) restoreWithin(budget int) int {
 		c := cands[best]
 		cands = append(cands[:best], cands[best+1:]...)
 		p := &r.msgs[c.msg].Parts[c.part]
-		p.Text = c.text
+		if c.orig.Kind == transcript.PartToolCall {
+			p.Args = c.orig.Args
+		} else {
+			p.Text = c.orig.Text
+		}
 		r.tok[c.msg][c.part] += c.tokens
 		spare -= c.tokens
 		restored++
@@ -348,7 +387,7 @@ func isSystemPrompt(m *transcript.Message) bool {
 func minSummaryTokens(budget int) int { return min(600, max(budget/5, 150)) }
 
 // fitKeep marks what stays whatever the budget: pins, the current request,
-// and the protected messages while they take under a third of it.
+// and the protected messages while they take under a tenth of it.
 func (r *run) fitKeep(budget int) []bool {
 	keep := make([]bool, len(r.msgs))
 	last := -1
@@ -373,7 +412,8 @@ func (r *run) fitKeep(budget int) []bool {
 			tail += r.msgTokens(i)
 		}
 	}
-	if tail <= budget-minSummaryTokens(budget) {
+	whole := tail <= budget-minSummaryTokens(budget)
+	if whole {
 		for i := r.boundary(); i < len(r.msgs); i++ {
 			keep[i] = !r.gone[i]
 		}
@@ -382,11 +422,13 @@ func (r *run) fitKeep(budget int) []bool {
 	}
 	if last >= 0 {
 		keep[last] = true
-		if n := r.msgTokens(last); n > budget/4 {
+		// A long request is clipped only when the turns kept whole are not
+		// whole already.
+		if n := r.msgTokens(last); n > budget/4 && !(whole && last >= r.boundary()) {
 			r.clipText(last, budget/4)
 		}
 	}
-	room := int(knob("PROTECT", 0.15) * float64(budget))
+	room := int(0.1 * float64(budget))
 	for i := range r.msgs {
 		if keep[i] && !isSystemPrompt(&r.msgs[i]) {
 			room -= r.msgTokens(i)
@@ -405,7 +447,7 @@ func (r *run) fitKeep(budget int) []bool {
 		}
 	}
 	if len(relaxed) > 0 {
-		r.note("%s: %d protected messages did not fit a third of the %d-token budget and are summarized instead: %s", StrategyFit, len(relaxed), budget, strings.Join(relaxed, ", "))
+		r.note("%s: %d protected messages did not fit a tenth of the %d-token budget and are summarized instead: %s", StrategyFit, len(relaxed), budget, strings.Join(relaxed, ", "))
 	}
 	return keep
 }
@@ -612,6 +654,56 @@ func (r *run) firstFitting(cut int, keep []bool, room int) int {
 	return len(r.msgs)
 }
 
+// frontier is the newest step of the work — the last assistant message and
+// the results of its calls — which every fit keeps whatever the budget:
+// the agent resumes from it, and a fork without it would have the agent
+// start the step over. Context injected after it (a developer message, an
+// environment note) is not part of it.
+func (r *run) frontier() []int {
+	last := -1
+	for i := len(r.msgs) - 1; i >= 0; i-- {
+		if !r.gone[i] && r.msgs[i].Role == transcript.RoleAssistant {
+			last = i
+			break
+		}
+	}
+	if last < 0 {
+		return nil
+	}
+	out := []int{last}
+	for i := last + 1; i < len(r.msgs); i++ {
+		if !r.gone[i] && slices.ContainsFunc(r.msgs[i].Parts, func(p transcript.Part) bool { return p.Kind == transcript.PartToolResult }) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// summaryPlace is where the summary of the messages before cut stands:
+// before the kept suffix, and never after the latest request, the newest
+// step or the keep-last turns kept whole, even when the cut falls inside
+// or after them — a summary is history, and the turn the agent resumes
+// comes last (Claude Code and Gemini CLI read a conversation from its last
+// summary on, and a Codex rollout must not end with a compacted record).
+func (r *run) summaryPlace(cut int, keep []bool) int {
+	place := cut
+	if b := r.boundary(); b < place && b < len(r.msgs) && keep[b] {
+		place = b
+	}
+	if f := r.frontier(); len(f) > 0 && f[0] < place && keep[f[0]] {
+		place = f[0]
+	}
+	for i := place - 1; i >= 0; i-- {
+		if !r.gone[i] && transcript.StartsTurn(&r.msgs[i]) && r.msgs[i].Origin == transcript.OriginHuman {
+			if keep[i] {
+				place = i
+			}
+			break
+		}
+	}
+	return place
+}
+
 // cutKeeping removes every message before cut that is not kept.
 func (r *run) cutKeeping(cut int, keep []bool) {
 	saved := append([]bool(nil), r.protected...)
@@ -634,9 +726,10 @@ func (r *run) summarizeBefore(cut, budget int, keep []bool) bool {
 	if cut == 0 || len(archived) == 0 {
 		return false
 	}
+	place := r.summaryPlace(cut, keep)
 	var following []transcript.Message
-	for i := cut; i < len(r.msgs); i++ {
-		if !r.gone[i] {
+	for i := place; i < len(r.msgs); i++ {
+		if !r.gone[i] && (i >= cut || keep[i]) {
 			following = append(following, r.msgs[i])
 		}
 	}
@@ -647,8 +740,10 @@ func (r *run) summarizeBefore(cut, budget int, keep []bool) bool {
 	from := max(transcript.TurnOf(srcTurns, r.srcIdx[0]), 0)
 	to, anchor := len(srcTurns), len(r.src.Messages)
 	if cut < len(r.msgs) {
-		anchor = r.srcIdx[cut]
-		to = transcript.TurnOf(srcTurns, anchor)
+		to = transcript.TurnOf(srcTurns, r.srcIdx[cut])
+	}
+	if place < len(r.msgs) {
+		anchor = r.srcIdx[place]
 	}
 	sum, err := r.opts.Summarizer.Summarize(r.ctx, summarize.Request{
 		Messages: archived, FromTurn: from, ToTurn: max(to, from+1), Budget: budget,

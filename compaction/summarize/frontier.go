@@ -133,9 +133,9 @@ func frontierOf(req Request) *frontier {
 	for i, n := range d.instructions {
 		// The user's rules first; a memory file's the agent reads again
 		// when it starts.
-		base := knob("RULE_USER", 1.5) * top
+		base := 1.5 * top
 		if n.who == "project instructions" {
-			base = knob("RULE_PROJECT", 1) * top
+			base = top
 		}
 		f.add(&fline{sec: secRules, text: fmt.Sprintf("- %s: %s", n.who, n.text), rank: -float64(i), base: base})
 	}
@@ -222,7 +222,7 @@ func (f *frontier) goal(d *digest, top float64) {
 	}
 	for i := len(d.requests) - 1; i >= 0; i-- {
 		if r := d.requests[i]; r.who == "user" {
-			f.add(&fline{sec: secGoal, text: fmt.Sprintf("- Latest request (T%d): %s", r.turn, capText(r.text, maxRequest)), rank: 1, base: knob("LATEST", 2) * top})
+			f.add(&fline{sec: secGoal, text: fmt.Sprintf("- Latest request (T%d): %s", r.turn, capText(r.text, maxRequest)), rank: 1, base: 1.5 * top})
 			break
 		}
 	}
@@ -232,9 +232,9 @@ func (f *frontier) tasks(d *digest, top float64) {
 	for i, t := range d.tasks {
 		switch t.status {
 		case "completed", "done":
-			f.add(&fline{sec: secDone, text: fmt.Sprintf("- %s (T%d)", t.text, t.turn), rank: float64(i), base: knob("DONE", 0.05) * top})
+			f.add(&fline{sec: secDone, text: fmt.Sprintf("- %s (T%d)", t.text, t.turn), rank: float64(i), base: 0.05 * top})
 		default:
-			f.add(&fline{sec: secRemaining, text: fmt.Sprintf("- [%s] %s (T%d)", t.status, t.text, t.turn), rank: float64(-i), base: knob("REMAIN", 0.4) * top})
+			f.add(&fline{sec: secRemaining, text: fmt.Sprintf("- [%s] %s (T%d)", t.status, t.text, t.turn), rank: float64(-i), base: 0.4 * top})
 		}
 	}
 	// What failed and works now, one line per command or tool: the latest
@@ -268,7 +268,7 @@ func (f *frontier) tasks(d *digest, top float64) {
 		if fx.count > 1 {
 			more = fmt.Sprintf(" (and %d earlier errors)", fx.count-1)
 		}
-		f.add(&fline{sec: secDone, text: fmt.Sprintf("- %s works again (T%d); it had failed with: %s%s", src, fx.last.resolved, fx.last.line, more), rank: float64(fx.last.resolved), base: knob("DONE", 0.05) * top})
+		f.add(&fline{sec: secDone, text: fmt.Sprintf("- %s works again (T%d); it had failed with: %s%s", src, fx.last.resolved, fx.last.line, more), rank: float64(fx.last.resolved), base: 0.05 * top})
 	}
 }
 
@@ -288,7 +288,7 @@ func (f *frontier) next(msgs []transcript.Message, firstTurn int, top float64) {
 			}
 			text := lastSentences(p.Text, maxNext)
 			turn := firstTurn + max(transcript.TurnOf(turns, i), 0)
-			f.add(&fline{sec: secNext, text: fmt.Sprintf("- Assistant (T%d), last: %s", turn, text), rank: 1, base: knob("NEXT", 1.5) * top})
+			f.add(&fline{sec: secNext, text: fmt.Sprintf("- Assistant (T%d), last: %s", turn, text), rank: 1, base: top})
 			return
 		}
 	}
@@ -361,7 +361,7 @@ func (f *frontier) files(d *digest, top float64) {
 			}
 		}
 		desc := capText(strings.Join(acts, ", "), maxFileDesc)
-		f.add(&fline{sec: secFiles, text: fmt.Sprintf("- %s — %s; last %s T%d", f.rel(p), desc, u.lastAction, u.last), rank: float64(u.last), base: knob("FILES", 0.02) * top})
+		f.add(&fline{sec: secFiles, text: fmt.Sprintf("- %s — %s; last %s T%d", f.rel(p), desc, u.lastAction, u.last), rank: float64(u.last), base: 0.02 * top})
 	}
 }
 
@@ -391,7 +391,7 @@ func (f *frontier) commands(d *digest, top float64) {
 		if u.runs > 1 {
 			runs = fmt.Sprintf(" ×%d", u.runs)
 		}
-		l := &fline{sec: secCommands, text: fmt.Sprintf("- `%s` → ok%s, last T%d", u.cmd, runs, u.last), rank: float64(u.last), base: knob("CMD", 0.03) * top}
+		l := &fline{sec: secCommands, text: fmt.Sprintf("- `%s` → ok%s, last T%d", u.cmd, runs, u.last), rank: float64(u.last), base: 0.03 * top}
 		if s := f.index.Stat(salience.Entity{Kind: salience.Command, Text: u.cmd}); s != nil {
 			l.ents = append(l.ents, s)
 		}
@@ -404,14 +404,14 @@ func (f *frontier) errorLines(d *digest, top float64) {
 		if e.resolved >= 0 {
 			continue
 		}
-		f.add(&fline{sec: secErrors, text: fmt.Sprintf("- T%d %s: %s", e.turn, e.source, e.line), rank: float64(e.turn), base: knob("ERR", 0.2) * top})
+		f.add(&fline{sec: secErrors, text: fmt.Sprintf("- T%d %s: %s", e.turn, e.source, e.line), rank: float64(e.turn), base: 0.2 * top})
 	}
 }
 
 func (f *frontier) earlier(d *digest, top float64) {
 	for i, r := range d.requests {
 		who := r.who
-		base := knob("EARLIER", 0.03) * top
+		base := 0.03 * top
 		if who == "earlier summary" {
 			base = 0.05 * top
 		}
@@ -424,7 +424,7 @@ func (f *frontier) earlier(d *digest, top float64) {
 			continue
 		}
 		seen[k] = true
-		f.add(&fline{sec: secEarlier, text: fmt.Sprintf("- T%d %s decided: %s", n.turn, n.who, capText(n.text, maxEarlier)), rank: float64(i) - 0.5, base: knob("DECIDED", 0.05) * top})
+		f.add(&fline{sec: secEarlier, text: fmt.Sprintf("- T%d %s decided: %s", n.turn, n.who, capText(n.text, maxEarlier)), rank: float64(i) - 0.5, base: 0.05 * top})
 	}
 }
 
@@ -465,8 +465,8 @@ func (f *frontier) fit(c TokenCounter, budget int) (string, int) {
 	}
 	// The names in play are an index beside the frontier, not the
 	// frontier: they get at most namesShare of the budget.
-	names, namesCap := 0, int(knob("NAMES_SHARE", namesShare)*float64(budget))
-	rules, rulesCap := 0, int(knob("RULES_SHARE", rulesShare)*float64(budget))
+	names, namesCap := 0, int(namesShare*float64(budget))
+	rules, rulesCap := 0, int(rulesShare*float64(budget))
 	take := func(l *fline) {
 		used += l.tokens + headerCost(l.sec)
 		switch l.sec {
@@ -630,7 +630,7 @@ const (
 	// stateShareMax is the most of the budget one file's content takes
 	// verbatim; past it the summary quotes its head and names its recall
 	// handle.
-	stateShareMax = 0.3
+	stateShareMax = 0.2
 	// failingLines is how much of a failing output's end is quoted.
 	failingBytes = 1500
 	maxExcerpt   = 1200
@@ -670,7 +670,7 @@ func (f *frontier) state(d *digest, top float64, req Request) {
 			what = "last written whole"
 		}
 		head := fmt.Sprintf("- `%s` (T%d, %s):", f.rel(p), u.writtenTurn, what)
-		limit := int(knob("STATE_SHARE", stateShareMax) * float64(budget) * 3) // bytes, about 3 a token
+		limit := int(stateShareMax * float64(budget) * 3) // bytes, about 3 a token
 		body := content
 		if len(body) > limit {
 			body = capLines(body, limit)
@@ -682,7 +682,7 @@ func (f *frontier) state(d *digest, top float64, req Request) {
 		}
 		age := float64(lastTurn - u.writtenTurn)
 		f.add(&fline{sec: secState, text: head + "\n```\n" + body + "\n```", rank: float64(u.writtenTurn),
-			base: knob("STATE", stateValue) * top * math.Exp2(-age/knob("STATE_HALF", 4))})
+			base: stateValue * top * math.Exp2(-age/4)})
 	}
 }
 
@@ -707,7 +707,7 @@ func (f *frontier) failing(d *digest, top float64) {
 	if len(text) > failingBytes {
 		text = "…" + text[runeStart(text, len(text)-failingBytes):]
 	}
-	f.add(&fline{sec: secFailing, text: fmt.Sprintf("- T%d %s failed:\n```\n%s\n```", fl.turn, fl.source, text), base: knob("FAIL", failingValue) * top})
+	f.add(&fline{sec: secFailing, text: fmt.Sprintf("- T%d %s failed:\n```\n%s\n```", fl.turn, fl.source, text), base: failingValue * top})
 }
 
 // excerpts offers the span's latest messages verbatim (a long text or
@@ -752,7 +752,7 @@ func (f *frontier) excerpts(req Request, top float64) {
 				continue
 			}
 			room -= len(text)
-			f.add(&fline{sec: secExcerpts, text: text, rank: float64(i) + float64(j)/1000, base: knob("EXCERPT", excerptValue) * top * math.Pow(knob("EXCERPT_DECAY", 0.9), float64(k))})
+			f.add(&fline{sec: secExcerpts, text: text, rank: float64(i) + float64(j)/1000, base: excerptValue * top * math.Pow(0.9, float64(k))})
 			k++
 		}
 	}

@@ -163,8 +163,10 @@ func (c Codec) Parse(src []byte) (*transcript.Transcript, error) {
 		}
 		wires[i] = &w
 	}
-	for _, i := range visible(wires) {
-		msgs := decode(wires[i], i, wires)
+	shown := visible(wires)
+	shared := sharedCallIDs(wires, shown)
+	for _, i := range shown {
+		msgs := decode(wires[i], i, shared)
 		for _, m := range msgs {
 			if m.Model != "" {
 				t.Meta.Model = m.Model
@@ -285,10 +287,54 @@ func compactionPart(w *wireMessage) (wirePart, bool) {
 // compactionPrompt is the text opencode sends for a compaction part.
 const compactionPrompt = "What did we do so far?"
 
+// sharedCallIDs are the call ids more than one of the shown tool parts
+// carry, and "" when a part has none. opencode pairs a call with its
+// result by the part that holds both, never by the id, so sessions carry
+// such ids (published sessions redact them all to one placeholder) and
+// opencode sends them as they are; paired by id, the second result of a
+// shared id reads as an orphan and the compaction drops it.
+func sharedCallIDs(wires []*wireMessage, shown []int) map[string]bool {
+	seen, shared := map[string]bool{}, map[string]bool{}
+	for _, i := range shown {
+		if wires[i].Info.Role != "assistant" {
+			continue
+		}
+		for _, raw := range wires[i].Parts {
+			var p struct {
+				Type   string `json:"type"`
+				CallID string `json:"callID"`
+			}
+			if json.Unmarshal(raw, &p) != nil || p.Type != "tool" {
+				continue
+			}
+			if seen[p.CallID] || p.CallID == "" {
+				shared[p.CallID] = true
+			}
+			seen[p.CallID] = true
+		}
+	}
+	return shared
+}
+
+// pairID is the ToolCallID of the tool part at (rec, k): its call id,
+// made unique when other parts share it (see sharedCallIDs), in the
+// characters every provider accepts in an id.
+func pairID(callID string, rec, k int, shared map[string]bool) string {
+	if !shared[callID] {
+		return callID
+	}
+	base := callID
+	if base == "" {
+		base = "call"
+	}
+	return fmt.Sprintf("%s_%d_%d", base, rec, k)
+}
+
 // decode turns one message record into model-visible messages: a user
 // message, or per step an assistant message followed by a tool message
-// holding the step's results.
-func decode(w *wireMessage, rec int, all []*wireMessage) []transcript.Message {
+// holding the step's results. shared are the call ids several tool parts
+// carry (nil when none do).
+func decode(w *wireMessage, rec int, shared map[string]bool) []transcript.Message {
 	ts := time.UnixMilli(w.Info.Time.Created).UTC()
 	if w.Info.Role == "user" {
 		m := transcript.Message{ID: w.Info.ID, Role: transcript.RoleUser, Origin: transcript.OriginHuman, Timestamp: ts, Records: []int{rec}}
@@ -395,8 +441,9 @@ func decode(w *wireMessage, rec int, all []*wireMessage) []transcript.Message {
 			if p.State == nil {
 				continue
 			}
-			cur.Parts = append(cur.Parts, transcript.Part{Kind: transcript.PartToolCall, ToolCallID: p.CallID, ToolName: p.Tool, Args: argsOf(p.State.Input), Ref: ref})
-			res := transcript.Part{Kind: transcript.PartToolResult, ToolCallID: p.CallID, ToolName: p.Tool, Ref: transcript.Ref{Record: rec, Block: resultBlock + k}}
+			id := pairID(p.CallID, rec, k, shared)
+			cur.Parts = append(cur.Parts, transcript.Part{Kind: transcript.PartToolCall, ToolCallID: id, ToolName: p.Tool, Args: argsOf(p.State.Input), Ref: ref})
+			res := transcript.Part{Kind: transcript.PartToolResult, ToolCallID: id, ToolName: p.Tool, Ref: transcript.Ref{Record: rec, Block: resultBlock + k}}
 			switch p.State.Status {
 			case "completed":
 				res.Text = p.State.Output
@@ -405,6 +452,11 @@ func decode(w *wireMessage, rec int, all []*wireMessage) []transcript.Message {
 				}
 			case "error":
 				res.Text, res.IsError = p.State.Error, true
+				if out, ok := interruptedOutput(p.State.Metadata); ok {
+					// A call cut short that printed something: opencode
+					// sends what it printed as the result.
+					res.Text, res.IsError = out, false
+				}
 			default:
 				res.Text, res.IsError = "[Tool execution was interrupted]", true
 			}
@@ -434,6 +486,21 @@ func decode(w *wireMessage, rec int, all []*wireMessage) []transcript.Message {
 		return nil
 	}
 	return out
+}
+
+// interruptedOutput is the output of a tool part that ended in an error
+// because its call was interrupted (state.metadata.interrupted with a
+// state.metadata.output string), which opencode sends instead of the
+// error.
+func interruptedOutput(meta json.RawMessage) (string, bool) {
+	var m struct {
+		Interrupted bool    `json:"interrupted"`
+		Output      *string `json:"output"`
+	}
+	if json.Unmarshal(meta, &m) != nil || !m.Interrupted || m.Output == nil {
+		return "", false
+	}
+	return *m.Output, true
 }
 
 func argsOf(raw json.RawMessage) string {

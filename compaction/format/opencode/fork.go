@@ -310,6 +310,11 @@ func (f *forker) record(r int, kept []transcript.Part, dropUsage bool) (json.Raw
 		}
 		call, okCall := byBlock[k]
 		res, okRes := byBlock[resultBlock+k]
+		if p.Type == "tool" && okRes && !okCall {
+			// A result without its call: opencode sends both halves of
+			// a tool part or neither, and the compaction kept no call.
+			continue
+		}
 		if modelParts[p.Type] {
 			if !okCall && !okRes {
 				if p.Type == "text" && (p.Ignored || p.Text == "") || p.Type == "file" && (p.Mime == "text/plain" || p.Mime == "application/x-directory") {
@@ -331,11 +336,17 @@ func (f *forker) record(r int, kept []transcript.Part, dropUsage bool) (json.Raw
 					}
 				}
 			}
+			if okCall && !okRes && p.Type == "tool" {
+				cutShort(po)
+			}
 			if okRes && res.Changed && p.Type == "tool" {
 				if st, err := jsonx.ParseObject(po.Get("state")); err == nil {
 					_ = st.Set("status", "completed")
 					_ = st.Set("output", res.Text)
 					st.Delete("error")
+					// The compaction's text stands for the whole result:
+					// opencode would send the attachments beside it.
+					st.Delete("attachments")
 					if meta, err := jsonx.ParseObject(st.Get("metadata")); err == nil && meta.Has("output") {
 						_ = meta.Set("output", res.Text)
 						st.SetRaw("metadata", meta.Bytes())
@@ -384,6 +395,42 @@ func (f *forker) record(r int, kept []transcript.Part, dropUsage bool) (json.Raw
 	o.SetRaw("info", info.Bytes())
 	o.SetRaw("parts", jsonx.Array(parts))
 	return o.Bytes(), true, nil
+}
+
+// abortedCall is the error opencode records for a call that never
+// returned (its processor's cleanup).
+const abortedCall = "Tool execution aborted"
+
+// cutShort rewrites tool part po, whose call the compaction kept and whose
+// result it removed, as opencode records a call that never returned: an
+// error, flagged interrupted, without output. opencode sends a result for
+// every tool part it holds, the source's output in full unless the part
+// says otherwise: written as it was, the fork would hand the model a
+// result the compaction removed and never counted.
+func cutShort(po *jsonx.Object) {
+	st, err := jsonx.ParseObject(po.Get("state"))
+	if err != nil {
+		return
+	}
+	out := &jsonx.Object{}
+	_ = out.Set("status", "error")
+	if in := st.Get("input"); len(in) > 0 {
+		out.SetRaw("input", in)
+	} else {
+		out.SetRaw("input", json.RawMessage(`{}`))
+	}
+	_ = out.Set("error", abortedCall)
+	_ = out.Set("metadata", map[string]bool{"interrupted": true})
+	var tm struct {
+		Start int64 `json:"start"`
+		End   int64 `json:"end"`
+	}
+	_ = json.Unmarshal(st.Get("time"), &tm)
+	if tm.End < tm.Start {
+		tm.End = tm.Start
+	}
+	_ = out.Set("time", map[string]int64{"start": tm.Start, "end": tm.End})
+	po.SetRaw("state", out.Bytes())
 }
 
 func zeroTokens() map[string]any {

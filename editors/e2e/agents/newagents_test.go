@@ -3,6 +3,7 @@ package agents
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -234,6 +235,14 @@ func runDBAgent(t *testing.T, a dbAgent, bin string) {
 				t.Errorf("the request resuming the summary fork still carries the summarized first turn verbatim")
 			}
 			report("%s %s fork resumed: %d requests, the first one's prompt %d tokens", a.label, label, len(ex), ex[0].Usage.Prompt)
+			// What the agent sent is what compactd counted: the fork's
+			// tokens plus the overhead, and the new prompt beside them.
+			sent := ex[0].Usage.Prompt - (res.TokensAfter + overhead)
+			report("%s %s fork: the resume request holds %d tokens beyond after (%d) plus overhead (%d)", a.label, label, sent, res.TokensAfter, overhead)
+			if math.Abs(float64(sent)) > 0.05*float64(res.TokensAfter)+float64(len(prompt(task, "Carry on from here."))) {
+				t.Errorf("%s resumed the %s fork with a %d-token prompt: after (%d) plus overhead (%d) is %d, %+d tokens off (bar: 5 %% of after, and the new prompt)",
+					a.label, label, ex[0].Usage.Prompt, res.TokensAfter, overhead, res.TokensAfter+overhead, sent)
+			}
 
 			// The original still resumes, with its whole history.
 			task = originalTask(label)

@@ -29,8 +29,10 @@ func toolExport(t *testing.T, callID string, states ...map[string]any) []byte {
 			map[string]any{"info": map[string]any{"id": "msg_1", "sessionID": session, "role": "user", "time": map[string]any{"created": 1772900001000}, "agent": "build",
 				"model": map[string]any{"providerID": "e2e", "modelID": "qwen3-coder-plus"}},
 				"parts": []any{map[string]any{"id": "prt_u", "sessionID": session, "messageID": "msg_1", "type": "text", "text": "Run the checks."}}},
-			map[string]any{"info": map[string]any{"id": "msg_2", "sessionID": session, "parentID": "msg_1", "role": "assistant", "modelID": "qwen3-coder-plus",
-				"providerID": "e2e", "time": map[string]any{"created": 1772900002000, "completed": 1772900003000}, "finish": "stop"},
+			map[string]any{"info": map[string]any{"id": "msg_2", "sessionID": session, "parentID": "msg_1", "role": "assistant", "mode": "build", "agent": "build",
+				"path": map[string]any{"cwd": "/home/ada/calc", "root": "/home/ada/calc"}, "cost": 0,
+				"tokens":  map[string]any{"input": 0, "output": 0, "reasoning": 0, "cache": map[string]any{"read": 0, "write": 0}},
+				"modelID": "qwen3-coder-plus", "providerID": "e2e", "time": map[string]any{"created": 1772900002000, "completed": 1772900003000}, "finish": "stop"},
 				"parts": parts},
 		},
 	}

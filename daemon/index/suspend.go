@@ -3,7 +3,6 @@ package index
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/vmihailenco/msgpack/v5"
 )
 
 // Suspend and Resume carry one trimmed entry from a process that read a
@@ -32,7 +32,7 @@ import (
 
 // suspendedVersion names the layout below; a state of another version is
 // not resumed.
-const suspendedVersion = 1
+const suspendedVersion = 2
 
 type suspendedEntry struct {
 	Version     int
@@ -160,11 +160,11 @@ func (x *Index) Suspend(path string) ([]byte, error) {
 	if l := tr.skip; l != nil {
 		s.Skip = &suspendedLong{l.from, l.to, l.nul, l.done}
 	}
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(&s); err != nil {
+	data, err := marshalState(&s)
+	if err != nil {
 		return nil, fmt.Errorf("suspend %s: %w", path, err)
 	}
-	return buf.Bytes(), nil
+	return data, nil
 }
 
 // Resume installs, as path's entry, what Suspend returned in an earlier
@@ -174,7 +174,7 @@ func (x *Index) Suspend(path string) ([]byte, error) {
 // snapshot: Refresh does.
 func (x *Index) Resume(path string, data []byte) error {
 	var s suspendedEntry
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&s); err != nil {
+	if err := msgpack.Unmarshal(data, &s); err != nil {
 		return fmt.Errorf("resume %s: %w", path, err)
 	}
 	if s.Version != suspendedVersion {
@@ -302,4 +302,19 @@ func readTurns(b []byte) ([]transcript.Turn, error) {
 		b = b[k+j:]
 	}
 	return turns, nil
+}
+
+// marshalState encodes a suspended entry as MessagePack, each struct an
+// array of its fields. A state is read by the same build that wrote it
+// (the caller's key names the build), so no field names travel. A status
+// line decodes one on every run: gob, which describes and compiles its
+// types in every stream, cost more than the rest of the run.
+func marshalState(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := msgpack.NewEncoder(&buf)
+	enc.UseArrayEncodedStructs(true)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }

@@ -28,7 +28,7 @@ func TestContributionsRoundTrip(t *testing.T) {
 			c.kinds[k] = (i + 1) * (k - 2) * 977
 		}
 		for j := range i % 4 {
-			c.tools = append(c.tools, ToolTokens{Name: string(rune('α' + j)) + "Read\x00\xff", Tokens: j * 31, Results: j})
+			c.tools = append(c.tools, ToolTokens{Name: string(rune('α'+j)) + "Read\x00\xff", Tokens: j * 31, Results: j})
 		}
 		log = append(log, c)
 	}

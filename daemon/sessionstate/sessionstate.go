@@ -26,6 +26,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -41,7 +42,8 @@ import (
 const checkBytes = 4096
 
 // magic starts a state file and names its layout: the header's fields
-// in a fixed binary order (encodeHeader), then the suspended entry. A
+// in a fixed binary order (encodeHeader), then the suspended entry, then
+// a CRC-32C of all that (a state damaged on disk is not resumed). A
 // status line reads it on every run; a self-describing encoding (gob)
 // cost more to set up than the whole header is worth.
 const magic = "compactd-state 2\n"
@@ -258,8 +260,8 @@ func checksums(f *os.File, size int64) (head, before [32]byte, err error) {
 
 // encodeHeader lays h out as magic, the path and key (each a uvarint
 // length and its bytes), the file's id and the size covered (8 bytes
-// each, little-endian), the two checksums, and the suspended entry to
-// the end.
+// each, little-endian), the two checksums, the suspended entry, and the
+// CRC-32C of what follows magic (4 bytes, little-endian).
 func encodeHeader(h header) []byte {
 	b := make([]byte, 0, len(magic)+len(h.Path)+len(h.Key)+2*binary.MaxVarintLen64+16+64+len(h.Suspended))
 	b = append(b, magic...)
@@ -271,15 +273,22 @@ func encodeHeader(h header) []byte {
 	b = binary.LittleEndian.AppendUint64(b, uint64(h.Size))
 	b = append(b, h.Head[:]...)
 	b = append(b, h.Before[:]...)
-	return append(b, h.Suspended...)
+	b = append(b, h.Suspended...)
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b[len(magic):], castagnoli))
 }
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // decodeHeader reads what encodeHeader wrote; ok is false for anything
 // else (another layout, a damaged or cut file). The suspended entry is
 // data's own tail, not a copy.
 func decodeHeader(data []byte) (h header, ok bool) {
 	rest, found := bytes.CutPrefix(data, []byte(magic))
-	if !found {
+	if !found || len(rest) < 4 {
+		return header{}, false
+	}
+	sum := binary.LittleEndian.Uint32(rest[len(rest)-4:])
+	if rest = rest[:len(rest)-4]; crc32.Checksum(rest, castagnoli) != sum {
 		return header{}, false
 	}
 	text := func() (string, bool) {

@@ -120,26 +120,32 @@ func readTranscript(path string) (*transcript.Transcript, error) {
 	// (2 GiB of zeros) is refused after one small read.
 	src, codec, err := sourcefile.ReadTranscript(path)
 	if err != nil {
-		var unrecognized *format.ErrUnrecognized
-		var notRegular *sourcefile.NotRegularError
-		switch {
-		case errors.As(err, &unrecognized):
-			return nil, &usageError{err.Error()}
-		case errors.As(err, &notRegular), errors.Is(err, sourcefile.ErrTooLarge), errors.Is(err, sourcefile.ErrTruncated):
-			return nil, err
-		case errors.Is(err, fs.ErrNotExist):
-			return nil, fmt.Errorf("%s does not exist", path)
-		}
-		if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Path == path {
-			return nil, err // it names the path and what failed
-		}
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, refusal(path, err)
 	}
 	t, err := codec.Parse(src)
 	if err != nil {
 		return nil, fmt.Errorf("parse %s as %s: %w", path, codec.Format(), err)
 	}
 	return t, nil
+}
+
+// refusal is the error a command reports for err, reading path: what the
+// file is when compactd does not read it, the path and what failed else.
+func refusal(path string, err error) error {
+	var unrecognized *format.ErrUnrecognized
+	var notRegular *sourcefile.NotRegularError
+	switch {
+	case errors.As(err, &unrecognized):
+		return &usageError{err.Error()}
+	case errors.As(err, &notRegular), errors.Is(err, sourcefile.ErrTooLarge), errors.Is(err, sourcefile.ErrTruncated):
+		return err
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s does not exist", path)
+	}
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Path == path {
+		return err // it names the path and what failed
+	}
+	return fmt.Errorf("read %s: %w", path, err)
 }
 
 // measure counts t and computes its figures.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,6 +21,7 @@ import (
 	"github.com/compactd/compactd/daemon/index"
 	"github.com/compactd/compactd/daemon/jobs"
 	"github.com/compactd/compactd/daemon/sessionstate"
+	"github.com/compactd/compactd/daemon/sourcefile"
 	"github.com/compactd/compactd/daemon/store"
 	"github.com/compactd/compactd/daemon/watch"
 )
@@ -181,10 +181,13 @@ func runGauge(ctx context.Context, e *env, args []string) error {
 // index's, every usage point measured for the estimate error as a first
 // read measures it, equal with or without a state.
 func gaugeFile(e *env, path string, cfg *config.Config, opts measureOptions, overhead func(string) (int, bool)) (*figures, error) {
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s does not exist", path)
-	} else if err != nil {
-		return nil, err // it names the path and what failed
+	// Admitted as compact admits it, before any state is read or kept: a
+	// pipe, device or folder is refused by what it is, a file too large
+	// or with a line no agent writes at once, from its head and a scan —
+	// following it, as the daemon follows a growing file, would read all
+	// of it first.
+	if _, err := sourcefile.Admit(path); err != nil {
+		return nil, refusal(path, err)
 	}
 	c := *cfg
 	// The flag's or the configuration's model and window, the levels'

@@ -80,12 +80,14 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 	x := search.New(search.Options{Store: st, Env: agents.EnvFromOS(e.getenv), Folders: func() []string { return []string{ws} },
 		MaxBytes: cfg.Search.MaxIndexBytes(), Now: e.clock})
 	defer x.Close()
+	var synced *syncFigures
 	if !*noSync {
 		stats, err := x.Sync(ctx, nil)
 		if err != nil {
 			return err
 		}
 		if stats.Indexed > 0 || stats.Removed > 0 {
+			synced = &syncFigures{Sessions: stats.Indexed, Read: stats.Bytes, Text: stats.Text, Dropped: stats.Removed}
 			fmt.Fprintf(e.stderr, "compactd search: indexed %d %s (%s of text), dropped %d deleted\n", stats.Indexed, plural(stats.Indexed, "session"), sizeText(stats.Text), stats.Removed)
 		}
 	}
@@ -129,10 +131,27 @@ func runSearch(ctx context.Context, e *env, args []string) error {
 		}
 		return runHandoff(ctx, e, []string{"--to", *handoff, "--store", path, p})
 	case *asJSON:
-		return writeJSON(e.stdout, res)
+		return writeJSON(e.stdout, searchOutput{Results: res, Indexed: synced})
 	}
 	printHits(e.stdout, res)
 	return nil
+}
+
+// searchOutput is what --json prints: the hits, and what bringing the
+// index up to date cost when it indexed anything (what a script or a
+// benchmark checks: a session that grew costs the bytes it grew by).
+type searchOutput struct {
+	*search.Results
+	Indexed *syncFigures `json:"indexed,omitempty"`
+}
+
+// syncFigures are a search's sync: sessions (re)indexed, the bytes of
+// them read, the text indexed, deleted sessions dropped.
+type syncFigures struct {
+	Sessions int   `json:"sessions"`
+	Read     int64 `json:"read_bytes"`
+	Text     int64 `json:"text_bytes"`
+	Dropped  int   `json:"dropped"`
 }
 
 // printHits lists the hits, each with what says the words and how to go

@@ -244,7 +244,7 @@ func (tr *tracked) update(ix *indexer) (changed bool, err error) {
 		return false, fmt.Errorf("stat %s: %w", tr.path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return false, fmt.Errorf("%s is not a regular file: %w", tr.path, ErrNotTranscript)
+		return false, fmt.Errorf("%w: %w", &sourcefile.NotRegularError{Path: tr.path, Mode: fi.Mode()}, ErrNotTranscript)
 	}
 	size, ino := fi.Size(), platform.FileID(tr.path, fi)
 	if sourcefile.Compressed(tr.path) {

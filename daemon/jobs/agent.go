@@ -198,7 +198,7 @@ func (r *Runner) RestoreBeforeAgent(ctx context.Context, path, label string) (_ 
 	if err != nil {
 		return nil, err
 	}
-	if err := createFile(target, b.before.data); err != nil {
+	if err := createFork(target, path, b.before.data); err != nil {
 		return nil, r.forgetUnwritten(rec, err)
 	}
 	return &RestoreResult{Path: target, Version: AgentLabel(b.index), Recorded: rec.Label, Notes: guardSource(b.src.codec.Format(), path),
@@ -338,7 +338,7 @@ func (r *Runner) recompactAgent(ctx context.Context, path string, req Request) (
 		return nil, err
 	}
 	report(req.Progress, "write", 90)
-	if err := createFile(target, out.data); err != nil {
+	if err := createFork(target, path, out.data); err != nil {
 		return nil, r.forgetUnwritten(v, err)
 	}
 	res := &Result{

@@ -328,7 +328,7 @@ func (r *Runner) compactOnce(ctx context.Context, path string, req Request) (*Re
 		}
 		res.Carried = rr.Carried
 		res.Notes = append(res.Notes, rr.Notes...)
-	} else if err := createFile(target, out.data); err != nil {
+	} else if err := createFork(target, path, out.data); err != nil {
 		return nil, r.forgetUnwritten(v, err)
 	}
 	// The source must outlive the fork's resume (and an in-place

@@ -100,6 +100,30 @@ func createFile(path string, data []byte) error {
 	return platform.SyncDir(dir)
 }
 
+// createFork is createFile for a fork of source, first making the fork's
+// own session folder when its agent keeps one per session
+// (sessionFolder); the folder goes again when the fork is not written.
+func createFork(target, source string, data []byte) error {
+	made := ""
+	if folder := sessionFolder(target, source); folder != "" {
+		switch err := os.Mkdir(folder, 0o700); {
+		case err == nil:
+			made = folder
+			if err := platform.SyncDir(filepath.Dir(folder)); err != nil {
+				os.Remove(folder)
+				return fmt.Errorf("%w (the transcript is untouched)", fileErr("create", folder, err))
+			}
+		case !errors.Is(err, fs.ErrExist):
+			return fmt.Errorf("%w (the transcript is untouched)", fileErr("create", folder, err))
+		}
+	}
+	err := createFile(target, data)
+	if err != nil && made != "" {
+		os.Remove(made)
+	}
+	return err
+}
+
 // appendFile adds data at the end of the file at path, synced.
 func appendFile(path string, data []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)

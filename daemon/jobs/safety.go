@@ -57,11 +57,29 @@ func checkReplaceable(path string) error {
 	return checkWritableFolder(filepath.Dir(path), path)
 }
 
+// sessionFolder is the folder of its own that a fork at target is made
+// in, "" when there is none: an agent that keeps each session in a folder
+// named by its id, the file in it named alike (Copilot CLI's
+// session-state/<id>/events.jsonl), finds a fork only in a new folder of
+// the same kind beside the source's (agents.Agent.ForkName).
+func sessionFolder(target, source string) string {
+	dir := filepath.Dir(target)
+	if filepath.Base(target) == filepath.Base(source) && dir != filepath.Dir(source) && filepath.Dir(dir) == filepath.Dir(filepath.Dir(source)) {
+		return dir
+	}
+	return ""
+}
+
 // checkForkFolder refuses to write a new file at target when its folder
 // is read-only or is reached through a symbolic link leading outside the
 // workspace (the source's folder when workspace is "").
 func checkForkFolder(target, source, workspace string) error {
 	dir := filepath.Dir(target)
+	if folder := sessionFolder(target, source); folder != "" {
+		if _, err := os.Lstat(folder); errors.Is(err, fs.ErrNotExist) {
+			dir = filepath.Dir(folder) // createFork makes it there
+		}
+	}
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

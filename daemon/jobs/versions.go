@@ -297,7 +297,7 @@ func (r *Runner) restoreFork(ctx context.Context, conv store.Conversation, v sto
 	if err != nil {
 		return nil, err
 	}
-	if err := createFile(target, out); err != nil {
+	if err := createFork(target, beside, out); err != nil {
 		return nil, r.forgetUnwritten(rec, err)
 	}
 	return &RestoreResult{Path: target, Version: v.Label, Recorded: rec.Label, Notes: guardSource(transcript.Format(v.Format), path)}, nil

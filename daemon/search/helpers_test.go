@@ -11,26 +11,33 @@ import (
 	"testing"
 
 	_ "github.com/compactd/compactd/compaction/format/all"
+	"github.com/compactd/compactd/compaction/format/formattest"
 	_ "github.com/compactd/compactd/daemon/agents/all"
 
 	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/store"
 )
 
-// repo is the repository's root.
+// repo is the repository's root, found from the working directory (go
+// test runs in the package's folder): -trimpath, as make builds, leaves
+// runtime.Caller's file name without its folder.
 func repo(t *testing.T) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
+	return formattest.RepoRoot()
 }
 
-// corpus is the shared corpus of real transcripts, when this machine has
-// it.
+// corpus is a file of the shared corpus of real transcripts; without the
+// corpus the test skips (fails under CI, where it belongs beside the
+// clone).
 func corpus(t *testing.T, rel string) string {
 	t.Helper()
-	p := filepath.Join(repo(t), "..", "shared", "corpus", filepath.FromSlash(rel))
+	dir := formattest.CorpusDir()
+	if dir == "" {
+		formattest.NoCorpus(t, "the shared corpus is not beside "+repo(t))
+	}
+	p := filepath.Join(dir, filepath.FromSlash(rel))
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("skip: the shared corpus is not here (%s)", p)
+		t.Fatalf("the shared corpus lacks %s: %v", rel, err)
 	}
 	return p
 }

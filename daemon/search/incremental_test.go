@@ -368,19 +368,32 @@ func TestTwoProcessesIndexOnce(t *testing.T) {
 // at its line.
 func TestALargeDocumentIsCheckedWithoutItsParse(t *testing.T) {
 	m := newMachine(t)
-	var req map[string]any
-	if err := json.Unmarshal(readFile(t, codecData(t, "anthropic/testdata/request.json")), &req); err != nil {
-		t.Fatal(err)
+	// A request as an agent sends it: a system prompt, a tool call and
+	// its result (what marks it as the Messages API's), then a long
+	// conversation.
+	msgs := []any{
+		map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "Fix the failing test in calc.go"}}},
+		map[string]any{"role": "assistant", "content": []any{
+			map[string]any{"type": "text", "text": "Let me read the file."},
+			map[string]any{"type": "tool_use", "id": "toolu_01", "name": "Read", "input": map[string]any{"file_path": "/src/calc.go"}},
+		}},
+		map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "tool_result", "tool_use_id": "toolu_01", "content": "package calc\n\nfunc Add(a, b int) int { return a - b }\n"},
+		}},
 	}
-	msgs := req["messages"].([]any)
+	req := map[string]any{
+		"model":      "claude-sonnet-4-5",
+		"max_tokens": 4096,
+		"system":     []any{map[string]any{"type": "text", "text": "You are a careful coding agent."}},
+	}
 	for i := range 200 {
 		text := fmt.Sprintf("step %d: %s", i, filler(6000))
 		if i == 150 {
 			text = "reconcile the harbour ledger\nbefore the audit"
 		}
-		role := "user"
+		role := "assistant"
 		if i%2 == 1 {
-			role = "assistant"
+			role = "user"
 		}
 		msgs = append(msgs, map[string]any{"role": role, "content": []any{map[string]any{"type": "text", "text": text}}})
 	}

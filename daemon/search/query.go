@@ -213,14 +213,17 @@ func (q *parsedQuery) mayHold(low []byte) bool {
 }
 
 // phraseGap is how far apart two words next to each other in a text may
-// be in its bytes: what separates them (spaces, punctuation) and how
-// JSON escapes it, twice for a string of JSON held in a string
-// ("\\n", "\\\"", "\u00a0").
+// be in its bytes, whatever lies between: what separates them (spaces,
+// punctuation) and how JSON escapes it, twice for a string of JSON held
+// in a string ("\\n", "\\\"", "\u00a0"), or a backslash a path or a
+// regular expression holds ("C:\new").
 const phraseGap = 24
 
 // mayHold reports whether low holds the phrase's terms in order, each
-// within phraseGap bytes of the one before (true for a phrase with a term
-// in other letters than ASCII, left to the parse).
+// after the one before with nothing but separators between (any number:
+// a table's padding, a box's rule, JSON escapes) or within phraseGap
+// bytes of it (true for a phrase with a term in other letters than
+// ASCII, left to the parse).
 func (p phrase) mayHold(low []byte) bool {
 	if len(p.Terms) < 2 {
 		return true
@@ -236,20 +239,79 @@ func (p phrase) mayHold(low []byte) bool {
 		if i < 0 {
 			return false
 		}
-		pos := off + i + len(first)
-		ok := true
-		for _, t := range p.Terms[1:] {
-			end := min(pos+phraseGap+len(t), len(low))
-			j := bytes.Index(low[pos:end], []byte(t))
-			if j < 0 {
-				ok = false
-				break
-			}
-			pos += j + len(t)
-		}
-		if ok {
+		if termsFollow(low, off+i+len(first), p.Terms[1:]) {
 			return true
 		}
 		off += i + 1
 	}
+}
+
+// termsFollow reports whether ts follow one another in low from pos on,
+// each after separators only or within phraseGap bytes.
+func termsFollow(low []byte, pos int, ts []string) bool {
+	if len(ts) == 0 {
+		return true
+	}
+	t := []byte(ts[0])
+	if next := skipSeparators(low, pos); bytes.HasPrefix(low[next:], t) && termsFollow(low, next+len(t), ts[1:]) {
+		return true
+	}
+	end := min(pos+phraseGap+len(t), len(low))
+	for from := pos; from < end; {
+		j := bytes.Index(low[from:end], t)
+		if j < 0 {
+			return false
+		}
+		if termsFollow(low, from+j+len(t), ts[1:]) {
+			return true
+		}
+		from += j + 1
+	}
+	return false
+}
+
+// skipSeparators returns where the next term may start in low from pos:
+// past spaces, punctuation, symbols (box drawing, arrows) and JSON
+// escapes (backslashes and the letter after them: "\n", "\\u00a0").
+func skipSeparators(low []byte, pos int) int {
+	for pos < len(low) {
+		c := low[pos]
+		switch {
+		case c == '\\':
+			for pos < len(low) && low[pos] == '\\' {
+				pos++
+			}
+			if pos < len(low) {
+				switch low[pos] {
+				case 'n', 't', 'r', 'b', 'f':
+					pos++
+				case 'u':
+					if pos+5 <= len(low) && isHex(low[pos+1:pos+5]) {
+						pos += 5
+					}
+				}
+			}
+		case c < utf8.RuneSelf:
+			if isTermRune(rune(c)) {
+				return pos
+			}
+			pos++
+		default:
+			r, n := utf8.DecodeRune(low[pos:])
+			if isTermRune(r) {
+				return pos
+			}
+			pos += n
+		}
+	}
+	return pos
+}
+
+func isHex(b []byte) bool {
+	for _, c := range b {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }

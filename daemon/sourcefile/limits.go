@@ -39,20 +39,11 @@ func (e *tooLargeError) Is(target error) bool { return target == ErrTooLarge }
 // after one small read, whatever its size. A line-oriented one is scanned
 // for an over-long line before it is read whole.
 func ReadTranscript(path string) ([]byte, format.Codec, error) {
-	head, err := ReadHead(path, format.DetectBytes)
-	if err != nil {
-		return nil, nil, err
-	}
-	codec, err := format.Detect(PlainName(path), head)
+	codec, err := Admit(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	_, lines := codec.(format.Appender)
-	if !Compressed(path) {
-		if err := checkPlain(path, lines); err != nil {
-			return nil, nil, err
-		}
-	}
 	data, err := ReadFile(path)
 	if err != nil {
 		return nil, nil, err
@@ -66,6 +57,32 @@ func ReadTranscript(path string) ([]byte, format.Codec, error) {
 		}
 	}
 	return data, codec, nil
+}
+
+// Admit is what every reader of a transcript it does not yet follow
+// checks first, reading no more than the file's head and, for a
+// line-oriented file past MaxLineBytes, a streamed scan of its lines: the
+// path is a regular file (a pipe, device or folder is refused by what it
+// is, without blocking), its format is detected from its head alone, and
+// it is within MaxTranscriptBytes (MaxDocumentBytes for one JSON
+// document) and MaxLineBytes. A compressed file's sizes are checked as it
+// is decompressed.
+func Admit(path string) (format.Codec, error) {
+	head, err := ReadHead(path, format.DetectBytes)
+	if err != nil {
+		return nil, err
+	}
+	codec, err := format.Detect(PlainName(path), head)
+	if err != nil {
+		return nil, err
+	}
+	if !Compressed(path) {
+		_, lines := codec.(format.Appender)
+		if err := checkPlain(path, lines); err != nil {
+			return nil, err
+		}
+	}
+	return codec, nil
 }
 
 // checkPlain refuses a plain file over MaxTranscriptBytes, or, when lines

@@ -3,6 +3,7 @@ package all
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -111,6 +112,61 @@ func TestDetectsReformattedLargeDocuments(t *testing.T) {
 	}
 }
 
+// TestDetectsLengthenedDocuments: the same for every JSON document
+// sample whose head, where detection stops reading, ends inside one long
+// string — of its first record (a pasted file, a system prompt, an
+// opencode message's info holding whole files) or of what surrounds the
+// records (a session's title, a request's system prompt). Real opencode
+// exports whose first message id sat 85–660 KB in were "not a
+// recognized transcript". -short tries one layout (indented) of each.
+//
+// Only the formats in lengthenedFormats are held to it so far: the same
+// test finds jp, cline and copilot-chat documents with a long first record
+// and copilot-chat's with a long member around them unread too.
+func TestDetectsLengthenedDocuments(t *testing.T) {
+	for _, s := range reformatSamples(t) {
+		for _, where := range lengthenedFormats[s.codec.Format()] {
+			big, ok := formattest.Lengthen(s.name, s.data, 2*format.DetectBytes, where)
+			if !ok {
+				continue
+			}
+			tr, err := s.codec.Parse(big)
+			if err != nil {
+				t.Errorf("%s/%s lengthened: %v", s.codec.Format(), s.name, err)
+				continue
+			}
+			grown := reformatSample{name: s.name, data: big, codec: s.codec, tr: tr}
+			reformats := formattest.Reformats()
+			if testing.Short() {
+				reformats = reformats[:1]
+			}
+			for _, r := range reformats {
+				got, ok := r.Apply(s.name, big)
+				if !ok {
+					continue
+				}
+				t.Run(string(s.codec.Format())+"/"+s.name+"/"+[]string{"first", "lead"}[where]+"/"+r.String(), func(t *testing.T) {
+					sameReading(t, grown, got)
+				})
+			}
+		}
+	}
+}
+
+// lengthenedFormats are the formats whose detection reads a document
+// whose head ends inside one long string, and where: first (inside the
+// first record), lead (inside what surrounds the records). A request or
+// a bare array of items whose keys are reordered so that the head ends
+// inside the first record's content, before its role or type, shows
+// nothing that tells the Messages API from Chat Completions or
+// Responses: no head tells it, so those two are held to lead only.
+var lengthenedFormats = map[transcript.Format][]int{
+	transcript.FormatOpenCode:          {formattest.LengthenFirst, formattest.LengthenLead},
+	transcript.FormatKilo:              {formattest.LengthenFirst, formattest.LengthenLead},
+	transcript.FormatAnthropicMessages: {formattest.LengthenLead},
+	transcript.FormatOpenAIResponses:   {formattest.LengthenLead},
+}
+
 // TestDetectsReformattedSamples is issue 34's item 4: every format is
 // recognised by its content, whatever its layout — every codec fixture and
 // corpus file, indented, compacted, its keys reordered, with a BOM and
@@ -134,26 +190,50 @@ func TestDetectsReformattedSamples(t *testing.T) {
 // FuzzDetectReformatted reformats a sample of every format — the fuzzer
 // picks the sample, the indentation, the keys' order (a seeded shuffle),
 // a BOM, CRLF line ends and whether the document is grown past what
-// detection reads — and checks it reads as the sample does.
+// detection reads (its longest array repeated, or, for lengthenedFormats,
+// one long string of its first record or around its records) — and
+// checks it reads as the sample does.
 func FuzzDetectReformatted(f *testing.F) {
 	samples := reformatSamples(f)
 	reformats := formattest.Reformats()
 	for i := range samples {
 		r := reformats[i%len(reformats)]
-		f.Add(uint16(i), uint8(i), uint8(r.Keys), r.Seed, r.BOM, r.CRLF, i%4 == 0)
+		f.Add(uint16(i), uint8(i), uint8(r.Keys), r.Seed, r.BOM, r.CRLF, uint8(i%8))
 	}
 	indents := []string{"", "  ", "    ", "\t", " "}
+	const (
+		asIs = iota
+		enlarged
+		lengthenedFirst
+		lengthenedLead
+		growths
+	)
+	type key struct{ sample, growth int }
 	var mu sync.Mutex
-	grown := map[int]*reformatSample{} // nil: cannot grow
-	grow := func(t *testing.T, i int) *reformatSample {
+	grown := map[key]*reformatSample{} // nil: cannot grow
+	grow := func(t *testing.T, i, growth int) *reformatSample {
 		mu.Lock()
 		defer mu.Unlock()
-		if g, ok := grown[i]; ok {
+		if g, ok := grown[key{i, growth}]; ok {
 			return g
 		}
 		s := samples[i]
-		grown[i] = nil
-		big, ok := formattest.Enlarge(s.name, s.data, 2*format.DetectBytes)
+		grown[key{i, growth}] = nil
+		var big []byte
+		ok := false
+		switch growth {
+		case enlarged:
+			big, ok = formattest.Enlarge(s.name, s.data, 2*format.DetectBytes)
+		case lengthenedFirst, lengthenedLead:
+			where := formattest.LengthenFirst
+			if growth == lengthenedLead {
+				where = formattest.LengthenLead
+			}
+			if !slices.Contains(lengthenedFormats[s.codec.Format()], where) {
+				return nil
+			}
+			big, ok = formattest.Lengthen(s.name, s.data, 2*format.DetectBytes, where)
+		}
 		if !ok {
 			return nil
 		}
@@ -161,21 +241,21 @@ func FuzzDetectReformatted(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%s grown: %v", s.name, err)
 		}
-		if c, err := format.Detect(s.name, big); err != nil || c.Format() != s.codec.Format() {
+		if c, err := format.Detect(s.name, big); growth == enlarged && (err != nil || c.Format() != s.codec.Format()) {
 			return nil // grown, it reads as another format
 		}
-		grown[i] = &reformatSample{name: s.name, data: big, codec: s.codec, tr: tr}
-		return grown[i]
+		grown[key{i, growth}] = &reformatSample{name: s.name, data: big, codec: s.codec, tr: tr}
+		return grown[key{i, growth}]
 	}
-	f.Fuzz(func(t *testing.T, sample uint16, indent, keys uint8, seed uint64, bom, crlf, big bool) {
+	f.Fuzz(func(t *testing.T, sample uint16, indent, keys uint8, seed uint64, bom, crlf bool, growth uint8) {
 		i := int(sample) % len(samples)
 		s := samples[i]
-		if big {
-			g := grow(t, i)
-			if g == nil {
+		if g := int(growth) % growths; g != asIs {
+			grownSample := grow(t, i, g)
+			if grownSample == nil {
 				return
 			}
-			s = *g
+			s = *grownSample
 		}
 		r := formattest.Reformat{Indent: indents[int(indent)%len(indents)], Keys: int(keys) % 4, Seed: seed, BOM: bom, CRLF: crlf}
 		got, ok := r.Apply(s.name, s.data)

@@ -199,6 +199,16 @@ func TestDetect(t *testing.T) {
 		{"jsonl", "{\"type\":\"user\",\"uuid\":\"u\"}\n{\"type\":\"assistant\",\"uuid\":\"v\"}\n", 0, 0},
 		{"responses", `[{"type":"message","role":"user","content":[{"type":"input_text","text":"x"}]}]`, 0, 0},
 		{"not json", "# hello", 0, 0},
+		// Heads that end inside a long string: before the messages (a
+		// long system prompt), or inside the first message before its
+		// role (keys sorted).
+		{"cut in the system prompt", `{"model":"claude-sonnet-4-5","max_tokens":8192,"system":[{"type":"text","text":"You are a coding agent. Follow`, 55, 70},
+		{"cut in a system block before its type", `{"system":[{"text":"You are a coding agent. Follow`, 55, 70},
+		{"cut in a string system prompt", `{"max_tokens":8192,"system":"You are a coding agent. Follow`, 55, 70},
+		{"cut in instructions", `{"model":"gpt-5","instructions":"You are a coding agent. Follow`, 0, 0},
+		{"cut in a chat request's tools", `{"model":"gpt-5","max_tokens":100,"tools":[{"type":"function","function":{"description":"Runs`, 0, 0},
+		{"cut in the first message, keys sorted", `{"max_tokens":8192,"messages":[{"content":[{"text":"Here is the whole file: package main`, 80, 100},
+		{"whole, no messages", `{"max_tokens":8192,"system":"s"}`, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := (Codec{}).Detect("x.json", []byte(tc.src)); got < tc.min || got > tc.max {

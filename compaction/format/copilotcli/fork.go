@@ -112,6 +112,12 @@ func (f *forker) start() error {
 		}
 		_ = data.Set("sessionId", f.session)
 		_ = data.Set("startTime", f.ts)
+		// As the agent's own /fork starts its copy: no process holds the
+		// new session, and it is no remote session's.
+		if data.Has("alreadyInUse") {
+			_ = data.Set("alreadyInUse", false)
+		}
+		data.Delete("remoteSteerable")
 		o.SetRaw("data", data.Bytes())
 		_ = o.Set("id", f.chain.NewID())
 		_ = o.Set("timestamp", f.ts)

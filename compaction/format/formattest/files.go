@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -56,16 +55,17 @@ func IsGolden(path string) bool { return strings.Contains(filepath.Base(path), "
 // RepoRoot is the repository's root folder: the nearest folder above the
 // working directory (go test runs a test in its package's folder) that holds
 // compactd's go.mod. Not runtime.Caller: make builds with -trimpath, which
-// leaves the file's name without its folder. Failing that, where this file
-// was compiled.
+// leaves the file's name without its folder. Failing that, the working
+// directory itself, so a missing file is reported where it was looked for.
 func RepoRoot() string {
-	if wd, err := os.Getwd(); err == nil {
-		if root, ok := ModuleRoot(wd); ok {
-			return root
-		}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "."
 	}
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+	if root, ok := ModuleRoot(wd); ok {
+		return root
+	}
+	return wd
 }
 
 // ModuleRoot returns the nearest folder from dir up that holds compactd's

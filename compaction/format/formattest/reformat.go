@@ -309,3 +309,87 @@ func Enlarge(name string, data []byte, size int) ([]byte, bool) {
 	n.write(&b, Reformat{}, nil, "", 0)
 	return b.Bytes(), true
 }
+
+// Where Lengthen grows a document's string.
+const (
+	// LengthenFirst grows the longest string of the first record: a huge
+	// first message (a pasted file, a system prompt, a message's info
+	// holding whole files).
+	LengthenFirst = iota
+	// LengthenLead grows the longest string outside the records, in the
+	// members around them (a session's title, a request's system prompt
+	// or instructions).
+	LengthenLead
+)
+
+// Lengthen returns data, a JSON document, with one string of free text
+// (the longest with a space in it; where says which) repeated until the
+// document is at least size bytes, written compactly: a document whose head, cut where detection stops reading,
+// ends inside that string, before the records or inside the first. ok is
+// false when the document has no such string.
+func Lengthen(name string, data []byte, size, where int) ([]byte, bool) {
+	body := bytes.TrimPrefix(data, bom)
+	if strings.HasSuffix(name, ".jsonl") || !json.Valid(body) || jsonLines(body) {
+		return nil, false
+	}
+	n, err := decodeNode(body)
+	if err != nil {
+		return nil, false
+	}
+	arr := n
+	if n.kind == '{' {
+		arr = nil
+		for _, v := range n.values {
+			if v.kind == '[' && (arr == nil || len(v.values) > len(arr.values)) {
+				arr = v
+			}
+		}
+	}
+	if arr == nil || arr.kind != '[' || len(arr.values) == 0 {
+		return nil, false
+	}
+	var target *node
+	switch where {
+	case LengthenFirst:
+		target = longestString(arr.values[0], nil)
+	case LengthenLead:
+		if n == arr {
+			return nil, false
+		}
+		for _, v := range n.values {
+			if v != arr {
+				if s := longestString(v, nil); s != nil && (target == nil || len(s.text) > len(target.text)) {
+					target = s
+				}
+			}
+		}
+	}
+	if target == nil || target.text == "" {
+		return nil, false
+	}
+	var b bytes.Buffer
+	n.write(&b, Reformat{}, nil, "", 0)
+	text := target.text
+	for grow := size - b.Len(); grow > 0; grow -= len(text) {
+		target.text += text
+	}
+	b.Reset()
+	n.write(&b, Reformat{}, nil, "", 0)
+	return b.Bytes(), true
+}
+
+// longestString is the longest string of free text in n (best so far:
+// best): text people or models wrote grows long, ids and names do not.
+func longestString(n, best *node) *node {
+	switch n.kind {
+	case '"':
+		if strings.Contains(n.text, " ") && (best == nil || len(n.text) > len(best.text)) {
+			return n
+		}
+	case '[', '{':
+		for _, v := range n.values {
+			best = longestString(v, best)
+		}
+	}
+	return best
+}

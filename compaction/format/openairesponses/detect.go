@@ -27,16 +27,23 @@ func (Codec) Detect(name string, head []byte) int {
 	}
 	recs, wrapper := p.Records("input")
 	if recs == nil {
-		return 0
+		return requestBeforeInput(p, wrapper)
 	}
 	known, foreign, roleOnly := 0, 0, 0
-	for _, r := range recs {
+	cutUntold := false
+	for k, r := range recs {
 		obj, ok := r.(map[string]any)
 		if !ok {
 			continue
 		}
 		typ, hasType := obj["type"].(string)
+		_, hasRole := obj["role"]
 		switch {
+		case !hasType && !hasRole && !p.Complete && k == len(recs)-1:
+			// The head ends inside this item before its type or role (a
+			// tool that sorts keys writes content first): it tells
+			// nothing yet.
+			cutUntold = true
 		case hasType && itemTypes[typ]:
 			known++
 		case hasType && (strings.HasSuffix(typ, "_call") || strings.HasSuffix(typ, "_call_output")):
@@ -65,6 +72,38 @@ func (Codec) Detect(name string, head []byte) int {
 	case wrapper != nil && roleOnly > 0 && foreign == 0:
 		// {model, input:[{role, content:"…"}]} is a Responses request.
 		return 70
+	case wrapper != nil && cutUntold && foreign == 0:
+		// {input: [an item the head ends inside]}: input is the
+		// Responses API's member.
+		return 60
 	}
 	return 0
+}
+
+// requestBeforeInput scores a request whose head ends before its input,
+// inside long instructions or tool definitions: instructions (a string,
+// the Responses API's system prompt) and no member of another API's
+// request. 0 when the head is whole or shows anything else.
+func requestBeforeInput(p jsonx.Peeked, wrapper map[string]any) int {
+	if wrapper == nil || p.Complete {
+		return 0
+	}
+	for _, k := range []string{"input", "messages", "system", "contents", "prompt", "max_tokens"} {
+		if _, ok := wrapper[k]; ok {
+			return 0
+		}
+	}
+	if _, ok := wrapper["instructions"].(string); !ok {
+		return 0
+	}
+	if tools, ok := wrapper["tools"].([]any); ok {
+		for _, t := range tools {
+			if to, ok := t.(map[string]any); ok {
+				if _, chat := to["function"]; chat {
+					return 0 // Chat Completions' tool shape
+				}
+			}
+		}
+	}
+	return 60
 }

@@ -158,6 +158,14 @@ func TestDetect(t *testing.T) {
 		{"jp events", `[{"timestamp":"t","type":"turn_start"},{"timestamp":"t","type":"chat_request","content":"x"}]`, 0, 0},
 		{"codex jsonl", "{\"timestamp\":\"t\",\"type\":\"response_item\",\"payload\":{\"type\":\"message\"}}\n{}\n", 0, 0},
 		{"anthropic", `{"messages":[{"role":"user","content":"hi"}]}`, 0, 0},
+		// Heads that end inside a long string: the instructions before
+		// the input, or the first item before its type or role.
+		{"cut in instructions", `{"model":"gpt-5","instructions":"You are a coding agent. Follow`, 55, 70},
+		{"cut in the first item, keys sorted", `{"input":[{"content":[{"text":"Here is the whole file: package main`, 55, 70},
+		{"cut in a system prompt", `{"model":"claude","system":"You are a coding agent. Follow`, 0, 0},
+		{"cut in a chat request's messages", `{"messages":[{"content":"Here is the whole file: package main`, 0, 0},
+		{"bare array cut in the first item", `[{"content":[{"text":"Here is the whole file: package main`, 0, 0},
+		{"whole, no input", `{"model":"gpt-5","instructions":"Be brief."}`, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := (Codec{}).Detect("x.json", []byte(tc.src)); got < tc.min || got > tc.max {

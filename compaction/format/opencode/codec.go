@@ -101,7 +101,10 @@ type wirePart struct {
 	Metadata  json.RawMessage `json:"metadata"`
 	Tokens    *wireTokens     `json:"tokens"`
 	TailStart string          `json:"tail_start_id"`
-	State     *struct {
+	// Auto marks a compaction part opencode started itself, at the
+	// window's edge (else /compact).
+	Auto  bool `json:"auto"`
+	State *struct {
 		Status string          `json:"status"`
 		Input  json.RawMessage `json:"input"`
 		Output string          `json:"output"`
@@ -463,44 +466,156 @@ func dataURLSize(url string) int {
 	return 0
 }
 
-// Detect implements format.Codec: {info: {id: "ses_…", …}, messages:
-// [{info: {id: "msg_…", role}, parts: [{id: "prt_…", type}]}]}. Both
-// agents write the same shape: the path (…/kilo/…) or the session's
-// version breaks the tie.
+// Detect implements format.Codec: {info: session, messages: [{info:
+// {id, role, …}, parts: [{id, type, …}]}]}, judged by its shape, not by
+// its ids (tools that publish sessions redact them) nor by where they sit:
+// a message's info can hold whole files (summary.diffs), so the head often
+// ends inside the first message, or, a session's title being free text,
+// inside the session's info. Both agents write the same shape: the path
+// (…/kilo/…) or the session's version breaks the tie.
 func (c Codec) Detect(name string, head []byte) int {
-	trim := bytes.TrimSpace(head)
-	if len(trim) == 0 || trim[0] != '{' {
+	p := jsonx.Peek(head)
+	if p.Bad || p.Trailing {
 		return 0
 	}
-	if !bytes.Contains(head, []byte(`"ses_`)) || !bytes.Contains(head, []byte(`"messages"`)) {
+	doc, ok := p.Value.(map[string]any)
+	if !ok {
+		return 0
+	}
+	session, _ := doc["info"].(map[string]any)
+	sessionSeen := sessionInfo(session)
+	rawMessages, hasMessages := doc["messages"]
+	messages, isArray := rawMessages.([]any)
+	if hasMessages && !isArray || doc["info"] != nil && session == nil {
 		return 0
 	}
 	score := 0
 	switch {
-	case bytes.Contains(head, []byte(`"msg_`)) && (bytes.Contains(head, []byte(`"prt_`)) || bytes.Contains(head, []byte(`"parts"`))):
-		score = 85
-	case bytes.Contains(head, []byte(`"messages": []`)) || bytes.Contains(head, []byte(`"messages":[]`)):
-		score = 70
+	case !hasMessages:
+		// The head ends before the messages: only a session's info that
+		// the head cut says what this is.
+		if sessionSeen && !p.Complete {
+			score = 60
+		}
+	case len(messages) == 0:
+		if p.Complete && sessionSeen {
+			score = 70
+		} else if sessionSeen {
+			score = 60 // cut right after "messages": [
+		}
 	default:
+		whole, cut := messages, map[string]any(nil)
+		if !p.Complete {
+			last, _ := messages[len(messages)-1].(map[string]any)
+			whole, cut = messages[:len(messages)-1], last
+		}
+		known := 0
+		for _, m := range whole {
+			if exportMessage(m) {
+				known++
+			}
+		}
+		switch {
+		case len(whole) > 0 && known == 0 || len(whole)-known > known/4:
+			// Malformed messages are kept and counted; many mean
+			// another format.
+			return 0
+		case known > 0:
+			score = 85
+		case cutMessage(cut) && sessionSeen:
+			score = 80
+		case cutMessage(cut):
+			score = 65
+		}
+	}
+	if score == 0 {
 		return 0
 	}
-	kilo := strings.Contains(filepath.ToSlash(name), "/kilo/") || strings.Contains(filepath.Base(name), "kilo") || kiloVersion(head)
+	version, _ := session["version"].(string)
+	kilo := strings.Contains(filepath.ToSlash(name), "/kilo/") || strings.Contains(filepath.Base(name), "kilo") || kiloVersion(version)
 	if kilo == (c.Agent == transcript.FormatKilo) {
 		score += 5
 	}
 	return score
 }
 
-// kiloVersion reports whether the export's session names a Kilo version
-// (7.x; opencode's are 0.x and 1.x).
-func kiloVersion(head []byte) bool {
-	i := bytes.Index(head, []byte(`"version"`))
-	if i < 0 {
+// sessionInfo reports whether info, as far as the head shows it, is an
+// exported session's: an id and the session fields around it.
+func sessionInfo(info map[string]any) bool {
+	if info == nil {
 		return false
 	}
-	rest := bytes.TrimLeft(head[i+len(`"version"`):], " \t\r\n:")
-	if len(rest) < 3 || rest[0] != '"' {
+	if _, ok := info["role"]; ok {
+		return false // a message's info
+	}
+	known := 0
+	for _, k := range []string{"id", "slug", "projectID", "directory", "title", "version", "time"} {
+		if _, ok := info[k]; ok {
+			known++
+		}
+	}
+	_, id := info["id"].(string)
+	_, dir := info["directory"].(string)
+	_, project := info["projectID"].(string)
+	return known >= 3 && (id || dir || project)
+}
+
+// exportMessage reports whether m is a whole exported message: {info:
+// {role, …}, parts: […]} (roles other than user and assistant are kept
+// as records the model does not see).
+func exportMessage(m any) bool {
+	o, _ := m.(map[string]any)
+	info, _ := o["info"].(map[string]any)
+	_, parts := o["parts"].([]any)
+	role, _ := info["role"].(string)
+	return parts && role != ""
+}
+
+// cutMessage reports whether m, a message the head ends inside, shows an
+// exported message's shape in what it holds so far: its info's role or
+// opencode's message fields, or parts with their message and session ids.
+func cutMessage(m map[string]any) bool {
+	if m == nil {
 		return false
 	}
-	return rest[1] >= '2' && rest[1] <= '9' && rest[2] == '.'
+	if info, ok := m["info"].(map[string]any); ok {
+		switch role, _ := info["role"].(string); role {
+		case "user", "assistant":
+			return true
+		case "":
+		default:
+			return false
+		}
+		known := 0
+		for _, k := range []string{"sessionID", "parentID", "agent", "mode", "modelID", "providerID", "model", "summary", "time", "tokens", "finish", "path", "tools", "cost"} {
+			if _, ok := info[k]; ok {
+				known++
+			}
+		}
+		if diffs, ok := info["summary"].(map[string]any); ok {
+			if _, ok := diffs["diffs"].([]any); ok {
+				known += 2
+			}
+		}
+		if known >= 2 {
+			return true
+		}
+	}
+	parts, _ := m["parts"].([]any)
+	for _, part := range parts {
+		po, _ := part.(map[string]any)
+		_, typ := po["type"].(string)
+		_, msg := po["messageID"].(string)
+		_, ses := po["sessionID"].(string)
+		if typ && (msg || ses) || msg && ses {
+			return true
+		}
+	}
+	return false
+}
+
+// kiloVersion reports whether version is a Kilo version (7.x; opencode's
+// are 0.x and 1.x).
+func kiloVersion(version string) bool {
+	return len(version) >= 2 && version[0] >= '2' && version[0] <= '9' && version[1] == '.'
 }

@@ -3,6 +3,8 @@ package opencode
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -184,4 +186,58 @@ func FuzzParseOpenCode(f *testing.F) {
 	f.Add(formattest.Read(f, session))
 	f.Add([]byte(`{"info":{"id":"ses_1"},"messages":[{"info":{"id":"msg_1","role":"assistant","summary":true,"finish":"stop","parentID":"msg_0"},"parts":[{"type":"tool","state":{"status":"running"}},{"type":"step-finish","tokens":{"total":3}}]},{"info":{"id":"msg_0","role":"user"},"parts":[{"type":"compaction","tail_start_id":"msg_1"}]}]}`))
 	f.Fuzz(func(t *testing.T, src []byte) { formattest.ParseAndFork(t, oc, "x.json", src) })
+}
+
+// longFirst is a real `opencode export` (1.2.20) whose first message's
+// info holds whole files (summary.diffs): its first message id sits
+// 87 KB in, past what detection reads.
+const longFirst = "testdata/export-1.2.20-long-first-message.json"
+
+// TestDetectsExportWhoseHeadEndsInsideTheFirstMessage is issue 34's
+// opencode case: real exports whose first message id sat 85–660 KB in
+// were "not a recognized transcript" (25 of 501 exports gathered from
+// public repositories), because detection looked for a "msg_" id in the
+// head. It now judges the shape of what the head holds.
+func TestDetectsExportWhoseHeadEndsInsideTheFirstMessage(t *testing.T) {
+	data := formattest.Read(t, longFirst)
+	if i := bytes.Index(data, []byte(`"msg_`)); i < format.DetectBytes {
+		t.Fatalf("the sample's first message id is %d bytes in: it no longer tests a head that ends before it", i)
+	}
+	kilo := Codec{Agent: transcript.FormatKilo}
+	head := formattest.Head(t, longFirst)
+	if s, k := oc.Detect(longFirst, head), kilo.Detect(longFirst, head); s < 80 || s <= k {
+		t.Fatalf("opencode %d, kilo %d on the head of a real export", s, k)
+	}
+	c, err := format.Detect(longFirst, data)
+	if err != nil || c.Format() != transcript.FormatOpenCode {
+		t.Fatalf("detected as %v, %v", c, err)
+	}
+	tr, err := c.Parse(data)
+	if err != nil || len(tr.Messages) < 2 {
+		t.Fatalf("parsed %v, %v", tr, err)
+	}
+}
+
+// TestDetectsForwardSessionExports: every opencode export of the forward
+// corpus (real sessions, $COMPACTD_FORWARD_SESSIONS, else
+// ../shared/forward-sessions) is detected from its head alone and reads.
+func TestDetectsForwardSessionExports(t *testing.T) {
+	root := os.Getenv("COMPACTD_FORWARD_SESSIONS")
+	if root == "" {
+		root = filepath.Join(formattest.RepoRoot(), "..", "shared", "forward-sessions")
+	}
+	files, _ := filepath.Glob(filepath.Join(root, "*", "opencode", "*"))
+	if len(files) == 0 {
+		t.Skipf("no forward sessions under %s", root)
+	}
+	for _, f := range files {
+		data := formattest.Read(t, f)
+		if s := oc.Detect(f, data[:min(len(data), format.DetectBytes)]); s < 80 {
+			t.Errorf("%s: opencode detection %d", filepath.Base(f), s)
+			continue
+		}
+		if tr, err := oc.Parse(data); err != nil || len(tr.Messages) == 0 {
+			t.Errorf("%s: %v", filepath.Base(f), err)
+		}
+	}
 }

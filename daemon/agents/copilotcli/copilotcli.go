@@ -5,11 +5,13 @@ package copilotcli
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/compactd/compactd/compaction/transcript"
 	"github.com/compactd/compactd/daemon/agents"
@@ -54,6 +56,31 @@ var Agent = &agents.Agent{
 		}
 		return roots
 	},
+	ForkName: ForkName,
+	// --resume takes a session's id (or its prefix, or its name).
+	Resume: func(_, session string) string { return "copilot --resume " + agents.ShellQuote(session) },
+}
+
+// ForkName names a fork of the session at src as Copilot CLI lays its
+// own sessions out, so it lists and resumes it: since 1.0 a session is a
+// folder of session-state named by its id holding events.jsonl (its
+// listing takes every such folder; its own /fork makes one with a new
+// id), so a fork of session-state/<id>/events.jsonl is
+// ../<session>/events.jsonl, a folder beside the source's; in the flat
+// layout of 0.0.343 to 0.0.38x it is <session>.jsonl, and before that
+// session_<session>_<ms>.json. A file of another name or place is
+// forked beside itself ("").
+func ForkName(src, session string, now time.Time) string {
+	base, dir := filepath.Base(src), filepath.Dir(src)
+	switch {
+	case base == "events.jsonl" && filepath.Base(filepath.Dir(dir)) == "session-state":
+		return filepath.Join("..", session, "events.jsonl")
+	case filepath.Base(dir) == "session-state" && strings.HasSuffix(base, ".jsonl"):
+		return session + ".jsonl"
+	case filepath.Base(dir) == "history-session-state" && legacyName.MatchString(base):
+		return fmt.Sprintf("session_%s_%d.json", session, now.UnixMilli())
+	}
+	return ""
 }
 
 // HomeVar moves Copilot CLI's folder.

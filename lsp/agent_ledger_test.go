@@ -140,19 +140,41 @@ func TestAgentCompactionLedger(t *testing.T) {
 					return
 				}
 				// The action picked in the message runs: the conversation
-				// before the compaction is written beside the session.
-				deadline := time.Now().Add(10 * time.Second)
-				for {
-					matches, _ := filepath.Glob(filepath.Join(ws, "*.jsonl"))
-					if len(matches) == 2 {
-						break
-					}
-					if time.Now().After(deadline) {
-						t.Fatalf("no restored session beside %s after the message's %q", path, titleRestoreBefore)
-					}
-					time.Sleep(20 * time.Millisecond)
+				// before the compaction is written beside the session, and
+				// the server shows it (or says why it failed).
+				c.waitShown(60 * time.Second)
+				if matches, _ := filepath.Glob(filepath.Join(ws, "*.jsonl")); len(matches) != 2 {
+					t.Fatalf("no restored session beside %s after the message's %q (files %v; messages %v)", path, titleRestoreBefore, matches, c.methods())
 				}
 			})
+		}
+	}
+}
+
+// waitShown waits until the client has answered the server's request to
+// show a document, or the server tells it an error (a command that failed).
+func (c *client) waitShown(timeout time.Duration) {
+	c.t.Helper()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		c.mu.Lock()
+		if c.shown > 0 {
+			c.mu.Unlock()
+			return
+		}
+		for _, n := range c.notes {
+			var m protocol.ShowMessageParams
+			if n.method == protocol.MethodWindowShowMessage && json.Unmarshal(n.params, &m) == nil && m.Type == protocol.MessageTypeError {
+				c.mu.Unlock()
+				c.t.Fatalf("the command failed: %s", m.Message)
+			}
+		}
+		c.mu.Unlock()
+		select {
+		case <-c.changed:
+		case <-deadline.C:
+			c.t.Fatalf("no window/showDocument within %s; got %v", timeout, c.methods())
 		}
 	}
 }

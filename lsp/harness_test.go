@@ -37,7 +37,9 @@ type client struct {
 	mu       sync.Mutex
 	notes    []note
 	requests []note
-	changed  chan struct{}
+	// shown counts the window/showDocument requests answered.
+	shown   int
+	changed chan struct{}
 }
 
 type note struct {
@@ -120,6 +122,13 @@ func (c *client) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 	switch req.Method() {
 	case "window/showDocument":
 		_ = reply(ctx, map[string]bool{"success": true}, nil)
+		c.mu.Lock()
+		c.shown++
+		c.mu.Unlock()
+		select {
+		case c.changed <- struct{}{}:
+		default:
+		}
 		return nil
 	case protocol.MethodWindowShowMessageRequest:
 		var p protocol.ShowMessageRequestParams

@@ -2,22 +2,31 @@ package gauge
 
 import (
 	"bytes"
-	"encoding/gob"
+	"encoding/binary"
+	"errors"
+	"math"
 
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/pricing"
 	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/vmihailenco/msgpack/v5"
 )
 
 // A Tally is carried to another process (a status line keeps it from one
 // run to the next) as the bytes MarshalBinary gives; UnmarshalBinary
-// restores an equal Tally.
+// restores an equal Tally. They are MessagePack, each struct an array of
+// its fields: the bytes are read by the build that wrote them (a status
+// line's state is keyed by build), and gob's per-stream type setup cost
+// a status line more than its whole tally.
 
 type wireTally struct {
 	Format   transcript.Format
 	PriceKey string
 	Cur      wireState
-	Log      []wireContribution
+	// Log is the contributions packed (appendContributions): up to 512
+	// of them, decoded field by field through reflection, were most of
+	// a status line's tally.
+	Log      []byte
 	Records  int
 	Rec      format.ContextFacts
 	AllUsage bool
@@ -34,14 +43,6 @@ type wireState struct {
 	Session pricing.Session
 }
 
-type wireContribution struct {
-	Kinds   [numCategories]int
-	Counted int
-	Tools   []ToolTokens
-	Usage   bool
-	Cost    pricing.Session
-}
-
 type wireUsage struct{ Msg, Reported, Counted int }
 
 // MarshalBinary implements encoding.BinaryMarshaler.
@@ -52,11 +53,11 @@ func (tl Tally) MarshalBinary() ([]byte, error) {
 	for _, u := range tl.cur.usage {
 		w.Cur.Usage = append(w.Cur.Usage, wireUsage{u.msg, u.reported, u.counted})
 	}
-	for _, c := range tl.log {
-		w.Log = append(w.Log, wireContribution{c.kinds, c.counted, c.tools, c.usage, c.cost})
-	}
+	w.Log = appendContributions(nil, tl.log)
 	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(&w); err != nil {
+	enc := msgpack.NewEncoder(&buf)
+	enc.UseArrayEncodedStructs(true)
+	if err := enc.Encode(&w); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
@@ -65,7 +66,7 @@ func (tl Tally) MarshalBinary() ([]byte, error) {
 // UnmarshalBinary implements encoding.BinaryUnmarshaler.
 func (tl *Tally) UnmarshalBinary(data []byte) error {
 	var w wireTally
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&w); err != nil {
+	if err := msgpack.Unmarshal(data, &w); err != nil {
 		return err
 	}
 	out := Tally{format: w.Format, priceKey: w.PriceKey, records: w.Records, rec: w.Rec, allUsage: w.AllUsage,
@@ -80,9 +81,126 @@ func (tl *Tally) UnmarshalBinary(data []byte) error {
 	for _, u := range w.Cur.Usage {
 		out.cur.usage = append(out.cur.usage, usagePoint{u.Msg, u.Reported, u.Counted})
 	}
-	for _, c := range w.Log {
-		out.log = append(out.log, contribution{c.Kinds, c.Counted, c.Tools, c.Usage, c.Cost})
+	log, err := readContributions(w.Log)
+	if err != nil {
+		return err
 	}
+	out.log = log
 	*tl = out
 	return nil
+}
+
+// appendContributions packs each contribution as its count of kinds and
+// the kinds, counted, usage (0 or 1), its tools (a count, then each
+// name's length and bytes, tokens, results), its cost's four figures
+// (float64 bits), responses and four usages: varints all but the bits.
+func appendContributions(b []byte, log []contribution) []byte {
+	b = binary.AppendUvarint(b, uint64(len(log)))
+	for _, c := range log {
+		b = binary.AppendUvarint(b, uint64(len(c.kinds)))
+		for _, k := range c.kinds {
+			b = binary.AppendVarint(b, int64(k))
+		}
+		b = binary.AppendVarint(b, int64(c.counted))
+		usage := byte(0)
+		if c.usage {
+			usage = 1
+		}
+		b = append(b, usage)
+		b = binary.AppendUvarint(b, uint64(len(c.tools)))
+		for _, t := range c.tools {
+			b = binary.AppendUvarint(b, uint64(len(t.Name)))
+			b = append(b, t.Name...)
+			b = binary.AppendVarint(b, int64(t.Tokens))
+			b = binary.AppendVarint(b, int64(t.Results))
+		}
+		for _, f := range [...]float64{c.cost.Input, c.cost.CacheWrite, c.cost.CacheRead, c.cost.Output} {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(f))
+		}
+		for _, n := range [...]int{c.cost.Responses, c.cost.Usage.Input, c.cost.Usage.CacheWrite, c.cost.Usage.CacheRead, c.cost.Usage.Output} {
+			b = binary.AppendVarint(b, int64(n))
+		}
+	}
+	return b
+}
+
+var errDamagedLog = errors.New("a damaged tally log")
+
+// readContributions reads what appendContributions wrote.
+func readContributions(b []byte) ([]contribution, error) {
+	bad := false
+	uvarint := func() uint64 {
+		v, k := binary.Uvarint(b)
+		if k <= 0 {
+			bad = true
+			return 0
+		}
+		b = b[k:]
+		return v
+	}
+	varint := func() int {
+		v, k := binary.Varint(b)
+		if k <= 0 {
+			bad = true
+			return 0
+		}
+		b = b[k:]
+		return int(v)
+	}
+	float := func() float64 {
+		if len(b) < 8 {
+			bad = true
+			return 0
+		}
+		v := math.Float64frombits(binary.LittleEndian.Uint64(b))
+		b = b[8:]
+		return v
+	}
+	n := uvarint()
+	if bad || n > uint64(len(b)) {
+		return nil, errDamagedLog
+	}
+	var log []contribution
+	if n > 0 {
+		log = make([]contribution, n)
+	}
+	for i := range log {
+		c := &log[i]
+		if uvarint() != numCategories {
+			return nil, errDamagedLog
+		}
+		for k := range c.kinds {
+			c.kinds[k] = varint()
+		}
+		c.counted = varint()
+		if len(b) == 0 {
+			return nil, errDamagedLog
+		}
+		c.usage, b = b[0] == 1, b[1:]
+		tools := uvarint()
+		if bad || tools > uint64(len(b)) {
+			return nil, errDamagedLog
+		}
+		if tools > 0 {
+			c.tools = make([]ToolTokens, tools)
+		}
+		for j := range c.tools {
+			l := uvarint()
+			if bad || l > uint64(len(b)) {
+				return nil, errDamagedLog
+			}
+			c.tools[j].Name, b = string(b[:l]), b[l:]
+			c.tools[j].Tokens, c.tools[j].Results = varint(), varint()
+		}
+		c.cost.Input, c.cost.CacheWrite, c.cost.CacheRead, c.cost.Output = float(), float(), float(), float()
+		c.cost.Responses = varint()
+		c.cost.Usage.Input, c.cost.Usage.CacheWrite, c.cost.Usage.CacheRead, c.cost.Usage.Output = varint(), varint(), varint(), varint()
+		if bad {
+			return nil, errDamagedLog
+		}
+	}
+	if len(b) != 0 {
+		return nil, errDamagedLog
+	}
+	return log, nil
 }

@@ -3,14 +3,16 @@ package index
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/tokens"
 	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/vmihailenco/msgpack/v5"
 )
 
 // Suspend and Resume carry one trimmed entry from a process that read a
@@ -30,7 +32,7 @@ import (
 
 // suspendedVersion names the layout below; a state of another version is
 // not resumed.
-const suspendedVersion = 1
+const suspendedVersion = 2
 
 type suspendedEntry struct {
 	Version     int
@@ -130,24 +132,27 @@ func (x *Index) Suspend(path string) ([]byte, error) {
 		Counts: appendCounts(nil, tr.counts), Same: tr.same, CountedWith: tr.countedWith, Stats: tr.stats, Tally: tally,
 		Ino: tr.ino, Seq: tr.seq, RawFrom: tr.rawFrom, Trimmed: tr.trimmed, Overhead: tr.overhead,
 	}
+	// A session's messages have a handful of kinds: looking each up in
+	// a short list (the strings mostly share their bytes, which compare
+	// at once) costs less than hashing it, over a 90 MB session's 20k.
 	type head struct {
 		role   transcript.Role
 		origin transcript.Origin
 	}
-	names := map[head]byte{}
+	var kinds []head
 	s.Heads = make([]byte, firstMessage)
 	for i := range firstMessage {
 		m := &t.Messages[i]
-		k, ok := names[head{m.Role, m.Origin}]
-		if !ok {
-			if len(s.HeadNames) == 255 {
+		k := slices.Index(kinds, head{m.Role, m.Origin})
+		if k < 0 {
+			if len(kinds) == 255 {
 				return nil, fmt.Errorf("%s: more kinds of message than a state holds: %w", path, ErrNotSuspendable)
 			}
-			k = byte(len(s.HeadNames))
-			names[head{m.Role, m.Origin}] = k
+			k = len(kinds)
+			kinds = append(kinds, head{m.Role, m.Origin})
 			s.HeadNames = append(s.HeadNames, string(m.Role)+"\x00"+string(m.Origin))
 		}
-		s.Heads[i] = k
+		s.Heads[i] = byte(k)
 	}
 	for _, l := range tr.long {
 		s.Long = append(s.Long, suspendedLong{l.from, l.to, l.nul, l.done})
@@ -155,11 +160,11 @@ func (x *Index) Suspend(path string) ([]byte, error) {
 	if l := tr.skip; l != nil {
 		s.Skip = &suspendedLong{l.from, l.to, l.nul, l.done}
 	}
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(&s); err != nil {
+	data, err := marshalState(&s)
+	if err != nil {
 		return nil, fmt.Errorf("suspend %s: %w", path, err)
 	}
-	return buf.Bytes(), nil
+	return data, nil
 }
 
 // Resume installs, as path's entry, what Suspend returned in an earlier
@@ -169,7 +174,7 @@ func (x *Index) Suspend(path string) ([]byte, error) {
 // snapshot: Refresh does.
 func (x *Index) Resume(path string, data []byte) error {
 	var s suspendedEntry
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&s); err != nil {
+	if err := msgpack.Unmarshal(data, &s); err != nil {
 		return fmt.Errorf("resume %s: %w", path, err)
 	}
 	if s.Version != suspendedVersion {
@@ -190,12 +195,21 @@ func (x *Index) Resume(path string, data []byte) error {
 	t.Records = make([]transcript.Record, s.NumRecords, s.NumRecords+s.NumRecords/8)
 	copy(t.Records[s.FirstRecord:], s.Records)
 	t.Messages = make([]transcript.Message, s.NumMessages, s.NumMessages+s.NumMessages/8)
+	// Each kind's strings are made once and shared by its messages.
+	type head struct {
+		role   transcript.Role
+		origin transcript.Origin
+	}
+	kinds := make([]head, len(s.HeadNames))
+	for k, name := range s.HeadNames {
+		role, origin, _ := strings.Cut(name, "\x00")
+		kinds[k] = head{transcript.Role(role), transcript.Origin(origin)}
+	}
 	for i, k := range s.Heads {
-		if int(k) >= len(s.HeadNames) {
+		if int(k) >= len(kinds) {
 			return fmt.Errorf("resume %s: the state is inconsistent", path)
 		}
-		role, origin, _ := bytes.Cut([]byte(s.HeadNames[k]), []byte{0})
-		t.Messages[i].Role, t.Messages[i].Origin = transcript.Role(role), transcript.Origin(origin)
+		t.Messages[i].Role, t.Messages[i].Origin = kinds[k].role, kinds[k].origin
 	}
 	copy(t.Messages[s.FirstMessage:], s.Messages)
 	if err := sus.Resume(t, s.Codec); err != nil {
@@ -288,4 +302,19 @@ func readTurns(b []byte) ([]transcript.Turn, error) {
 		b = b[k+j:]
 	}
 	return turns, nil
+}
+
+// marshalState encodes a suspended entry as MessagePack, each struct an
+// array of its fields. A state is read by the same build that wrote it
+// (the caller's key names the build), so no field names travel. A status
+// line decodes one on every run: gob, which describes and compiles its
+// types in every stream, cost more than the rest of the run.
+func marshalState(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := msgpack.NewEncoder(&buf)
+	enc.UseArrayEncodedStructs(true)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }

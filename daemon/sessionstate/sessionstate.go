@@ -22,10 +22,11 @@ package sessionstate
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/gob"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -40,8 +41,12 @@ import (
 // state stops, must be unchanged for the state to be used.
 const checkBytes = 4096
 
-// version names the file's layout.
-const version = 1
+// magic starts a state file and names its layout: the header's fields
+// in a fixed binary order (encodeHeader), then the suspended entry, then
+// a CRC-32C of all that (a state damaged on disk is not resumed). A
+// status line reads it on every run; a self-describing encoding (gob)
+// cost more to set up than the whole header is worth.
+const magic = "compactd-state 2\n"
 
 // Dir is the folder the states live in, beside the store at storePath.
 func Dir(storePath string) string {
@@ -50,7 +55,6 @@ func Dir(storePath string) string {
 
 // header is what a state says of the file it was taken from.
 type header struct {
-	Version   int
 	Path      string
 	Key       string
 	FileID    uint64
@@ -145,10 +149,6 @@ func (s *Session) Save() error {
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(&h); err != nil {
-		return err
-	}
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return err
 	}
@@ -156,7 +156,7 @@ func (s *Session) Save() error {
 	if err != nil {
 		return err
 	}
-	_, werr := tmp.Write(buf.Bytes())
+	_, werr := tmp.Write(encodeHeader(h))
 	cerr := tmp.Close()
 	if err := errors.Join(werr, cerr); err != nil {
 		os.Remove(tmp.Name())
@@ -192,7 +192,7 @@ func (s *Session) identify(suspended []byte) (header, error) {
 		return header{}, err
 	}
 	defer f.Close()
-	h := header{Version: version, Path: s.path, Key: s.key, FileID: platform.FileID(s.path, fi), Size: size, Suspended: suspended}
+	h := header{Path: s.path, Key: s.key, FileID: platform.FileID(s.path, fi), Size: size, Suspended: suspended}
 	if h.Head, h.Before, err = checksums(f, size); err != nil {
 		return header{}, err
 	}
@@ -205,8 +205,8 @@ func (s *Session) load() (header, bool) {
 	if err != nil {
 		return header{}, false
 	}
-	var h header
-	if gob.NewDecoder(bytes.NewReader(data)).Decode(&h) != nil || h.Version != version || h.Path != s.path || h.Key != s.key {
+	h, ok := decodeHeader(data)
+	if !ok || h.Path != s.path || h.Key != s.key {
 		return header{}, false
 	}
 	f, fi, err := s.openFile()
@@ -256,4 +256,63 @@ func checksums(f *os.File, size int64) (head, before [32]byte, err error) {
 	}
 	before, err = read(max(size-checkBytes, 0))
 	return
+}
+
+// encodeHeader lays h out as magic, the path and key (each a uvarint
+// length and its bytes), the file's id and the size covered (8 bytes
+// each, little-endian), the two checksums, the suspended entry, and the
+// CRC-32C of what follows magic (4 bytes, little-endian).
+func encodeHeader(h header) []byte {
+	b := make([]byte, 0, len(magic)+len(h.Path)+len(h.Key)+2*binary.MaxVarintLen64+16+64+len(h.Suspended))
+	b = append(b, magic...)
+	b = binary.AppendUvarint(b, uint64(len(h.Path)))
+	b = append(b, h.Path...)
+	b = binary.AppendUvarint(b, uint64(len(h.Key)))
+	b = append(b, h.Key...)
+	b = binary.LittleEndian.AppendUint64(b, h.FileID)
+	b = binary.LittleEndian.AppendUint64(b, uint64(h.Size))
+	b = append(b, h.Head[:]...)
+	b = append(b, h.Before[:]...)
+	b = append(b, h.Suspended...)
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b[len(magic):], castagnoli))
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// decodeHeader reads what encodeHeader wrote; ok is false for anything
+// else (another layout, a damaged or cut file). The suspended entry is
+// data's own tail, not a copy.
+func decodeHeader(data []byte) (h header, ok bool) {
+	rest, found := bytes.CutPrefix(data, []byte(magic))
+	if !found || len(rest) < 4 {
+		return header{}, false
+	}
+	sum := binary.LittleEndian.Uint32(rest[len(rest)-4:])
+	if rest = rest[:len(rest)-4]; crc32.Checksum(rest, castagnoli) != sum {
+		return header{}, false
+	}
+	text := func() (string, bool) {
+		n, k := binary.Uvarint(rest)
+		if k <= 0 || n > uint64(len(rest)-k) {
+			return "", false
+		}
+		s := string(rest[k : k+int(n)])
+		rest = rest[k+int(n):]
+		return s, true
+	}
+	if h.Path, ok = text(); !ok {
+		return header{}, false
+	}
+	if h.Key, ok = text(); !ok {
+		return header{}, false
+	}
+	if len(rest) < 16+64 {
+		return header{}, false
+	}
+	h.FileID = binary.LittleEndian.Uint64(rest)
+	h.Size = int64(binary.LittleEndian.Uint64(rest[8:]))
+	copy(h.Head[:], rest[16:])
+	copy(h.Before[:], rest[48:])
+	h.Suspended = rest[80:]
+	return h, h.Size >= 0
 }

@@ -2,6 +2,7 @@ package sessionstate
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -196,5 +197,64 @@ func TestWholeReadKeepsAState(t *testing.T) {
 	want, _ := run(t, "", path, "k")
 	if !s.Resumed || got.Tokens != want.Tokens || got.Messages != want.Messages {
 		t.Fatalf("after an append: resumed %v, %d tokens and %d messages; a first run: %d and %d", s.Resumed, got.Tokens, got.Messages, want.Tokens, want.Messages)
+	}
+}
+
+// TestDamagedStateIsReadWhole: a state file cut short or with a byte
+// flipped (a disk error; the file is only ever replaced whole) is not
+// resumed: the run reads the file whole, never fails, and its figures
+// are a first run's.
+func TestDamagedStateIsReadWhole(t *testing.T) {
+	dir := t.TempDir()
+	states := filepath.Join(dir, "state", "sessions")
+	path := filepath.Join(dir, "session.jsonl")
+	ls := lines(t, 5, 40)
+	if err := os.WriteFile(path, bytes.Join(ls[:70], nil), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run(t, states, path, "k")
+	entries, err := os.ReadDir(states)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("state folder: %v, %v", entries, err)
+	}
+	file := filepath.Join(states, entries[0].Name())
+	good, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(bytes.Join(ls[70:74], nil))
+	f.Close()
+	want, _ := run(t, "", path, "k")
+	damaged := map[string][]byte{"empty": nil, "magic only": good[:len(magic)]}
+	for _, cut := range []int{len(magic) + 1, len(magic) + 40, len(good) / 2, len(good) - 1} {
+		damaged[fmt.Sprintf("cut at %d of %d bytes", cut, len(good))] = good[:cut]
+	}
+	for _, at := range []int{0, len(magic) + 3, len(magic) + 100, len(good) / 3, len(good) / 2, len(good) - 30, len(good) - 2} {
+		b := bytes.Clone(good)
+		b[at] ^= 0xff
+		damaged[fmt.Sprintf("byte %d flipped", at)] = b
+	}
+	for name, b := range damaged {
+		if err := os.WriteFile(file, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Open(states, path, "k", index.Options{HotBytes: 1})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got, err := s.Snapshot()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got.Tokens != want.Tokens || got.Messages != want.Messages || got.Size != want.Size {
+			t.Errorf("%s: resumed %v, %d tokens, %d messages, %d bytes; a first run: %d, %d, %d", name, s.Resumed, got.Tokens, got.Messages, got.Size, want.Tokens, want.Messages, want.Size)
+		}
+		if s.Resumed {
+			t.Errorf("%s: a damaged state was resumed", name)
+		}
 	}
 }

@@ -2,12 +2,12 @@ package claude
 
 import (
 	"bytes"
-	"encoding/gob"
 	"fmt"
 
 	"github.com/compactd/compactd/compaction/format"
 	"github.com/compactd/compactd/compaction/format/internal/jsonl"
 	"github.com/compactd/compactd/compaction/transcript"
+	"github.com/vmihailenco/msgpack/v5"
 )
 
 // Suspend and Resume carry a trimmed transcript's state to another
@@ -20,7 +20,9 @@ import (
 // an older row, a result for a call made long ago, a row whose parent is
 // unknown) makes Append fail with format.ErrTrimmed.
 
-// suspended is the encoded state.
+// suspended is the encoded state: MessagePack, each struct an array of
+// its fields (the state is read by the build that wrote it; gob's
+// per-stream type setup was most of a status line's resume).
 type suspended struct {
 	First, Len   int
 	Nodes        []suspendedNode
@@ -143,7 +145,9 @@ func (Codec) Suspend(t *transcript.Transcript) ([]byte, int, error) {
 		}
 	}
 	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(&s); err != nil {
+	enc := msgpack.NewEncoder(&buf)
+	enc.UseArrayEncodedStructs(true)
+	if err := enc.Encode(&s); err != nil {
 		return nil, 0, fmt.Errorf("suspend: %w", err)
 	}
 	return buf.Bytes(), first, nil
@@ -152,7 +156,7 @@ func (Codec) Suspend(t *transcript.Transcript) ([]byte, int, error) {
 // Resume implements format.Suspender.
 func (Codec) Resume(t *transcript.Transcript, data []byte) error {
 	var s suspended
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&s); err != nil {
+	if err := msgpack.Unmarshal(data, &s); err != nil {
 		return fmt.Errorf("resume: %w", err)
 	}
 	if s.First < 0 || s.First > s.Len || s.Len-s.First != len(s.Nodes) || s.Len != len(t.Records) {

@@ -200,7 +200,7 @@ var opencodeRecall = func() recallAgent {
 	}
 	return recallAgent{
 		agent: agent{
-			name: "opencode", command: "opencode", label: "opencode", timeout: 3 * time.Minute,
+			name: "opencode", command: "opencode", label: "opencode", timeout: openCodeRunTimeout,
 			configure: oc.configure,
 			newID:     func() string { return "" },
 			first:     func(sb *sandbox, id, prompt string) []string { return run(sb, "", prompt) },

@@ -277,8 +277,16 @@ func runAgent(t *testing.T, a agent, bin string) {
 			latency = 0 // the server was faster than the test's own watcher
 		}
 		latencies = append(latencies, latency)
-		if latency > 250*time.Millisecond {
-			t.Errorf("turn %s: compactd/gauge (%d) arrived %s after the usage reached the file (bar: 250 ms)", st.task, note.Tokens, latency)
+		// The bar is the live gauge's on an append to a session the server
+		// follows (250 ms). The first turn creates the session: the server
+		// first has to see a new folder and file and read it whole, with
+		// the other groups' agents starting beside it — held to 2 s.
+		bar := 250 * time.Millisecond
+		if i == 0 {
+			bar = 2 * time.Second
+		}
+		if latency > bar {
+			t.Errorf("turn %s: compactd/gauge (%d) arrived %s after the usage reached the file (bar: %s)", st.task, note.Tokens, latency, bar)
 		}
 		// Once the agent is done, the gauge stays on the reported figure.
 		settled := lsp.wait(5*time.Second, func() bool {

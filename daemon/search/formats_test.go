@@ -47,7 +47,7 @@ func everyFormat(t *testing.T, m *machine) []placed {
 	file("cursor-agent", codecData(t, "cursor/testdata/transcript.jsonl"),
 		filepath.Join(m.home, ".cursor", "projects", "home-ada-src-calc", "agent-transcripts", "b7c6d5e4", "b7c6d5e4.jsonl"))
 	file("copilot-chat", codecData(t, "copilotchat/testdata/legacy-session.json"),
-		filepath.Join(m.home, ".config", "Code", "User", "workspaceStorage", "4f1c0e2d9b", "chatSessions", "3c2b1a09.json"))
+		filepath.Join(m.env.AppDataDir(), "Code", "User", "workspaceStorage", "4f1c0e2d9b", "chatSessions", "3c2b1a09.json"))
 	file("aider", codecData(t, "aider/testdata/webserver.aider.chat.history.md"), filepath.Join(m.ws, ".aider.chat.history.md"))
 	file("anthropic-messages", corpus(t, "anthropic-messages/derived-from-claude-code-real.request.json"), filepath.Join(m.ws, "logs", "request.json"))
 	file("openai-chat", corpus(t, "openai-chat/real-mini-swe-agent-toolcalls.traj.json"), filepath.Join(m.ws, "runs", "calc.traj.json"))

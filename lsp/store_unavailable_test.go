@@ -97,6 +97,12 @@ func TestStoreUnavailable(t *testing.T) {
 				c.notify(protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1}})
 				// The gauge keeps working.
 				c.waitNote(0, methodGauge, gaugeFor(u), 10*time.Second)
+				// The message is sent once the daemon has started, and its
+				// scan may send the first gauge before it.
+				c.waitNote(0, protocol.MethodWindowShowMessage, func(raw json.RawMessage) bool {
+					var m protocol.ShowMessageParams
+					return json.Unmarshal(raw, &m) == nil && strings.Contains(m.Message, "unavailable")
+				}, 10*time.Second)
 
 				var shown []string
 				for _, raw := range c.notesOf(protocol.MethodWindowShowMessage) {

@@ -164,18 +164,8 @@ func runCompact(ctx context.Context, e *env, args []string) error {
 	if err := strategy.ValidateStrategies(strategies); err != nil {
 		return usagef("%v", err)
 	}
-	switch {
-	case watch.IsAgentDatabase(pos[0]) && *session != "":
-		if pos[0], err = watch.RenderDatabaseSession(ctx, agents.EnvFromOS(e.getenv), pos[0], *session); err != nil {
-			return err
-		}
-	case watch.IsAgentDatabase(pos[0]):
-		// A session database: compact the session of this folder.
-		if pos[0], err = sessionOfDatabase(ctx, e, pos[0]); err != nil {
-			return err
-		}
-	case *session != "":
-		return usagef("--session names a session of an agent's database (opencode.db, kilo.db); %s is not one", pos[0])
+	if pos[0], err = sourceOf(ctx, e, pos[0], *session); err != nil {
+		return err
 	}
 	// The config gives the defaults; flags the user typed override them.
 	file := config.Nearest(pos[0], workingDir())
@@ -505,6 +495,21 @@ func printTangents(w io.Writer, res *jobs.Result) {
 		return
 	}
 	fmt.Fprintf(w, "kept %s (%d tokens), since not confirmed: rerun with --remove-tangents, or --remove-tangent N per turn, to remove them\n", turns, tokens)
+}
+
+// sourceOf is the transcript a command works on: path itself, or for an
+// agent's session database (opencode.db, kilo.db) the session --session
+// names, else the one of the current folder.
+func sourceOf(ctx context.Context, e *env, path, session string) (string, error) {
+	switch {
+	case watch.IsAgentDatabase(path) && session != "":
+		return watch.RenderDatabaseSession(ctx, agents.EnvFromOS(e.getenv), path, session)
+	case watch.IsAgentDatabase(path):
+		return sessionOfDatabase(ctx, e, path)
+	case session != "":
+		return "", usagef("--session names a session of an agent's database (opencode.db, kilo.db); %s is not one", path)
+	}
+	return path, nil
 }
 
 // sessionOfDatabase renders the sessions an agent's database holds for the

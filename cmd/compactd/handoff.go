@@ -11,7 +11,6 @@ import (
 	"github.com/compactd/compactd/daemon/agents"
 	"github.com/compactd/compactd/daemon/config"
 	"github.com/compactd/compactd/daemon/jobs"
-	"github.com/compactd/compactd/daemon/watch"
 )
 
 func init() {
@@ -50,17 +49,8 @@ func runHandoff(ctx context.Context, e *env, args []string) error {
 		return usagef("%v", err)
 	}
 	env := agents.EnvFromOS(e.getenv)
-	switch {
-	case watch.IsAgentDatabase(pos[0]) && *session != "":
-		if pos[0], err = watch.RenderDatabaseSession(ctx, env, pos[0], *session); err != nil {
-			return err
-		}
-	case watch.IsAgentDatabase(pos[0]):
-		if pos[0], err = sessionOfDatabase(ctx, e, pos[0]); err != nil {
-			return err
-		}
-	case *session != "":
-		return usagef("--session names a session of an agent's database (opencode.db, kilo.db); %s is not one", pos[0])
+	if pos[0], err = sourceOf(ctx, e, pos[0], *session); err != nil {
+		return err
 	}
 	file := config.Nearest(pos[0], workingDir())
 	cfg, err := config.Load(file)

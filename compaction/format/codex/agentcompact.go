@@ -119,21 +119,5 @@ func (c Codec) BeforeCompaction(t *transcript.Transcript, i int, opts format.For
 	if i < 0 || i >= len(list) {
 		return nil, fmt.Errorf("no agent compaction %d in this rollout (it has %d)", i+1, len(list))
 	}
-	cut := list[i].Record
-	prefix := &transcript.Transcript{Format: t.Format, Meta: t.Meta, Records: t.Records[:cut:cut]}
-	if f, ok := t.Frame.(*jsonl.Frame); ok {
-		fr := *f
-		fr.Pending = nil
-		prefix.Frame = &fr
-	}
-	out, err := c.Renew(prefix, opts)
-	if err != nil {
-		return nil, err
-	}
-	// The line before the cut ends with its own newline, whatever the
-	// source's last line did.
-	if len(out) > 0 && out[len(out)-1] != '\n' {
-		out = append(out, '\n')
-	}
-	return out, nil
+	return jsonl.RenewBefore(t, list[i].Record, func(prefix *transcript.Transcript) ([]byte, error) { return c.Renew(prefix, opts) })
 }

@@ -359,3 +359,24 @@ func SplitParallel[T any](f Frame, data []byte, base int64, records, lines int, 
 		return record(l, v)
 	})
 }
+
+// RenewBefore is the JSONL of t's records before record cut, as renew
+// (a codec's Renew: a new session id) writes them, ending with a newline
+// whatever the source's last line did: the conversation as it stood
+// before an agent's own compaction at cut.
+func RenewBefore(t *transcript.Transcript, cut int, renew func(*transcript.Transcript) ([]byte, error)) ([]byte, error) {
+	prefix := &transcript.Transcript{Format: t.Format, Meta: t.Meta, Records: t.Records[:cut:cut]}
+	if f, ok := t.Frame.(*Frame); ok {
+		fr := *f
+		fr.Pending = nil
+		prefix.Frame = &fr
+	}
+	out, err := renew(prefix)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) > 0 && out[len(out)-1] != '\n' {
+		out = append(out, '\n')
+	}
+	return out, nil
+}
